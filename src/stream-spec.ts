@@ -1,0 +1,155 @@
+import { z } from "zod";
+
+/**
+ * What one Worker-owned data stream does. Every front end (native, iperf3, iperf, netperf, ntttcp) describes its data
+ * plane with these; the worker knows no dialect, only these shapes. A "stream" is the unit that owns one counter
+ * slot: a sender thread with `connections` sockets, a listener that accepts any number of connections, or one
+ * adopted socket.
+ */
+
+export const Endpoint = z.object({
+  host: z.string().min(1),
+  port: z.number().int().min(0).max(65535),
+});
+export type Endpoint = z.infer<typeof Endpoint>;
+
+export const SocketOptions = z.object({
+  sendBuffer: z.number().int().positive().optional(),
+  recvBuffer: z.number().int().positive().optional(),
+  noDelay: z.boolean().optional(),
+  congestion: z.string().min(1).max(15).optional(),
+  mss: z.number().int().min(88).max(65535).optional(),
+  /** Full TOS byte (DSCP << 2 | ECN). */
+  tos: z.number().int().min(0).max(255).optional(),
+  /** SO_MAX_PACING_RATE in bytes/s. */
+  pacingRate: z.number().int().positive().optional(),
+});
+export type SocketOptions = z.infer<typeof SocketOptions>;
+
+/** Target rate; 0 or absent means as fast as possible. */
+export const Rate = z.object({
+  bitsPerSecond: z.number().nonnegative().optional(),
+  packetsPerSecond: z.number().nonnegative().optional(),
+});
+export type Rate = z.infer<typeof Rate>;
+
+/** How a datagram is stamped and read; the layouts live in src/worker/datagram-formats.ts. */
+export const DatagramFormat = z.enum(["none", "anyperf", "iperf3", "iperf3-64", "iperf2"]);
+export type DatagramFormat = z.infer<typeof DatagramFormat>;
+
+/** How a TCP sender ends: FIN and wait for the peer's EOF (netperf, iperf 2), or just close. */
+export const TcpEnd = z.enum(["close", "fin-wait-eof"]);
+
+const base = {
+  id: z.number().int().nonnegative(),
+  options: SocketOptions.default({}),
+  /** Stop by itself after this many payload bytes (sender) or transactions (RR); 0 = until told to stop. */
+  limitBytes: z.number().nonnegative().default(0),
+  limitTransactions: z.number().nonnegative().default(0),
+  limitPackets: z.number().nonnegative().default(0),
+  /** Stop after this much idle time with no byte moved, once started (bad peers never wedge us). 0 = none. */
+  idleTimeoutMs: z.number().nonnegative().default(0),
+  family: z.enum(["any", "ipv4", "ipv6"]).default("any"),
+};
+
+/** Where the socket comes from: we connect, we listen, or the main thread hands us an accepted fd. */
+const tcpSource = {
+  connect: Endpoint.optional(),
+  /** Local address/port to bind before connecting (iperf2 -B, ntttcp -f, netperf -P). */
+  bind: Endpoint.optional(),
+  listen: Endpoint.optional(),
+  /** A dup()ed fd of an accepted socket; `pending` bytes of payload were already read on the main thread. */
+  adopt: z.object({ fd: z.number().int().nonnegative(), pending: z.number().int().nonnegative().default(0) }).optional(),
+  /** Sockets this stream opens (connect) or accepts before it stops listening (listen; 0 = any number). */
+  connections: z.number().int().min(0).max(100000).default(1),
+};
+
+export const TcpSendSpec = z.object({
+  kind: z.literal("tcp-send"),
+  ...base,
+  ...tcpSource,
+  /** Bytes written once on each new connection before the payload (cookies, headers); not counted. */
+  preamble: z.instanceof(Uint8Array).optional(),
+  /** Payload written repeatedly; its length is the write size. Filled with `fill` when absent. */
+  payload: z.instanceof(Uint8Array).optional(),
+  writeSize: z.number().int().min(1).max(64 * 1024 * 1024).default(128 * 1024),
+  fill: z.number().int().min(0).max(255).default(0x41),
+  rate: Rate.default({}),
+  end: TcpEnd.default("close"),
+});
+
+export const TcpRecvSpec = z.object({
+  kind: z.literal("tcp-recv"),
+  ...base,
+  ...tcpSource,
+  readSize: z.number().int().min(1).max(64 * 1024 * 1024).default(128 * 1024),
+  /** The stream finishes when all its connections saw EOF (else only when told to stop). */
+  endOnEof: z.boolean().default(true),
+});
+
+export const UdpSendSpec = z.object({
+  kind: z.literal("udp-send"),
+  ...base,
+  connect: Endpoint,
+  bind: Endpoint.optional(),
+  datagramSize: z.number().int().min(0).max(65507).default(1400),
+  format: DatagramFormat.default("anyperf"),
+  rate: Rate.default({}),
+  fill: z.number().int().min(0).max(255).default(0x42),
+  /** Datagrams sent once before the payload, in order, and the reply to wait for before starting (iperf3). */
+  hello: z.instanceof(Uint8Array).optional(),
+  awaitReply: z.boolean().default(false),
+  /** End markers: netperf sends three zero-length datagrams; iperf 2 sends a negative-seq FIN until a report. */
+  endMarker: z.enum(["none", "zero-length-x3", "iperf2-fin", "anyperf-fin"]).default("none"),
+  batch: z.number().int().min(1).max(1024).default(64),
+});
+
+export const UdpRecvSpec = z.object({
+  kind: z.literal("udp-recv"),
+  ...base,
+  listen: Endpoint,
+  datagramSize: z.number().int().min(1).max(65535).default(65535),
+  format: DatagramFormat.default("anyperf"),
+  /** Reply to the first datagram with these bytes and connect to its source (iperf3's UDP handshake). */
+  helloReply: z.instanceof(Uint8Array).optional(),
+  /** What ends the stream besides "stop": a zero-length datagram (netperf) or a FIN seq (anyperf, iperf 2). */
+  endOn: z.enum(["stop", "zero-length", "fin"]).default("stop"),
+});
+
+export const RrClientSpec = z.object({
+  kind: z.literal("rr-client"),
+  ...base,
+  transport: z.enum(["tcp", "udp"]),
+  connect: Endpoint,
+  bind: Endpoint.optional(),
+  requestSize: z.number().int().min(1).max(1 << 20).default(1),
+  responseSize: z.number().int().min(1).max(1 << 20).default(1),
+  /** Open a new TCP connection for every transaction (TCP_CRR). */
+  perTransactionConnect: z.boolean().default(false),
+  /** Transactions kept in flight (netperf -b burst + 1). */
+  inFlight: z.number().int().min(1).max(1024).default(1),
+  endMarker: z.enum(["none", "zero-length-x3"]).default("none"),
+});
+
+export const RrServerSpec = z.object({
+  kind: z.literal("rr-server"),
+  ...base,
+  transport: z.enum(["tcp", "udp"]),
+  listen: Endpoint.optional(),
+  adopt: z.object({ fd: z.number().int().nonnegative(), pending: z.number().int().nonnegative().default(0) }).optional(),
+  requestSize: z.number().int().min(1).max(1 << 20).default(1),
+  responseSize: z.number().int().min(1).max(1 << 20).default(1),
+  /** Close each connection after one response (TCP_CRR server side). */
+  closeAfterResponse: z.boolean().default(false),
+  connections: z.number().int().min(0).max(100000).default(0),
+});
+
+export const StreamSpec = z.discriminatedUnion("kind", [TcpSendSpec, TcpRecvSpec, UdpSendSpec, UdpRecvSpec, RrClientSpec, RrServerSpec]);
+export type StreamSpec = z.infer<typeof StreamSpec>;
+export type StreamSpecInput = z.input<typeof StreamSpec>;
+export type TcpSendSpec = z.infer<typeof TcpSendSpec>;
+export type TcpRecvSpec = z.infer<typeof TcpRecvSpec>;
+export type UdpSendSpec = z.infer<typeof UdpSendSpec>;
+export type UdpRecvSpec = z.infer<typeof UdpRecvSpec>;
+export type RrClientSpec = z.infer<typeof RrClientSpec>;
+export type RrServerSpec = z.infer<typeof RrServerSpec>;

@@ -1,0 +1,73 @@
+import { parseCpuMhz } from "./cpuinfo.ts";
+import { parseInterrupts } from "./interrupts.ts";
+import { parseNetDev } from "./net-dev.ts";
+import { ProcFile } from "./proc-file.ts";
+import { parseProcStat } from "./proc-stat.ts";
+import { parseProcessStat } from "./process-stat.ts";
+import type { HostSample } from "./sample.ts";
+import { parseSnmp } from "./snmp.ts";
+
+/** The /proc files a sampler can read; /proc/cpuinfo and /proc/interrupts cost milliseconds on large hosts. */
+export const HOST_SOURCES = {
+  cpu: "/proc/stat",
+  process: "/proc/self/stat",
+  mhz: "/proc/cpuinfo",
+  nics: "/proc/net/dev",
+  snmp: "/proc/net/snmp",
+  netstat: "/proc/net/netstat",
+  interrupts: "/proc/interrupts",
+} as const;
+export type HostSource = keyof typeof HOST_SOURCES;
+
+export interface HostSampler {
+  /** Reads every open file once. */
+  sample(): HostSample;
+  /** Closes the files; later samples carry only timestamps. */
+  close(): void;
+}
+
+/**
+ * Opens the /proc files once and re-reads them with pread on every sample. undefined off Linux or when /proc/stat
+ * cannot be opened (no procfs mounted); a single missing file only leaves its part of each sample absent.
+ */
+export function createHostSampler(sources: readonly HostSource[] = Object.keys(HOST_SOURCES) as HostSource[]): HostSampler | undefined {
+  if (process.platform !== "linux") return undefined;
+  const files = new Map<HostSource, ProcFile>();
+  for (const s of sources) {
+    const f = ProcFile.open(HOST_SOURCES[s]);
+    if (f) files.set(s, f);
+  }
+  if (!files.has("cpu") && sources.includes("cpu")) {
+    for (const f of files.values()) f.close();
+    return undefined;
+  }
+  const text = (s: HostSource) => files.get(s)?.read();
+  const parsed = <T>(s: HostSource, parse: (t: string) => T): T | undefined => {
+    const t = text(s);
+    return t === undefined ? undefined : parse(t);
+  };
+  return {
+    sample() {
+      const sample: HostSample = { monotonicMs: performance.now(), wallMs: Date.now() };
+      const cpu = parsed("cpu", parseProcStat);
+      if (cpu) sample.cpu = cpu;
+      const proc = parsed("process", parseProcessStat);
+      if (proc) sample.process = proc;
+      const mhz = parsed("mhz", parseCpuMhz);
+      if (mhz && mhz.length > 0) sample.mhz = mhz;
+      const nics = parsed("nics", parseNetDev);
+      if (nics) sample.nics = nics;
+      const snmp = parsed("snmp", parseSnmp);
+      if (snmp) sample.snmp = snmp;
+      const netstat = parsed("netstat", parseSnmp);
+      if (netstat) sample.netstat = netstat;
+      const interrupts = parsed("interrupts", parseInterrupts);
+      if (interrupts) sample.interrupts = interrupts;
+      return sample;
+    },
+    close() {
+      for (const f of files.values()) f.close();
+      files.clear();
+    },
+  };
+}

@@ -1,0 +1,118 @@
+import { Hono } from "hono";
+import { bearerAuth } from "hono/bearer-auth";
+import { HTTPException } from "hono/http-exception";
+import { UserError } from "../errors.ts";
+import { buildStatusDocument } from "./document.ts";
+import { eventsHandler } from "./events.ts";
+import { isLoopbackHost } from "./http-option.ts";
+import { METRICS_CONTENT_TYPE, renderMetrics } from "./metrics.ts";
+import { PAGE_CONTENT_SECURITY_POLICY, PAGE_HTML } from "./page.ts";
+import type { StatusSource } from "./source.ts";
+
+export interface StatusAppOptions {
+  /** Required Bearer token for every route but the page itself (which holds no data). */
+  token?: string;
+  /**
+   * Answer only requests whose Host is a loopback name, so a web page on another site cannot read the status
+   * through DNS rebinding. The server sets it when it listens on loopback without a token.
+   */
+  loopbackHostsOnly?: boolean;
+  /** SSE comment sent this often so idle connections (a server between tests) stay open; default 10 s. */
+  heartbeatMs?: number;
+  /** Concurrent /events streams; more get 503. Default 32. */
+  maxEventClients?: number;
+  now?: () => Date;
+}
+
+/** RFC 6750 token68: what a Bearer header can carry, and what hono's bearerAuth compares. */
+const TOKEN68 = /^[A-Za-z0-9._~+/-]+=*$/;
+
+export function checkToken(token: string): void {
+  if (!TOKEN68.test(token)) {
+    throw new UserError("--http-token may hold only letters, digits and . _ ~ + / - (a Bearer token): pass another token");
+  }
+}
+
+function hostOf(hostHeader: string): string {
+  if (hostHeader.startsWith("[")) return hostHeader.slice(1, hostHeader.indexOf("]"));
+  const colon = hostHeader.lastIndexOf(":");
+  return colon < 0 ? hostHeader : hostHeader.slice(0, colon);
+}
+
+function resultsMissing(source: StatusSource, id: string | undefined): string {
+  const view = id === undefined ? source.current() ?? source.tests()[0] : source.tests().find((t) => t.id === id);
+  if (!view) {
+    return id === undefined
+      ? "no results yet: no test has run; they appear here once a test is done"
+      : `no test "${id}" here: GET /status lists the recent tests`;
+  }
+  if (view.phase !== "done") {
+    const left = view.remainingSeconds === null ? "" : `, ${Math.ceil(view.remainingSeconds)} s to go`;
+    return `no results yet: test ${view.id} is ${view.phase}${left}; they appear here once it is done`;
+  }
+  return `no results for test ${view.id}: it ended without a results document`;
+}
+
+/** The status app, runtime-free: serve it with server.ts or call `app.request()` in tests. */
+export function createStatusApp(source: StatusSource, opts: StatusAppOptions = {}): Hono {
+  if (opts.token !== undefined) checkToken(opts.token);
+  const now = opts.now ?? (() => new Date());
+  const app = new Hono();
+
+  if (opts.loopbackHostsOnly) {
+    app.use("*", async (c, next) => {
+      const host = c.req.header("host");
+      if (host !== undefined && !isLoopbackHost(hostOf(host))) {
+        return c.json({ error: `Host "${host}" refused: this status server answers only loopback names (127.0.0.1, localhost, [::1])` }, 421);
+      }
+      await next();
+    });
+  }
+
+  app.get("/", (c) => {
+    c.header("Content-Security-Policy", PAGE_CONTENT_SECURITY_POLICY);
+    c.header("Cache-Control", "no-store");
+    return c.html(PAGE_HTML);
+  });
+
+  if (opts.token !== undefined) {
+    const auth = bearerAuth({
+      token: opts.token,
+      noAuthenticationHeader: { message: { error: "this status server needs a token: send Authorization: Bearer TOKEN" } },
+      invalidAuthenticationHeader: { message: { error: "malformed Authorization header: send Authorization: Bearer TOKEN" } },
+      invalidToken: { message: { error: "wrong token: send the --http-token the server was started with" } },
+    });
+    for (const path of ["/status", "/metrics", "/events", "/results", "/results/*"]) app.use(path, auth);
+  }
+
+  app.get("/status", (c) => {
+    c.header("Cache-Control", "no-store");
+    return c.json(buildStatusDocument(source, now()));
+  });
+
+  app.get("/metrics", (c) => {
+    c.header("Content-Type", METRICS_CONTENT_TYPE);
+    return c.body(renderMetrics(buildStatusDocument(source, now())));
+  });
+
+  app.get("/events", eventsHandler(source, { heartbeatMs: opts.heartbeatMs ?? 10_000, maxClients: opts.maxEventClients ?? 32 }));
+
+  const results = (id: string | undefined) => {
+    const doc = source.results(id);
+    if (doc === undefined) return new Response(JSON.stringify({ error: resultsMissing(source, id) }), {
+      status: 404,
+      headers: { "Content-Type": "application/json" },
+    });
+    if (typeof doc === "string") return new Response(doc, { headers: { "Content-Type": "text/plain; charset=utf-8" } });
+    return Response.json(doc);
+  };
+  app.get("/results", () => results(undefined));
+  app.get("/results/:id", (c) => results(c.req.param("id")));
+
+  app.notFound((c) => c.json({ error: `no such page ${c.req.path}: try /, /status, /metrics, /events or /results` }, 404));
+  app.onError((err, c) => {
+    if (err instanceof HTTPException) return err.getResponse();
+    return c.json({ error: err.message }, 500);
+  });
+  return app;
+}

@@ -1,0 +1,38 @@
+import type { Phase, StatusDocument, TestSummary, TestView } from "./schema.ts";
+import type { StatusSource } from "./source.ts";
+
+/** The process's phase: the running test's, else "done" after a one-shot test, else "waiting". */
+export function processPhase(source: StatusSource, running: TestView | undefined, latest: TestView | undefined): Phase {
+  if (running) return running.phase;
+  if (latest && !source.persistent) return "done";
+  return "waiting";
+}
+
+export function summarize(view: TestView, hasResults: boolean): TestSummary {
+  return {
+    id: view.id,
+    mode: view.mode,
+    role: view.role,
+    peer: view.peer,
+    phase: view.phase,
+    startedAt: view.startedAt,
+    elapsedSeconds: view.elapsedSeconds,
+    averageBitsPerSecond: view.throughput.average,
+    results: hasResults ? `/results/${view.id}` : null,
+  };
+}
+
+/** GET /status, built from one read of the source. */
+export function buildStatusDocument(source: StatusSource, now: Date): StatusDocument {
+  const tests = source.tests();
+  const running = source.current();
+  const latest = running ?? tests[0];
+  return {
+    mode: source.mode,
+    role: source.role,
+    phase: processPhase(source, running, latest),
+    now: now.toISOString(),
+    test: latest ?? null,
+    recent: tests.map((t) => summarize(t, t.phase === "done" && source.results(t.id) !== undefined)),
+  };
+}

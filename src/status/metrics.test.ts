@@ -1,0 +1,96 @@
+import { describe, expect, test } from "bun:test";
+import { bpsOf, fakeSource } from "../../tests/fixtures/status/fake-run.ts";
+import { buildStatusDocument } from "./document.ts";
+import { MemorySource } from "./memory-source.ts";
+import { renderMetrics } from "./metrics.ts";
+
+/** Parses the exposition into "name{labels}" -> value, and the TYPE of each family. */
+function parse(text: string): { values: Map<string, number>; types: Map<string, string>; helps: Set<string> } {
+  const values = new Map<string, number>();
+  const types = new Map<string, string>();
+  const helps = new Set<string>();
+  for (const line of text.split("\n")) {
+    if (line === "") continue;
+    const t = /^# TYPE (\S+) (\S+)$/.exec(line);
+    if (t) types.set(t[1]!, t[2]!);
+    const h = /^# HELP (\S+) .+$/.exec(line);
+    if (h) helps.add(h[1]!);
+    if (line.startsWith("#")) continue;
+    const m = /^(\S+?(?:\{.*\})?) (\S+)$/.exec(line);
+    if (!m) throw new Error(`bad sample line: ${line}`);
+    values.set(m[1]!, Number(m[2]));
+  }
+  return { values, types, helps };
+}
+
+const NOW = new Date("2026-12-02T10:00:05.000Z");
+
+describe("renderMetrics", () => {
+  test("a TCP test: per-stream counters and gauges in base units", () => {
+    const { source, run } = fakeSource({ intervals: 10 });
+    for (let i = 0; i < 4; i++) run.step();
+    const text = renderMetrics(buildStatusDocument(source, NOW));
+    expect(text.endsWith("\n")).toBe(true);
+    const { values, types, helps } = parse(text);
+    const l = 'mode="loopback",role="both"';
+    const view = run.view("measuring");
+    expect(values.get(`anyperf_bytes_total{${l},stream="0"}`)).toBe(view.streams[0]!.bytes);
+    expect(values.get(`anyperf_bytes_total{${l},stream="1"}`)).toBe(view.streams[1]!.bytes);
+    expect(values.get(`anyperf_throughput_bytes_per_second{${l},stream="1"}`)).toBe(bpsOf(3, 1) / 8);
+    expect(values.get(`anyperf_average_throughput_bytes_per_second{${l}}`)).toBe(view.throughput.average / 8);
+    expect(values.get(`anyperf_elapsed_seconds{${l}}`)).toBe(4);
+    expect(values.get(`anyperf_remaining_seconds{${l}}`)).toBe(6);
+    expect(values.get(`anyperf_test_start_time_seconds{${l}}`)).toBe(Date.parse(view.startedAt) / 1000);
+    expect(values.get(`anyperf_cpu_busy_ratio{${l},scope="host"}`)).toBe(0.425);
+    expect(values.get(`anyperf_cpu_busy_ratio{${l},scope="process"}`)).toBe(0.97);
+    expect(values.get(`anyperf_retransmits_total{${l}}`)).toBe(1);
+    expect(values.get(`anyperf_test_phase{${l},phase="measuring"}`)).toBe(1);
+    for (const p of ["waiting", "warm-up", "cool-down", "done"]) expect(values.get(`anyperf_test_phase{${l},phase="${p}"}`)).toBe(0);
+    // Only what applies: no transactions, latency or loss for a TCP bulk test.
+    expect(types.has("anyperf_transactions_total")).toBe(false);
+    expect(types.has("anyperf_latency_seconds")).toBe(false);
+    expect(types.has("anyperf_lost_packets_total")).toBe(false);
+    expect(types.get("anyperf_bytes_total")).toBe("counter");
+    expect(types.get("anyperf_throughput_bytes_per_second")).toBe("gauge");
+    expect([...types.keys()].sort()).toEqual([...helps].sort());
+  });
+
+  test("request/response: transactions and a latency summary in seconds", () => {
+    const { source, run } = fakeSource({ intervals: 10, rr: true, mode: "netperf", role: "client" });
+    for (let i = 0; i < 2; i++) run.step();
+    const { values, types } = parse(renderMetrics(buildStatusDocument(source, NOW)));
+    const l = 'mode="netperf",role="client"';
+    expect(types.get("anyperf_latency_seconds")).toBe("summary");
+    expect(values.get(`anyperf_latency_seconds{${l},quantile="0.5"}`)).toBe(17e-6);
+    expect(values.get(`anyperf_latency_seconds{${l},quantile="0.999"}`)).toBe(120e-6);
+    expect(values.get(`anyperf_latency_seconds_count{${l}}`)).toBe(100_000);
+    expect(values.get(`anyperf_latency_seconds_sum{${l}}`)).toBeCloseTo(100_000 * 18.5e-6, 12);
+    expect(values.get(`anyperf_transactions_per_second{${l}}`)).toBe(50_001);
+    expect(values.get(`anyperf_transactions_total{${l},stream="0"}`)).toBe(50_000);
+  });
+
+  test("UDP: packets/s, loss and jitter", () => {
+    const { source, run } = fakeSource({ intervals: 10, udp: true, mode: "iperf3", role: "server" });
+    for (let i = 0; i < 3; i++) run.step();
+    const { values, types } = parse(renderMetrics(buildStatusDocument(source, NOW)));
+    const l = 'mode="iperf3",role="server"';
+    expect(values.get(`anyperf_packets_per_second{${l}}`)).toBe(200_002);
+    expect(values.get(`anyperf_lost_packets_total{${l}}`)).toBe(9);
+    expect(values.get(`anyperf_jitter_seconds{${l},stream="0"}`)).toBe(0.00025);
+    expect(types.has("anyperf_retransmits_total")).toBe(false);
+  });
+
+  test("no test yet: only the phase, with the process's labels", () => {
+    const source = new MemorySource({ mode: "netserver", role: "server", persistent: true });
+    const { values } = parse(renderMetrics(buildStatusDocument(source, NOW)));
+    expect(values.get('anyperf_test_phase{mode="netserver",role="server",phase="waiting"}')).toBe(1);
+    expect(values.size).toBe(5);
+  });
+
+  test("label values are escaped", () => {
+    const { source, run } = fakeSource({ intervals: 2, mode: 'we"ird\\mode\nx' });
+    run.step();
+    const text = renderMetrics(buildStatusDocument(source, NOW));
+    expect(text).toContain('anyperf_elapsed_seconds{mode="we\\"ird\\\\mode\\nx",role="both"} 1\n');
+  });
+});

@@ -1,0 +1,229 @@
+/**
+ * GET /: the live page, served from the binary as one string (no build step, no CDN). It reads /status once a
+ * second and /events as it comes (through fetch, because EventSource cannot send the Authorization header), and
+ * draws the throughput of the shown test as an SVG line. With --http-token, open it as /#token=TOKEN: the fragment
+ * never leaves the browser, and the page sends it as a Bearer header. Every figure is set with textContent, never
+ * as HTML, since peers' names come from the network.
+ */
+
+export const PAGE_CONTENT_SECURITY_POLICY =
+  "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'";
+
+export const PAGE_HTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>anyperf live</title>
+<style>
+  body { font: 14px/1.4 system-ui, sans-serif; margin: 1.2em; color: #222; background: #fafafa; }
+  h1 { font-size: 1.3em; margin: 0 0 .4em; }
+  .badge { display: inline-block; padding: .1em .6em; border-radius: .8em; background: #ddd; margin-left: .4em; }
+  .badge.measuring { background: #bde5bd; } .badge.warm-up, .badge.cool-down { background: #f3e3a8; }
+  .badge.done { background: #c9d8f0; } .badge.waiting { background: #e4e4e4; }
+  #figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(11em, 1fr)); gap: .5em; margin: .8em 0; }
+  .fig { background: #fff; border: 1px solid #ddd; border-radius: .4em; padding: .4em .6em; }
+  .fig .k { color: #666; font-size: .85em; } .fig .v { font-size: 1.25em; font-variant-numeric: tabular-nums; }
+  #chart { width: 100%; max-width: 60em; height: auto; background: #fff; border: 1px solid #ddd; border-radius: .4em; }
+  #chart text { font-size: 11px; fill: #666; }
+  table { border-collapse: collapse; margin: .5em 0; background: #fff; }
+  th, td { border: 1px solid #ddd; padding: .2em .6em; text-align: right; font-variant-numeric: tabular-nums; }
+  th { background: #f0f0f0; } #error { color: #a00; }
+</style>
+</head>
+<body>
+<h1>anyperf <span id="mode">…</span><span id="phase" class="badge">…</span></h1>
+<div id="where"></div>
+<div id="error"></div>
+<div id="figures"></div>
+<svg id="chart" viewBox="0 0 800 260" data-points="0" role="img" aria-label="throughput over time">
+  <g id="grid"></g>
+  <polyline id="line" fill="none" stroke="#2a6fdb" stroke-width="2" points=""></polyline>
+</svg>
+<h2>Streams</h2>
+<table id="streams"><thead><tr><th>id</th><th>now</th><th>average</th><th>bytes</th><th>packets</th><th>retransmits</th><th>lost</th></tr></thead><tbody></tbody></table>
+<h2>Recent tests</h2>
+<table id="recent"><thead><tr><th>test</th><th>mode</th><th>role</th><th>peer</th><th>phase</th><th>started</th><th>average</th><th>results</th></tr></thead><tbody></tbody></table>
+<script>
+"use strict";
+const token = new URLSearchParams(location.hash.slice(1)).get("token");
+const headers = token ? { Authorization: "Bearer " + token } : {};
+const $ = (id) => document.getElementById(id);
+const chart = { test: null, points: [] };
+const MAX_POINTS = 900;
+
+function rate(bps, unit) {
+  if (bps === undefined || bps === null) return "–";
+  const steps = [[1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"]];
+  for (const [f, p] of steps) if (bps >= f) return (bps / f).toFixed(2) + " " + p + unit;
+  return bps.toFixed(bps < 10 ? 2 : 0) + " " + unit;
+}
+function bytes(n) {
+  const steps = [[2 ** 40, "TiB"], [2 ** 30, "GiB"], [2 ** 20, "MiB"], [2 ** 10, "KiB"]];
+  for (const [f, u] of steps) if (n >= f) return (n / f).toFixed(2) + " " + u;
+  return n + " B";
+}
+function secs(s) { return s === null || s === undefined ? "–" : s.toFixed(1) + " s"; }
+function us(v) { return v === undefined ? "–" : v < 1000 ? v.toFixed(1) + " µs" : (v / 1000).toFixed(2) + " ms"; }
+
+function el(tag, text, attrs) {
+  const e = document.createElement(tag);
+  if (text !== undefined) e.textContent = text;
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  return e;
+}
+function rows(id, list) {
+  const body = $(id).tBodies[0];
+  body.replaceChildren(...list.map((cells) => {
+    const tr = el("tr");
+    for (const c of cells) tr.append(c instanceof Node ? (() => { const td = el("td"); td.append(c); return td; })() : el("td", String(c)));
+    return tr;
+  }));
+}
+
+function setChartTest(test) {
+  chart.test = test ? test.id : null;
+  chart.points = test ? test.intervals.map((i) => [i.end, i.bitsPerSecond]) : [];
+}
+function addPoint(end, bps) {
+  const last = chart.points[chart.points.length - 1];
+  if (last && end <= last[0]) return;
+  chart.points.push([end, bps]);
+  if (chart.points.length > MAX_POINTS) chart.points.shift();
+}
+function niceMax(v) {
+  if (v <= 0) return 1;
+  const p = 10 ** Math.floor(Math.log10(v));
+  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= v) return m * p;
+  return 10 * p;
+}
+function drawChart() {
+  const W = 800, H = 260, L = 70, R = 10, T = 10, B = 25;
+  const pts = chart.points;
+  const svg = $("chart");
+  svg.dataset.points = String(pts.length);
+  svg.dataset.test = chart.test || "";
+  const x0 = pts.length ? pts[0][0] : 0;
+  const x1 = pts.length > 1 ? pts[pts.length - 1][0] : x0 + 1;
+  const ymax = niceMax(Math.max(0, ...pts.map((p) => p[1])) * 1.05);
+  const sx = (x) => L + ((x - x0) / (x1 - x0 || 1)) * (W - L - R);
+  const sy = (y) => T + (1 - y / ymax) * (H - T - B);
+  const grid = $("grid");
+  const ns = "http://www.w3.org/2000/svg";
+  const parts = [];
+  for (let i = 0; i <= 4; i++) {
+    const y = (ymax * i) / 4;
+    const line = document.createElementNS(ns, "line");
+    line.setAttribute("x1", L); line.setAttribute("x2", W - R);
+    line.setAttribute("y1", sy(y)); line.setAttribute("y2", sy(y));
+    line.setAttribute("stroke", "#eee");
+    const label = document.createElementNS(ns, "text");
+    label.setAttribute("x", L - 6); label.setAttribute("y", sy(y) + 4); label.setAttribute("text-anchor", "end");
+    label.textContent = rate(y, "bit/s");
+    parts.push(line, label);
+  }
+  for (const [x, anchor] of [[x0, "start"], [x1, "end"]]) {
+    const t = document.createElementNS(ns, "text");
+    t.setAttribute("x", sx(x)); t.setAttribute("y", H - 6); t.setAttribute("text-anchor", anchor);
+    t.textContent = x.toFixed(0) + " s";
+    parts.push(t);
+  }
+  grid.replaceChildren(...parts);
+  $("line").setAttribute("points", pts.map((p) => sx(p[0]).toFixed(1) + "," + sy(p[1]).toFixed(1)).join(" "));
+}
+
+function figure(k, v) {
+  const d = el("div", undefined, { class: "fig" });
+  d.append(el("div", k, { class: "k" }), el("div", v, { class: "v" }));
+  return d;
+}
+function render(doc) {
+  const t = doc.test;
+  $("mode").textContent = (t ? t.mode : doc.mode) + " (" + (t ? t.role : doc.role) + ")";
+  $("phase").textContent = doc.phase;
+  $("phase").className = "badge " + doc.phase;
+  $("where").textContent = t ? "test " + t.id + (t.peer ? " with " + t.peer : "") + ", started " + new Date(t.startedAt).toLocaleTimeString() : "no test yet";
+  const figs = [];
+  if (t) {
+    figs.push(figure("elapsed", secs(t.elapsedSeconds)), figure("remaining", secs(t.remainingSeconds)));
+    figs.push(figure("throughput now", rate(t.throughput.current, "bit/s")), figure("average", rate(t.throughput.average, "bit/s")));
+    if (t.packetsPerSecond) figs.push(figure("packets/s", rate(t.packetsPerSecond.current, "")));
+    if (t.transactionsPerSecond) figs.push(figure("transactions/s", rate(t.transactionsPerSecond.current, "")));
+    const l = t.latencyMicroseconds;
+    if (l) figs.push(figure("latency p50 / p99", us(l.p50) + " / " + us(l.p99)), figure("latency p99.9", us(l.p999)));
+    if (t.cpu) figs.push(figure("CPU host / process", t.cpu.busyPercent.toFixed(0) + "% / " + t.cpu.processPercent.toFixed(0) + "%"));
+    if (t.retransmits !== undefined) figs.push(figure("retransmits", String(t.retransmits)));
+    if (t.lost !== undefined) figs.push(figure("lost", String(t.lost)));
+    figs.push(figure("bytes", bytes(t.bytes)));
+  }
+  $("figures").replaceChildren(...figs);
+  rows("streams", t ? t.streams.map((s) => [s.id, rate(s.bitsPerSecond, "bit/s"), rate(s.averageBitsPerSecond, "bit/s"),
+    bytes(s.bytes), s.packets, s.retransmits ?? "–", s.lost ?? "–"]) : []);
+  rows("recent", doc.recent.map((r) => [r.id, r.mode, r.role, r.peer ?? "–", r.phase, new Date(r.startedAt).toLocaleTimeString(),
+    rate(r.averageBitsPerSecond, "bit/s"), r.results ? el("a", "results", { href: r.results.slice(1) }) : "–"]));
+  if (!t) setChartTest(null);
+  else if (t.id !== chart.test) setChartTest(t);
+  else for (const i of t.intervals) addPoint(i.end, i.bitsPerSecond);
+  drawChart();
+}
+
+function problem(res) {
+  $("error").textContent = res.status === 401
+    ? "This status server needs its token: open " + location.pathname + "#token=TOKEN"
+    : "status: HTTP " + res.status;
+}
+let polling = false;
+async function poll() {
+  if (polling) return;
+  polling = true;
+  try {
+    const res = await fetch("status", { headers, cache: "no-store" });
+    if (!res.ok) problem(res); else { $("error").textContent = ""; render(await res.json()); }
+  } catch (e) {
+    $("error").textContent = "status unreachable: " + e.message;
+  } finally {
+    polling = false;
+  }
+}
+
+function onFrame(frame) {
+  let event = "message";
+  const data = [];
+  for (const line of frame.split("\\n")) {
+    if (line === "" || line.startsWith(":")) continue;
+    const c = line.indexOf(":");
+    const k = c < 0 ? line : line.slice(0, c);
+    let v = c < 0 ? "" : line.slice(c + 1);
+    if (v.startsWith(" ")) v = v.slice(1);
+    if (k === "event") event = v; else if (k === "data") data.push(v);
+  }
+  if (event !== "interval" || !data.length) return;
+  const e = JSON.parse(data.join("\\n"));
+  if (e.testId !== chart.test) { poll(); return; }
+  addPoint(e.end, e.bitsPerSecond);
+  drawChart();
+}
+async function events() {
+  try {
+    const res = await fetch("events", { headers, cache: "no-store" });
+    if (!res.ok) { problem(res); throw new Error("HTTP " + res.status); }
+    const reader = res.body.getReader();
+    const dec = new TextDecoder();
+    let buf = "";
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      buf += dec.decode(value, { stream: true }).replace(/\\r\\n?/g, "\\n");
+      let i;
+      while ((i = buf.indexOf("\\n\\n")) >= 0) { onFrame(buf.slice(0, i)); buf = buf.slice(i + 2); }
+    }
+  } catch (e) { /* reconnect below */ }
+  setTimeout(events, 2000);
+}
+poll();
+setInterval(poll, 1000);
+events();
+</script>
+</body>
+</html>
+`;

@@ -1,0 +1,146 @@
+import { z } from "zod";
+
+/**
+ * What the live status endpoint shows. The engine's registry of live tests fills these shapes (see source.ts);
+ * the app only serializes them, so every figure here is computed once, by the engine, with src/formulas.ts.
+ * Units are in the field names or the descriptions: bits/s for rates, µs for latency, seconds for time.
+ */
+
+export const Phase = z.enum(["waiting", "warm-up", "measuring", "cool-down", "done"]);
+export type Phase = z.infer<typeof Phase>;
+
+/** client/server for iperf3, iperf 2, netperf/netserver and the native tool; sender/receiver for ntttcp. */
+export const Role = z.enum(["client", "server", "sender", "receiver", "both"]);
+export type Role = z.infer<typeof Role>;
+
+/** A rate now (the last interval) and averaged over the measured window so far. */
+export const Rate = z.object({
+  current: z.number().nonnegative(),
+  average: z.number().nonnegative(),
+});
+export type Rate = z.infer<typeof Rate>;
+
+/** Round-trip latency of request/response transactions, µs, over the measured window so far. */
+export const LatencyPercentiles = z.object({
+  p50: z.number().nonnegative(),
+  p90: z.number().nonnegative(),
+  p99: z.number().nonnegative(),
+  p999: z.number().nonnegative(),
+  mean: z.number().nonnegative(),
+  /** Transactions the percentiles are taken over. */
+  count: z.number().int().nonnegative(),
+});
+export type LatencyPercentiles = z.infer<typeof LatencyPercentiles>;
+
+export const CpuView = z.object({
+  /** Whole host, all cores: 100 = every core busy. */
+  busyPercent: z.number().nonnegative(),
+  /** This process: 100 = one core. */
+  processPercent: z.number().nonnegative(),
+});
+export type CpuView = z.infer<typeof CpuView>;
+
+/** One data stream (one counter slot); totals are cumulative since the test started. */
+export const StreamView = z.object({
+  id: z.number().int().nonnegative(),
+  bytes: z.number().nonnegative(),
+  packets: z.number().nonnegative(),
+  transactions: z.number().nonnegative(),
+  /** bits/s in the last interval. */
+  bitsPerSecond: z.number().nonnegative(),
+  /** bits/s over the measured window so far. */
+  averageBitsPerSecond: z.number().nonnegative(),
+  /** TCP segments retransmitted (TCP_INFO), where the socket can be read. */
+  retransmits: z.number().int().nonnegative().optional(),
+  /** UDP datagrams missing from the sequence. */
+  lost: z.number().int().nonnegative().optional(),
+  jitterMilliseconds: z.number().nonnegative().optional(),
+  rttMicroseconds: z.number().nonnegative().optional(),
+});
+export type StreamView = z.infer<typeof StreamView>;
+
+/** One interval's figures: `start`/`end` are seconds since the test started. */
+export const IntervalSample = z.object({
+  start: z.number().nonnegative(),
+  end: z.number().nonnegative(),
+  bitsPerSecond: z.number().nonnegative(),
+  packetsPerSecond: z.number().nonnegative().optional(),
+  transactionsPerSecond: z.number().nonnegative().optional(),
+});
+export type IntervalSample = z.infer<typeof IntervalSample>;
+
+/** What /events sends once per interval. */
+export const IntervalEvent = IntervalSample.extend({
+  testId: z.string().min(1),
+  /** Counts the test's intervals from 0, so a client can tell a gap from a repeat. */
+  seq: z.number().int().nonnegative(),
+  phase: Phase,
+  streams: z.array(z.object({ id: z.number().int().nonnegative(), bitsPerSecond: z.number().nonnegative() })),
+});
+export type IntervalEvent = z.infer<typeof IntervalEvent>;
+
+export const TestView = z.object({
+  /** Unique within the process; /results/<id> serves this test's results once done. */
+  id: z.string().min(1).regex(/^[A-Za-z0-9._-]+$/),
+  /** The front end that runs the test: loopback, ntttcp, iperf3, iperf, netperf, netserver, ... */
+  mode: z.string().min(1),
+  role: Role,
+  /** host:port of the other end, null where there is none yet (a server waiting) or none at all (loopback). */
+  peer: z.string().nullable(),
+  phase: Phase,
+  startedAt: z.iso.datetime(),
+  elapsedSeconds: z.number().nonnegative(),
+  /** Planned measuring time; null when the test ends on a byte or packet count, or when the peer decides. */
+  durationSeconds: z.number().nonnegative().nullable(),
+  remainingSeconds: z.number().nonnegative().nullable(),
+  bytes: z.number().nonnegative(),
+  packets: z.number().nonnegative(),
+  transactions: z.number().nonnegative(),
+  /** bits/s. */
+  throughput: Rate,
+  /** Where packets are the unit that matters (UDP). */
+  packetsPerSecond: Rate.optional(),
+  /** Where the test is request/response. */
+  transactionsPerSecond: Rate.optional(),
+  latencyMicroseconds: LatencyPercentiles.optional(),
+  streams: z.array(StreamView),
+  cpu: CpuView.optional(),
+  /** TCP retransmits summed over the streams, where TCP_INFO can be read. */
+  retransmits: z.number().int().nonnegative().optional(),
+  /** UDP datagrams lost, summed over the streams. */
+  lost: z.number().int().nonnegative().optional(),
+  /** The most recent intervals, oldest first, for the chart; the source decides how many it keeps. */
+  intervals: z.array(IntervalSample),
+});
+export type TestView = z.infer<typeof TestView>;
+
+/** A line in the list of recent tests. */
+export const TestSummary = TestView.pick({
+  id: true,
+  mode: true,
+  role: true,
+  peer: true,
+  phase: true,
+  startedAt: true,
+  elapsedSeconds: true,
+}).extend({
+  averageBitsPerSecond: z.number().nonnegative(),
+  /** Path of this test's results document, null until the test is done. */
+  results: z.string().nullable(),
+});
+export type TestSummary = z.infer<typeof TestSummary>;
+
+/** GET /status. */
+export const StatusDocument = z.object({
+  /** What this process was started as. */
+  mode: z.string().min(1),
+  role: Role,
+  /** The running test's phase; "waiting" while none runs yet (or, for a server, between tests). */
+  phase: Phase,
+  now: z.iso.datetime(),
+  /** The running test, else the most recent one, else null. */
+  test: TestView.nullable(),
+  /** Recent tests, newest first. */
+  recent: z.array(TestSummary),
+});
+export type StatusDocument = z.infer<typeof StatusDocument>;

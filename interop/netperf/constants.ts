@@ -1,0 +1,93 @@
+/** Numbers netperf 2.7.0 puts on the wire (spec §2.6, §3.1, §3.2, §8). */
+
+export const MsgType = {
+  DEBUG_ON: 1,
+  DEBUG_OFF: 2,
+  DEBUG_OK: 3,
+  CPU_CALIBRATE: 5,
+  PASSPHRASE: 6,
+  DO_OMNI: 97,
+  OMNI_RESPONSE: 98,
+  OMNI_RESULTS: 99,
+  DO_SYSINFO: 600,
+  SYSINFO_RESPONSE: 601,
+} as const;
+
+/** serv_errno netserver sends for a request type it does not know. */
+export const UNKNOWN_REQUEST_ERRNO = 998;
+
+/**
+ * The stock netserver swaps its reply buffer twice before sending results, so their type word reads 98 in
+ * little-endian order. Stock netperf ignores it; we send the same bytes so captures replay byte for byte.
+ */
+export const RESULTS_TYPE_WORD = 0x6200_0000;
+
+export const OmniFlag = {
+  NO_DELAY: 0x1,
+  USE_SENDFILE: 0x2,
+  CONNECT_TEST: 0x4,
+  MEASURE_CPU: 0x8,
+  CHECKSUM_OFF: 0x10,
+  /** Both "routing allowed" and "report the congestion-control name" (spec §3.1 pitfall). */
+  ROUTING_ALLOWED: 0x20,
+  FASTOPEN: 0x800,
+  USE_PKTINFO: 0x2000,
+  WANT_DEFER_ACCEPT: 0x8000,
+  WANT_KEEPALIVE: 0x8000_0000,
+} as const;
+
+/** Direction bits, always from the server's point of view. */
+export const Direction = {
+  XMIT: 0x2,
+  RECV: 0x4,
+} as const;
+
+/** netperf's own family codes (not AF_*). */
+export const NetFamily = {
+  UNSPEC: 0,
+  INET: 4,
+  INET6: 6,
+  RDS: 7,
+} as const;
+
+export const NetSocketType = {
+  STREAM: 1,
+  DGRAM: 2,
+  DCCP: 3,
+  SEQPACKET: 4,
+} as const;
+
+export const IpProto = {
+  TCP: 6,
+  UDP: 17,
+} as const;
+
+/** cpu_method codes and the letter netperf prints for each (spec §8). */
+export const CPU_METHOD_LETTERS = "UIPTLRNKSCEMO";
+export const CpuMethod = {
+  UNKNOWN: 0,
+  PROC_STAT: 8,
+} as const;
+
+export function cpuMethodLetter(code: number): string {
+  return code >= 0 && code < CPU_METHOD_LETTERS.length ? CPU_METHOD_LETTERS[code]! : "?";
+}
+
+/** Seconds netserver adds to its own timer when it receives (spec §7.1). */
+export const PAD_TIME_S = 4;
+
+/** Linux errno values the server answers with (serv_errno). */
+export const Errno = {
+  EPERM: 1,
+  EINVAL: 22,
+  EBUSY: 16,
+  EADDRINUSE: 98,
+  EADDRNOTAVAIL: 99,
+  EAFNOSUPPORT: 97,
+  EPROTONOSUPPORT: 93,
+  ENOMEM: 12,
+  EACCES: 13,
+  ETIMEDOUT: 110,
+  ECONNRESET: 104,
+  EIO: 5,
+} as const;

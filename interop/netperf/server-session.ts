@@ -1,0 +1,373 @@
+import { Errno, MsgType, OmniFlag, PAD_TIME_S, RESULTS_TYPE_WORD } from "./constants.ts";
+import type { DataBound, ServerDataCounters, ServerDataRun, ServerDataSetup } from "./data-setup.ts";
+import { FrameReader } from "./frame-reader.ts";
+import {
+  decodePassphrase,
+  encodeCpuCalibrateReply,
+  encodeStatusReply,
+  encodeSysinfoReply,
+  encodeUnknownRequestReply,
+} from "./minor-messages.ts";
+import { decodeOmniRequest, type OmniRequest } from "./omni-request.ts";
+import { encodeOmniResponse } from "./omni-response.ts";
+import { encodeOmniResults } from "./omni-results.ts";
+import { checkOmniRequest, DEFAULT_LIMITS, type RequestLimits } from "./request-check.ts";
+import { messageType } from "./words.ts";
+
+/**
+ * One netserver control connection (spec §2.5): requests in, replies out, data-plane actions for the glue. It owns
+ * no socket and no clock: the glue pushes control bytes, data-plane events and the time, and carries out actions.
+ */
+
+export type ServerAction =
+  /** Create the data socket as described, bind it (listen for TCP) and call `dataBound` or `dataFailed`. */
+  | { kind: "bind"; setup: ServerDataSetup }
+  /** The setup reply is written: run the data phase, then call `dataEnded` (or `dataFailed`). */
+  | { kind: "start"; run: ServerDataRun }
+  /** End the data phase now and report with `dataEnded`. */
+  | { kind: "stop"; reason: "timer" | "control-closed" }
+  /** Tear the data phase down without results (the session is closing). */
+  | { kind: "abort" }
+  | { kind: "log"; message: string };
+
+export interface ServerSessionIo {
+  write(bytes: Uint8Array): void;
+  /** Close the control connection. */
+  close(): void;
+  act(action: ServerAction): void;
+}
+
+export interface ServerSessionOptions {
+  limits: RequestLimits;
+  /** netserver -Z: the first message must be this passphrase or the connection is dropped without a reply. */
+  passphrase?: string;
+  passphraseTimeoutMs: number;
+  /** Longest wait for a (complete) request while no test runs; netserver has none, a server must. */
+  requestTimeoutMs: number;
+  /** After a stop, how long the data plane may take to report before the session gives up. */
+  stopGraceMs: number;
+  /** Answer to CPU_CALIBRATE and cpu_rate when MEASURE_CPU is granted: CLK_TCK for /proc/stat. */
+  cpuRate: number;
+  cpuCount: number;
+  /** Frames a client may send ahead while a test runs (stock netperf sends none). */
+  maxQueuedFrames: number;
+  /** Count mode or `-l 0`: no timer, so a silent peer ends the data phase after this long. */
+  idleDataTimeoutMs: number;
+}
+
+export const DEFAULT_SERVER_OPTIONS: ServerSessionOptions = {
+  limits: DEFAULT_LIMITS,
+  passphraseTimeoutMs: 20_000,
+  requestTimeoutMs: 120_000,
+  stopGraceMs: 10_000,
+  cpuRate: 100,
+  cpuCount: 1,
+  maxQueuedFrames: 8,
+  idleDataTimeoutMs: 30_000,
+};
+
+export type ServerState = "passphrase" | "idle" | "binding" | "running" | "stopping" | "closed";
+
+interface Test {
+  request: OmniRequest;
+  setup: ServerDataSetup;
+  startMs: number;
+  /** Pad added to the client's length (0 when the server only transmits). */
+  padS: number;
+  deadlineMs: number | undefined;
+  timedOut: boolean;
+  stopDeadlineMs: number | undefined;
+}
+
+export class NetserverSession {
+  private readonly frames = new FrameReader();
+  private readonly queue: Uint8Array[] = [];
+  private stateValue: ServerState;
+  private test: Test | undefined;
+  private idleDeadlineMs: number;
+  private lastReplyType = 0;
+
+  constructor(
+    private readonly io: ServerSessionIo,
+    private readonly options: ServerSessionOptions,
+    nowMs: number,
+  ) {
+    this.stateValue = options.passphrase !== undefined ? "passphrase" : "idle";
+    this.idleDeadlineMs = nowMs + (options.passphrase !== undefined ? options.passphraseTimeoutMs : options.requestTimeoutMs);
+  }
+
+  get state(): ServerState {
+    return this.stateValue;
+  }
+
+  private get closed(): boolean {
+    return this.stateValue === "closed";
+  }
+
+  /** The next instant `tick` has something to do, for the glue's single timer. */
+  nextDeadlineMs(): number | undefined {
+    switch (this.stateValue) {
+      case "passphrase":
+      case "idle":
+        return this.idleDeadlineMs;
+      case "binding":
+        return undefined;
+      case "running":
+        return this.test?.deadlineMs;
+      case "stopping":
+        return this.test?.stopDeadlineMs;
+      case "closed":
+        return undefined;
+    }
+  }
+
+  receive(bytes: Uint8Array, nowMs: number): void {
+    if (this.stateValue === "closed") return;
+    for (const frame of this.frames.push(bytes)) {
+      if (this.stateValue === "passphrase" || this.stateValue === "idle") this.handleFrame(frame, nowMs);
+      else if (this.queue.length < this.options.maxQueuedFrames) this.queue.push(frame);
+      else return this.fail("client sent too many requests during a test");
+      if (this.closed) return;
+    }
+  }
+
+  controlClosed(_nowMs: number): void {
+    if (this.stateValue === "closed") return;
+    if (this.stateValue === "running" || this.stateValue === "stopping" || this.stateValue === "binding") {
+      this.io.act({ kind: "abort" });
+    }
+    this.shut();
+  }
+
+  dataBound(bound: DataBound, nowMs: number): void {
+    const test = this.test;
+    if (this.stateValue !== "binding" || !test) return;
+    const { request: req, setup } = test;
+    const rr = setup.serverReceives && setup.serverSends;
+
+    let receiveSize = req.receiveSize;
+    let recvWidth = req.recvWidth;
+    if (setup.serverReceives) {
+      if (rr) {
+        receiveSize = req.requestSize;
+        recvWidth = req.recvWidth === 0 ? 1 : req.recvWidth;
+      } else {
+        if (req.receiveSize === -1) receiveSize = bound.recvBufSize > 0 ? bound.recvBufSize : 4096;
+        recvWidth = req.recvWidth === 0 ? Math.max(2, Math.floor(bound.recvBufSize / receiveSize) + 1) : req.recvWidth;
+      }
+    }
+    let sendSize = req.sendSize;
+    let sendWidth = req.sendWidth;
+    if (setup.serverSends) {
+      if (rr) {
+        sendSize = req.responseSize;
+        sendWidth = req.sendWidth === 0 ? 1 : req.sendWidth;
+      } else {
+        if (req.sendSize === -1) {
+          sendSize = bound.sendBufSize > 0 ? bound.sendBufSize : 4096;
+          if (setup.protocol === "udp") sendSize = Math.min(sendSize, 65507);
+        }
+        sendWidth = req.sendWidth === 0 ? Math.max(2, Math.floor(bound.sendBufSize / sendSize) + 1) : req.sendWidth;
+      }
+    }
+    let flags = 0;
+    if (setup.noDelay) flags |= OmniFlag.NO_DELAY;
+    if (setup.measureCpu) flags |= OmniFlag.MEASURE_CPU;
+    this.reply(
+      encodeOmniResponse({
+        servErrno: 0,
+        recvBufSize: bound.recvBufSize,
+        receiveSize,
+        recvWidth: clampI32(recvWidth),
+        sendBufSize: bound.sendBufSize,
+        sendSize,
+        sendWidth: clampI32(sendWidth),
+        flags,
+        cpuRate: setup.measureCpu ? (req.cpuRate > 0 ? req.cpuRate : this.options.cpuRate) : 0,
+        soRcvAvoid: req.soRcvAvoid,
+        soSndAvoid: req.soSndAvoid,
+        dataPort: bound.port,
+        socketPrio: req.socketPrio,
+        socketTos: req.socketTos,
+      }),
+      MsgType.OMNI_RESPONSE,
+    );
+
+    const timed = req.testLength > 0;
+    const count = req.testLength < 0 ? -req.testLength : 0;
+    test.padS = setup.serverReceives ? PAD_TIME_S : 0;
+    test.startMs = nowMs;
+    test.deadlineMs = timed ? nowMs + (req.testLength + test.padS) * 1000 : undefined;
+    this.stateValue = "running";
+    this.io.act({
+      kind: "start",
+      run: {
+        setup,
+        receiveSize,
+        sendSize,
+        limitBytes: rr ? 0 : count,
+        limitTransactions: rr ? count : 0,
+        testLengthS: timed ? req.testLength : 0,
+        idleTimeoutMs: timed ? 0 : this.options.idleDataTimeoutMs,
+      },
+    });
+  }
+
+  /** Setup or data-phase failure: netserver answers with the errno and the child exits (spec §9). */
+  dataFailed(errno: number, _nowMs: number): void {
+    if (this.stateValue !== "binding" && this.stateValue !== "running" && this.stateValue !== "stopping") return;
+    const type = this.stateValue === "binding" ? MsgType.OMNI_RESPONSE : RESULTS_TYPE_WORD;
+    if (this.stateValue !== "binding") this.io.act({ kind: "abort" });
+    this.reply(encodeStatusReply(type, errno > 0 ? errno : Errno.EIO), type);
+    this.shut();
+  }
+
+  dataEnded(counters: ServerDataCounters, nowMs: number): void {
+    const test = this.test;
+    if ((this.stateValue !== "running" && this.stateValue !== "stopping") || !test) return;
+    let elapsed = (nowMs - test.startMs) / 1000;
+    if (test.timedOut) elapsed = Math.max(0, elapsed - test.padS);
+    const { setup } = test;
+    const cpu = setup.measureCpu ? counters.cpu : undefined;
+    const reportCong = setup.wantCongestionName && !setup.connectPerTransaction;
+    this.reply(
+      encodeOmniResults({
+        type: RESULTS_TYPE_WORD,
+        servErrno: 0,
+        bytesReceived: counters.bytesReceived,
+        recvCalls: u32(counters.recvCalls),
+        recvBufSize: clampI32(counters.recvBufSize),
+        bytesSent: counters.bytesSent,
+        sendCalls: u32(counters.sendCalls),
+        sendBufSize: clampI32(counters.sendBufSize),
+        failedSends: 0,
+        transReceived: u32(counters.transactions),
+        elapsedTime: elapsed,
+        cpuUtil: cpu?.util ?? 0,
+        cpuPercentUser: cpu?.user ?? 0,
+        cpuPercentSystem: cpu?.system ?? 0,
+        cpuPercentIowait: cpu?.iowait ?? 0,
+        cpuPercentIrq: cpu?.irq ?? 0,
+        cpuPercentSwintr: cpu?.softirq ?? 0,
+        cpuMethod: cpu?.method ?? 0,
+        numCpus: cpu?.numCpus ?? 0,
+        peakCpuId: cpu?.peakCpuId ?? 0,
+        peakCpuUtil: cpu?.peakCpuUtil ?? 0,
+        transportRetrans: setup.protocol === "udp" || setup.connectPerTransaction ? -1 : clampI32(counters.transportRetrans),
+        congControl: reportCong ? counters.congestionName.slice(0, 16) : "",
+      }),
+      RESULTS_TYPE_WORD,
+    );
+    this.test = undefined;
+    this.stateValue = "idle";
+    this.idleDeadlineMs = nowMs + this.options.requestTimeoutMs;
+    // Requests that arrived during the test are handled now, in order.
+    while (this.queue.length > 0 && this.stateValue === "idle") this.handleFrame(this.queue.shift()!, nowMs);
+  }
+
+  tick(nowMs: number): void {
+    const deadline = this.nextDeadlineMs();
+    if (deadline === undefined || nowMs < deadline) return;
+    switch (this.stateValue) {
+      case "passphrase":
+        this.io.act({ kind: "log", message: "no passphrase in time; closing" });
+        this.shut();
+        return;
+      case "idle":
+        this.io.act({ kind: "log", message: this.frames.pending > 0 ? "request incomplete in time; closing" : "control connection idle; closing" });
+        this.shut();
+        return;
+      case "running":
+        this.test!.timedOut = true;
+        this.test!.stopDeadlineMs = nowMs + this.options.stopGraceMs;
+        this.stateValue = "stopping";
+        this.io.act({ kind: "stop", reason: "timer" });
+        return;
+      case "stopping":
+        this.dataFailed(Errno.ETIMEDOUT, nowMs);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private handleFrame(frame: Uint8Array, nowMs: number): void {
+    const type = messageType(frame);
+    if (this.stateValue === "passphrase") {
+      // netserver -Z: anything but the right passphrase closes the connection without a reply.
+      if (type !== MsgType.PASSPHRASE || decodePassphrase(frame) !== this.options.passphrase) {
+        this.io.act({ kind: "log", message: "wrong or missing passphrase; closing" });
+        this.shut();
+        return;
+      }
+      this.stateValue = "idle";
+      this.idleDeadlineMs = nowMs + this.options.requestTimeoutMs;
+      return;
+    }
+    this.idleDeadlineMs = nowMs + this.options.requestTimeoutMs;
+    switch (type) {
+      case MsgType.DO_OMNI:
+        this.startTest(decodeOmniRequest(frame));
+        return;
+      case MsgType.PASSPHRASE:
+        return;
+      case MsgType.CPU_CALIBRATE:
+        this.reply(encodeCpuCalibrateReply(this.options.cpuRate, this.options.cpuCount), MsgType.CPU_CALIBRATE);
+        return;
+      case MsgType.DEBUG_ON:
+      case MsgType.DEBUG_OFF:
+        this.reply(encodeStatusReply(MsgType.DEBUG_OK, 0), MsgType.DEBUG_OK);
+        return;
+      case MsgType.DO_SYSINFO:
+        this.reply(encodeSysinfoReply(), MsgType.SYSINFO_RESPONSE);
+        return;
+      default:
+        this.io.act({ kind: "log", message: `unknown request type ${type}; answered 998` });
+        this.reply(encodeUnknownRequestReply(this.lastReplyType), this.lastReplyType);
+        return;
+    }
+  }
+
+  private startTest(request: OmniRequest): void {
+    const check = checkOmniRequest(request, this.options.limits);
+    if (!check.ok) {
+      this.io.act({ kind: "log", message: `refused DO_OMNI: ${check.reason} (errno ${check.errno})` });
+      this.reply(encodeStatusReply(MsgType.OMNI_RESPONSE, check.errno), MsgType.OMNI_RESPONSE);
+      this.shut();
+      return;
+    }
+    if (request.fillFile !== "") {
+      this.io.act({ kind: "log", message: "client named a fill file; ignored (never opened)" });
+    }
+    this.test = { request, setup: check.setup, startMs: 0, padS: 0, deadlineMs: undefined, timedOut: false, stopDeadlineMs: undefined };
+    this.stateValue = "binding";
+    this.io.act({ kind: "bind", setup: check.setup });
+  }
+
+  private fail(message: string): void {
+    this.io.act({ kind: "log", message: `${message}; closing` });
+    if (this.stateValue === "running" || this.stateValue === "stopping" || this.stateValue === "binding") this.io.act({ kind: "abort" });
+    this.shut();
+  }
+
+  private reply(bytes: Uint8Array, type: number): void {
+    this.lastReplyType = type;
+    this.io.write(bytes);
+  }
+
+  private shut(): void {
+    this.stateValue = "closed";
+    this.test = undefined;
+    this.queue.length = 0;
+    this.io.close();
+  }
+}
+
+function clampI32(n: number): number {
+  return Math.max(-0x8000_0000, Math.min(0x7fff_ffff, Math.round(n)));
+}
+
+/** Calls counters are 32-bit on the wire; netperf itself truncates them. */
+function u32(n: number): number {
+  return Math.max(0, Math.floor(n)) % 0x1_0000_0000;
+}

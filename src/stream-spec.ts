@@ -94,6 +94,8 @@ export const UdpSendSpec = z.object({
   bind: Endpoint.optional(),
   datagramSize: z.number().int().min(0).max(65507).default(1400),
   format: DatagramFormat.default("anyperf"),
+  /** Template every datagram starts from (iperf 2 repeats its client header); the stamp overwrites its header. */
+  payload: z.instanceof(Uint8Array).optional(),
   rate: Rate.default({}),
   fill: z.number().int().min(0).max(255).default(0x42),
   /** Datagrams sent once before the payload, in order, and the reply to wait for before starting (iperf3). */

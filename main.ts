@@ -1,0 +1,55 @@
+#!/usr/bin/env bun
+/**
+ * anyperf entry: a native subcommand, a dialect subcommand (`anyperf iperf3 ...`), or — when the binary is invoked
+ * through a link named like a peer tool — that dialect, busybox style.
+ */
+import { basename } from "node:path";
+import { UserError } from "./src/errors.ts";
+import { VERSION } from "./src/version.ts";
+
+type Entry = (argv: string[]) => Promise<number>;
+
+// Lazy imports keep start-up fast: only the chosen mode's code (and its libraries) is loaded.
+const native: Record<string, () => Promise<Entry>> = {
+  loopback: async () => (await import("./src/native/loopback-cli.ts")).loopbackMain,
+};
+const dialects: Record<string, () => Promise<Entry>> = {};
+
+const USAGE = `anyperf ${VERSION}: network throughput, packet rate and latency, paired with the tools you already run
+usage: anyperf <command> [options]
+  loopback        self-test: receiver and sender on 127.0.0.1
+${Object.keys(dialects).map((d) => `  ${d.padEnd(15)} ${d}-compatible command line and wire protocol`).join("\n")}
+  --version       print the version
+run 'anyperf <command> --help' for the options of a command`;
+
+async function dispatch(argv: string[]): Promise<number> {
+  const self = basename(process.argv0 ?? "anyperf").replace(/\.(exe|ts)$/, "");
+  if (dialects[self]) return (await dialects[self]())(argv);
+  const [cmd, ...rest] = argv;
+  if (cmd === "--version" || cmd === "-V" || cmd === "version") {
+    console.log(`anyperf ${VERSION}`);
+    return 0;
+  }
+  if (cmd === undefined || cmd === "--help" || cmd === "-h" || cmd === "help") {
+    console.log(USAGE);
+    return cmd === undefined ? 2 : 0;
+  }
+  const load = native[cmd] ?? dialects[cmd];
+  if (!load) {
+    console.error(`anyperf: unknown command '${cmd}'\n${USAGE}`);
+    return 2;
+  }
+  return (await load())(rest);
+}
+
+try {
+  process.exitCode = await dispatch(process.argv.slice(2));
+} catch (e) {
+  if (e instanceof UserError) {
+    console.error(`anyperf: ${e.message}`);
+    process.exitCode = e.exitCode;
+  } else if (e instanceof Error && e.name === "TypeError" && "code" in e && String(e.code).startsWith("ERR_PARSE_ARGS")) {
+    console.error(`anyperf: ${e.message}; see --help`);
+    process.exitCode = 2;
+  } else throw e;
+}

@@ -1,0 +1,159 @@
+import { allocCounters, snapshot, type CounterBuffers, type Snapshot } from "../counters.ts";
+import { explainSocketError, UserError } from "../errors.ts";
+import { StreamSpec, type Endpoint, type StreamSpecInput } from "../stream-spec.ts";
+import type { EndReason, FromWorker } from "../worker/messages.ts";
+import { WorkerPool } from "./worker-pool.ts";
+
+export interface StreamEvent {
+  stream: number;
+  name: "datagram" | "fin" | "connected";
+  bytes?: Uint8Array;
+  from?: Endpoint;
+}
+
+export interface StreamEnd {
+  reason: EndReason;
+  error?: { message: string; code?: string };
+}
+
+let nextPlane = 1;
+
+/**
+ * One test's data streams, each owned by a Worker of the shared pool, with their counters in shared memory.
+ * `open` resolves once every stream is listening or connected; `go` starts the senders; `stop` ends everything.
+ */
+export class DataPlane {
+  readonly id = nextPlane++;
+  readonly localPorts: (number | undefined)[];
+  readonly ends: (StreamEnd | undefined)[];
+  private readonly buffers: CounterBuffers;
+  private readonly workers: number[];
+  private readonly eventListeners = new Set<(e: StreamEvent) => void>();
+  private readonly endListeners = new Set<(stream: number, end: StreamEnd) => void>();
+  private readonly unsubscribe: Array<() => void> = [];
+  private pendingOpen = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
+  private allEnded!: () => void;
+  /** Resolves when every stream has ended, for whatever reason. */
+  readonly ended: Promise<void>;
+  private endedCount = 0;
+  private released = false;
+
+  private constructor(readonly specs: StreamSpec[], private readonly pool: WorkerPool) {
+    this.localPorts = specs.map(() => undefined);
+    this.ends = specs.map(() => undefined);
+    this.buffers = allocCounters(specs.length);
+    this.workers = pool.assign(specs.length);
+    this.ended = new Promise((r) => (this.allEnded = r));
+    this.unsubscribe.push(pool.subscribe(this.id, (m) => this.onMessage(m)));
+    this.unsubscribe.push(
+      pool.onCrash((w, message) => {
+        this.workers.forEach((owner, i) => {
+          if (owner === w) this.onMessage({ t: "ended", plane: this.id, stream: i, reason: "error", error: { message } });
+        });
+      }),
+    );
+  }
+
+  get size(): number {
+    return this.specs.length;
+  }
+
+  /** Validates the specs, opens every stream, and fails with one clear error if any stream cannot be set up. */
+  static async open(inputs: StreamSpecInput[], pool = WorkerPool.shared()): Promise<DataPlane> {
+    const specs = inputs.map((s, i) => StreamSpec.parse({ ...s, id: s.id ?? i }));
+    const plane = new DataPlane(specs, pool);
+    try {
+      await Promise.all(specs.map((spec, i) => plane.openStream(i, spec)));
+    } catch (e) {
+      await plane.stop();
+      throw e;
+    }
+    return plane;
+  }
+
+  private openStream(i: number, spec: StreamSpec): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.pendingOpen.set(i, { resolve, reject });
+      this.pool.post(this.workers[i]!, { t: "open", plane: this.id, stream: i, spec, counters: this.buffers.counters, histograms: this.buffers.histograms });
+    });
+  }
+
+  private onMessage(m: FromWorker): void {
+    if (m.t === "log") return;
+    switch (m.t) {
+      case "opened":
+        this.localPorts[m.stream] = m.localPort;
+        this.pendingOpen.get(m.stream)?.resolve();
+        this.pendingOpen.delete(m.stream);
+        break;
+      case "failed": {
+        const spec = this.specs[m.stream]!;
+        const where = "listen" in spec && spec.listen ? { ...spec.listen, role: "listen" as const } : "connect" in spec && spec.connect ? { ...spec.connect, role: "connect" as const } : undefined;
+        const err = where ? explainSocketError(Object.assign(new Error(m.error.message), { code: m.error.code }), where) : new UserError(m.error.message);
+        this.pendingOpen.get(m.stream)?.reject(err);
+        this.pendingOpen.delete(m.stream);
+        this.markEnded(m.stream, { reason: "error", error: m.error });
+        break;
+      }
+      case "ended":
+        this.markEnded(m.stream, { reason: m.reason, error: m.error });
+        break;
+      case "event":
+        for (const l of this.eventListeners) l({ stream: m.stream, name: m.name, bytes: m.bytes, from: m.from });
+        break;
+    }
+  }
+
+  private markEnded(stream: number, end: StreamEnd): void {
+    if (this.ends[stream]) return;
+    this.ends[stream] = end;
+    for (const l of this.endListeners) l(stream, end);
+    if (++this.endedCount === this.size) {
+      this.release();
+      this.allEnded();
+    }
+  }
+
+  private release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.pool.release(this.workers);
+    for (const u of this.unsubscribe) u();
+  }
+
+  onEvent(l: (e: StreamEvent) => void): () => void {
+    this.eventListeners.add(l);
+    return () => this.eventListeners.delete(l);
+  }
+
+  onStreamEnd(l: (stream: number, end: StreamEnd) => void): () => void {
+    this.endListeners.add(l);
+    return () => this.endListeners.delete(l);
+  }
+
+  go(): void {
+    for (const w of new Set(this.workers)) this.pool.post(w, { t: "go", plane: this.id });
+  }
+
+  /** Stops every stream (senders send their end markers, FINs are exchanged) and waits until all have ended. */
+  async stop(): Promise<void> {
+    if (this.endedCount === this.size) return;
+    for (const w of new Set(this.workers)) this.pool.post(w, { t: "stop", plane: this.id });
+    // A Worker that never answers (crashed, wedged) must not hang the caller.
+    await Promise.race([this.ended, new Promise((r) => setTimeout(r, 15_000))]);
+    for (let i = 0; i < this.size; i++) if (!this.ends[i]) this.markEnded(i, { reason: "error", error: { message: "stream did not stop within 15 s" } });
+  }
+
+  stopStream(stream: number): void {
+    this.pool.post(this.workers[stream]!, { t: "stop", plane: this.id, stream });
+  }
+
+  /** Sends one datagram from a UDP stream's own socket (reports, replies). */
+  send(stream: number, bytes: Uint8Array, to?: Endpoint): void {
+    this.pool.post(this.workers[stream]!, { t: "send", plane: this.id, stream, bytes, to });
+  }
+
+  snapshot(withHistograms = false): Snapshot {
+    return snapshot(this.buffers, this.size, performance.now(), withHistograms);
+  }
+}

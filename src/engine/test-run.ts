@@ -1,0 +1,327 @@
+import { delta, type Snapshot, type StreamCounters } from "../counters.ts";
+import { cyclesPerByte, lossPercent, packetsPerSecond, throughputBps, transactionsPerSecond } from "../formulas.ts";
+import { max, mean, merge, min, percentile } from "../histogram.ts";
+import { createHostSampler, type HostSampler } from "../host/sampler.ts";
+import type { HostSample } from "../host/sample.ts";
+import { hostWindow, type HostWindow } from "../host/window.ts";
+import { HIST_BUCKETS } from "../counters.ts";
+import type { Figures, Interval, Phase, Results, StreamFigures } from "../report/result.ts";
+import type { DataPlane } from "./data-plane.ts";
+import { VERSION } from "../version.ts";
+
+export type Side = StreamFigures["side"];
+
+export interface TestInfo {
+  mode: string;
+  role: string;
+  peer?: string;
+  transport: "tcp" | "udp";
+  test: "stream" | "rr" | "crr";
+}
+
+export interface Timing {
+  warmupS: number;
+  /** 0 = until stopped from outside (by the peer's protocol or Ctrl+C). */
+  durationS: number;
+  cooldownS: number;
+  intervalS: number;
+}
+
+interface Group {
+  plane: DataPlane;
+  side: Side;
+}
+
+type IntervalListener = (i: Interval, run: TestRun) => void;
+
+/**
+ * One test: its data planes, the phase clock (warm-up → measuring → cool-down → done, only the measured window
+ * counts, as in ntttcp), interval samples, host counters and the results document. Protocol sessions drive the
+ * phases themselves (iperf3's TEST_START/TEST_END); native modes call runTimed().
+ */
+export class TestRun {
+  phase: Phase = "waiting";
+  readonly startedAt = new Date();
+  private readonly groups: Group[] = [];
+  private measureStart: Snapshot[] = [];
+  private measureEnd: Snapshot[] | undefined;
+  private measureStartMs = 0;
+  private measureEndMs = 0;
+  private hostStart: HostSample | undefined;
+  private host: HostWindow | undefined;
+  private readonly sampler: HostSampler | undefined;
+  private lastSample: { at: number; snaps: Snapshot[] } | undefined;
+  private intervalTimer: ReturnType<typeof setInterval> | undefined;
+  private readonly listeners = new Set<IntervalListener>();
+  private readonly phaseListeners = new Set<(p: Phase) => void>();
+  readonly intervals: Interval[] = [];
+  readonly errors: string[] = [];
+  interrupted = false;
+  phaseStartedMs = performance.now();
+
+  constructor(readonly info: TestInfo, readonly timing: Timing) {
+    this.sampler = createHostSampler();
+  }
+
+  attach(plane: DataPlane, side: Side): void {
+    this.groups.push({ plane, side });
+    plane.onStreamEnd((stream, end) => {
+      if (end.reason === "error" && end.error) this.errors.push(`stream ${stream}: ${end.error.message}`);
+    });
+  }
+
+  get planes(): DataPlane[] {
+    return this.groups.map((g) => g.plane);
+  }
+
+  onInterval(l: IntervalListener): () => void {
+    this.listeners.add(l);
+    return () => this.listeners.delete(l);
+  }
+
+  onPhase(l: (p: Phase) => void): () => void {
+    this.phaseListeners.add(l);
+    return () => this.phaseListeners.delete(l);
+  }
+
+  private setPhase(p: Phase): void {
+    this.phase = p;
+    this.phaseStartedMs = performance.now();
+    for (const l of this.phaseListeners) l(p);
+  }
+
+  private snaps(withHist: boolean): Snapshot[] {
+    return this.groups.map((g) => g.plane.snapshot(withHist));
+  }
+
+  /** Starts interval sampling; call when data starts flowing (warm-up or measuring). */
+  startSampling(): void {
+    if (this.intervalTimer) return;
+    this.lastSample = { at: performance.now(), snaps: this.snaps(false) };
+    this.intervalTimer = setInterval(() => this.sampleInterval(), this.timing.intervalS * 1000);
+  }
+
+  private sampleInterval(): void {
+    if (!this.lastSample || this.phase === "waiting" || this.phase === "done") return;
+    const now = performance.now();
+    const snaps = this.snaps(this.info.test !== "stream");
+    const seconds = (now - this.lastSample.at) / 1000;
+    const base = this.phase === "measuring" ? this.measureStartMs : this.lastSample.at - seconds * 1000;
+    const rel = (t: number) => (t - (this.measureStartMs || base)) / 1000;
+    const streams = this.figuresPerStream(this.lastSample.snaps, snaps, seconds);
+    const interval: Interval = {
+      start: rel(this.lastSample.at),
+      end: rel(now),
+      phase: this.phase === "warm-up" || this.phase === "cool-down" ? this.phase : "measuring",
+      sum: this.sideFigures(this.lastSample.snaps, snaps, seconds, this.reportingSide()),
+      streams: streams.map(({ connections: _c, ...f }) => f),
+    };
+    this.lastSample = { at: now, snaps };
+    if (interval.phase === "measuring") this.intervals.push(interval);
+    for (const l of this.listeners) l(interval, this);
+  }
+
+  beginWarmup(): void {
+    this.setPhase("warm-up");
+    this.startSampling();
+  }
+
+  /** The measured window starts now: counters and host figures are snapshotted. */
+  beginMeasuring(): void {
+    this.measureStart = this.snaps(true);
+    this.measureStartMs = performance.now();
+    this.hostStart = this.sampler?.sample();
+    this.setPhase("measuring");
+    this.startSampling();
+  }
+
+  /** The measured window ends now (later bytes, cool-down, FIN exchange do not count). */
+  endMeasuring(): void {
+    if (this.measureEnd) return;
+    if (this.phase === "measuring") this.sampleInterval();
+    this.measureEnd = this.snaps(true);
+    this.measureEndMs = performance.now();
+    if (this.hostStart && this.sampler) this.host = hostWindow(this.hostStart, this.sampler.sample());
+    this.setPhase("cool-down");
+  }
+
+  finish(): void {
+    if (!this.measureEnd && this.phase === "measuring") this.endMeasuring();
+    if (this.intervalTimer) clearInterval(this.intervalTimer);
+    this.intervalTimer = undefined;
+    this.sampler?.close();
+    this.setPhase("done");
+  }
+
+  /**
+   * Runs the phases on our own clock. Ends early when every stream has ended (limits, peer closed) or `signal`
+   * aborts (Ctrl+C): the window measured so far is kept and reported.
+   */
+  async runTimed(signal?: AbortSignal): Promise<void> {
+    const { warmupS, durationS, cooldownS } = this.timing;
+    let stop!: () => void;
+    const stopped = new Promise<void>((r) => (stop = r));
+    const onAbort = () => {
+      this.interrupted = true;
+      stop();
+    };
+    signal?.addEventListener("abort", onAbort);
+    if (signal?.aborted) onAbort();
+    void Promise.all(this.planes.map((p) => p.ended)).then(stop);
+    const sleep = (s: number) => Promise.race([new Promise<void>((r) => setTimeout(r, s * 1000)), stopped]);
+    const ended = () => this.interrupted || this.planes.every((p) => p.ends.every((e) => e !== undefined));
+    try {
+      if (warmupS > 0) {
+        this.beginWarmup();
+        await sleep(warmupS);
+      }
+      if (!ended()) {
+        this.beginMeasuring();
+        await (durationS > 0 ? sleep(durationS) : stopped);
+        this.endMeasuring();
+      }
+      if (cooldownS > 0 && !ended()) await sleep(cooldownS);
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+      if (!this.measureEnd && this.measureStartMs) this.endMeasuring();
+    }
+  }
+
+  /** Receivers report (as iperf3 and ntttcp receivers do); a sender-only test reports what it sent. */
+  private reportingSide(): Side[] {
+    const sides = new Set(this.groups.map((g) => g.side));
+    if (sides.has("recv")) return ["recv"];
+    if (sides.has("client")) return ["client"];
+    return [...sides];
+  }
+
+  private streamCounters(from: Snapshot[], to: Snapshot[], sides: Side[]): StreamCounters[] {
+    const out: StreamCounters[] = [];
+    this.groups.forEach((g, gi) => {
+      if (!sides.includes(g.side)) return;
+      to[gi]!.streams.forEach((s, i) => out.push(delta(from[gi]!.streams[i]!, s)));
+    });
+    return out;
+  }
+
+  private sideFigures(from: Snapshot[], to: Snapshot[], seconds: number, sides: Side[]): Figures {
+    return figures(this.streamCounters(from, to, sides), seconds, this.info);
+  }
+
+  private figuresPerStream(from: Snapshot[], to: Snapshot[], seconds: number): StreamFigures[] {
+    const out: StreamFigures[] = [];
+    let id = 0;
+    this.groups.forEach((g, gi) => {
+      to[gi]!.streams.forEach((s, i) => {
+        const d = delta(from[gi]!.streams[i]!, s);
+        out.push({ id: id++, side: g.side, connections: s.connections, ...figures([d], seconds, this.info) });
+      });
+    });
+    return out;
+  }
+
+  /** Live figures for the status endpoint: the measured window so far (or the last interval before it). */
+  current(): { seconds: number; sum: Figures } | undefined {
+    if (!this.measureStartMs) return undefined;
+    const end = this.measureEnd ?? this.snaps(this.info.test !== "stream");
+    const endMs = this.measureEnd ? this.measureEndMs : performance.now();
+    const seconds = (endMs - this.measureStartMs) / 1000;
+    return { seconds, sum: this.sideFigures(this.measureStart, end, seconds, this.reportingSide()) };
+  }
+
+  results(version = VERSION): Results {
+    const zero = this.groups.map((g) => ({ atMs: 0, streams: g.plane.snapshot(false).streams.map(zeroCounters) }));
+    const start = this.measureStart.length ? this.measureStart : this.snaps(true);
+    const end = this.measureEnd ?? this.snaps(true);
+    const endMs = this.measureEnd ? this.measureEndMs : performance.now();
+    const seconds = this.measureStartMs ? (endMs - this.measureStartMs) / 1000 : 0;
+    const sides = new Set(this.groups.map((g) => g.side));
+    const total = this.snaps(false);
+    const sum = (side: Side, key: "bytes" | "packets" | "transactions") =>
+      sides.has(side) ? this.streamCounters(zero, total, [side]).reduce((a, s) => a + s[key], 0) : undefined;
+    const summary = this.sideFigures(start, end, seconds, this.reportingSide());
+    const host = this.host;
+    const cycles = host?.cycles && summary.bytes > 0 ? cyclesPerByte(host.cycles, summary.bytes) : undefined;
+    return {
+      tool: "anyperf",
+      version,
+      mode: this.info.mode,
+      role: this.info.role,
+      peer: this.info.peer,
+      transport: this.info.transport,
+      test: this.info.test,
+      started_at: this.startedAt.toISOString(),
+      interrupted: this.interrupted,
+      phases: { warmup_s: this.timing.warmupS, measured_s: seconds, cooldown_s: this.timing.cooldownS },
+      summary,
+      sender: sides.has("send") && sides.has("recv") ? this.sideFigures(start, end, seconds, ["send"]) : undefined,
+      receiver: sides.has("send") && sides.has("recv") ? summary : undefined,
+      totals: {
+        sent_bytes: sum("send", "bytes"),
+        received_bytes: sum("recv", "bytes"),
+        sent_packets: sum("send", "packets"),
+        received_packets: sum("recv", "packets"),
+        transactions: sum("client", "transactions"),
+      },
+      streams: this.figuresPerStream(start, end, seconds),
+      intervals: this.intervals,
+      cpu: {
+        busy_percent: host?.cpu?.busy,
+        process_percent: host?.process?.total,
+        cycles_per_byte: cycles,
+        host,
+      },
+      retransmits: host?.tcp?.retransSegs,
+      errors: this.errors,
+    };
+  }
+}
+
+function zeroCounters(s: StreamCounters): StreamCounters {
+  return { ...s, bytes: 0, packets: 0, transactions: 0, lost: 0, outOfOrder: 0, sendErrors: 0, latencySumUs: 0, connections: 0, closed: 0, duplicates: 0, histogram: new Uint32Array(0) };
+}
+
+/** Figures of a set of streams over one window; the formulas live in src/formulas.ts. */
+export function figures(streams: StreamCounters[], seconds: number, info: Pick<TestInfo, "transport" | "test">): Figures {
+  let bytes = 0, packets = 0, transactions = 0, lost = 0, ooo = 0, jitter = 0, sendErrors = 0;
+  let hist: Uint32Array | undefined;
+  for (const s of streams) {
+    bytes += s.bytes;
+    packets += s.packets;
+    transactions += s.transactions;
+    lost += s.lost;
+    ooo += s.outOfOrder;
+    sendErrors += s.sendErrors;
+    jitter = Math.max(jitter, s.jitter);
+    if (s.histogram.length === HIST_BUCKETS) {
+      hist ??= new Uint32Array(HIST_BUCKETS);
+      merge(hist, s.histogram);
+    }
+  }
+  const f: Figures = { bytes, seconds, throughput_bps: throughputBps(bytes, seconds) };
+  if (info.transport === "udp" && info.test === "stream") {
+    f.packets = packets;
+    f.packets_per_second = packetsPerSecond(packets, seconds);
+    f.lost = lost;
+    f.loss_percent = lossPercent(lost, packets + lost);
+    f.out_of_order = ooo;
+    f.jitter_ms = jitter * 1000;
+    if (sendErrors) f.send_errors = sendErrors;
+  }
+  if (info.test !== "stream") {
+    f.transactions = transactions;
+    f.transactions_per_second = transactionsPerSecond(transactions, seconds);
+    if (hist && transactions > 0) {
+      f.latency_us = {
+        mean: mean(hist),
+        min: min(hist),
+        max: max(hist),
+        p50: percentile(hist, 50),
+        p90: percentile(hist, 90),
+        p99: percentile(hist, 99),
+        p999: percentile(hist, 99.9),
+      };
+    }
+  }
+  return f;
+}

@@ -1,0 +1,88 @@
+import { z } from "zod";
+import { HostWindow } from "../host/window.ts";
+
+/** The one results document every mode produces; `--json` prints it, dialects reformat it, /results serves it. */
+
+export const Latency = z.object({
+  mean: z.number(),
+  min: z.number(),
+  max: z.number(),
+  p50: z.number(),
+  p90: z.number(),
+  p99: z.number(),
+  p999: z.number(),
+});
+export type Latency = z.infer<typeof Latency>;
+
+/** Figures of one stream, one side, or the whole test over one window. */
+export const Figures = z.object({
+  bytes: z.number().nonnegative(),
+  seconds: z.number().nonnegative(),
+  throughput_bps: z.number().nonnegative(),
+  packets: z.number().nonnegative().optional(),
+  packets_per_second: z.number().nonnegative().optional(),
+  lost: z.number().optional(),
+  loss_percent: z.number().optional(),
+  out_of_order: z.number().optional(),
+  jitter_ms: z.number().optional(),
+  send_errors: z.number().optional(),
+  transactions: z.number().nonnegative().optional(),
+  transactions_per_second: z.number().nonnegative().optional(),
+  latency_us: Latency.optional(),
+});
+export type Figures = z.infer<typeof Figures>;
+
+export const StreamFigures = Figures.extend({
+  id: z.number().int(),
+  side: z.enum(["send", "recv", "client", "server"]),
+  connections: z.number().int().nonnegative(),
+});
+export type StreamFigures = z.infer<typeof StreamFigures>;
+
+export const Interval = z.object({
+  start: z.number(),
+  end: z.number(),
+  phase: z.enum(["warm-up", "measuring", "cool-down"]),
+  sum: Figures,
+  streams: z.array(Figures.extend({ id: z.number().int(), side: StreamFigures.shape.side })),
+});
+export type Interval = z.infer<typeof Interval>;
+
+export const Phase = z.enum(["waiting", "warm-up", "measuring", "cool-down", "done"]);
+export type Phase = z.infer<typeof Phase>;
+
+export const Results = z.object({
+  tool: z.literal("anyperf"),
+  version: z.string(),
+  mode: z.string(),
+  role: z.string(),
+  peer: z.string().optional(),
+  transport: z.enum(["tcp", "udp"]),
+  test: z.enum(["stream", "rr", "crr"]),
+  started_at: z.string(),
+  interrupted: z.boolean(),
+  phases: z.object({ warmup_s: z.number(), measured_s: z.number(), cooldown_s: z.number() }),
+  /** The measured window, from the side that reports (the receiver when we have it, as iperf3 does). */
+  summary: Figures,
+  sender: Figures.optional(),
+  receiver: Figures.optional(),
+  /** Whole-run totals of each side (warm-up and cool-down included): what reconciles exactly on loopback. */
+  totals: z.object({
+    sent_bytes: z.number().optional(),
+    received_bytes: z.number().optional(),
+    sent_packets: z.number().optional(),
+    received_packets: z.number().optional(),
+    transactions: z.number().optional(),
+  }),
+  streams: z.array(StreamFigures),
+  intervals: z.array(Interval),
+  cpu: z.object({
+    busy_percent: z.number().optional(),
+    process_percent: z.number().optional(),
+    cycles_per_byte: z.number().optional(),
+    host: HostWindow.optional(),
+  }),
+  retransmits: z.number().optional(),
+  errors: z.array(z.string()),
+});
+export type Results = z.infer<typeof Results>;

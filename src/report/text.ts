@@ -1,0 +1,45 @@
+import { formatBits, formatBytes } from "../units.ts";
+import type { Figures, Results } from "./result.ts";
+
+const pct = (v: number | undefined, d = 1) => (v === undefined ? "n/a" : `${v.toFixed(d)} %`);
+const us = (v: number) => (v >= 1000 ? `${(v / 1000).toFixed(2)} ms` : `${v.toFixed(1)} µs`);
+
+function line(f: Figures): string {
+  const parts = [formatBytes(f.bytes).padStart(11), formatBits(f.throughput_bps).padStart(14)];
+  if (f.packets_per_second !== undefined) parts.push(`${Math.round(f.packets_per_second).toLocaleString("en-US")} pkt/s`.padStart(16));
+  if (f.lost !== undefined) parts.push(`lost ${f.lost} (${pct(f.loss_percent, 3)})`);
+  if (f.transactions_per_second !== undefined) parts.push(`${Math.round(f.transactions_per_second).toLocaleString("en-US")} trans/s`.padStart(18));
+  return parts.join("  ");
+}
+
+/** The human report of a native run. */
+export function textReport(r: Results): string {
+  const out: string[] = [];
+  const kind = r.test === "stream" ? r.transport.toUpperCase() : `${r.transport.toUpperCase()}_${r.test.toUpperCase()}`;
+  const receivers = r.streams.filter((s) => s.side === "recv" || s.side === "client");
+  out.push(
+    `anyperf ${r.mode}: ${kind}, ${receivers.length} stream${receivers.length === 1 ? "" : "s"}, ${r.summary.seconds.toFixed(2)} s measured` +
+      (r.phases.warmup_s || r.phases.cooldown_s ? ` (warm-up ${r.phases.warmup_s} s, cool-down ${r.phases.cooldown_s} s)` : "") +
+      (r.interrupted ? " — interrupted, partial results" : ""),
+  );
+  out.push(`[ ID] side    ${"bytes".padStart(11)}  ${"throughput".padStart(14)}`);
+  for (const s of receivers) out.push(`[${String(s.id).padStart(3)}] ${s.side.padEnd(6)}  ${line(s)}`);
+  out.push(`[SUM] ${(r.test === "stream" ? "recv" : "client").padEnd(6)}  ${line(r.summary)}`);
+  if (r.sender) out.push(`[SUM] send    ${line(r.sender)}`);
+  const s = r.summary;
+  if (s.jitter_ms !== undefined) out.push(`UDP: jitter ${s.jitter_ms.toFixed(3)} ms, out of order ${s.out_of_order ?? 0}${s.send_errors ? `, send errors ${s.send_errors}` : ""}`);
+  if (s.latency_us) {
+    const l = s.latency_us;
+    out.push(`latency: mean ${us(l.mean)}  p50 ${us(l.p50)}  p90 ${us(l.p90)}  p99 ${us(l.p99)}  p99.9 ${us(l.p999)}  (min ${us(l.min)}, max ${us(l.max)})`);
+  }
+  const c = r.cpu;
+  const modes = c.host?.cpu;
+  out.push(
+    `CPU: host busy ${pct(c.busy_percent)}` +
+      (modes ? ` (user ${pct(modes.user)}, system ${pct(modes.system)}, softirq ${pct(modes.softirq)}, iowait ${pct(modes.iowait)})` : "") +
+      `, this process ${pct(c.process_percent)}, cycles/byte ${c.cycles_per_byte === undefined ? "n/a" : c.cycles_per_byte.toFixed(2)}` +
+      `, TCP retransmits ${r.retransmits ?? "n/a"}`,
+  );
+  for (const e of r.errors) out.push(`error: ${e}`);
+  return out.join("\n");
+}

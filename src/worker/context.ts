@@ -1,0 +1,53 @@
+import { HIST_BUCKETS, SLOTS_PER_STREAM, Slot } from "../counters.ts";
+import type { EndReason, FromWorker } from "./messages.ts";
+import type { Endpoint } from "../stream-spec.ts";
+
+export const nowMs = () => performance.now();
+/** Microseconds on a wall clock, for datagram stamps the peer compares (only differences matter). */
+export const wallUs = () => (performance.timeOrigin + performance.now()) * 1000;
+
+/** One stream's window onto the shared counters, and its way to talk to the main thread. */
+export class StreamContext {
+  readonly c: Float64Array;
+  readonly o: number;
+  readonly hist: Uint32Array;
+  private done = false;
+  constructor(
+    readonly plane: number,
+    readonly stream: number,
+    counters: SharedArrayBuffer,
+    histograms: SharedArrayBuffer,
+    private readonly post: (m: FromWorker) => void,
+  ) {
+    this.c = new Float64Array(counters);
+    this.o = stream * SLOTS_PER_STREAM;
+    this.hist = new Uint32Array(histograms, stream * HIST_BUCKETS * 4, HIST_BUCKETS);
+    this.c[this.o + Slot.lastActivityMs] = nowMs();
+  }
+  get ended(): boolean {
+    return this.done;
+  }
+  end(reason: EndReason, err?: unknown): void {
+    if (this.done) return;
+    this.done = true;
+    const error = err === undefined ? undefined : { message: err instanceof Error ? err.message : String(err), code: (err as { code?: string }).code };
+    this.post({ t: "ended", plane: this.plane, stream: this.stream, reason, error });
+  }
+  event(name: "datagram" | "fin" | "connected", bytes?: Uint8Array, from?: Endpoint): void {
+    this.post({ t: "event", plane: this.plane, stream: this.stream, name, bytes, from });
+  }
+  touch(): void {
+    this.c[this.o + Slot.lastActivityMs] = nowMs();
+  }
+  idleForMs(): number {
+    return nowMs() - this.c[this.o + Slot.lastActivityMs]!;
+  }
+}
+
+/** What every runner offers the worker loop. */
+export interface Runner {
+  open(): Promise<{ localPort?: number }>;
+  go(): void;
+  stop(): Promise<void>;
+  send?(bytes: Uint8Array, to?: Endpoint): void;
+}

@@ -1,0 +1,19 @@
+import type { Endpoint, StreamSpec } from "../stream-spec.ts";
+
+/** Main thread → Worker. Streams are addressed by (plane, stream) so one Worker serves many tests at once. */
+export type ToWorker =
+  | { t: "open"; plane: number; stream: number; spec: StreamSpec; counters: SharedArrayBuffer; histograms: SharedArrayBuffer; pinCpu?: number }
+  | { t: "go"; plane: number }
+  | { t: "stop"; plane: number; stream?: number }
+  | { t: "send"; plane: number; stream: number; bytes: Uint8Array; to?: Endpoint }
+  | { t: "pin"; cpu: number };
+
+export type EndReason = "stopped" | "limit" | "eof" | "idle" | "marker" | "error";
+
+/** Worker → main thread. */
+export type FromWorker =
+  | { t: "opened"; plane: number; stream: number; localPort?: number }
+  | { t: "failed"; plane: number; stream: number; error: { message: string; code?: string } }
+  | { t: "ended"; plane: number; stream: number; reason: EndReason; error?: { message: string; code?: string } }
+  | { t: "event"; plane: number; stream: number; name: "datagram" | "fin" | "connected"; bytes?: Uint8Array; from?: Endpoint }
+  | { t: "log"; message: string };

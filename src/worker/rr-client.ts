@@ -1,0 +1,212 @@
+import { Slot } from "../counters.ts";
+import { record } from "../histogram.ts";
+import type { RrClientSpec } from "../stream-spec.ts";
+import type { TcpSocket, UdpSocket } from "../net/types.ts";
+import { nowMs, type Runner, type StreamContext } from "./context.ts";
+import { connectTcp, applyOptions, type WorkerEnv } from "./sockets.ts";
+
+interface Conn {
+  got: number; // response bytes received for the oldest transaction in flight
+  sentAt: number[]; // send times of transactions in flight, oldest first
+  closed: boolean;
+}
+
+/** A lost UDP request or response would stall the loop forever; after this long the transaction counts as lost. */
+const UDP_LOSS_TIMEOUT_MS = 500;
+
+/**
+ * Request/response client: one connection (or one connected UDP socket) with `inFlight` transactions outstanding,
+ * or with `perTransactionConnect` a new TCP connection per transaction (CRR: connect, request, response, close).
+ * Every transaction's latency goes into the stream's histogram.
+ */
+export class RrClient implements Runner {
+  private running = false;
+  private tcp: TcpSocket<Conn> | undefined;
+  private udp: UdpSocket | undefined;
+  private readonly req: Uint8Array;
+  private udpTimer: ReturnType<typeof setTimeout> | undefined;
+  private crrOpen: TcpSocket<Conn> | undefined;
+  private stopped: (() => void) | undefined;
+  private udpPending: number[] = [];
+
+  constructor(private readonly spec: RrClientSpec, private readonly ctx: StreamContext, private readonly env: WorkerEnv) {
+    this.req = new Uint8Array(spec.requestSize).fill(0x6e);
+  }
+
+  async open(): Promise<{ localPort?: number }> {
+    const { spec } = this;
+    if (spec.transport === "udp") {
+      this.udp = await this.env.net.udpSocket({
+        hostname: spec.bind?.host,
+        port: spec.bind?.port,
+        connect: { hostname: spec.connect.host, port: spec.connect.port },
+        socket: { data: () => this.udpResponse(), error: () => {} },
+      });
+      applyOptions(this.env, this.udp.fd, spec.options);
+      return { localPort: this.udp.port };
+    }
+    if (spec.perTransactionConnect) return {};
+    this.tcp = await connectTcp(this.env, spec.connect, spec.bind, spec.options, this.conn(), this.tcpHandlers);
+    this.ctx.c[this.ctx.o + Slot.connections]!++;
+    return { localPort: this.tcp.localPort };
+  }
+
+  private conn(): Conn {
+    return { got: 0, sentAt: [], closed: false };
+  }
+
+  private readonly tcpHandlers = {
+    data: (s: TcpSocket<Conn>, d: Uint8Array) => this.tcpResponse(s, d.byteLength),
+    close: (s: TcpSocket<Conn>) => {
+      s.data.closed = true;
+      this.ctx.c[this.ctx.o + Slot.closed]!++;
+      if (this.spec.perTransactionConnect) return this.crrClosed(s);
+      if (this.running) this.ctx.end("eof");
+      this.stopped?.();
+    },
+    drain: () => {},
+    error: () => {},
+  };
+
+  go(): void {
+    this.running = true;
+    this.ctx.touch();
+    if (this.spec.transport === "udp") {
+      for (let i = 0; i < this.spec.inFlight; i++) this.udpSend();
+    } else if (this.spec.perTransactionConnect) void this.crrNext();
+    else for (let i = 0; i < this.spec.inFlight; i++) this.tcpSend(this.tcp!);
+  }
+
+  private done(startedAt: number): void {
+    const { c, o } = this.ctx;
+    const now = nowMs();
+    const us = (now - startedAt) * 1000;
+    c[o + Slot.transactions]!++;
+    c[o + Slot.latencySumUs]! += us;
+    if (us < c[o + Slot.latencyMinUs]! || c[o + Slot.latencyMinUs] === 0) c[o + Slot.latencyMinUs] = us;
+    if (us > c[o + Slot.latencyMaxUs]!) c[o + Slot.latencyMaxUs] = us;
+    c[o + Slot.lastActivityMs] = now;
+    record(this.ctx.hist, us);
+    const limit = this.spec.limitTransactions;
+    if (limit > 0 && c[o + Slot.transactions]! >= limit) {
+      this.ctx.end("limit");
+      void this.stop();
+    }
+  }
+
+  private tcpSend(s: TcpSocket<Conn>): void {
+    // Requests are tiny; a partial write here would mean a full socket buffer with one transaction in flight.
+    let off = 0;
+    while (off < this.req.byteLength) {
+      const n = s.write(this.req, off, this.req.byteLength - off);
+      if (n < 0) return;
+      off += n;
+    }
+    s.data.sentAt.push(nowMs());
+    this.ctx.c[this.ctx.o + Slot.bytes]! += this.req.byteLength;
+  }
+
+  private tcpResponse(s: TcpSocket<Conn>, n: number): void {
+    const st = s.data;
+    st.got += n;
+    this.ctx.c[this.ctx.o + Slot.bytes]! += n;
+    const resp = this.spec.responseSize;
+    while (st.got >= resp && st.sentAt.length > 0) {
+      st.got -= resp;
+      this.done(st.sentAt.shift()!);
+      if (this.running && !this.spec.perTransactionConnect) this.tcpSend(s);
+    }
+    if (this.spec.perTransactionConnect && st.sentAt.length === 0) st.got = 0;
+  }
+
+  private async crrNext(): Promise<void> {
+    if (!this.running) return this.stopped?.();
+    const start = nowMs();
+    try {
+      const s = await connectTcp(this.env, this.spec.connect, this.spec.bind, this.spec.options, this.conn(), this.tcpHandlers);
+      this.ctx.c[this.ctx.o + Slot.connections]!++;
+      this.crrOpen = s;
+      s.data.sentAt.push(start);
+      let off = 0;
+      while (off < this.req.byteLength) {
+        const n = s.write(this.req, off, this.req.byteLength - off);
+        if (n < 0) break;
+        off += n;
+      }
+    } catch {
+      // A refused or failed connect is one failed transaction; CRR goes on, as netperf's does.
+      this.ctx.c[this.ctx.o + Slot.sendErrors]!++;
+      if (this.running) setTimeout(() => void this.crrNext(), 1);
+    }
+  }
+
+  /** CRR: the transaction ends when the server closes after its response. */
+  private crrClosed(s: TcpSocket<Conn>): void {
+    this.crrOpen = undefined;
+    if (s.data.sentAt.length > 0 && s.data.got >= this.spec.responseSize) this.done(s.data.sentAt[0]!);
+    void this.crrNext();
+  }
+
+  private udpSend(): void {
+    try {
+      this.udp!.send(this.req);
+    } catch {
+      this.ctx.c[this.ctx.o + Slot.sendErrors]!++;
+    }
+    this.udpPending.push(nowMs());
+    this.ctx.c[this.ctx.o + Slot.bytes]! += this.req.byteLength;
+    this.armUdpTimer();
+  }
+
+  private armUdpTimer(): void {
+    if (this.udpTimer) clearTimeout(this.udpTimer);
+    this.udpTimer = setTimeout(() => {
+      this.udpTimer = undefined;
+      if (!this.running) return;
+      this.ctx.c[this.ctx.o + Slot.lost]! += this.udpPending.length;
+      const n = this.udpPending.length;
+      this.udpPending = [];
+      for (let i = 0; i < n; i++) this.udpSend();
+    }, UDP_LOSS_TIMEOUT_MS);
+  }
+
+  private udpResponse(): void {
+    const started = this.udpPending.shift();
+    if (started === undefined) return; // a response to a transaction already counted lost
+    this.done(started);
+    if (this.running) this.udpSend();
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running && this.ctx.ended) return;
+    this.running = false;
+    if (this.udpTimer) clearTimeout(this.udpTimer);
+    if (this.udp) {
+      if (this.spec.endMarker === "zero-length-x3") {
+        for (let i = 0; i < 3; i++) {
+          try {
+            this.udp.send(new Uint8Array(0));
+          } catch {
+            break;
+          }
+        }
+      }
+      this.udp.close();
+    }
+    const s = this.tcp ?? this.crrOpen;
+    if (s && !s.data.closed) {
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(() => {
+          s.terminate();
+          resolve();
+        }, 2_000);
+        this.stopped = () => {
+          clearTimeout(t);
+          resolve();
+        };
+        s.end();
+      });
+    }
+    this.ctx.end("stopped");
+  }
+}

@@ -1,0 +1,129 @@
+import { Slot } from "../counters.ts";
+import type { RrServerSpec } from "../stream-spec.ts";
+import type { TcpListener, TcpSocket, UdpSocket } from "../net/types.ts";
+import { nowMs, type Runner, type StreamContext } from "./context.ts";
+import { applyOptions, type WorkerEnv } from "./sockets.ts";
+
+interface Conn {
+  got: number; // request bytes received towards the next full request
+  owed: number; // response bytes still to write (partial writes wait for drain)
+  closed: boolean;
+}
+
+/**
+ * Request/response server: for every full request, one response. With `closeAfterResponse` each connection serves
+ * one transaction and is closed by us (TCP_CRR, where the server closes first). UDP answers each datagram.
+ */
+export class RrServer implements Runner {
+  private listener: TcpListener | undefined;
+  private udp: UdpSocket | undefined;
+  private readonly socks = new Set<TcpSocket<Conn>>();
+  private readonly resp: Uint8Array;
+  private accepted = 0;
+  private closedCount = 0;
+
+  constructor(private readonly spec: RrServerSpec, private readonly ctx: StreamContext, private readonly env: WorkerEnv) {
+    this.resp = new Uint8Array(spec.responseSize).fill(0x6e);
+  }
+
+  private readonly handlers = {
+    open: (s: TcpSocket<Conn>) => {
+      s.data = { got: 0, owed: 0, closed: false };
+      this.accepted++;
+      this.socks.add(s);
+      this.ctx.c[this.ctx.o + Slot.connections]!++;
+      if (!this.spec.closeAfterResponse) {
+        try {
+          applyOptions(this.env, s.fd, this.spec.options);
+        } catch (e) {
+          this.ctx.end("error", e);
+        }
+      }
+    },
+    data: (s: TcpSocket<Conn>, d: Uint8Array) => {
+      const st = s.data;
+      const { c, o } = this.ctx;
+      c[o + Slot.bytes]! += d.byteLength;
+      st.got += d.byteLength;
+      const req = this.spec.requestSize;
+      while (st.got >= req) {
+        st.got -= req;
+        st.owed += this.resp.byteLength;
+        c[o + Slot.transactions]!++;
+      }
+      c[o + Slot.lastActivityMs] = nowMs();
+      this.flush(s);
+    },
+    drain: (s: TcpSocket<Conn>) => this.flush(s),
+    close: (s: TcpSocket<Conn>) => {
+      if (!s.data || s.data.closed) return;
+      s.data.closed = true;
+      this.socks.delete(s);
+      this.closedCount++;
+      this.ctx.c[this.ctx.o + Slot.closed]!++;
+      const expected = this.spec.connections;
+      if (expected > 0 && this.closedCount >= expected && !this.spec.closeAfterResponse) this.ctx.end("eof");
+    },
+    error: () => {},
+  };
+
+  private flush(s: TcpSocket<Conn>): void {
+    const st = s.data;
+    const size = this.resp.byteLength;
+    while (st.owed > 0) {
+      const off = (size - (st.owed % size)) % size;
+      const n = s.write(this.resp, off, Math.min(size - off, st.owed));
+      if (n <= 0) return;
+      st.owed -= n;
+      this.ctx.c[this.ctx.o + Slot.bytes]! += n;
+    }
+    if (this.spec.closeAfterResponse && st.got === 0) s.end();
+    const limit = this.spec.limitTransactions;
+    if (limit > 0 && this.ctx.c[this.ctx.o + Slot.transactions]! >= limit) this.ctx.end("limit");
+  }
+
+  async open(): Promise<{ localPort?: number }> {
+    const { spec } = this;
+    if (spec.transport === "udp") {
+      if (!spec.listen) throw new Error("UDP rr-server needs listen");
+      this.udp = await this.env.net.udpSocket({
+        hostname: spec.listen.host,
+        port: spec.listen.port,
+        socket: {
+          data: (sock, d, port, address) => {
+            const { c, o } = this.ctx;
+            if (d.byteLength === 0) return this.ctx.end("marker");
+            c[o + Slot.bytes]! += d.byteLength;
+            c[o + Slot.transactions]!++;
+            c[o + Slot.lastActivityMs] = nowMs();
+            sock.send(this.resp, port, address);
+            const limit = this.spec.limitTransactions;
+            if (limit > 0 && c[o + Slot.transactions]! >= limit) this.ctx.end("limit");
+          },
+          error: () => {},
+        },
+      });
+      applyOptions(this.env, this.udp.fd, spec.options);
+      return { localPort: this.udp.port };
+    }
+    if (spec.adopt) {
+      const s = await this.env.net.connect({ fd: spec.adopt.fd, data: { got: 0, owed: 0, closed: false }, socket: this.handlers });
+      if (spec.adopt.pending > 0) this.handlers.data(s, new Uint8Array(spec.adopt.pending));
+      return {};
+    }
+    if (!spec.listen) throw new Error("rr-server needs listen or adopt");
+    this.listener = this.env.net.listen({ hostname: spec.listen.host, port: spec.listen.port, data: { got: 0, owed: 0, closed: false }, socket: this.handlers });
+    return { localPort: this.listener.port };
+  }
+
+  go(): void {}
+
+  stop(): Promise<void> {
+    this.listener?.stop(false);
+    this.listener = undefined;
+    this.udp?.close();
+    for (const s of this.socks) s.end();
+    this.ctx.end("stopped");
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,44 @@
+import type { Net, TcpHandlers, TcpSocket } from "../net/types.ts";
+import type { Endpoint, SocketOptions } from "../stream-spec.ts";
+import type { Sockopt } from "../sockopt/sockopt.ts";
+
+/** Everything a runner needs from its Worker: the socket API and (on Linux/Bun) socket options. */
+export interface WorkerEnv {
+  net: Net;
+  sockopt: Sockopt | undefined;
+}
+
+const hasOptions = (o: SocketOptions) => Object.values(o).some((v) => v !== undefined);
+
+/** Options that only work before connect (MSS, receive buffer for window scaling) or a local bind need a socket made by hand. */
+const needsPreparedSocket = (o: SocketOptions, bind?: Endpoint) => bind !== undefined || o.mss !== undefined || o.recvBuffer !== undefined;
+
+export function applyOptions(env: WorkerEnv, fd: number | undefined, opts: SocketOptions): void {
+  if (!hasOptions(opts)) return;
+  if (env.sockopt === undefined || fd === undefined) {
+    throw new Error("socket options need Linux and the Bun runtime: drop the socket options or run the compiled binary");
+  }
+  env.sockopt.apply(fd, opts);
+}
+
+/** Connect a TCP socket with the requested options and local bind; the returned socket is ready for data. */
+export async function connectTcp<T>(
+  env: WorkerEnv,
+  to: Endpoint,
+  bind: Endpoint | undefined,
+  opts: SocketOptions,
+  data: T,
+  handlers: TcpHandlers<T>,
+): Promise<TcpSocket<T>> {
+  if (needsPreparedSocket(opts, bind) && env.sockopt) {
+    const family = to.host.includes(":") ? 6 : 4;
+    const fd = env.sockopt.preparedTcpSocket(family, opts, bind);
+    await env.sockopt.connectNonBlocking(fd, to.host, to.port);
+    const s = await env.net.connect({ fd, data, socket: handlers });
+    applyOptions(env, s.fd, { ...opts, mss: undefined, recvBuffer: undefined });
+    return s;
+  }
+  const s = await env.net.connect({ hostname: to.host, port: to.port, data, socket: handlers });
+  applyOptions(env, s.fd, opts);
+  return s;
+}

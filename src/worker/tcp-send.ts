@@ -1,0 +1,149 @@
+import { Slot } from "../counters.ts";
+import { Pacer } from "../pacer.ts";
+import type { TcpSendSpec } from "../stream-spec.ts";
+import type { TcpSocket } from "../net/types.ts";
+import { nowMs, type Runner, type StreamContext } from "./context.ts";
+import { connectTcp, type WorkerEnv } from "./sockets.ts";
+
+interface ConnState {
+  off: number; // offset into the payload of a partial write
+  pre: number; // preamble bytes still to write
+  closed: boolean;
+}
+
+/** Bulk TCP sender: one stream = `connections` sockets fed from one preallocated buffer, round-robin on drain. */
+export class TcpSender implements Runner {
+  private readonly buf: Uint8Array;
+  private readonly socks: TcpSocket<ConnState>[] = [];
+  private running = false;
+  private stopping = false;
+  private readonly pacer: Pacer | undefined;
+  private waitTimer: ReturnType<typeof setTimeout> | undefined;
+  private closedCount = 0;
+  private onAllClosed: (() => void) | undefined;
+
+  constructor(private readonly spec: TcpSendSpec, private readonly ctx: StreamContext, private readonly env: WorkerEnv) {
+    this.buf = spec.payload ?? new Uint8Array(spec.writeSize).fill(spec.fill);
+    const r = spec.rate;
+    this.pacer = r.bitsPerSecond || r.packetsPerSecond ? new Pacer(r) : undefined;
+  }
+
+  async open(): Promise<{ localPort?: number }> {
+    const { spec, ctx } = this;
+    const handlers = {
+      drain: (s: TcpSocket<ConnState>) => this.pump(s),
+      data: () => {},
+      close: (s: TcpSocket<ConnState>) => this.closed(s),
+      error: () => {},
+    };
+    if (spec.adopt) {
+      this.socks.push(await this.env.net.connect({ fd: spec.adopt.fd, data: this.state(), socket: handlers }));
+    } else if (spec.connect) {
+      for (let i = 0; i < spec.connections; i++) {
+        this.socks.push(await connectTcp(this.env, spec.connect, spec.bind, spec.options, this.state(), handlers));
+      }
+    } else throw new Error("tcp-send needs connect or adopt");
+    ctx.c[ctx.o + Slot.connections]! += this.socks.length;
+    return { localPort: this.socks[0]?.localPort };
+  }
+
+  private state(): ConnState {
+    return { off: 0, pre: this.spec.preamble?.byteLength ?? 0, closed: false };
+  }
+
+  go(): void {
+    this.running = true;
+    this.ctx.touch();
+    for (const s of this.socks) this.pump(s);
+  }
+
+  private pump(s: TcpSocket<ConnState>): void {
+    if (!this.running || s.data.closed) return;
+    const st = s.data;
+    const pre = this.spec.preamble;
+    while (pre && st.pre > 0) {
+      const n = s.write(pre, pre.byteLength - st.pre, st.pre);
+      if (n <= 0) return;
+      st.pre -= n;
+    }
+    const { c, o } = this.ctx;
+    const buf = this.buf;
+    const size = buf.byteLength;
+    const limit = this.spec.limitBytes;
+    // Bounded so one socket that never fills cannot starve the others or the stop message.
+    for (let i = 0; i < 256; i++) {
+      let len = size - st.off;
+      if (limit > 0) len = Math.min(len, limit - c[o + Slot.bytes]!);
+      if (this.pacer) {
+        const t = nowMs();
+        const allowed = this.pacer.allowance(t, len);
+        if (allowed <= 0) return this.wait(t);
+        len = Math.min(len, allowed);
+      }
+      const n = st.off || len < size ? s.write(buf, st.off, len) : s.write(buf);
+      if (n < 0) return;
+      if (n > 0) {
+        c[o + Slot.bytes]! += n;
+        c[o + Slot.packets]!++;
+        this.pacer?.consume(n, 1);
+        st.off += n;
+        if (st.off >= size) st.off = 0;
+      }
+      if (limit > 0 && c[o + Slot.bytes]! >= limit) {
+        this.ctx.touch();
+        this.ctx.end("limit");
+        void this.stop();
+        return;
+      }
+      if (n < len) return; // kernel buffer full: drain calls us again
+    }
+    this.ctx.touch();
+    setImmediate(() => this.pump(s));
+  }
+
+  private wait(t: number): void {
+    if (this.waitTimer) return;
+    const ms = Math.max(0, this.pacer!.waitMs(t));
+    this.waitTimer = setTimeout(() => {
+      this.waitTimer = undefined;
+      for (const s of this.socks) this.pump(s);
+    }, ms);
+  }
+
+  private closed(s: TcpSocket<ConnState>): void {
+    if (s.data.closed) return;
+    s.data.closed = true;
+    this.closedCount++;
+    this.ctx.c[this.ctx.o + Slot.closed]!++;
+    if (this.closedCount === this.socks.length) {
+      this.onAllClosed?.();
+      if (!this.stopping) this.ctx.end("eof");
+    }
+  }
+
+  stop(): Promise<void> {
+    this.running = false;
+    if (this.waitTimer) clearTimeout(this.waitTimer);
+    if (this.stopping) return Promise.resolve();
+    this.stopping = true;
+    const open = this.socks.filter((s) => !s.data.closed);
+    if (open.length === 0) {
+      this.ctx.end("stopped");
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve) => {
+      const finish = () => {
+        clearTimeout(deadline);
+        this.ctx.end("stopped");
+        resolve();
+      };
+      // A peer that never closes its side must not hold us: terminate after the deadline.
+      const deadline = setTimeout(() => {
+        for (const s of this.socks) if (!s.data.closed) s.terminate();
+        finish();
+      }, this.spec.end === "fin-wait-eof" ? 10_000 : 2_000);
+      this.onAllClosed = finish;
+      for (const s of open) s.end();
+    });
+  }
+}

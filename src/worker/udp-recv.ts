@@ -1,0 +1,93 @@
+import { Slot } from "../counters.ts";
+import type { UdpRecvSpec, Endpoint } from "../stream-spec.ts";
+import type { UdpSocket } from "../net/types.ts";
+import { nowMs, wallUs, type Runner, type StreamContext } from "./context.ts";
+import { datagramCodecs } from "./datagram-formats.ts";
+import { applyOptions, type WorkerEnv } from "./sockets.ts";
+
+/**
+ * UDP receiver: counts datagrams and bytes, and when the format carries them, tracks loss, reordering and RFC 1889
+ * jitter the way iperf3 does (loss = sequence gaps, a late datagram repays one loss and counts as out of order).
+ */
+export class UdpReceiver implements Runner {
+  private sock: UdpSocket | undefined;
+  private readonly codec;
+  private prevTransitUs = NaN;
+  private jitterUs = 0;
+  private peer: Endpoint | undefined;
+
+  constructor(private readonly spec: UdpRecvSpec, private readonly ctx: StreamContext, private readonly env: WorkerEnv) {
+    this.codec = datagramCodecs[spec.format];
+  }
+
+  async open(): Promise<{ localPort?: number }> {
+    const { spec } = this;
+    this.sock = await this.env.net.udpSocket({
+      hostname: spec.listen.host,
+      port: spec.listen.port,
+      socket: { data: (_s, d, port, address) => this.onDatagram(d, port, address), error: () => {} },
+    });
+    applyOptions(this.env, this.sock.fd, spec.options);
+    return { localPort: this.sock.port };
+  }
+
+  private onDatagram(d: Uint8Array, port: number, address: string): void {
+    const { c, o } = this.ctx;
+    const len = d.byteLength;
+    if (len === 0) {
+      if (this.spec.endOn === "zero-length") this.ctx.end("marker");
+      return;
+    }
+    if (this.peer === undefined) {
+      this.peer = { host: address, port };
+      if (this.spec.helloReply) {
+        // iperf3: the first datagram is the client's hello, answered and not counted.
+        this.sock?.send(this.spec.helloReply, port, address);
+        this.ctx.event("connected", undefined, this.peer);
+        return;
+      }
+      this.ctx.event("connected", undefined, this.peer);
+    }
+    c[o + Slot.bytes]! += len;
+    c[o + Slot.packets]!++;
+    const now = nowMs();
+    c[o + Slot.lastActivityMs] = now;
+    const codec = this.codec;
+    if (codec.headerBytes === 0 || len < codec.headerBytes) return;
+    const v = new DataView(d.buffer, d.byteOffset, len);
+    const seq = codec.seq(v);
+    if (seq < 0) {
+      if (this.spec.endOn === "fin") this.ctx.event("fin", new Uint8Array(d.subarray(0, Math.min(len, 256))), { host: address, port });
+      return;
+    }
+    const transit = wallUs() - codec.sentUs(v);
+    if (!Number.isNaN(this.prevTransitUs)) {
+      const dd = Math.abs(transit - this.prevTransitUs);
+      this.jitterUs += (dd - this.jitterUs) / 16;
+      c[o + Slot.jitter] = this.jitterUs / 1e6;
+    }
+    this.prevTransitUs = transit;
+    const max = c[o + Slot.maxSeq]!;
+    if (seq > max) {
+      if (seq > max + 1) c[o + Slot.lost]! += seq - 1 - max;
+      c[o + Slot.maxSeq] = seq;
+    } else {
+      c[o + Slot.outOfOrder]!++;
+      if (c[o + Slot.lost]! > 0) c[o + Slot.lost]!--;
+    }
+  }
+
+  go(): void {}
+
+  send(bytes: Uint8Array, to?: Endpoint): void {
+    const dest = to ?? this.peer;
+    if (this.sock && dest) this.sock.send(bytes, dest.port, dest.host);
+  }
+
+  stop(): Promise<void> {
+    this.sock?.close();
+    this.sock = undefined;
+    this.ctx.end("stopped");
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,197 @@
+import { Slot } from "../counters.ts";
+import { Pacer } from "../pacer.ts";
+import type { UdpSendSpec } from "../stream-spec.ts";
+import type { UdpSocket } from "../net/types.ts";
+import { nowMs, wallUs, type Runner, type StreamContext } from "./context.ts";
+import { datagramCodecs } from "./datagram-formats.ts";
+import { applyOptions, type WorkerEnv } from "./sockets.ts";
+
+const FIN_RESEND_MS = 10;
+const FIN_GIVE_UP_MS = 2_000;
+const HELLO_TIMEOUT_MS = 30_000;
+
+/**
+ * UDP sender on a connected socket, `sendMany` batches from preallocated datagrams. Datagrams carry a sequence
+ * number and send time when the format has them; without one (format "none") every datagram is the same buffer.
+ */
+export class UdpSender implements Runner {
+  private sock: UdpSocket | undefined;
+  private readonly codec;
+  private readonly batch: Uint8Array[];
+  private readonly views: DataView[];
+  private readonly pacer: Pacer | undefined;
+  private seq = 0;
+  private running = false;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private reply: ((d: Uint8Array) => void) | undefined;
+
+  constructor(private readonly spec: UdpSendSpec, private readonly ctx: StreamContext, private readonly env: WorkerEnv) {
+    this.codec = datagramCodecs[spec.format];
+    const size = spec.datagramSize;
+    const n = this.codec.headerBytes > 0 ? spec.batch : 1;
+    const make = () => {
+      const b = new Uint8Array(size).fill(spec.fill);
+      if (spec.payload) b.set(spec.payload.subarray(0, size));
+      return b;
+    };
+    const distinct = Array.from({ length: n }, make);
+    this.batch = Array.from({ length: spec.batch }, (_, i) => distinct[i % n]!);
+    this.views = distinct.map((b) => new DataView(b.buffer));
+    const r = spec.rate;
+    this.pacer = r.bitsPerSecond || r.packetsPerSecond ? new Pacer(r) : undefined;
+  }
+
+  async open(): Promise<{ localPort?: number }> {
+    const { spec } = this;
+    this.sock = await this.env.net.udpSocket({
+      hostname: spec.bind?.host,
+      port: spec.bind?.port,
+      connect: { hostname: spec.connect.host, port: spec.connect.port },
+      socket: {
+        data: (_s, d, port, address) => {
+          if (this.reply) this.reply(d);
+          else this.ctx.event("datagram", new Uint8Array(d), { host: address, port });
+        },
+        error: () => {},
+      },
+    });
+    applyOptions(this.env, this.sock.fd, spec.options);
+    if (spec.hello) await this.handshake(spec.hello);
+    return { localPort: this.sock.port };
+  }
+
+  /** iperf3's UDP stream set-up: one hello datagram, then wait for the server's reply before any data. */
+  private handshake(hello: Uint8Array): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const t = setTimeout(() => {
+        this.reply = undefined;
+        reject(new Error(`no reply to the UDP hello from ${this.spec.connect.host}:${this.spec.connect.port} within 30 s: check that the server is up and UDP is not filtered`));
+      }, HELLO_TIMEOUT_MS);
+      this.reply = (d) => {
+        if (!this.spec.awaitReply) return;
+        clearTimeout(t);
+        this.reply = undefined;
+        this.ctx.event("datagram", new Uint8Array(d));
+        resolve();
+      };
+      this.sock!.send(hello);
+      if (!this.spec.awaitReply) {
+        clearTimeout(t);
+        this.reply = undefined;
+        resolve();
+      }
+    });
+  }
+
+  go(): void {
+    this.running = true;
+    this.ctx.touch();
+    this.pump();
+  }
+
+  private pump = (): void => {
+    this.timer = undefined;
+    if (!this.running || !this.sock) return;
+    const { c, o } = this.ctx;
+    const { spec, codec, views } = this;
+    const size = spec.datagramSize;
+    const started = nowMs();
+    // Send batches until the budget or ~2 ms of work, then yield so stop messages get through.
+    for (;;) {
+      let n = spec.batch;
+      if (spec.limitPackets > 0) n = Math.min(n, spec.limitPackets - c[o + Slot.packets]!);
+      if (spec.limitBytes > 0) n = Math.min(n, Math.ceil((spec.limitBytes - c[o + Slot.bytes]!) / Math.max(1, size)));
+      const t = nowMs();
+      if (this.pacer) {
+        n = Math.min(n, Math.floor(this.pacer.allowance(t, size) / Math.max(1, size)) || (this.pacer.allowance(t, size) > 0 ? 1 : 0));
+        if (n <= 0) {
+          this.timer = setTimeout(this.pump, Math.max(0, this.pacer.waitMs(t)));
+          return;
+        }
+      }
+      if (n <= 0) {
+        this.ctx.end("limit");
+        void this.stop();
+        return;
+      }
+      if (codec.headerBytes > 0) {
+        const us = wallUs();
+        for (let i = 0; i < n && i < views.length; i++) codec.stamp(views[i]!, this.seq + 1 + i, us);
+      }
+      let sent: number;
+      try {
+        sent = n === this.batch.length ? this.sock.sendMany(this.batch) : this.sock.sendMany(this.batch.slice(0, n));
+      } catch {
+        // A connected socket reports the peer's ICMP port-unreachable here; keep going, the receiver may come up.
+        c[o + Slot.sendErrors]!++;
+        this.timer = setTimeout(this.pump, 1);
+        return;
+      }
+      this.seq += sent;
+      c[o + Slot.packets]! += sent;
+      c[o + Slot.bytes]! += sent * size;
+      this.pacer?.consume(sent * size, sent);
+      // Unsent datagrams are restamped with the next numbers in the next batch, so no gap is seen.
+      if (sent < n) c[o + Slot.sendErrors]! += n - sent;
+      if (nowMs() - started > 2) break;
+    }
+    this.ctx.touch();
+    this.timer = setTimeout(this.pump, 0);
+  };
+
+  send(bytes: Uint8Array): void {
+    this.sock?.send(bytes);
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running && !this.sock) return;
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    const sock = this.sock;
+    if (!sock) return;
+    this.sock = undefined;
+    await this.sendEndMarker(sock);
+    sock.close();
+    this.ctx.end("stopped");
+  }
+
+  private async sendEndMarker(sock: UdpSocket): Promise<void> {
+    const { spec } = this;
+    const safe = (b: Uint8Array) => {
+      try {
+        sock.send(b);
+      } catch {
+        // the peer is gone; nothing to tell it
+      }
+    };
+    if (spec.endMarker === "zero-length-x3") {
+      const empty = new Uint8Array(0);
+      for (let i = 0; i < 3; i++) safe(empty);
+      return;
+    }
+    if (spec.endMarker !== "iperf2-fin" && spec.endMarker !== "anyperf-fin") return;
+    // The receiver answers a FIN with its report; resend until one arrives, as iperf 2 does.
+    const fin = new Uint8Array(this.batch[0]!);
+    const v = new DataView(fin.buffer);
+    let finSeq = -(this.seq + 1);
+    await new Promise<void>((resolve) => {
+      const giveUp = setTimeout(() => done(), FIN_GIVE_UP_MS);
+      const tick = setInterval(() => {
+        this.codec.stamp(v, finSeq--, wallUs());
+        safe(fin);
+      }, FIN_RESEND_MS);
+      const done = () => {
+        clearTimeout(giveUp);
+        clearInterval(tick);
+        this.reply = undefined;
+        resolve();
+      };
+      this.reply = (d) => {
+        this.ctx.event("datagram", new Uint8Array(d));
+        done();
+      };
+      this.codec.stamp(v, finSeq--, wallUs());
+      safe(fin);
+    });
+  }
+}

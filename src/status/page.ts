@@ -54,6 +54,7 @@ const MAX_POINTS = 900;
 
 function rate(bps, unit) {
   if (bps === undefined || bps === null) return "–";
+  if (bps === 0) return "0 " + unit;
   const steps = [[1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"]];
   for (const [f, p] of steps) if (bps >= f) return (bps / f).toFixed(2) + " " + p + unit;
   return bps.toFixed(bps < 10 ? 2 : 0) + " " + unit;
@@ -202,6 +203,8 @@ function onFrame(frame) {
   if (e.testId !== chart.test) { poll(); return; }
   addPoint(e.end, e.bitsPerSecond);
   drawChart();
+  // The figures follow each interval too, not only the once-a-second poll.
+  poll();
 }
 async function events() {
   try {

@@ -95,7 +95,7 @@ describe("parameters", () => {
     const e = failure(json);
     expect(e.message).toContain(mention);
     expect(e.iErrno).toBe(IErrno.IERECVPARAMS);
-    expect([Errno.EINVAL, Errno.EBADMSG]).toContain(e.errno);
+    expect([Errno.EINVAL, Errno.EBADMSG] as number[]).toContain(e.errno);
   });
 
   test("end conditions and modes that cannot go together", () => {

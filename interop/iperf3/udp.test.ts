@@ -46,7 +46,7 @@ describe("datagram header", () => {
       expect(h.seq).toBe(i + 1);
       const out = new Uint8Array(16);
       encodeUdpHeader(out, h, true);
-      expect(out).toEqual(d.head.subarray(0, 16));
+      expect(Array.from(out)).toEqual(Array.from(d.head.subarray(0, 16)));
     });
   });
 

@@ -30,7 +30,8 @@ export interface ClientRound {
 export type ClientFailure =
   | { kind: "remote-errno"; errno: number; stage: "setup" | "results" }
   | { kind: "timeout"; waitingFor: "response" | "results" }
-  | { kind: "closed"; partialBytes: number; waitingFor: "response" | "results" };
+  | { kind: "closed"; partialBytes: number; waitingFor: "response" | "results" }
+  | { kind: "protocol"; detail: string };
 
 export type ClientAction =
   /** The setup reply arrived: run the data phase against `response.dataPort`, then call `dataDone`. */
@@ -59,10 +60,13 @@ export interface ClientSessionOptions {
   closeTimeoutMs: number;
 }
 
+const MIN_FRAMES_AHEAD = 2;
+
 export type ClientState = "new" | "await-response" | "data" | "await-results" | "draining" | "done";
 
 export class NetperfClientSession {
   private readonly frames = new FrameReader();
+  private readonly ahead: Uint8Array[] = [];
   private stateValue: ClientState = "new";
   private deadlineMs: number | undefined;
   private round = 0;
@@ -92,19 +96,31 @@ export class NetperfClientSession {
 
   receive(bytes: Uint8Array, nowMs: number): void {
     for (const frame of this.frames.push(bytes)) {
-      switch (this.stateValue) {
-        case "await-response":
-          this.onResponse(frame);
-          break;
-        case "data":
-        case "await-results":
-          this.onResults(frame, nowMs);
-          break;
-        default:
-          // Stock netserver sends nothing else; anything stray after the results is ignored.
-          break;
+      // A peer can be at most all remaining rounds ahead of us; more is not netserver.
+      if (this.ahead.length >= MIN_FRAMES_AHEAD + 2 * this.options.rounds) {
+        this.finish({ kind: "failed", failure: { kind: "protocol", detail: "server sent messages nobody asked for" } });
+        return;
       }
-      if (this.stateValue === "done") return;
+      this.ahead.push(frame);
+    }
+    this.drain(nowMs);
+  }
+
+  /** Consumes queued frames while the state expects one: a reply never arrives early from a stock server, but a
+   * replay or a fast peer may deliver the next round's frames in the same chunk. */
+  private drain(nowMs: number): void {
+    for (;;) {
+      const expecting =
+        this.stateValue === "await-response" || ((this.stateValue === "data" || this.stateValue === "await-results") && !this.results);
+      if (!expecting) {
+        // Stock netserver sends nothing after the last results; stray bytes then are ignored.
+        if (this.stateValue === "draining" || this.stateValue === "done") this.ahead.length = 0;
+        return;
+      }
+      const frame = this.ahead.shift();
+      if (!frame) return;
+      if (this.stateValue === "await-response") this.onResponse(frame);
+      else this.onResults(frame, nowMs);
     }
   }
 
@@ -189,6 +205,7 @@ export class NetperfClientSession {
     this.round++;
     if (this.round < this.options.rounds) {
       this.sendRequest(nowMs);
+      this.drain(nowMs);
       return;
     }
     this.stateValue = "draining";

@@ -30,7 +30,9 @@ export interface HostSampler {
  * Opens the /proc files once and re-reads them with pread on every sample. undefined off Linux or when /proc/stat
  * cannot be opened (no procfs mounted); a single missing file only leaves its part of each sample absent.
  */
-export function createHostSampler(sources: readonly HostSource[] = Object.keys(HOST_SOURCES) as HostSource[]): HostSampler | undefined {
+export function createHostSampler(
+  sources: readonly HostSource[] = Object.keys(HOST_SOURCES) as HostSource[],
+): HostSampler | undefined {
   if (process.platform !== "linux") return undefined;
   const files = new Map<HostSource, ProcFile>();
   for (const s of sources) {

@@ -1,0 +1,19 @@
+import { describe, expect, test } from "bun:test";
+import { SyscallError, errnoName } from "./errno.ts";
+
+describe("errnoName", () => {
+  test("Linux numbers map to their names", () => {
+    expect(errnoName(2)).toBe("ENOENT");
+    expect(errnoName(22)).toBe("EINVAL");
+    expect(errnoName(98)).toBe("EADDRINUSE");
+    expect(errnoName(115)).toBe("EINPROGRESS");
+  });
+  test("unknown numbers stay numeric", () => {
+    expect(errnoName(99999)).toBe("errno 99999");
+  });
+  test("SyscallError carries the code", () => {
+    const e = new SyscallError("setsockopt(TCP_CONGESTION)", 2);
+    expect(e.code).toBe("ENOENT");
+    expect(e.message).toBe("setsockopt(TCP_CONGESTION) failed: ENOENT");
+  });
+});

@@ -1,0 +1,370 @@
+import { readFileSync } from "node:fs";
+import { explainSocketError, UserError } from "../errors.ts";
+import type { SocketOptions } from "../stream-spec.ts";
+import {
+  AF_INET,
+  AF_INET6,
+  CPU_SETSIZE,
+  EINPROGRESS,
+  F_GETFL,
+  F_SETFL,
+  IP_TOS,
+  IPPROTO_IP,
+  IPPROTO_IPV6,
+  IPPROTO_TCP,
+  IPV6_TCLASS,
+  MSS_MAX,
+  MSS_MIN,
+  O_NONBLOCK,
+  SO_DOMAIN,
+  SO_ERROR,
+  SO_MAX_PACING_RATE,
+  SO_RCVBUF,
+  SO_REUSEADDR,
+  SO_SNDBUF,
+  SO_TYPE,
+  SOCK_CLOEXEC,
+  SOCK_STREAM,
+  SOL_SOCKET,
+  TCP_CONGESTION,
+  TCP_INFO,
+  TCP_MAXSEG,
+  TCP_NODELAY,
+  TcpState,
+} from "./constants.ts";
+import { SyscallError, errnoName } from "./errno.ts";
+import { loadLibc, type Libc } from "./libc.ts";
+import { decodeSockaddr, encodeSockaddr, type SocketFamily } from "./sockaddr.ts";
+import { parseTcpInfo, TCP_INFO_BUFFER, type TcpInfo } from "./tcp-info.ts";
+
+const F_DUPFD_CLOEXEC = 1030;
+const EINTR = 4;
+
+/** What the kernel reports after apply(), for each option that was asked for (buffers read back doubled). */
+export interface AppliedOptions {
+  sendBuffer?: number;
+  recvBuffer?: number;
+  noDelay?: boolean;
+  congestion?: string;
+  mss?: number;
+  tos?: number;
+  pacingRate?: number;
+}
+
+/** A whitespace-separated /proc/sys value as a list ([] when unreadable). */
+function readProcList(path: string): string[] {
+  try {
+    return readFileSync(path, "latin1").trim().split(/\s+/).filter((s) => s !== "");
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * setsockopt/getsockopt, TCP_INFO, dup, backlog, CPU pinning and pre-connect sockets through glibc. One instance per
+ * thread (see loadSockopt); the scratch buffers below are reused, so an instance must not be shared across threads.
+ */
+export class Sockopt {
+  readonly #int = new Int32Array(1);
+  readonly #len = new Uint32Array(1);
+  readonly #info = new Uint8Array(TCP_INFO_BUFFER);
+  readonly #name = new Uint8Array(64);
+
+  constructor(private readonly c: Libc) {}
+
+  #fail(call: string): never {
+    throw new SyscallError(call, this.c.errno());
+  }
+
+  getInt(fd: number, level: number, opt: number): number {
+    this.#len[0] = 4;
+    if (this.c.getsockopt(fd, level, opt, this.#int, this.#len) !== 0) this.#fail(`getsockopt(${level}, ${opt})`);
+    return this.#int[0] as number;
+  }
+
+  setInt(fd: number, level: number, opt: number, value: number): void {
+    this.#int[0] = value;
+    if (this.c.setsockopt(fd, level, opt, this.#int, 4) !== 0) this.#fail(`setsockopt(${level}, ${opt})`);
+  }
+
+  /** TCP_INFO of a TCP socket; undefined when the kernel refuses it (not TCP, closed fd). */
+  tcpInfo(fd: number): TcpInfo | undefined {
+    this.#len[0] = this.#info.length;
+    if (this.c.getsockopt(fd, IPPROTO_TCP, TCP_INFO, this.#info, this.#len) !== 0) return undefined;
+    return parseTcpInfo(this.#info, this.#len[0] as number);
+  }
+
+  /** The socket's congestion control algorithm ("cubic"); undefined if it has none (not TCP). */
+  congestionControl(fd: number): string | undefined {
+    this.#name.fill(0);
+    this.#len[0] = 16;
+    if (this.c.getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, this.#name, this.#len) !== 0) return undefined;
+    const n = Math.min(this.#len[0] as number, 16);
+    const end = this.#name.subarray(0, n).indexOf(0);
+    return new TextDecoder().decode(this.#name.subarray(0, end < 0 ? n : end));
+  }
+
+  /** Algorithms the kernel has (loaded or built in). */
+  availableCongestionControls(): string[] {
+    return readProcList("/proc/sys/net/ipv4/tcp_available_congestion_control");
+  }
+
+  /** A close-on-exec duplicate of fd (the original stays open). */
+  dup(fd: number): number {
+    const r = this.c.fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (r < 0) this.#fail("dup");
+    return r;
+  }
+
+  close(fd: number): void {
+    if (this.c.close(fd) !== 0) {
+      const errno = this.c.errno();
+      // After EINTR Linux has already released the fd; retrying could close someone else's.
+      if (errno !== EINTR) throw new SyscallError("close", errno);
+    }
+  }
+
+  /** listen() again on a listening socket to set the backlog Bun ignores (runtime notes, C7). */
+  listenBacklog(fd: number, backlog: number): void {
+    if (this.c.listen(fd, backlog) !== 0) this.#fail("listen");
+  }
+
+  setNonBlocking(fd: number, on = true): void {
+    const flags = this.c.fcntl(fd, F_GETFL, 0);
+    if (flags < 0) this.#fail("fcntl(F_GETFL)");
+    if (this.c.fcntl(fd, F_SETFL, on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK) < 0) this.#fail("fcntl(F_SETFL)");
+  }
+
+  /** The pending error of a socket (SO_ERROR, cleared by reading): 0 once a non-blocking connect succeeded. */
+  socketError(fd: number): number {
+    return this.getInt(fd, SOL_SOCKET, SO_ERROR);
+  }
+
+  family(fd: number): SocketFamily | undefined {
+    const af = this.getInt(fd, SOL_SOCKET, SO_DOMAIN);
+    return af === AF_INET ? "ipv4" : af === AF_INET6 ? "ipv6" : undefined;
+  }
+
+  localAddress(fd: number): { family: SocketFamily; host: string; port: number } | undefined {
+    const sa = new Uint8Array(128);
+    this.#len[0] = sa.length;
+    if (this.c.getsockname(fd, sa, this.#len) !== 0) this.#fail("getsockname");
+    return decodeSockaddr(sa.subarray(0, this.#len[0]));
+  }
+
+  /** The kernel thread id of the calling thread (what /proc/self/task/<tid> names); undefined on old glibc. */
+  threadId(): number | undefined {
+    return this.c.gettid?.();
+  }
+
+  /** Pins the calling thread (a Worker's own thread when called inside it) to one CPU. */
+  pinThread(cpu: number): void {
+    const allowed = () => readFileSync("/proc/self/status", "latin1").match(/^Cpus_allowed_list:\s*(\S+)/m)?.[1] ?? "?";
+    if (!Number.isInteger(cpu) || cpu < 0 || cpu >= CPU_SETSIZE) {
+      throw new UserError(`CPU ${cpu} does not exist: pick one of ${allowed()}`);
+    }
+    const mask = new BigUint64Array(CPU_SETSIZE / 64);
+    mask[cpu >> 6] = 1n << BigInt(cpu & 63);
+    if (this.c.sched_setaffinity(0, mask.byteLength, mask) !== 0) {
+      const code = errnoName(this.c.errno());
+      throw new UserError(`cannot pin to CPU ${cpu} (${code}): pick one of ${allowed()}`);
+    }
+  }
+
+  /**
+   * Sets the options present in `opts`, in an order where none undoes another, and reads each back. A refusal
+   * throws UserError naming the option, the value, the errno name and the fix. MSS only has an effect before
+   * connect or listen (use preparedTcpSocket); asking for it on a connected socket is a programming error.
+   */
+  apply(fd: number, opts: SocketOptions): AppliedOptions {
+    const out: AppliedOptions = {};
+    const tcp = this.getInt(fd, SOL_SOCKET, SO_TYPE) === SOCK_STREAM;
+    const tcpOnly = (label: string) => {
+      if (!tcp) throw new UserError(`${label} applies to TCP sockets only: remove it for UDP tests`);
+    };
+    const set = (label: string, level: number, opt: number, value: number, fix: (code: string) => string) => {
+      this.#int[0] = value;
+      if (this.c.setsockopt(fd, level, opt, this.#int, 4) !== 0) {
+        const code = errnoName(this.c.errno());
+        throw new UserError(`${label} refused by the kernel (${code}): ${fix(code)}`);
+      }
+    };
+    const generic = (code: string) =>
+      code === "EPERM" || code === "EACCES"
+        ? "run with the privilege (CAP_NET_ADMIN) or drop the option"
+        : "pick another value or drop the option";
+    const bufferFix = (sysctl: "wmem_max" | "rmem_max") => (code: string) =>
+      code === "EINVAL" || code === "ENOBUFS"
+        ? `pick a smaller size (net.core.${sysctl} is ${readProcList(`/proc/sys/net/core/${sysctl}`)[0] ?? "?"})`
+        : generic(code);
+
+    if (opts.sendBuffer !== undefined) {
+      set(`send buffer ${opts.sendBuffer}`, SOL_SOCKET, SO_SNDBUF, opts.sendBuffer, bufferFix("wmem_max"));
+      out.sendBuffer = this.getInt(fd, SOL_SOCKET, SO_SNDBUF);
+    }
+    if (opts.recvBuffer !== undefined) {
+      set(`receive buffer ${opts.recvBuffer}`, SOL_SOCKET, SO_RCVBUF, opts.recvBuffer, bufferFix("rmem_max"));
+      out.recvBuffer = this.getInt(fd, SOL_SOCKET, SO_RCVBUF);
+    }
+    if (opts.noDelay !== undefined) {
+      tcpOnly("TCP_NODELAY");
+      set(`TCP_NODELAY ${opts.noDelay ? "on" : "off"}`, IPPROTO_TCP, TCP_NODELAY, opts.noDelay ? 1 : 0, generic);
+      out.noDelay = this.getInt(fd, IPPROTO_TCP, TCP_NODELAY) !== 0;
+    }
+    if (opts.congestion !== undefined) {
+      tcpOnly(`congestion control "${opts.congestion}"`);
+      this.#setCongestion(fd, opts.congestion);
+      const now = this.congestionControl(fd);
+      if (now !== undefined) out.congestion = now;
+    }
+    if (opts.mss !== undefined) {
+      tcpOnly(`MSS ${opts.mss}`);
+      const state = this.tcpInfo(fd)?.state;
+      if (state !== undefined && state !== TcpState.CLOSE && state !== TcpState.LISTEN) {
+        throw new Error(`MSS must be set before connect (socket state ${state}): create the socket with preparedTcpSocket`);
+      }
+      set(`MSS ${opts.mss}`, IPPROTO_TCP, TCP_MAXSEG, opts.mss, (code) =>
+        code === "EINVAL" ? `pick a value from ${MSS_MIN} to ${MSS_MAX}` : generic(code));
+      out.mss = this.getInt(fd, IPPROTO_TCP, TCP_MAXSEG);
+    }
+    if (opts.tos !== undefined) {
+      const hex = `0x${opts.tos.toString(16).padStart(2, "0")}`;
+      const fix = (code: string) => (code === "EINVAL" ? "pick a value from 0 to 255" : generic(code));
+      if (this.family(fd) === "ipv6") {
+        set(`traffic class ${hex}`, IPPROTO_IPV6, IPV6_TCLASS, opts.tos, fix);
+        // A dual-stack socket may carry IPv4 (mapped) traffic, which takes its TOS from IP_TOS; best effort.
+        this.#int[0] = opts.tos;
+        this.c.setsockopt(fd, IPPROTO_IP, IP_TOS, this.#int, 4);
+        out.tos = this.getInt(fd, IPPROTO_IPV6, IPV6_TCLASS);
+      } else {
+        set(`TOS ${hex}`, IPPROTO_IP, IP_TOS, opts.tos, fix);
+        out.tos = this.getInt(fd, IPPROTO_IP, IP_TOS);
+      }
+    }
+    if (opts.pacingRate !== undefined) {
+      this.#setPacingRate(fd, opts.pacingRate, generic);
+      out.pacingRate = this.#getPacingRate(fd);
+    }
+    return out;
+  }
+
+  #setCongestion(fd: number, name: string): void {
+    const bytes = new TextEncoder().encode(name);
+    if (this.c.setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, bytes, bytes.length) === 0) return;
+    const code = errnoName(this.c.errno());
+    const available = this.availableCongestionControls().join(" ") || "(none listed)";
+    const allowed = () => readProcList("/proc/sys/net/ipv4/tcp_allowed_congestion_control").join(" ");
+    const fix =
+      code === "EPERM"
+        ? `only root may pick an algorithm outside net.ipv4.tcp_allowed_congestion_control: pick one of ${allowed()}`
+        : `pick one of ${available}`;
+    throw new UserError(`congestion control "${name}" refused by the kernel (${code}): ${fix}`);
+  }
+
+  #setPacingRate(fd: number, bytesPerSecond: number, generic: (code: string) => string): void {
+    // Kernels since 4.x accept a u64 on 64-bit hosts; a u32 is all older ones read, and ~0U means "unlimited".
+    const wide = bytesPerSecond > 0xffffffff;
+    const value = wide ? new BigUint64Array([BigInt(bytesPerSecond)]) : new Uint32Array([bytesPerSecond]);
+    if (this.c.setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, value, value.byteLength) !== 0) {
+      const code = errnoName(this.c.errno());
+      throw new UserError(`pacing rate ${bytesPerSecond} bytes/s refused by the kernel (${code}): ${generic(code)}`);
+    }
+  }
+
+  #getPacingRate(fd: number): number | undefined {
+    const v = new BigUint64Array(1);
+    this.#len[0] = 8;
+    if (this.c.getsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, v, this.#len) !== 0) return undefined;
+    return this.#len[0] === 8 ? Number(v[0]) : new Uint32Array(v.buffer)[0];
+  }
+
+  /**
+   * A non-blocking, close-on-exec TCP socket with `opts` applied before any connect (so MSS and the receive buffer
+   * shape the SYN: runtime notes R3), optionally bound to a local address. Hand it to connectNonBlocking, then to
+   * Bun.connect({ fd }). On failure the socket is closed and a UserError thrown.
+   */
+  preparedTcpSocket(family: SocketFamily, opts: SocketOptions, bind?: { host: string; port: number }): number {
+    const fd = this.c.socket(family === "ipv4" ? AF_INET : AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+      const code = errnoName(this.c.errno());
+      if (code === "EMFILE" || code === "ENFILE") {
+        throw new UserError(`too many open files (${code}): raise the limit (ulimit -n) or use fewer connections`);
+      }
+      if (code === "EAFNOSUPPORT") {
+        const name = family === "ipv6" ? "IPv6" : "IPv4";
+        throw new UserError(`${name} is not available on this host (${code}): use the other address family`);
+      }
+      throw new UserError(`cannot create a TCP socket (${code}): check the process limits`);
+    }
+    try {
+      this.setNonBlocking(fd);
+      if (bind) {
+        if (bind.port !== 0) this.setInt(fd, SOL_SOCKET, SO_REUSEADDR, 1);
+        const sa = encodeSockaddr(family, bind.host, bind.port);
+        if (this.c.bind(fd, sa, sa.length) !== 0) {
+          const err = new SyscallError("bind", this.c.errno());
+          if (err.code === "EADDRINUSE") {
+            const at = `${bind.host}:${bind.port}`;
+            throw new UserError(`local address ${at} in use (EADDRINUSE): pass another local port or omit it`);
+          }
+          throw explainSocketError(err, { host: bind.host, port: bind.port, role: "listen" });
+        }
+      }
+      this.apply(fd, opts);
+      return fd;
+    } catch (e) {
+      this.c.close(fd);
+      throw e;
+    }
+  }
+
+  /**
+   * Starts connecting a non-blocking socket to an IP literal (resolve names first). Returns at once; wait with
+   * awaitConnected before handing the fd to Bun.connect({ fd }), because Bun calls `open` on an adopted fd at once,
+   * even while the handshake is running, and reports a refused connection only as a `close`. An immediate refusal
+   * throws UserError.
+   */
+  connectNonBlocking(fd: number, host: string, port: number): void {
+    const family = this.family(fd);
+    if (!family) throw new Error(`fd ${fd} is not an IPv4 or IPv6 socket`);
+    const sa = encodeSockaddr(family, host, port);
+    if (this.c.connect(fd, sa, sa.length) === 0) return;
+    const errno = this.c.errno();
+    // EINTR: Linux goes on connecting in the background, same as EINPROGRESS.
+    if (errno === EINPROGRESS || errno === EINTR) return;
+    throw explainSocketError(new SyscallError("connect", errno), { host, port, role: "connect" });
+  }
+
+  /**
+   * Resolves once a connect started by connectNonBlocking has completed; rejects with a UserError (refused,
+   * unreachable, timed out) otherwise. Polls TCP_INFO's state, starting with no delay and backing off to 20 ms, so a
+   * loopback or LAN handshake adds about a millisecond at most.
+   */
+  async awaitConnected(fd: number, to: { host: string; port: number }, timeoutMs = 10_000): Promise<void> {
+    const deadline = performance.now() + timeoutMs;
+    let delay = 0;
+    for (;;) {
+      const state = this.tcpInfo(fd)?.state;
+      if (state === TcpState.ESTABLISHED || state === TcpState.CLOSE_WAIT) return;
+      if (state !== TcpState.SYN_SENT) {
+        const errno = state === undefined ? 0 : this.socketError(fd);
+        const cause =
+          errno !== 0
+            ? new SyscallError("connect", errno)
+            : new Error(`connection ended before it was established (state ${state ?? "unknown"})`);
+        throw explainSocketError(cause, { ...to, role: "connect" });
+      }
+      if (performance.now() >= deadline) throw explainSocketError({ code: "ETIMEDOUT" }, { ...to, role: "connect" });
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      delay = Math.min(delay === 0 ? 1 : delay * 2, 20);
+    }
+  }
+}
+
+let instance: Promise<Sockopt | undefined> | undefined;
+
+/** The thread's Sockopt on Linux glibc under Bun; undefined elsewhere (Deno, macOS, Windows, musl). */
+export function loadSockopt(): Promise<Sockopt | undefined> {
+  instance ??= loadLibc().then((c) => (c ? new Sockopt(c) : undefined));
+  return instance;
+}

@@ -1,0 +1,111 @@
+import { z } from "zod";
+
+/*
+ * struct tcp_info (include/uapi/linux/tcp.h). The kernel copies min(our length, its size) and reports the length,
+ * so an older kernel simply leaves the later fields out; those are absent here, never 0.
+ */
+
+const u32 = z.number().int().nonnegative();
+const u64 = z.number().nonnegative();
+
+export const TcpInfo = z.object({
+  /** TcpState value (1 ESTABLISHED ... 10 LISTEN). */
+  state: z.number().int(),
+  ca_state: z.number().int().optional(),
+  /** Consecutive RTO retransmissions of the head segment (u8). */
+  retransmits: z.number().int().optional(),
+  snd_wscale: z.number().int().optional(),
+  rcv_wscale: z.number().int().optional(),
+  rto_us: u32.optional(),
+  snd_mss: u32.optional(),
+  rcv_mss: u32.optional(),
+  /** Segments in flight; on a LISTEN socket: connections waiting in the accept queue. */
+  unacked: u32.optional(),
+  /** SACKed segments; on a LISTEN socket: the backlog limit in force. */
+  sacked: u32.optional(),
+  lost: u32.optional(),
+  retrans: u32.optional(),
+  pmtu: u32.optional(),
+  rtt_us: u32.optional(),
+  rttvar_us: u32.optional(),
+  snd_ssthresh: u32.optional(),
+  snd_cwnd: u32.optional(),
+  total_retrans: u32.optional(),
+  /** bytes/s */
+  pacing_rate: u64.optional(),
+  bytes_acked: u64.optional(),
+  bytes_received: u64.optional(),
+  segs_out: u32.optional(),
+  segs_in: u32.optional(),
+  notsent_bytes: u32.optional(),
+  min_rtt: u32.optional(),
+  /** bytes/s */
+  delivery_rate: u64.optional(),
+  /** µs */
+  busy_time: u64.optional(),
+  rwnd_limited: u64.optional(),
+  sndbuf_limited: u64.optional(),
+  delivered: u32.optional(),
+  bytes_sent: u64.optional(),
+  bytes_retrans: u64.optional(),
+  snd_wnd: u32.optional(),
+  rcv_wnd: u32.optional(),
+});
+export type TcpInfo = z.infer<typeof TcpInfo>;
+
+type WordField = Exclude<keyof TcpInfo, "state" | "ca_state" | "retransmits" | "snd_wscale" | "rcv_wscale">;
+type Field = [name: WordField, offset: number, size: 4 | 8];
+
+const FIELDS: Field[] = [
+  ["rto_us", 8, 4],
+  ["snd_mss", 16, 4],
+  ["rcv_mss", 20, 4],
+  ["unacked", 24, 4],
+  ["sacked", 28, 4],
+  ["lost", 32, 4],
+  ["retrans", 36, 4],
+  ["pmtu", 60, 4],
+  ["rtt_us", 68, 4],
+  ["rttvar_us", 72, 4],
+  ["snd_ssthresh", 76, 4],
+  ["snd_cwnd", 80, 4],
+  ["total_retrans", 100, 4],
+  ["pacing_rate", 104, 8],
+  ["bytes_acked", 120, 8],
+  ["bytes_received", 128, 8],
+  ["segs_out", 136, 4],
+  ["segs_in", 140, 4],
+  ["notsent_bytes", 144, 4],
+  ["min_rtt", 148, 4],
+  ["delivery_rate", 160, 8],
+  ["busy_time", 168, 8],
+  ["rwnd_limited", 176, 8],
+  ["sndbuf_limited", 184, 8],
+  ["delivered", 192, 4],
+  ["bytes_sent", 200, 8],
+  ["bytes_retrans", 208, 8],
+  ["snd_wnd", 228, 4],
+  ["rcv_wnd", 232, 4],
+];
+
+/** Bytes to offer the kernel: more than any kernel's struct today, so nothing new is cut off. */
+export const TCP_INFO_BUFFER = 512;
+
+/** Decodes the first `length` bytes the kernel filled (little-endian host); undefined if it filled none. */
+export function parseTcpInfo(bytes: Uint8Array, length: number): TcpInfo | undefined {
+  const len = Math.min(length, bytes.length);
+  if (len < 1) return undefined;
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, len);
+  const info: TcpInfo = { state: bytes[0] as number };
+  if (len >= 2) info.ca_state = bytes[1] as number;
+  if (len >= 3) info.retransmits = bytes[2] as number;
+  if (len >= 7) {
+    info.snd_wscale = (bytes[6] as number) & 0x0f;
+    info.rcv_wscale = (bytes[6] as number) >> 4;
+  }
+  for (const [name, offset, size] of FIELDS) {
+    if (offset + size > len) continue;
+    info[name] = size === 4 ? dv.getUint32(offset, true) : Number(dv.getBigUint64(offset, true));
+  }
+  return info;
+}

@@ -231,6 +231,8 @@ export class ClientSession {
         this.expect("display", state);
         this.transport.write(encodeState(State.IPERF_DONE));
         return this.close({ type: "done" });
+      case State.SERVER_ERROR:
+        return; // its payload follows as a server-error message
       case State.ACCESS_DENIED:
         return this.close({
           type: "failed",

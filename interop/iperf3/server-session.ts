@@ -216,6 +216,9 @@ export class ServerSession {
 
   private drain(nowMs: number): void {
     while (this.phase !== "closed" && !this.blocked) {
+      // A compliant client sends TEST_END only after its streams are up; one that arrives while streams are still
+      // being accepted waits for them (or for the streams deadline) instead of ending a test that never started.
+      if (this.phase === "creating-streams" && this.pending[0]?.kind === "state" && this.pending[0].state === State.TEST_END) return;
       const m = this.pending.shift();
       if (m === undefined) break;
       try {
@@ -288,7 +291,7 @@ export class ServerSession {
       case State.TEST_START:
         return; // 3.12 servers ignore it too
       case State.TEST_END:
-        if (this.phase !== "running" && this.phase !== "creating-streams") {
+        if (this.phase !== "running") {
           throw new Iperf3ProtocolError(`TEST_END while ${this.phase}`, IErrno.IEMESSAGE, Errno.OK);
         }
         this.phase = "stopping";
@@ -314,7 +317,9 @@ export class ServerSession {
     if (this.opts.maxDurationS > 0) limits.push(this.opts.maxDurationS + p.omitS);
     this.deadline = limits.length > 0 ? nowMs + Math.min(...limits) * 1000 : Number.POSITIVE_INFINITY;
     this.emit({ type: "start" });
-    if (this.phase === "running") this.transport.write(concat(encodeState(State.TEST_START), encodeState(State.TEST_RUNNING)));
+    if (this.phase !== "running") return;
+    this.transport.write(concat(encodeState(State.TEST_START), encodeState(State.TEST_RUNNING)));
+    this.drain(nowMs);
   }
 
   private finish(): void {

@@ -47,13 +47,14 @@ export function detectDialect(argvIn: readonly string[]): Detection {
     }
     afterM = w.toLowerCase() === "-m";
     if (afterM) mappingWords = 0;
-    if (WINDOWS_ONLY.has(w.toLowerCase())) win.push(w);
+    // Exact Linux spellings first: -V, -N, -P… are Linux flags even though Windows would also accept them.
+    if (LINUX_ONLY.has(w)) lin.push(w);
+    else if (WINDOWS_ONLY.has(w.toLowerCase())) win.push(w);
     else if (w === "-a") {
       // Windows -a [n] is async I/O; Linux -a takes the sender's source address.
       if (looksLikeAddress(argv[i + 1])) lin.push("-a <address>");
       else win.push("-a");
-    } else if (LINUX_ONLY.has(w)) lin.push(w);
-    else if (w.startsWith("--")) lin.push(w);
+    } else if (w.startsWith("--")) lin.push(w);
     else if (/^-[a-zA-Z6]/.test(w) && w.length > 2 && !WINDOWS_ONLY.has(w.toLowerCase()) && !["-xml", "-nic"].includes(w.toLowerCase())) {
       // Windows has no clustered flags or attached values: -s10.0.0.1, -p5001, -VN are getopt forms.
       lin.push(w);

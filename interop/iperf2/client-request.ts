@@ -1,0 +1,131 @@
+import { z } from "zod";
+import { type ClientHeader, IPERF_2_1_8, type Transport, VersionWords } from "./client-header.ts";
+import { HeaderFlag, OptionFlag, hasFlag } from "./flags.ts";
+import { Iperf2WireError } from "./wire-error.ts";
+
+/**
+ * What a client header asks the server to do, in plain terms. `describeClientHeader` reads it from a decoded header
+ * (server side); `buildClientHeader` writes the header a 2.1.8 client would send for it (client side).
+ */
+
+export const TestAmount = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("time"), seconds: z.number().positive().max(21474836) }),
+  z.object({ kind: z.literal("bytes"), bytes: z.number().int().nonnegative() }),
+]);
+export type TestAmount = z.infer<typeof TestAmount>;
+
+export const ClientRequest = z.object({
+  transport: z.enum(["tcp", "udp"]),
+  /** Who sends on the test connection: the client (default), the server (-R), or both (--full-duplex). */
+  direction: z.enum(["forward", "reverse", "full-duplex"]).default("forward"),
+  /** The server opens a second connection back to the client: at once (-d) or after the forward test (-r). */
+  connectBack: z.enum(["none", "dual", "tradeoff"]).default("none"),
+  amount: TestAmount,
+  /** Target rate in `rateUnits`; 0 = unlimited. */
+  rate: z.number().int().nonnegative().default(0),
+  rateUnits: z.enum(["bps", "pps"]).default("bps"),
+  /** -l if given, else 0 (the peer uses its default). */
+  bufLen: z.number().int().nonnegative().max(0x7fffffff).default(0),
+  numThreads: z.number().int().min(1).max(0x7fffffff).default(1),
+  /** The port the client listens on for -r / -d (iperf 2 -L, defaults to the server port). */
+  listenPort: z.number().int().min(0).max(65535).default(0),
+  tos: z.number().int().min(0).max(255).default(0),
+  peerDetect: z.boolean().default(false),
+  noUdpFin: z.boolean().default(false),
+  version: VersionWords.default(IPERF_2_1_8),
+  /** false = the classic 24-byte header of iperf 2.0 and older (only sent when connecting back). */
+  extended: z.boolean().default(true),
+});
+export type ClientRequest = z.infer<typeof ClientRequest>;
+export type ClientRequestInput = z.input<typeof ClientRequest>;
+
+/** Rate units byte at offset 55 (low byte of the rate-high word) when the rate is in packets per second. */
+const RATE_UNITS_PPS = 1;
+
+export function amountFromWord(word: number): TestAmount {
+  return word < 0 ? { kind: "time", seconds: -word / 100 } : { kind: "bytes", bytes: word };
+}
+
+export function amountToWord(amount: TestAmount): number {
+  if (amount.kind === "time") return -Math.max(1, Math.min(0x7fffffff, Math.round(amount.seconds * 100)));
+  // iperf 2.1.8 truncates -n above 2 GiB modulo 2^32; clamping keeps the request sane instead.
+  return Math.min(amount.bytes, 0x7fffffff);
+}
+
+export function describeClientHeader(h: ClientHeader, transport: Transport): ClientRequest {
+  const options = h.ext?.options ?? 0;
+  const direction = hasFlag(options, OptionFlag.fullDuplex)
+    ? "full-duplex"
+    : hasFlag(options, OptionFlag.reverse)
+      ? "reverse"
+      : "forward";
+  const connectBack = !hasFlag(h.flags, HeaderFlag.version1) ? "none" : hasFlag(h.flags, HeaderFlag.runNow) ? "dual" : "tradeoff";
+  const pps = h.ext !== undefined && (h.ext.rateUnits === RATE_UNITS_PPS || hasFlag(options, OptionFlag.unitsPps));
+  // Clients before the extended header carried the UDP rate in the window/bandwidth word.
+  const rate = h.ext ? h.ext.rate : transport === "udp" ? Math.max(0, h.winBand) : 0;
+  return {
+    transport,
+    direction,
+    connectBack,
+    amount: amountFromWord(h.amount),
+    rate,
+    rateUnits: pps ? "pps" : "bps",
+    bufLen: Math.max(0, h.bufLen),
+    numThreads: Math.max(1, h.numThreads),
+    listenPort: h.port >= 0 && h.port <= 65535 ? h.port : 0,
+    tos: (h.ext?.tos ?? 0) & 0xff,
+    peerDetect: hasFlag(h.flags, HeaderFlag.peerDetect),
+    noUdpFin: hasFlag(options, OptionFlag.noUdpFin),
+    version: h.ext?.version ?? { high: 0, low: 0 },
+    extended: h.ext !== undefined,
+  };
+}
+
+/**
+ * The header a 2.1.8 client sends for `input` (flag words as seen in iperf2-tcp-header-variants.txt). Returns null
+ * for a classic-mode request that needs no header (iperf 2 -C): the data then starts at once.
+ */
+export function buildClientHeader(input: ClientRequestInput): ClientHeader | null {
+  const parsed = ClientRequest.safeParse(input);
+  if (!parsed.success) throw new Iperf2WireError("bad-value", `client request: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+  const r = parsed.data;
+  let flags = 0;
+  if (r.connectBack !== "none") flags |= HeaderFlag.version1;
+  if (r.connectBack === "dual") flags |= HeaderFlag.runNow;
+  let options = 0;
+  if (r.extended) {
+    flags |= HeaderFlag.extend | HeaderFlag.lengthValid;
+    if (r.transport === "udp") flags |= HeaderFlag.seqno64;
+    if (r.direction === "reverse") options |= OptionFlag.reverse;
+    if (r.direction === "full-duplex") options |= OptionFlag.fullDuplex;
+    if (r.direction !== "forward" || r.peerDetect) flags |= HeaderFlag.version2;
+    if (r.peerDetect) flags |= HeaderFlag.peerDetect;
+    if (r.transport === "udp" && r.noUdpFin) options |= OptionFlag.noUdpFin;
+    if (r.transport === "udp" && (r.direction !== "forward" || r.noUdpFin)) flags |= HeaderFlag.udpTests;
+  } else if (r.connectBack === "none") {
+    return null;
+  }
+  const header: ClientHeader = {
+    flags: flags >>> 0,
+    numThreads: r.numThreads,
+    port: r.listenPort,
+    bufLen: r.bufLen,
+    winBand: r.extended || r.transport === "tcp" ? 0 : Math.min(r.rate, 0x7fffffff),
+    amount: amountToWord(r.amount),
+    tail: new Uint8Array(0),
+  };
+  if (r.extended) {
+    header.ext = {
+      type: 0,
+      length: 0,
+      options,
+      lowerOptions: 0,
+      version: r.version,
+      tos: r.tos,
+      rate: r.rate,
+      rateUnits: r.rateUnits === "pps" ? RATE_UNITS_PPS : 0,
+      writePrefetch: 0,
+    };
+  }
+  return header;
+}

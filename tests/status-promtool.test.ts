@@ -1,7 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { createStatusApp } from "../src/status/app.ts";
 import { MemorySource } from "../src/status/memory-source.ts";
+import type { StatusSource } from "../src/status/source.ts";
+import { TestRunSource } from "../src/status/test-run-source.ts";
 import { fakeSource } from "./fixtures/status/fake-run.ts";
+import { StandIn, tcp, tcpInterval } from "./fixtures/status/stand-in-run.ts";
 
 /** promtool comes with Debian's `prometheus` package; CI installs it (scripts/install-peers). */
 const promtool = Bun.which("promtool");
@@ -15,7 +18,7 @@ async function check(text: string): Promise<{ code: number; out: string }> {
   return { code, out: out + err };
 }
 
-async function metricsOf(source: MemorySource): Promise<string> {
+async function metricsOf(source: StatusSource): Promise<string> {
   const res = await createStatusApp(source).request("/metrics");
   expect(res.status).toBe(200);
   expect(res.headers.get("content-type")).toBe("text/plain; version=0.0.4; charset=utf-8");
@@ -29,7 +32,7 @@ describe.skipIf(!promtool)("promtool check metrics", () => {
     expect(r.out).toContain("x_ms");
   });
 
-  const cases: [string, () => MemorySource][] = [
+  const cases: [string, () => StatusSource][] = [
     ["no test yet", () => new MemorySource({ mode: "netserver", role: "server", persistent: true })],
     ["TCP bulk, measuring", () => {
       const { source, run } = fakeSource({ intervals: 5 });
@@ -49,6 +52,14 @@ describe.skipIf(!promtool)("promtool check metrics", () => {
       return source;
     }],
     ["warm-up, nothing moved yet, odd label text", () => fakeSource({ intervals: 3, mode: 'a"b\\c\nd' }).source],
+    ["engine run with send and recv streams (side labels), live CPU", () => {
+      const source = new TestRunSource({ mode: "loopback", role: "both" });
+      const run = new StandIn(tcp);
+      source.add(run);
+      run.setPhase("measuring");
+      run.interval(tcpInterval("measuring", 5000));
+      return source;
+    }],
   ];
   test.each(cases)("%s: clean", async (_name, make) => {
     const r = await check(await metricsOf(make()));

@@ -3,6 +3,8 @@ import { bpsOf, fakeSource } from "../../tests/fixtures/status/fake-run.ts";
 import { buildStatusDocument } from "./document.ts";
 import { MemorySource } from "./memory-source.ts";
 import { renderMetrics } from "./metrics.ts";
+import { TestRunSource } from "./test-run-source.ts";
+import { StandIn, tcp, tcpInterval } from "../../tests/fixtures/status/stand-in-run.ts";
 
 /** Parses the exposition into "name{labels}" -> value, and the TYPE of each family. */
 function parse(text: string): { values: Map<string, number>; types: Map<string, string>; helps: Set<string> } {
@@ -92,5 +94,16 @@ describe("renderMetrics", () => {
     run.step();
     const text = renderMetrics(buildStatusDocument(source, NOW));
     expect(text).toContain('anyperf_elapsed_seconds{mode="we\\"ird\\\\mode\\nx",role="both"} 1\n');
+  });
+
+  test("streams that say which end they are carry a side label", () => {
+    const source = new TestRunSource({ mode: "loopback", role: "both", sampler: null });
+    const run = new StandIn(tcp);
+    source.add(run);
+    run.setPhase("measuring");
+    run.interval(tcpInterval("measuring", 5000));
+    const { values } = parse(renderMetrics(buildStatusDocument(source, NOW)));
+    expect(values.get('anyperf_bytes_total{mode="loopback",role="both",stream="0",side="send"}')).toBe(5100);
+    expect(values.get('anyperf_bytes_total{mode="loopback",role="both",stream="1",side="recv"}')).toBe(5000);
   });
 });

@@ -42,9 +42,13 @@ function renderFamily(f: Family): string {
   return lines.join("\n");
 }
 
+function streamLabels(base: Labels, s: TestView["streams"][number]): Labels {
+  return s.side === undefined ? { ...base, stream: String(s.id) } : { ...base, stream: String(s.id), side: s.side };
+}
+
 function testFamilies(t: TestView, base: Labels): Family[] {
   const perStream = (value: (s: TestView["streams"][number]) => number): Sample[] =>
-    t.streams.map((s) => ({ labels: { ...base, stream: String(s.id) }, value: value(s) }));
+    t.streams.map((s) => ({ labels: streamLabels(base, s), value: value(s) }));
   const fams: Family[] = [
     {
       name: "anyperf_test_start_time_seconds",
@@ -140,7 +144,7 @@ function testFamilies(t: TestView, base: Labels): Family[] {
       name: "anyperf_jitter_seconds",
       type: "gauge",
       help: "Datagram arrival jitter of the stream (RFC 1889 running estimate).",
-      samples: jitter.map((s) => ({ labels: { ...base, stream: String(s.id) }, value: s.jitterMilliseconds! / 1000 })),
+      samples: jitter.map((s) => ({ labels: streamLabels(base, s), value: s.jitterMilliseconds! / 1000 })),
     });
   }
   if (t.cpu) {

@@ -9,8 +9,11 @@ import { z } from "zod";
 export const Phase = z.enum(["waiting", "warm-up", "measuring", "cool-down", "done"]);
 export type Phase = z.infer<typeof Phase>;
 
-/** client/server for iperf3, iperf 2, netperf/netserver and the native tool; sender/receiver for ntttcp. */
-export const Role = z.enum(["client", "server", "sender", "receiver", "both"]);
+/**
+ * client/server for iperf3, iperf 2, netperf/netserver and the native tool, sender/receiver for ntttcp, both for
+ * loopback: whatever the front end calls itself, so a new mode needs no change here.
+ */
+export const Role = z.string().min(1);
 export type Role = z.infer<typeof Role>;
 
 /** A rate now (the last interval) and averaged over the measured window so far. */
@@ -43,6 +46,8 @@ export type CpuView = z.infer<typeof CpuView>;
 /** One data stream (one counter slot); totals are cumulative since the test started. */
 export const StreamView = z.object({
   id: z.number().int().nonnegative(),
+  /** Which end of the stream this process is, where it runs both (loopback) or several kinds. */
+  side: z.enum(["send", "recv", "client", "server"]).optional(),
   bytes: z.number().nonnegative(),
   packets: z.number().nonnegative(),
   transactions: z.number().nonnegative(),
@@ -105,7 +110,7 @@ export const TestView = z.object({
   latencyMicroseconds: LatencyPercentiles.optional(),
   streams: z.array(StreamView),
   cpu: CpuView.optional(),
-  /** TCP retransmits summed over the streams, where TCP_INFO can be read. */
+  /** TCP segments retransmitted since the test started: the streams' TCP_INFO, else the host's RetransSegs. */
   retransmits: z.number().int().nonnegative().optional(),
   /** UDP datagrams lost, summed over the streams. */
   lost: z.number().int().nonnegative().optional(),

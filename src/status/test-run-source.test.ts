@@ -1,0 +1,128 @@
+import { describe, expect, test } from "bun:test";
+import { StandIn, tcp, tcpInterval } from "../../tests/fixtures/status/stand-in-run.ts";
+import type { Figures } from "../report/result.ts";
+import { IntervalEvent, TestView } from "./schema.ts";
+import { TestRunSource } from "./test-run-source.ts";
+
+describe("TestRunSource", () => {
+  test("follows a run from waiting through warm-up and measuring to done", () => {
+    const source = new TestRunSource({ mode: "loopback", role: "both", sampler: null });
+    const run = new StandIn(tcp);
+    const events: IntervalEvent[] = [];
+    source.subscribe((e) => events.push(IntervalEvent.parse(e)));
+    expect(source.add(run)).toBe("1");
+
+    let v = TestView.parse(source.current());
+    expect(v).toMatchObject({ id: "1", mode: "loopback", role: "both", peer: "127.0.0.1", phase: "waiting" });
+    expect(v.remainingSeconds).toBe(4);
+    expect(v.durationSeconds).toBe(3);
+    expect(v.streams).toEqual([]);
+    expect(v.intervals).toEqual([]);
+
+    run.setPhase("warm-up");
+    run.interval(tcpInterval("warm-up", 1000));
+    v = TestView.parse(source.current());
+    expect(v.bytes).toBe(1000);
+    expect(v.streams).toEqual([
+      { id: 0, side: "send", bytes: 1100, packets: 0, transactions: 0, bitsPerSecond: 8800, averageBitsPerSecond: 0 },
+      { id: 1, side: "recv", bytes: 1000, packets: 0, transactions: 0, bitsPerSecond: 8000, averageBitsPerSecond: 0 },
+    ]);
+    expect(v.throughput).toEqual({ current: 8000, average: 0 });
+
+    run.setPhase("measuring", 1500);
+    expect(source.current()!.remainingSeconds).toBeCloseTo(1.5, 1);
+    run.interval(tcpInterval("measuring", 2000));
+    run.interval(tcpInterval("measuring", 4000, 2));
+    run.live = { seconds: 3, sum: { bytes: 6000, seconds: 3, throughput_bps: 16000 } };
+    v = TestView.parse(source.current());
+    expect(v.bytes).toBe(7000);
+    expect(v.throughput).toEqual({ current: 16000, average: 16000 });
+    // Per-stream averages cover the measured intervals only: (2000 + 4000) bytes in 3 s.
+    expect(v.streams[1]!.averageBitsPerSecond).toBe(16000);
+    expect(v.streams[1]!.bytes).toBe(7000);
+    expect(v.intervals.map((i) => i.bitsPerSecond)).toEqual([8000, 16000, 16000]);
+    // The chart's time axis is seconds since the test started and only moves forward.
+    for (let k = 1; k < v.intervals.length; k++) expect(v.intervals[k]!.end).toBeGreaterThanOrEqual(v.intervals[k - 1]!.end);
+    expect(v.intervals[2]!.end - v.intervals[2]!.start).toBe(2);
+
+    expect(events.map((e) => [e.seq, e.phase, e.bitsPerSecond])).toEqual([
+      [0, "warm-up", 8000],
+      [1, "measuring", 16000],
+      [2, "measuring", 16000],
+    ]);
+    expect(events[0]!.streams).toEqual([{ id: 0, bitsPerSecond: 8800 }, { id: 1, bitsPerSecond: 8000 }]);
+    expect(source.results()).toBeUndefined();
+
+    run.setPhase("done");
+    expect(source.current()).toBeUndefined();
+    const done = TestView.parse(source.tests()[0]);
+    expect(done.phase).toBe("done");
+    expect(done.remainingSeconds).toBe(0);
+    const frozen = done.elapsedSeconds;
+    expect(source.tests()[0]!.elapsedSeconds).toBe(frozen);
+    expect(source.results()).toEqual(run.results());
+    source.results("1");
+    expect(run.resultsCalls).toBe(2); // the test's own call above, and one computed and kept by the source
+    source.setResults(run, { amended: true });
+    expect(source.results("1")).toEqual({ amended: true });
+  });
+
+  test("request/response: rates and latency with its transaction count", () => {
+    const source = new TestRunSource({ mode: "netperf", role: "client", sampler: null });
+    const run = new StandIn({ mode: "netperf", role: "client", transport: "tcp", test: "rr" });
+    source.add(run);
+    run.setPhase("measuring");
+    const f: Figures = { bytes: 200, seconds: 1, throughput_bps: 1600, transactions: 100, transactions_per_second: 100 };
+    run.interval({ start: 0, end: 1, phase: "measuring", sum: f, streams: [{ id: 0, side: "client", ...f }] });
+    const latency_us = { mean: 20, min: 10, max: 90, p50: 18, p90: 25, p99: 60, p999: 88 };
+    run.live = { seconds: 1, sum: { ...f, transactions: 100, transactions_per_second: 100, latency_us } };
+    const v = TestView.parse(source.current());
+    expect(v.transactionsPerSecond).toEqual({ current: 100, average: 100 });
+    expect(v.latencyMicroseconds).toEqual({ p50: 18, p90: 25, p99: 60, p999: 88, mean: 20, count: 100 });
+    expect(v.transactions).toBe(100);
+    expect(v.packetsPerSecond).toBeUndefined();
+  });
+
+  test("UDP: loss adds up, jitter is the latest level", () => {
+    const source = new TestRunSource({ mode: "loopback", role: "both", sampler: null });
+    const run = new StandIn({ ...tcp, transport: "udp" });
+    source.add(run);
+    run.setPhase("measuring");
+    for (const [lost, jitter] of [[3, 0.5], [4, 0.25]] as const) {
+      const f: Figures = { bytes: 1400, seconds: 1, throughput_bps: 11200, packets: 1, packets_per_second: 1, lost, jitter_ms: jitter };
+      run.interval({ start: 0, end: 1, phase: "measuring", sum: f, streams: [{ id: 0, side: "recv", ...f }] });
+    }
+    const v = TestView.parse(source.current());
+    expect(v.lost).toBe(7);
+    expect(v.streams[0]!.lost).toBe(7);
+    expect(v.streams[0]!.jitterMilliseconds).toBe(0.25);
+    expect(v.packetsPerSecond).toEqual({ current: 1, average: 0 });
+  });
+
+  test("keeps the newest `keep` tests and lets go of the others", () => {
+    const source = new TestRunSource({ mode: "netserver", role: "server", persistent: true, keep: 2, sampler: null });
+    const runs = [new StandIn(tcp), new StandIn(tcp), new StandIn(tcp)];
+    for (const r of runs) source.add(r);
+    expect(source.tests().map((t) => t.id)).toEqual(["3", "2"]);
+    expect(runs.map((r) => r.listening)).toEqual([0, 2, 2]);
+    source.close();
+    expect(runs.map((r) => r.listening)).toEqual([0, 0, 0]);
+  });
+
+  test.skipIf(process.platform !== "linux")("live CPU and retransmits from /proc once an interval has passed", async () => {
+    const source = new TestRunSource({ mode: "loopback", role: "both" });
+    const run = new StandIn(tcp);
+    source.add(run);
+    run.setPhase("measuring");
+    expect(source.current()!.cpu).toBeUndefined();
+    const spinUntil = performance.now() + 60;
+    while (performance.now() < spinUntil); // burn CPU so the window has ticks
+    await Bun.sleep(20);
+    run.interval(tcpInterval("measuring", 1000));
+    const v = TestView.parse(source.current());
+    expect(v.cpu).toBeDefined();
+    expect(v.cpu!.busyPercent).toBeLessThanOrEqual(100);
+    expect(v.retransmits).toBeGreaterThanOrEqual(0);
+    source.close();
+  });
+});

@@ -1,0 +1,270 @@
+import type { TestRun } from "../engine/test-run.ts";
+import { createHostSampler, type HostSampler } from "../host/sampler.ts";
+import type { HostSample } from "../host/sample.ts";
+import { hostWindow } from "../host/window.ts";
+import type { Interval } from "../report/result.ts";
+import type { CpuView, IntervalEvent, IntervalSample, Role, StreamView, TestView } from "./schema.ts";
+import type { StatusSource } from "./source.ts";
+
+/**
+ * The status source over the engine's TestRuns: a front end adds each run it starts, and this keeps what the
+ * status app needs from the run's interval samples (cumulative totals, the recent intervals for the chart) plus a
+ * host sample per interval for live CPU and retransmits (TestRun reads the host only at the window's ends).
+ * Time on the chart is seconds since the test started, so warm-up, measuring and cool-down share one axis.
+ */
+
+const KEEP_INTERVALS = 900;
+
+/** What this source reads of a TestRun; the engine's class has it, and tests can stand in for it. */
+export type RunLike = Pick<
+  TestRun,
+  "info" | "timing" | "phase" | "startedAt" | "phaseStartedMs" | "onInterval" | "onPhase" | "current" | "results"
+>;
+
+interface StreamTotals {
+  side: StreamView["side"];
+  bytes: number;
+  packets: number;
+  transactions: number;
+  lost?: number;
+  jitterMs?: number;
+  bitsPerSecond: number;
+  measuredBytes: number;
+  measuredSeconds: number;
+}
+
+interface Tracked {
+  id: string;
+  run: RunLike;
+  seq: number;
+  recent: IntervalSample[];
+  last?: Interval;
+  streams: Map<number, StreamTotals>;
+  bytes: number;
+  packets: number;
+  transactions: number;
+  hostFirst?: HostSample;
+  hostPrev?: HostSample;
+  cpu?: CpuView;
+  retransmits?: number;
+  doneAtMs?: number;
+  results?: unknown;
+  detach: () => void;
+}
+
+export interface TestRunSourceOptions {
+  mode: string;
+  role: Role;
+  persistent?: boolean;
+  /** Tests kept for /status and /results (a long-lived server's memory stays bounded). */
+  keep?: number;
+  /** Host counters for live CPU and retransmits; null = none (tests, or off Linux). Default: /proc. */
+  sampler?: HostSampler | null;
+}
+
+export class TestRunSource implements StatusSource {
+  readonly mode: string;
+  readonly role: Role;
+  readonly persistent: boolean;
+  private readonly keep: number;
+  private readonly sampler: HostSampler | undefined;
+  private tracked: Tracked[] = [];
+  private nextId = 1;
+  private readonly listeners = new Set<(e: IntervalEvent) => void>();
+
+  constructor(opts: TestRunSourceOptions) {
+    this.mode = opts.mode;
+    this.role = opts.role;
+    this.persistent = opts.persistent ?? false;
+    this.keep = Math.max(1, opts.keep ?? 20);
+    this.sampler = opts.sampler === null ? undefined : (opts.sampler ?? createHostSampler(["cpu", "process", "snmp"]));
+  }
+
+  /** Starts following a run; returns its id (its /results/<id>). */
+  add(run: RunLike): string {
+    const t: Tracked = {
+      id: String(this.nextId++),
+      run,
+      seq: 0,
+      recent: [],
+      streams: new Map(),
+      bytes: 0,
+      packets: 0,
+      transactions: 0,
+      hostFirst: this.sampler?.sample(),
+      detach: () => {},
+    };
+    t.hostPrev = t.hostFirst;
+    const offInterval = run.onInterval((i) => this.onInterval(t, i));
+    const offPhase = run.onPhase((p) => {
+      if (p === "done") t.doneAtMs = Date.now();
+    });
+    t.detach = () => {
+      offInterval();
+      offPhase();
+    };
+    this.tracked.unshift(t);
+    for (const old of this.tracked.splice(this.keep)) old.detach();
+    return t.id;
+  }
+
+  /** The results document as the front end finished it (it may amend TestRun.results()); else that is used. */
+  setResults(run: RunLike, results: unknown): void {
+    const t = this.tracked.find((x) => x.run === run);
+    if (t) t.results = results;
+  }
+
+  /** Stops following every run and closes the host counters. */
+  close(): void {
+    for (const t of this.tracked) t.detach();
+    this.sampler?.close();
+  }
+
+  private onInterval(t: Tracked, i: Interval): void {
+    t.last = i;
+    const seconds = Math.max(0, i.end - i.start);
+    const end = Math.max(seconds, (Date.now() - t.run.startedAt.getTime()) / 1000);
+    for (const s of i.streams) {
+      const prev = t.streams.get(s.id);
+      const measured = i.phase === "measuring";
+      t.streams.set(s.id, {
+        side: s.side,
+        bytes: (prev?.bytes ?? 0) + s.bytes,
+        packets: (prev?.packets ?? 0) + (s.packets ?? 0),
+        transactions: (prev?.transactions ?? 0) + (s.transactions ?? 0),
+        lost: s.lost === undefined ? prev?.lost : (prev?.lost ?? 0) + Math.max(0, s.lost),
+        jitterMs: s.jitter_ms ?? prev?.jitterMs,
+        bitsPerSecond: s.throughput_bps,
+        measuredBytes: (prev?.measuredBytes ?? 0) + (measured ? s.bytes : 0),
+        measuredSeconds: (prev?.measuredSeconds ?? 0) + (measured ? s.seconds : 0),
+      });
+    }
+    t.bytes += i.sum.bytes;
+    t.packets += i.sum.packets ?? 0;
+    t.transactions += i.sum.transactions ?? 0;
+    const sample: IntervalSample = {
+      start: end - seconds,
+      end,
+      bitsPerSecond: i.sum.throughput_bps,
+      ...(i.sum.packets_per_second === undefined ? {} : { packetsPerSecond: i.sum.packets_per_second }),
+      ...(i.sum.transactions_per_second === undefined ? {} : { transactionsPerSecond: i.sum.transactions_per_second }),
+    };
+    t.recent.push(sample);
+    if (t.recent.length > KEEP_INTERVALS) t.recent.shift();
+    this.sampleHost(t);
+    const event: IntervalEvent = {
+      ...sample,
+      testId: t.id,
+      seq: t.seq++,
+      phase: i.phase,
+      streams: i.streams.map((s) => ({ id: s.id, bitsPerSecond: s.throughput_bps })),
+    };
+    for (const l of [...this.listeners]) {
+      try {
+        l(event);
+      } catch {
+        this.listeners.delete(l);
+      }
+    }
+  }
+
+  private sampleHost(t: Tracked): void {
+    if (!this.sampler || !t.hostPrev || !t.hostFirst) return;
+    const now = this.sampler.sample();
+    const w = hostWindow(t.hostPrev, now);
+    if (w.cpu?.busy !== undefined && w.process) t.cpu = { busyPercent: Math.max(0, w.cpu.busy), processPercent: w.process.total };
+    const retrans = hostWindow(t.hostFirst, now).tcp?.retransSegs;
+    if (retrans !== undefined) t.retransmits = retrans;
+    t.hostPrev = now;
+  }
+
+  /** Seconds of the plan left, from the phase the run is in and how long it has been in it. */
+  private remaining(t: Tracked): number | null {
+    const { warmupS, durationS, cooldownS } = t.run.timing;
+    if (durationS <= 0) return null;
+    const inPhase = (performance.now() - t.run.phaseStartedMs) / 1000;
+    switch (t.run.phase) {
+      case "waiting":
+        return warmupS + durationS + cooldownS;
+      case "warm-up":
+        return Math.max(0, warmupS - inPhase) + durationS + cooldownS;
+      case "measuring":
+        return Math.max(0, durationS - inPhase) + cooldownS;
+      case "cool-down":
+        return Math.max(0, cooldownS - inPhase);
+      case "done":
+        return 0;
+    }
+  }
+
+  private view(t: Tracked): TestView {
+    const run = t.run;
+    const live = run.current();
+    const sum = live?.sum;
+    const last = t.last?.sum;
+    const endMs = t.doneAtMs ?? Date.now();
+    const streams: StreamView[] = [...t.streams.entries()].map(([id, s]) => ({
+      id,
+      ...(s.side === undefined ? {} : { side: s.side }),
+      bytes: s.bytes,
+      packets: s.packets,
+      transactions: s.transactions,
+      bitsPerSecond: s.bitsPerSecond,
+      averageBitsPerSecond: s.measuredSeconds > 0 ? (s.measuredBytes * 8) / s.measuredSeconds : 0,
+      ...(s.lost === undefined ? {} : { lost: s.lost }),
+      ...(s.jitterMs === undefined ? {} : { jitterMilliseconds: s.jitterMs }),
+    }));
+    const lost = streams.some((s) => s.lost !== undefined) ? streams.reduce((a, s) => a + (s.lost ?? 0), 0) : undefined;
+    const lat = sum?.latency_us;
+    return {
+      id: t.id,
+      mode: run.info.mode,
+      role: run.info.role,
+      peer: run.info.peer ?? null,
+      phase: run.phase,
+      startedAt: run.startedAt.toISOString(),
+      elapsedSeconds: Math.max(0, (endMs - run.startedAt.getTime()) / 1000),
+      durationSeconds: run.timing.durationS > 0 ? run.timing.durationS : null,
+      remainingSeconds: this.remaining(t),
+      bytes: t.bytes,
+      packets: t.packets,
+      transactions: t.transactions,
+      throughput: { current: last?.throughput_bps ?? 0, average: sum?.throughput_bps ?? 0 },
+      ...(last?.packets_per_second === undefined && sum?.packets_per_second === undefined
+        ? {}
+        : { packetsPerSecond: { current: last?.packets_per_second ?? 0, average: sum?.packets_per_second ?? 0 } }),
+      ...(last?.transactions_per_second === undefined && sum?.transactions_per_second === undefined
+        ? {}
+        : { transactionsPerSecond: { current: last?.transactions_per_second ?? 0, average: sum?.transactions_per_second ?? 0 } }),
+      ...(lat ? { latencyMicroseconds: { p50: lat.p50, p90: lat.p90, p99: lat.p99, p999: lat.p999, mean: lat.mean, count: sum?.transactions ?? 0 } } : {}),
+      streams,
+      ...(t.cpu ? { cpu: t.cpu } : {}),
+      ...(t.retransmits === undefined ? {} : { retransmits: t.retransmits }),
+      ...(lost === undefined ? {} : { lost }),
+      intervals: [...t.recent],
+    };
+  }
+
+  tests(): TestView[] {
+    return this.tracked.map((t) => this.view(t));
+  }
+
+  current(): TestView | undefined {
+    const t = this.tracked.find((x) => x.run.phase !== "done");
+    return t && this.view(t);
+  }
+
+  results(id?: string): unknown | undefined {
+    const t = id === undefined ? this.tracked.find((x) => x.run.phase === "done") : this.tracked.find((x) => x.id === id);
+    if (!t || t.run.phase !== "done") return undefined;
+    t.results ??= t.run.results();
+    return t.results;
+  }
+
+  subscribe(listener: (e: IntervalEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+}

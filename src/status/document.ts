@@ -24,8 +24,9 @@ export function summarize(view: TestView, hasResults: boolean): TestSummary {
 
 /** GET /status, built from one read of the source. */
 export function buildStatusDocument(source: StatusSource, now: Date): StatusDocument {
+  // One read of the tests, so the document agrees with itself (a second read would be a few ms later).
   const tests = source.tests();
-  const running = source.current();
+  const running = tests.find((t) => t.phase !== "done");
   const latest = running ?? tests[0];
   return {
     mode: source.mode,

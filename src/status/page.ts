@@ -41,7 +41,7 @@ export const PAGE_HTML = `<!doctype html>
   <polyline id="line" fill="none" stroke="#2a6fdb" stroke-width="2" points=""></polyline>
 </svg>
 <h2>Streams</h2>
-<table id="streams"><thead><tr><th>id</th><th>now</th><th>average</th><th>bytes</th><th>packets</th><th>retransmits</th><th>lost</th></tr></thead><tbody></tbody></table>
+<table id="streams"><thead><tr><th>id</th><th>side</th><th>now</th><th>average</th><th>bytes</th><th>packets</th><th>retransmits</th><th>lost</th></tr></thead><tbody></tbody></table>
 <h2>Recent tests</h2>
 <table id="recent"><thead><tr><th>test</th><th>mode</th><th>role</th><th>peer</th><th>phase</th><th>started</th><th>average</th><th>results</th></tr></thead><tbody></tbody></table>
 <script>
@@ -58,6 +58,12 @@ function rate(bps, unit) {
   const steps = [[1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"]];
   for (const [f, p] of steps) if (bps >= f) return (bps / f).toFixed(2) + " " + p + unit;
   return bps.toFixed(bps < 10 ? 2 : 0) + " " + unit;
+}
+/** Axis labels: three significant digits at most, so they fit the margin. */
+function axisRate(bps) {
+  const steps = [[1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"]];
+  for (const [f, p] of steps) if (bps >= f) return Number((bps / f).toPrecision(3)) + " " + p + "bit/s";
+  return Number(bps.toPrecision(3)) + " bit/s";
 }
 function bytes(n) {
   const steps = [[2 ** 40, "TiB"], [2 ** 30, "GiB"], [2 ** 20, "MiB"], [2 ** 10, "KiB"]];
@@ -99,7 +105,7 @@ function niceMax(v) {
   return 10 * p;
 }
 function drawChart() {
-  const W = 800, H = 260, L = 70, R = 10, T = 10, B = 25;
+  const W = 800, H = 260, L = 85, R = 10, T = 10, B = 25;
   const pts = chart.points;
   const svg = $("chart");
   svg.dataset.points = String(pts.length);
@@ -120,7 +126,7 @@ function drawChart() {
     line.setAttribute("stroke", "#eee");
     const label = document.createElementNS(ns, "text");
     label.setAttribute("x", L - 6); label.setAttribute("y", sy(y) + 4); label.setAttribute("text-anchor", "end");
-    label.textContent = rate(y, "bit/s");
+    label.textContent = axisRate(y);
     parts.push(line, label);
   }
   for (const [x, anchor] of [[x0, "start"], [x1, "end"]]) {
@@ -158,7 +164,7 @@ function render(doc) {
     figs.push(figure("bytes", bytes(t.bytes)));
   }
   $("figures").replaceChildren(...figs);
-  rows("streams", t ? t.streams.map((s) => [s.id, rate(s.bitsPerSecond, "bit/s"), rate(s.averageBitsPerSecond, "bit/s"),
+  rows("streams", t ? t.streams.map((s) => [s.id, s.side ?? "–", rate(s.bitsPerSecond, "bit/s"), rate(s.averageBitsPerSecond, "bit/s"),
     bytes(s.bytes), s.packets, s.retransmits ?? "–", s.lost ?? "–"]) : []);
   rows("recent", doc.recent.map((r) => [r.id, r.mode, r.role, r.peer ?? "–", r.phase, new Date(r.startedAt).toLocaleTimeString(),
     rate(r.averageBitsPerSecond, "bit/s"), r.results ? el("a", "results", { href: r.results.slice(1) }) : "–"]));

@@ -85,3 +85,4 @@ export function startStatusServer(opts: StatusServerOptions, source: StatusSourc
 export { parseHttpOption, isLoopbackHost } from "./http-option.ts";
 export { createStatusApp } from "./app.ts";
 export type { StatusSource } from "./source.ts";
+export { TestRunSource } from "./test-run-source.ts";

@@ -1,0 +1,41 @@
+import { afterEach, expect, test } from "bun:test";
+import { fakeSource } from "../../tests/fixtures/status/fake-run.ts";
+import { pollStatus } from "./poll.ts";
+import { startStatusServer, type StatusServer } from "./server.ts";
+
+let server: StatusServer | undefined;
+afterEach(async () => {
+  await server?.stop();
+  server = undefined;
+});
+
+test("polls at the asked rate and hands over each document", async () => {
+  const { source, run } = fakeSource({ intervals: 100 });
+  server = startStatusServer({ host: "127.0.0.1", port: 0, token: "t" }, source);
+  const stepper = setInterval(() => run.step(), 50);
+  const elapsed: number[] = [];
+  const r = await pollStatus(server.url, { hz: 20, durationMs: 500, token: "t", onDocument: (d) => elapsed.push(d.test!.elapsedSeconds) });
+  clearInterval(stepper);
+  expect(r.requests).toBe(10);
+  expect(r.failures).toBe(0);
+  expect(r.invalid).toBe(0);
+  expect(r.latenciesMs).toHaveLength(10);
+  expect(elapsed).toHaveLength(10);
+  expect(elapsed.at(-1)!).toBeGreaterThan(elapsed[0]!);
+});
+
+test("a wrong token counts as failures, not documents", async () => {
+  const { source } = fakeSource({ intervals: 3 });
+  server = startStatusServer({ host: "127.0.0.1", port: 0, token: "right" }, source);
+  const r = await pollStatus(server.url, { hz: 20, durationMs: 150, token: "wrong" });
+  expect(r.requests).toBe(3);
+  expect(r.failures).toBe(3);
+  expect(r.latenciesMs).toEqual([]);
+});
+
+test("stops when aborted", async () => {
+  const { source } = fakeSource({ intervals: 3 });
+  server = startStatusServer({ host: "127.0.0.1", port: 0 }, source);
+  const r = await pollStatus(server.url, { hz: 10, durationMs: 60_000, signal: AbortSignal.timeout(250) });
+  expect(r.requests).toBeLessThanOrEqual(4);
+});

@@ -1,8 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { StandIn, tcp, tcpInterval } from "../../tests/fixtures/status/stand-in-run.ts";
 import type { Figures } from "../report/result.ts";
-import { IntervalEvent, TestView } from "./schema.ts";
+import { IntervalEvent, StatusDocument, TestView } from "./schema.ts";
 import { TestRunSource } from "./test-run-source.ts";
+import { createStatusApp } from "./app.ts";
+
 
 describe("TestRunSource", () => {
   test("follows a run from waiting through warm-up and measuring to done", () => {
@@ -124,5 +126,32 @@ describe("TestRunSource", () => {
     expect(v.cpu!.busyPercent).toBeLessThanOrEqual(100);
     expect(v.retransmits).toBeGreaterThanOrEqual(0);
     source.close();
+  });
+
+  test("a server between tests: waiting, with the recent tests and their results listed", async () => {
+    const source = new TestRunSource({ mode: "iperf3", role: "server", persistent: true, sampler: null });
+    const app = createStatusApp(source);
+    const get = async () => StatusDocument.parse(await (await app.request("/status")).json());
+    const info = { mode: "iperf3", role: "server", peer: "127.0.0.1:40000", transport: "tcp", test: "stream" } as const;
+    const first = new StandIn(info);
+    source.add(first);
+    first.setPhase("measuring");
+    expect((await get()).phase).toBe("measuring");
+    first.setPhase("done");
+    let doc = await get();
+    expect(doc.phase).toBe("waiting");
+    expect(doc.test?.id).toBe("1");
+    expect(doc.recent.map((r) => [r.id, r.phase, r.results])).toEqual([["1", "done", "/results/1"]]);
+    const second = new StandIn({ ...info, peer: "127.0.0.1:40002" });
+    source.add(second);
+    second.setPhase("measuring");
+    doc = await get();
+    expect(doc.phase).toBe("measuring");
+    expect(doc.test?.peer).toBe("127.0.0.1:40002");
+    expect(doc.recent.map((r) => [r.id, r.phase, r.results])).toEqual([["2", "measuring", null], ["1", "done", "/results/1"]]);
+    expect((await app.request("/results/1")).status).toBe(200);
+    expect((await app.request("/results/2")).status).toBe(404);
+    // /results without an id is the latest finished test while another runs.
+    expect(await (await app.request("/results")).json()).toEqual(JSON.parse(JSON.stringify(first.results())));
   });
 });

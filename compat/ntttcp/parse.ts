@@ -1,14 +1,25 @@
 import { UserError } from "../../src/errors.ts";
 import { detectDialect, type Dialect } from "./detect.ts";
 import { parseLinuxArgs } from "./linux-args.ts";
-import type { ParseMessage } from "./linux-options.ts";
+import type { LinuxOptions, ParseMessage } from "./linux-options.ts";
+import type { WindowsOptions } from "./windows-options.ts";
 import { planFromLinux, planFromWindows, type NtttcpPlan, type WindowsPlanOptions } from "./plan.ts";
 import { parseWindowsArgs } from "./windows-args.ts";
 
 /** argv (after `anyperf ntttcp`, or of a binary linked as ntttcp) → the plan, whichever dialect it is written in. */
 export type ParsedCommand =
   | { kind: "help"; dialect: Dialect }
-  | { kind: "run"; dialect: Dialect; plan: NtttcpPlan; messages: ParseMessage[]; notes: string[]; evidence: string[] };
+  | {
+      kind: "run";
+      dialect: Dialect;
+      plan: NtttcpPlan;
+      /** The dialect's own parsed options, for the outputs that echo them (flag dump, XML parameters). */
+      linux?: LinuxOptions;
+      windows?: WindowsOptions;
+      messages: ParseMessage[];
+      notes: string[];
+      evidence: string[];
+    };
 
 export interface ParseEnv extends WindowsPlanOptions {
   cpus: number;
@@ -35,7 +46,7 @@ function parse(argvIn: readonly string[], env: ParseEnv): ParsedCommand {
     if (help || argv.length === 0) return { kind: "help", dialect };
     const o = parseWindowsArgs(argv, env.argv0);
     const plan = planFromWindows(o, env);
-    return { kind: "run", dialect, plan, messages: [], notes: o.notes, evidence };
+    return { kind: "run", dialect, plan, windows: o, messages: [], notes: o.notes, evidence };
   }
   const r = parseLinuxArgs(argv, env);
   if (r.kind === "help") return { kind: "help", dialect };
@@ -45,5 +56,5 @@ function parse(argvIn: readonly string[], env: ParseEnv): ParsedCommand {
     if (w === "-ns") notes.push("-ns was read the ntttcp-for-linux way, as -n s (threads per port 's' → 1; sync stays on); pass --windows for Windows' no-sync");
     if (w === "-xml") notes.push("-xml was read the ntttcp-for-linux way, as -x ml (XML to a file named 'ml'); pass --windows for Windows' -xml");
   }
-  return { kind: "run", dialect, plan: planFromLinux(r.options), messages: r.messages, notes, evidence };
+  return { kind: "run", dialect, plan: planFromLinux(r.options), linux: r.options, messages: r.messages, notes, evidence };
 }

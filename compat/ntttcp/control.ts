@@ -1,0 +1,118 @@
+import type { Net, TcpListener, TcpSocket } from "../../src/net/types.ts";
+import type { Transport } from "../../interop/ntttcp/transport.ts";
+
+/**
+ * Binds the ntttcp control sessions (Linux sync on base−1, Windows tokens on port+1000) to real sockets. Only these
+ * few bytes go through the main thread; every data byte goes through the engine's Workers.
+ */
+
+export interface ControlHandlers {
+  onData(bytes: Uint8Array): void;
+  onClose(): void;
+}
+
+interface ConnState {
+  pending: Uint8Array[];
+  handlers: ControlHandlers | undefined;
+  closed: boolean;
+}
+
+/** A Transport over a socket whose writes may be partial (Bun sockets are unbuffered). */
+class SocketTransport implements Transport {
+  constructor(private readonly s: TcpSocket<ConnState>) {}
+  write(bytes: Uint8Array): void {
+    const st = this.s.data;
+    if (st.closed) return;
+    st.pending.push(bytes.slice());
+    flush(this.s);
+  }
+  close(): void {
+    const st = this.s.data;
+    if (st.closed) return;
+    if (st.pending.length === 0) this.s.end();
+    else st.pending.push(new Uint8Array(0)); // empty marker = end after the queue drains
+  }
+}
+
+function flush(s: TcpSocket<ConnState>): void {
+  const q = s.data.pending;
+  while (q.length > 0) {
+    const head = q[0]!;
+    if (head.byteLength === 0) {
+      q.length = 0;
+      s.end();
+      return;
+    }
+    const n = s.write(head, 0, head.byteLength);
+    if (n < 0) {
+      q.length = 0;
+      return;
+    }
+    if (n < head.byteLength) {
+      q[0] = head.subarray(n);
+      return;
+    }
+    q.shift();
+  }
+}
+
+function handlersFor(): import("../../src/net/types.ts").TcpHandlers<ConnState> {
+  return {
+    data: (s, d) => s.data.handlers?.onData(d),
+    drain: (s) => flush(s),
+    close: (s) => {
+      if (s.data.closed) return;
+      s.data.closed = true;
+      s.data.handlers?.onClose();
+    },
+    error: () => {},
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Connects, retrying refused attempts (`attempts` × `delayMs`, Windows' 100 × 100 ms; 1 = no retry like the Linux
+ * sender). `bind` is accepted for symmetry with -a/-nic but only honoured by the data plane.
+ */
+export async function connectControl(
+  net: Net,
+  host: string,
+  port: number,
+  make: (t: Transport) => ControlHandlers,
+  retry: { attempts: number; delayMs: number } = { attempts: 1, delayMs: 0 },
+): Promise<Transport> {
+  let last: unknown;
+  for (let i = 0; i < retry.attempts; i++) {
+    const state: ConnState = { pending: [], handlers: undefined, closed: false };
+    try {
+      const s = await net.connect({ hostname: host, port, data: state, socket: handlersFor() });
+      const t = new SocketTransport(s);
+      state.handlers = make(t);
+      return t;
+    } catch (e) {
+      last = e;
+      if (i + 1 < retry.attempts) await sleep(retry.delayMs);
+    }
+  }
+  throw last;
+}
+
+/** Listens for control connections; `accept` returns null to refuse one (too many, or not expected). */
+export function listenControl(net: Net, host: string, port: number, accept: (t: Transport) => ControlHandlers | null): TcpListener {
+  const base = handlersFor();
+  return net.listen<ConnState>({
+    hostname: host,
+    port,
+    data: { pending: [], handlers: undefined, closed: false },
+    socket: {
+      ...base,
+      open: (s) => {
+        s.data = { pending: [], handlers: undefined, closed: false };
+        const h = accept(new SocketTransport(s));
+        if (h === null) s.terminate();
+        else s.data.handlers = h;
+      },
+    },
+  });
+}

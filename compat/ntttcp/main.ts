@@ -1,0 +1,97 @@
+import { appendFile, rm, writeFile } from "node:fs/promises";
+import { availableParallelism, hostname, machine, release, type, version } from "node:os";
+import { basename } from "node:path";
+import { loadNet } from "../../src/net/net.ts";
+import { interruptedExitCode, shutdownSignal } from "../../src/signals.ts";
+import { linuxBanner, linuxFlagDump, linuxLogLine, linuxRealtimeLine, linuxResultMessages, LINUX_DASHES } from "./linux-console.ts";
+import { linuxJson } from "./linux-json.ts";
+import { linuxXml } from "./linux-xml.ts";
+import { parseCommand } from "./parse.ts";
+import { runReceiver, runSender, type LogLevel, type RunIo } from "./run.ts";
+import { NTTTCP_USAGE } from "./usage.ts";
+import { WINDOWS_BANNER, windowsConsole, windowsXml } from "./windows-output.ts";
+
+/** `anyperf ntttcp …`, or the binary run through a link named ntttcp / ntttcps / ntttcpr. */
+export async function main(argv: string[]): Promise<number> {
+  const argv0 = basename(process.argv0 ?? "ntttcp");
+  const cmd = parseCommand(argv, { cpus: availableParallelism(), argv0 });
+  if (cmd.kind === "help") {
+    console.log(NTTTCP_USAGE);
+    return 0;
+  }
+  const { plan } = cmd;
+  const warn = (text: string) => process.stderr.write(`anyperf ntttcp: ${text}\n`);
+  for (const n of cmd.notes) warn(n);
+  for (const x of plan.ignored) warn(`${x.option} ignored: ${x.reason}`);
+  if (plan.threads.some((t) => t.cpu !== null)) warn("CPU affinity in -m is not applied: the data Workers are not pinned by this dialect");
+
+  const linux = cmd.linux;
+  const logFile = plan.outputs.log;
+  if (logFile) await rm(logFile, { force: true });
+  const out = (s: string) => process.stdout.write(s);
+  const log = (level: LogLevel, text: string) => {
+    if (plan.dialect === "windows") {
+      if (level === "ERR") process.stderr.write(`ERROR: ${text}\n`);
+      else if (level === "INFO" || plan.outputs.verbose) out(`${text}\n`);
+      return;
+    }
+    if (level === "DBG" && !plan.outputs.verbose) return;
+    const line = linuxLogLine(new Date(), level, text);
+    out(`${line}\n`);
+    if (logFile) void appendFile(logFile, `${line}\n`);
+  };
+
+  if (plan.dialect === "linux") {
+    out(`${linuxBanner().join("\n")}\n`);
+    for (const m of cmd.messages) log(m.level, m.text);
+    if (plan.outputs.verbose && linux) {
+      out(
+        `${linuxFlagDump(plan, {
+          sourceAddress: linux.clientAddress ?? (plan.family === "ipv6" ? "::" : "0.0.0.0"),
+          cpuAffinity: linux.cpuAffinity >= 0 ? linux.cpuAffinity : null,
+          threadsPerPort: linux.threadsPerPort,
+          connsPerThread: linux.connsPerThread,
+          multiClient: linux.multiClient,
+          lastClient: linux.lastClient,
+          showTcpRetrans: linux.showTcpRetrans,
+          bandwidthBits: linux.bandwidth,
+          fqRateBits: linux.fqRate,
+        }).join("\n")}\n`,
+      );
+    }
+  } else {
+    out(`${WINDOWS_BANNER}\n`);
+  }
+
+  const signal = shutdownSignal();
+  const tty = process.stdout.isTTY === true && process.env.TERM !== "dumb";
+  const io: RunIo = {
+    net: await loadNet(),
+    signal,
+    log,
+    realtime: plan.dialect === "linux" && !plan.outputs.quiet ? (bytes, seconds) => out(linuxRealtimeLine(bytes, seconds, tty)) : undefined,
+    nic: linux?.showNicPackets || undefined,
+    interruptsMatching: linux?.showDevInterrupts || undefined,
+    computerName: hostname(),
+    os: `${type()} ${hostname()} ${release()} ${version()} ${machine()}${type() === "Linux" ? " GNU/Linux" : ""}`,
+  };
+  const results = plan.role === "sender" ? await runSender(plan, io) : await runReceiver(plan, io);
+
+  if (plan.dialect === "linux" && linux) {
+    for (const m of linuxResultMessages(results, {
+      verbose: plan.outputs.verbose,
+      showTcpRetrans: linux.showTcpRetrans,
+      showNicPackets: linux.showNicPackets !== "",
+      showDevInterrupts: linux.showDevInterrupts !== "",
+    })) {
+      log(m.level, m.text);
+    }
+    out(`${LINUX_DASHES}\n`);
+    if (plan.outputs.xml) await writeFile(plan.outputs.xml.path, linuxXml(plan, results, { showTcpRetrans: linux.showTcpRetrans }));
+    if (plan.outputs.json) await writeFile(plan.outputs.json, linuxJson(plan, results, { showTcpRetrans: linux.showTcpRetrans }));
+  } else if (cmd.windows) {
+    if (plan.outputs.xml) await appendFile(plan.outputs.xml.path, windowsXml(plan, cmd.windows, results));
+    else out(windowsConsole(plan, results));
+  }
+  return interruptedExitCode(signal) ?? 0;
+}

@@ -1,0 +1,361 @@
+import { delta, type Snapshot } from "../../src/counters.ts";
+import { DataPlane } from "../../src/engine/data-plane.ts";
+import { TestRun } from "../../src/engine/test-run.ts";
+import { UserError } from "../../src/errors.ts";
+import type { Net, TcpListener } from "../../src/net/types.ts";
+import { LinuxSyncReceiver, type LinuxSyncReceiverEvent } from "../../interop/ntttcp/linux-sync-receiver.ts";
+import { LinuxSyncSender, type LinuxSyncSenderEvent } from "../../interop/ntttcp/linux-sync-sender.ts";
+import type { Transport } from "../../interop/ntttcp/transport.ts";
+import { WINDOWS_CONNECT_RETRIES, WINDOWS_CONNECT_RETRY_MS, WindowsTokenGate } from "../../interop/ntttcp/windows-token.ts";
+import { connectControl, listenControl } from "./control.ts";
+import { hostFigures } from "./host-figures.ts";
+import type { NtttcpPlan } from "./plan.ts";
+import type { NtttcpResults, ThreadResult } from "./results.ts";
+import { receiverSpecs, senderSpecs, type StreamLayout } from "./specs.ts";
+
+/**
+ * Runs one ntttcp plan: the data plane on the engine, the start protocol the plan names (Linux sync, Windows tokens,
+ * none) over control sockets, the phase clock, and the end-of-run rules of ntttcp-interop.md §5–6: a sender keeps
+ * its data flowing `lingerS` past its own cycle so the peer receiver's window always ends while data arrives, and a
+ * receiver ends on its own clock whatever its ports saw.
+ */
+
+export type LogLevel = "INFO" | "ERR" | "DBG";
+
+export interface RunIo {
+  net: Net;
+  signal: AbortSignal;
+  log(level: LogLevel, text: string): void;
+  /** Live throughput of the last interval (Linux "Real-time throughput" lines). */
+  realtime?(bytes: number, seconds: number): void;
+  /** Seconds a sender keeps sending after its cycle (not counted). */
+  lingerS?: number;
+  /** Interface and device names for --show-nic-packets / --show-dev-interrupts. */
+  nic?: string;
+  interruptsMatching?: string;
+  /** Computer name and `uname -a` line for the files. */
+  computerName: string;
+  os: string;
+}
+
+/** The real sender's run-time failure status (-1000 & 0xff). */
+export const LINUX_EXIT_RUNTIME = 24;
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => (clearTimeout(t), resolve()), { once: true });
+  });
+
+function syncHost(p: NtttcpPlan): string {
+  return p.threads[0]!.host;
+}
+
+/** The measured part of a cycle: t, shortened when the negotiated cycle leaves less after warm-up (§4.3). */
+function cycleTiming(p: NtttcpPlan, cycle: number | undefined) {
+  if (cycle === undefined) return { warmupS: p.warmup, durationS: p.duration, cooldownS: p.cooldown };
+  if (cycle === 0) return { warmupS: p.warmup, durationS: 0, cooldownS: 0 };
+  const warmupS = Math.min(p.warmup, cycle);
+  const durationS = p.duration === 0 ? 0 : Math.min(p.duration, cycle - warmupS);
+  return { warmupS, durationS, cooldownS: Math.max(0, cycle - warmupS - durationS) };
+}
+
+/** Opens the data plane, retrying refused connects like the Windows sender (100 × 100 ms) when asked to. */
+async function openPlane(layout: StreamLayout, retry: boolean, signal: AbortSignal): Promise<DataPlane> {
+  const attempts = retry ? WINDOWS_CONNECT_RETRIES : 1;
+  for (let i = 0; ; i++) {
+    try {
+      return await DataPlane.open(layout.specs);
+    } catch (e) {
+      const refused = e instanceof UserError && /refused/.test(e.message);
+      if (!refused || i + 1 >= attempts || signal.aborted) throw e;
+      await sleep(WINDOWS_CONNECT_RETRY_MS, signal);
+    }
+  }
+}
+
+/** Resolves when `test` is true of a fresh snapshot (polled; the data plane reports accepts only through counters). */
+async function until(plane: DataPlane, test: (s: Snapshot) => boolean, signal: AbortSignal): Promise<boolean> {
+  while (!signal.aborted) {
+    if (test(plane.snapshot())) return true;
+    await sleep(2, signal);
+  }
+  return false;
+}
+
+class Measured {
+  private start: Snapshot | undefined;
+  private end: Snapshot | undefined;
+  private startMs = 0;
+  private endMs = 0;
+  constructor(private readonly plane: DataPlane, run: TestRun) {
+    run.onPhase((ph) => {
+      if (ph === "measuring") {
+        this.start = plane.snapshot();
+        this.startMs = performance.now();
+      } else if ((ph === "cool-down" || ph === "done") && this.start && !this.end) {
+        this.end = plane.snapshot();
+        this.endMs = performance.now();
+      }
+    });
+  }
+  seconds(): number {
+    return this.start ? ((this.end ? this.endMs : performance.now()) - this.startMs) / 1000 : 0;
+  }
+  threads(layout: StreamLayout, p: NtttcpPlan): ThreadResult[] {
+    const seconds = this.seconds();
+    const out = new Map<number, ThreadResult>(p.threads.map((t) => [t.index, { index: t.index, bytes: 0, ios: 0, seconds }]));
+    if (this.start) {
+      const end = this.end ?? this.plane.snapshot();
+      layout.threadOf.forEach((thread, i) => {
+        const d = delta(this.start!.streams[i]!, end.streams[i]!);
+        const r = out.get(thread)!;
+        r.bytes += d.bytes;
+        r.ios = (r.ios ?? 0) + d.packets;
+      });
+    }
+    return [...out.values()];
+  }
+}
+
+function phaseLogs(run: TestRun, p: NtttcpPlan, io: RunIo, timing: { warmupS: number; cooldownS: number }): void {
+  if (p.dialect !== "linux") return;
+  run.onPhase((ph) => {
+    if (ph === "measuring" && timing.warmupS > 0) io.log("INFO", "Test warmup completed.");
+    if (ph === "cool-down") {
+      io.log("INFO", "Test run completed.");
+      if (timing.cooldownS > 0) io.log("INFO", "Test cooldown is in progress...");
+    }
+  });
+}
+
+function newRun(p: NtttcpPlan, io: RunIo, timing: { warmupS: number; durationS: number; cooldownS: number }): TestRun {
+  const run = new TestRun(
+    { mode: `ntttcp-${p.dialect}`, role: p.role, peer: syncHost(p), transport: p.protocol, test: "stream" },
+    { ...timing, intervalS: 0.5 },
+  );
+  if (io.realtime) {
+    run.onInterval((i) => {
+      if (i.phase !== "cool-down") io.realtime!(i.sum.bytes, i.sum.seconds);
+    });
+  }
+  phaseLogs(run, p, io, timing);
+  return run;
+}
+
+function results(p: NtttcpPlan, run: TestRun, m: Measured, layout: StreamLayout, plane: DataPlane, io: RunIo): NtttcpResults {
+  const threads = m.threads(layout, p);
+  const snap = plane.snapshot();
+  const host = run.results().cpu.host;
+  return {
+    role: p.role,
+    protocol: p.protocol,
+    seconds: m.seconds(),
+    threads,
+    totalBytes: threads.reduce((n, t) => n + t.bytes, 0),
+    connections: p.role === "sender" ? snap.streams.reduce((n, s) => n + (p.protocol === "udp" ? 1 : s.connections), 0) : 0,
+    host: hostFigures(host, {
+      protocol: p.protocol,
+      nic: io.nic,
+      interruptsMatching: io.interruptsMatching,
+      allInterrupts: p.dialect === "windows",
+    }),
+    computerName: io.computerName,
+    os: io.os,
+  };
+}
+
+/** Aborts when the user interrupts or the peer's protocol says the test is over. */
+function linked(signal: AbortSignal): AbortController {
+  const c = new AbortController();
+  if (signal.aborted) c.abort(signal.reason);
+  else signal.addEventListener("abort", () => c.abort(signal.reason), { once: true });
+  return c;
+}
+
+export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResults> {
+  const layout = receiverSpecs(p);
+  const plane = await DataPlane.open(layout.specs);
+  const stop = linked(io.signal);
+  const listeners: TcpListener[] = [];
+  let syncRx: LinuxSyncReceiver | undefined;
+  let cycle: number | undefined;
+  try {
+    io.log("INFO", `${p.threads.length + (p.sync.kind === "linux" ? 1 : 0)} threads created`);
+    let started: Promise<boolean>;
+    if (p.sync.kind === "linux") {
+      let resolveStart!: (v: boolean) => void;
+      started = new Promise((r) => (resolveStart = r));
+      io.signal.addEventListener("abort", () => resolveStart(false), { once: true });
+      const rx = new LinuxSyncReceiver({ duration: p.duration, multiClient: p.sync.multiClient }, (e: LinuxSyncReceiverEvent) => {
+        if (e.type === "log") io.log(e.level, e.text);
+        else if (e.type === "negotiated") cycle = e.cycle;
+        else if (e.type === "start") resolveStart(true);
+        else if (e.type === "interrupted") stop.abort("peer");
+      });
+      syncRx = rx;
+      let open = 0;
+      listeners.push(
+        listenControl(io.net, syncHost(p), p.sync.port, (t: Transport) => {
+          // Up to 8 senders take part in one test; a flood of idle sync connections is refused.
+          if (open >= 16) return null;
+          open++;
+          const c = rx.attach(t);
+          return { onData: (b) => c.onData(b), onClose: () => (open--, c.onClose()) };
+        }),
+      );
+    } else if (p.sync.kind === "windows") {
+      const sync = p.sync;
+      started = (async () => {
+        // Windows opens its token listeners only once every thread accepted its data connection (§4.2).
+        if (p.protocol === "tcp" && !(await until(plane, (s) => s.streams.every((x) => x.connections >= 1), io.signal))) return false;
+        let done!: (v: boolean) => void;
+        const all = new Promise<boolean>((r) => (done = r));
+        io.signal.addEventListener("abort", () => done(false), { once: true });
+        const gate = new WindowsTokenGate(p.threads.length, () => done(true), (i) => io.log("ERR", `token exchange on port ${p.threads[i]!.port + sync.offset} failed`));
+        p.threads.forEach((t, i) => {
+          let taken = false;
+          listeners.push(
+            listenControl(io.net, t.host, t.port + sync.offset, (tr) => {
+              if (taken) return null;
+              taken = true;
+              const x = gate.exchange(i, tr);
+              queueMicrotask(() => x.start());
+              return { onData: (b) => x.onData(b), onClose: () => x.onClose() };
+            }),
+          );
+        });
+        return all;
+      })();
+    } else if (p.protocol === "udp") {
+      // Both originals start a UDP receiver's clock at start-up; the first datagram is the fairer start (§5.2).
+      started = until(plane, (s) => s.streams.some((x) => x.bytes > 0), io.signal);
+    } else if (p.dialect === "windows") {
+      started = until(plane, (s) => s.streams.every((x) => x.connections >= 1), io.signal);
+    } else {
+      started = until(plane, (s) => s.streams.some((x) => x.connections >= 1), io.signal);
+    }
+    if (!(await started)) throw new UserError("interrupted before the test started: no sender connected", 1);
+    const timing = cycleTiming(p, p.sync.kind === "linux" ? cycle : undefined);
+    const run = newRun(p, io, timing);
+    run.attach(plane, "recv");
+    const m = new Measured(plane, run);
+    await run.runTimed(stop.signal);
+    syncRx?.finish();
+    if (p.dialect === "linux") io.log("INFO", "Test cycle finished.");
+    run.finish();
+    return results(p, run, m, layout, plane, io);
+  } finally {
+    await plane.stop();
+    // Late 'E' from a sender with a cool-down still gets its 13 before the sync port closes.
+    if (syncRx) await sleep(300);
+    syncRx?.closeAll();
+    for (const l of listeners) l.stop(true);
+  }
+}
+
+export async function runSender(p: NtttcpPlan, io: RunIo): Promise<NtttcpResults> {
+  const layout = senderSpecs(p);
+  const stop = linked(io.signal);
+  const linger = io.lingerS ?? 1;
+  let plane: DataPlane | undefined;
+  let session: LinuxSyncSender | undefined;
+  const connectStart = performance.now();
+  const created = () => {
+    if (p.dialect !== "linux") return;
+    io.log("INFO", `${p.threads.length} threads created`);
+    io.log("INFO", `${p.totalConnections} connections created in ${Math.round((performance.now() - connectStart) * 1000)} microseconds`);
+  };
+  try {
+    let cycle: number | undefined;
+    if (p.sync.kind === "linux") {
+      const sync = p.sync;
+      let resolve!: () => void;
+      let reject!: (e: Error) => void;
+      const started = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+      const cycleS = p.warmup + p.duration + p.cooldown;
+      try {
+        await connectControl(io.net, syncHost(p), sync.port, (t) => {
+          session = new LinuxSyncSender({ cycle: cycleS, duration: p.duration, last: sync.lastClient }, t, (e: LinuxSyncSenderEvent) => {
+            if (e.type === "log") io.log(e.level, e.text);
+            else if (e.type === "negotiated") cycle = e.cycle;
+            else if (e.type === "connect-data") {
+              openPlane(layout, false, io.signal).then(
+                (pl) => {
+                  plane = pl;
+                  created();
+                  session!.dataReady();
+                },
+                (err: Error) => reject(err),
+              );
+            } else if (e.type === "start") resolve();
+            else if (e.type === "failed") reject(new UserError(`${e.message}: check the receiver (same -p, started first, not busy)`, LINUX_EXIT_RUNTIME));
+          });
+          return { onData: (b) => session!.onData(b), onClose: () => session!.onClose() };
+        });
+      } catch {
+        io.log("ERR", `failed to connect to receiver: ${syncHost(p)}:${sync.port}`);
+        io.log("ERR", "sender: failed to create sync socket");
+        throw new UserError(`cannot reach the receiver's sync port ${syncHost(p)}:${sync.port}: start the receiver first (without -N), or pass -N on both sides`, LINUX_EXIT_RUNTIME);
+      }
+      const timer = setTimeout(() => reject(new UserError("the receiver did not answer the sync handshake within 60 s: check that it is ntttcp-for-linux in sync mode", LINUX_EXIT_RUNTIME)), 60_000);
+      io.signal.addEventListener("abort", () => reject(new UserError("interrupted before the test started", 1)), { once: true });
+      try {
+        session!.start();
+        await started;
+      } finally {
+        clearTimeout(timer);
+      }
+    } else {
+      if (p.dialect === "linux") io.log("INFO", "Starting sender activity (no sync) ...");
+      plane = await openPlane(layout, true, io.signal);
+      created();
+      if (p.sync.kind === "windows") {
+        const sync = p.sync;
+        let done!: (ok: boolean) => void;
+        const all = new Promise<boolean>((r) => (done = r));
+        const gate = new WindowsTokenGate(p.threads.length, () => done(true), () => done(false));
+        await Promise.all(
+          p.threads.map((t, i) =>
+            connectControl(io.net, t.host, t.port + sync.offset, (tr) => {
+              const x = gate.exchange(i, tr);
+              queueMicrotask(() => x.start());
+              return { onData: (b) => x.onData(b), onClose: () => x.onClose() };
+            }, { attempts: WINDOWS_CONNECT_RETRIES, delayMs: WINDOWS_CONNECT_RETRY_MS }),
+          ),
+        ).catch(() => done(false));
+        if (!(await all)) throw new UserError(`token exchange on data port + ${sync.offset} failed: start the receiver in Windows sync mode, or pass -ns on both sides`, 1);
+      }
+      if (p.dialect === "windows") io.log("INFO", "Network activity progressing...");
+    }
+    const pl = plane!;
+    const timing = cycleTiming(p, cycle);
+    const run = newRun(p, io, timing);
+    run.attach(pl, "send");
+    const m = new Measured(pl, run);
+    pl.go();
+    await run.runTimed(stop.signal);
+    const interrupted = run.interrupted;
+    if (interrupted && p.dialect === "linux") io.log("INFO", "Interrupted by Ctrl+C");
+    if (p.dialect === "linux") io.log("INFO", "Test cycle finished.");
+    run.finish();
+    const out = results(p, run, m, layout, pl, io);
+    if (session) {
+      const s = session;
+      const cutShort = interrupted || cycle === undefined || cycle === 0 || out.seconds + 0.25 < cycle;
+      const ended = new Promise<void>((r) => {
+        const t = setTimeout(() => (s.endTimedOut(), r()), 2000);
+        const poll = setInterval(() => {
+          if (s.phase === "done" || s.phase === "failed") (clearTimeout(t), clearInterval(poll), r());
+        }, 5);
+      });
+      s.end(cutShort);
+      await ended;
+    }
+    // Data keeps flowing a little longer so the peer's window ends while bytes still arrive (§5.3 step 4).
+    if (!interrupted && linger > 0) await sleep(linger * 1000, io.signal);
+    return out;
+  } finally {
+    await plane?.stop();
+  }
+}

@@ -1,0 +1,73 @@
+import { describe, expect, test } from "bun:test";
+import { UserError } from "../../src/errors.ts";
+import { parseIperf2Args } from "./args.ts";
+import { clientLen, clientRate } from "./plan.ts";
+
+const run = (line: string) => {
+  const c = parseIperf2Args(line.split(" ").filter(Boolean));
+  if (c.kind !== "run") throw new Error(`not a run: ${c.kind}`);
+  return c.plan;
+};
+
+describe("iperf 2 command lines", () => {
+  test("the Tencent guide's client", () => {
+    const p = run("-c 10.0.0.1 -b 2048M -t 300 -P 8");
+    expect(p.role).toBe("client");
+    if (p.role !== "client") return;
+    expect(p.host).toBe("10.0.0.1");
+    expect(p.rate).toEqual({ value: 2147483648, units: "bps" });
+    expect(p.amount).toEqual({ kind: "time", seconds: 300 });
+    expect(p.parallel).toBe(8);
+    expect(p.port).toBe(5001);
+    expect(clientLen(p)).toBe(131072);
+  });
+
+  test("server with every option the issue lists", () => {
+    const p = run("-s -p 27000 -u -B 127.0.0.1 -i 0.5 -e -D");
+    expect(p).toMatchObject({ role: "server", port: 27000, udp: true, bind: { host: "127.0.0.1" }, intervalS: 0.5, enhanced: true, daemon: true });
+  });
+
+  test("getopt spellings: attached values, bundles, long names", () => {
+    const p = run("-c127.0.0.1 -p5002 -ue -yC -l200 --no-udp-fin");
+    expect(p).toMatchObject({ role: "client", host: "127.0.0.1", port: 5002, udp: true, enhanced: true, csv: true, len: 200, noUdpFin: true });
+    expect(run("--client ::1 --parallel 4 --dualtest --listenport 5003")).toMatchObject({ parallel: 4, dual: true, listenPort: 5003 });
+  });
+
+  test("UDP defaults: 1 Mbit/s binary, 1470-byte datagrams (1450 over IPv6)", () => {
+    const p = run("-c h -u");
+    if (p.role !== "client") throw new Error();
+    expect(clientRate(p)).toEqual({ value: 1048576, units: "bps" });
+    expect(clientLen(p)).toBe(1470);
+    const v6 = run("-c ::1 -u -V");
+    expect(clientLen(v6)).toBe(1450);
+    expect(clientRate(run("-c h") as never)).toBeNull();
+  });
+
+  test("-n wins over -t; -b pps; -S names and hex; -B with port", () => {
+    expect(run("-c h -t 5 -n 100K")).toMatchObject({ amount: { kind: "bytes", bytes: 102400 } });
+    expect(run("-c h -u -b 1000pps")).toMatchObject({ rate: { value: 1000, units: "pps" } });
+    expect(run("-c h -S 0x10").tos).toBe(16);
+    expect(run("-c h -S ef").tos).toBe(0xb8);
+    expect(run("-c h -S af11").tos).toBe(0x28);
+    expect(run("-c h -B 127.0.0.1:6000").bind).toEqual({ host: "127.0.0.1", port: 6000 });
+    expect(run("-c h -B [::1]:6000").bind).toEqual({ host: "::1", port: 6000 });
+  });
+
+  test("help and version", () => {
+    expect(parseIperf2Args(["-h"]).kind).toBe("help");
+    expect(parseIperf2Args(["-v"]).kind).toBe("version");
+  });
+
+  test("mistakes are one-line UserErrors naming the fix", () => {
+    for (const bad of ["", "-s -c h", "-c h -y J", "-c h -f x", "-c h -p 70000", "-c h --bogus", "-c h -P 0", "-c h -t 0", "-c h -r -R", "-c h -u -d", "-c h -b fast"]) {
+      let err: unknown;
+      try {
+        parseIperf2Args(bad.split(" ").filter(Boolean));
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(UserError);
+      expect((err as Error).message).not.toContain("\n");
+    }
+  });
+});

@@ -1,0 +1,166 @@
+import { parseArgs } from "node:util";
+import { UserError } from "../../src/errors.ts";
+import { type Iperf2Plan, Iperf2Plan as PlanSchema } from "./plan.ts";
+import { type FormatLetter, FORMAT_LETTERS, parseRate, parseSuffixed } from "./units.ts";
+
+/** iperf 2.1.8's options (the subset anyperf honours, plus a few accepted and ignored so scripts keep working). */
+const OPTIONS = {
+  server: { type: "boolean", short: "s" },
+  client: { type: "string", short: "c" },
+  port: { type: "string", short: "p" },
+  udp: { type: "boolean", short: "u" },
+  bind: { type: "string", short: "B" },
+  interval: { type: "string", short: "i" },
+  enhanced: { type: "boolean", short: "e" },
+  daemon: { type: "boolean", short: "D" },
+  time: { type: "string", short: "t" },
+  num: { type: "string", short: "n" },
+  bandwidth: { type: "string", short: "b" },
+  len: { type: "string", short: "l" },
+  window: { type: "string", short: "w" },
+  tradeoff: { type: "boolean", short: "r" },
+  dualtest: { type: "boolean", short: "d" },
+  reverse: { type: "boolean", short: "R" },
+  "full-duplex": { type: "boolean" },
+  parallel: { type: "string", short: "P" },
+  listenport: { type: "string", short: "L" },
+  reportstyle: { type: "string", short: "y" },
+  format: { type: "string", short: "f" },
+  compatibility: { type: "boolean", short: "C" },
+  "peer-detect": { type: "boolean", short: "X" },
+  tos: { type: "string", short: "S" },
+  nodelay: { type: "boolean", short: "N" },
+  mss: { type: "string", short: "M" },
+  "tcp-congestion": { type: "string", short: "Z" },
+  ipv6_domain: { type: "boolean", short: "V" },
+  singleclient: { type: "boolean", short: "1" },
+  "no-udp-fin": { type: "boolean" },
+  "sum-only": { type: "boolean" },
+  "hide-ips": { type: "boolean" },
+  output: { type: "string", short: "o" },
+  print_mss: { type: "boolean", short: "m" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "v" },
+  // accepted for compatibility, no effect here
+  realtime: { type: "boolean", short: "z" },
+  ttl: { type: "string", short: "T" },
+  reportexclude: { type: "string", short: "x" },
+} as const;
+
+/** -S accepts numbers (0x10, 16, 020) and the DSCP/TOS names iperf lists. */
+const TOS_NAMES: Record<string, number> = {
+  lowdelay: 0x10, throughput: 0x08, reliability: 0x04, ef: 0xb8, le: 0x04, nqb: 0x2d << 2, nqb2: 0x2d << 2,
+  ...Object.fromEntries([0, 1, 2, 3, 4, 5, 6, 7].map((n) => [`cs${n}`, n << 5])),
+  ...Object.fromEntries([1, 2, 3, 4].flatMap((c) => [1, 2, 3].map((d) => [`af${c}${d}`, ((c << 3) | (d << 1)) << 2]))),
+};
+
+export type Iperf2Command = { kind: "help" } | { kind: "version" } | { kind: "run"; plan: Iperf2Plan };
+
+function int(text: string, what: string): number {
+  const n = Number(text.trim());
+  if (!Number.isInteger(n)) throw new UserError(`${what} "${text}" is not a whole number`);
+  return n;
+}
+
+function seconds(text: string, what: string): number {
+  const n = Number(text.trim());
+  if (!Number.isFinite(n) || n < 0) throw new UserError(`${what} "${text}" is not a number of seconds`);
+  return n;
+}
+
+function tos(text: string): number {
+  const named = TOS_NAMES[text.toLowerCase()];
+  if (named !== undefined) return named;
+  const n = text.startsWith("0x") || text.startsWith("0X") ? Number.parseInt(text, 16) : text.startsWith("0") && text.length > 1 ? Number.parseInt(text, 8) : Number(text);
+  if (!Number.isInteger(n) || n < 0 || n > 255) throw new UserError(`-S "${text}" is not a TOS byte: use 0..255, 0x.. or a name like ef, af11, cs1`);
+  return n;
+}
+
+/** -B host, host:port, [v6]:port, host%dev (the device part is accepted and ignored). */
+function bindAddress(text: string): { host: string; port?: number } {
+  const noDev = text.split("%")[0]!;
+  const v6 = /^\[(.+)\](?::(\d+))?$/.exec(noDev);
+  if (v6) return { host: v6[1]!, ...(v6[2] ? { port: int(v6[2], "-B port") } : {}) };
+  const parts = noDev.split(":");
+  if (parts.length === 2) return { host: parts[0]!, port: int(parts[1]!, "-B port") };
+  return { host: noDev };
+}
+
+/** Turns `anyperf iperf` arguments (without the leading "iperf") into a checked plan, or help/version. */
+export function parseIperf2Args(argv: string[]): Iperf2Command {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: false, strict: true });
+  } catch (e) {
+    const msg = e instanceof Error ? e.message.split("\n")[0] : String(e);
+    throw new UserError(`iperf: ${msg}: see "anyperf iperf --help" for the options iperf 2 understands`);
+  }
+  const v = parsed.values;
+  if (v.help) return { kind: "help" };
+  if (v.version) return { kind: "version" };
+  if (v.server && v.client !== undefined) throw new UserError("iperf: both -s and -c given: run either a server (-s) or a client (-c host)");
+  if (!v.server && v.client === undefined) throw new UserError("iperf: nothing to do: pass -s to run a server or -c <host> to run a client");
+  const format = v.format ?? "a";
+  if (!(FORMAT_LETTERS as readonly string[]).includes(format)) throw new UserError(`-f "${format}" is not a report format: use one of ${FORMAT_LETTERS.join(" ")}`);
+  const style = v.reportstyle;
+  if (style !== undefined && style.toUpperCase() !== "C") throw new UserError(`-y "${style}" is not a report style: only -y C (CSV) exists`);
+  const common = {
+    port: v.port !== undefined ? int(v.port.split("-")[0]!, "-p port") : undefined,
+    udp: v.udp ?? false,
+    bind: v.bind !== undefined ? bindAddress(v.bind) : undefined,
+    intervalS: v.interval !== undefined ? seconds(v.interval, "-i interval") : 0,
+    enhanced: v.enhanced ?? false,
+    format: format as FormatLetter,
+    csv: style !== undefined,
+    ipv6: v.ipv6_domain ?? false,
+    window: v.window !== undefined ? Math.floor(parseSuffixed(v.window, "-w window")) : undefined,
+    len: v.len !== undefined ? Math.floor(parseSuffixed(v.len, "-l length")) : undefined,
+    mss: v.mss !== undefined ? int(v.mss, "-M mss") : undefined,
+    noDelay: v.nodelay ?? false,
+    congestion: v["tcp-congestion"],
+    tos: v.tos !== undefined ? tos(v.tos) : 0,
+    sumOnly: v["sum-only"] ?? false,
+    hideIps: v["hide-ips"] ?? false,
+    output: v.output,
+    printMss: v.print_mss ?? false,
+  };
+  const input = v.server
+    ? {
+        role: "server" as const,
+        ...common,
+        daemon: v.daemon ?? false,
+        singleClient: v.singleclient ?? false,
+        timeLimitS: v.time !== undefined ? seconds(v.time, "-t time") : undefined,
+      }
+    : {
+        role: "client" as const,
+        ...common,
+        host: v.client!,
+        amount:
+          v.num !== undefined
+            ? { kind: "bytes" as const, bytes: Math.floor(parseSuffixed(v.num, "-n bytes")) }
+            : { kind: "time" as const, seconds: v.time !== undefined ? seconds(v.time, "-t time") : 10 },
+        rate: v.bandwidth !== undefined ? parseRate(v.bandwidth) : undefined,
+        parallel: v.parallel !== undefined ? int(v.parallel, "-P parallel") : 1,
+        tradeoff: v.tradeoff ?? false,
+        dual: v.dualtest ?? false,
+        reverse: v.reverse ?? false,
+        fullDuplex: v["full-duplex"] ?? false,
+        listenPort: v.listenport !== undefined ? int(v.listenport, "-L port") : undefined,
+        compat: v.compatibility ?? false,
+        peerDetect: v["peer-detect"] ?? false,
+        noUdpFin: v["no-udp-fin"] ?? false,
+      };
+  const plan = PlanSchema.safeParse(input);
+  if (!plan.success) {
+    const issue = plan.error.issues[0]!;
+    throw new UserError(`iperf: ${issue.path.join(".") || "options"}: ${issue.message}`);
+  }
+  const p = plan.data;
+  if (p.role === "client") {
+    if (p.amount.kind === "time" && p.amount.seconds <= 0) throw new UserError("-t must be more than 0 seconds for a client");
+    if ((p.tradeoff || p.dual) && (p.reverse || p.fullDuplex)) throw new UserError("-r/-d cannot be combined with -R/--full-duplex: pick one way to send back");
+    if (p.udp && (p.tradeoff || p.dual || p.fullDuplex)) throw new UserError("-r, -d and --full-duplex are TCP only here: drop them, or -u");
+  }
+  return { kind: "run", plan: p };
+}

@@ -1,0 +1,57 @@
+import type { Endpoint } from "./text-report.ts";
+
+/**
+ * iperf 2 `-y C` lines (no header row, one line per stream report):
+ *   TCP: timestamp,src_ip,src_port,dst_ip,dst_port,id,start-end,bytes,bits_per_second
+ *   UDP: ... ,jitter_ms,lost,total,lost_percent,out_of_order
+ * The client endpoint comes first on both sides. The fields are plain numbers with no quoting, so they are joined
+ * here rather than through a CSV library.
+ */
+
+/** YYYYMMDDHHMMSS in local time; the stock server prints 19700101000000 on final lines when -i was not given. */
+export function csvTimestamp(d: Date | null): string {
+  if (d === null) return "19700101000000";
+  const p = (n: number, w = 2) => String(n).padStart(w, "0");
+  return `${p(d.getFullYear(), 4)}${p(d.getMonth() + 1)}${p(d.getDate())}${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
+}
+
+export interface CsvFigures {
+  at: Date | null;
+  client: Endpoint;
+  server: Endpoint;
+  id: number;
+  start: number;
+  end: number;
+  bytes: number;
+}
+
+export interface CsvUdpFigures extends CsvFigures {
+  jitterS: number;
+  lost: number;
+  total: number;
+  outOfOrder: number;
+}
+
+/** Integer bits per second, truncated like iperf's integer conversion. */
+export function csvBitsPerSecond(bytes: number, seconds: number): number {
+  return seconds > 0 ? Math.floor((bytes * 8) / seconds) : 0;
+}
+
+export function csvTcpLine(f: CsvFigures): string {
+  return [
+    csvTimestamp(f.at),
+    f.client.host,
+    f.client.port,
+    f.server.host,
+    f.server.port,
+    f.id,
+    `${f.start.toFixed(1)}-${f.end.toFixed(1)}`,
+    Math.round(f.bytes),
+    csvBitsPerSecond(f.bytes, f.end - f.start),
+  ].join(",");
+}
+
+export function csvUdpLine(f: CsvUdpFigures): string {
+  const pct = f.total !== 0 ? (100 * f.lost) / f.total : 0;
+  return [csvTcpLine(f), (f.jitterS * 1000).toFixed(3), f.lost, f.total, pct.toFixed(3), f.outOfOrder].join(",");
+}

@@ -1,0 +1,89 @@
+import { z } from "zod";
+import { TestAmount } from "../../interop/iperf2/client-request.ts";
+import { FORMAT_LETTERS } from "./units.ts";
+
+/** What an `anyperf iperf ...` command line asks for, in iperf 2.1.8's terms, checked and defaulted. */
+
+export const DEFAULT_PORT = 5001;
+/** iperf 2 UDP default: 1 Mbit/s with its binary mega (the header carries 0x00100000). */
+export const DEFAULT_UDP_RATE = 1024 * 1024;
+
+const port = z.number().int().min(1).max(65535);
+
+const common = {
+  port: port.default(DEFAULT_PORT),
+  udp: z.boolean().default(false),
+  /** -B: local address (and for a client optionally a port) to bind. */
+  bind: z.object({ host: z.string().min(1), port: z.number().int().min(0).max(65535).optional() }).optional(),
+  /** -i: seconds between interval reports; 0 = none. */
+  intervalS: z.number().min(0).default(0),
+  enhanced: z.boolean().default(false),
+  format: z.enum(FORMAT_LETTERS).default("a"),
+  /** -y C */
+  csv: z.boolean().default(false),
+  ipv6: z.boolean().default(false),
+  /** -w: socket buffer bytes. */
+  window: z.number().int().positive().optional(),
+  /** -l: read/write length (TCP) or datagram size (UDP); absent = iperf 2's default. */
+  len: z.number().int().positive().max(64 * 1024 * 1024).optional(),
+  mss: z.number().int().min(88).max(65535).optional(),
+  noDelay: z.boolean().default(false),
+  congestion: z.string().min(1).max(15).optional(),
+  tos: z.number().int().min(0).max(255).default(0),
+  sumOnly: z.boolean().default(false),
+  hideIps: z.boolean().default(false),
+  /** -o: write the report to this file instead of stdout. */
+  output: z.string().min(1).optional(),
+  printMss: z.boolean().default(false),
+};
+
+export const ServerPlan = z.object({
+  role: z.literal("server"),
+  ...common,
+  daemon: z.boolean().default(false),
+  /** -1: serve one client, then exit. */
+  singleClient: z.boolean().default(false),
+  /** -t on a server: stop listening (and exit) after this many seconds. */
+  timeLimitS: z.number().positive().optional(),
+});
+export type ServerPlan = z.infer<typeof ServerPlan>;
+
+export const ClientPlan = z.object({
+  role: z.literal("client"),
+  ...common,
+  host: z.string().min(1),
+  amount: TestAmount.default({ kind: "time", seconds: 10 }),
+  /** -b; absent = unlimited for TCP, 1 Mbit/s for UDP. */
+  rate: z.object({ value: z.number().int().nonnegative(), units: z.enum(["bps", "pps"]) }).optional(),
+  parallel: z.number().int().min(1).max(1024).default(1),
+  /** -r: the server sends back after the forward test; -d: at the same time, on new connections. */
+  tradeoff: z.boolean().default(false),
+  dual: z.boolean().default(false),
+  /** -R: the server sends on the test connection; --full-duplex: both send on it. */
+  reverse: z.boolean().default(false),
+  fullDuplex: z.boolean().default(false),
+  /** -L: where we listen for -r / -d connections (default: the -p port). */
+  listenPort: port.optional(),
+  /** -C: no header (for servers older than 2.0). */
+  compat: z.boolean().default(false),
+  peerDetect: z.boolean().default(false),
+  noUdpFin: z.boolean().default(false),
+});
+export type ClientPlan = z.infer<typeof ClientPlan>;
+export type ClientPlanInput = z.input<typeof ClientPlan>;
+
+export const Iperf2Plan = z.discriminatedUnion("role", [ServerPlan, ClientPlan]);
+export type Iperf2Plan = z.infer<typeof Iperf2Plan>;
+
+/** The rate a client sends at: -b, or 1 Mbit/s for UDP, or unlimited (null) for TCP. */
+export function clientRate(plan: ClientPlan): { value: number; units: "bps" | "pps" } | null {
+  if (plan.rate && plan.rate.value > 0) return plan.rate;
+  return plan.udp ? { value: DEFAULT_UDP_RATE, units: "bps" } : null;
+}
+
+/** Datagram or write size: -l, else 1470 (UDP over IPv4), 1450 (UDP over IPv6), 128 KiB (TCP). */
+export function clientLen(plan: ClientPlan | ServerPlan): number {
+  if (plan.len) return plan.len;
+  if (plan.udp) return plan.ipv6 ? 1450 : 1470;
+  return 128 * 1024;
+}

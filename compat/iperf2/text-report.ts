@@ -1,0 +1,162 @@
+import { type FormatLetter, formatG2, formatUnits } from "./units.ts";
+
+/**
+ * iperf 2.1.8's text report lines, as printed by the stock client and server (see the outputs in
+ * tests/fixtures/iperf2/). Pure functions of the figures; the glue decides which lines to print when.
+ */
+
+export const RULE = "------------------------------------------------------------";
+export const HEADER_BW = "[ ID] Interval       Transfer     Bandwidth";
+export const HEADER_UDP = "[ ID] Interval       Transfer     Bandwidth        Jitter   Lost/Total Datagrams";
+export const HEADER_UDP_ENHANCED =
+  "[ ID] Interval            Transfer     Bandwidth        Jitter   Lost/Total  Latency avg/min/max/stdev PPS  Rx/inP  NetPwr";
+export const HEADER_TCP_WRITE_ENHANCED = "[ ID] Interval            Transfer    Bandwidth       Write/Err  Rtry     Cwnd/RTT(var)        NetPwr";
+export const HEADER_TCP_READ_ENHANCED = "[ ID] Interval            Transfer    Bandwidth       Reads=Dist";
+export const HEADER_UDP_WRITE_ENHANCED = "[ ID] Interval            Transfer     Bandwidth      Write/Err  PPS";
+
+export interface Endpoint {
+  host: string;
+  port: number;
+}
+
+/** "[  1]", "[ *1]" (a stream the peer asked for: -R, -d, -r back-traffic), "[SUM]", "[SUM-2]". */
+export function idTag(id: string | number): string {
+  const s = String(id);
+  return s.startsWith("SUM") ? `[${s}]` : `[${s.padStart(3)}]`;
+}
+
+export function intervalText(start: number, end: number): string {
+  return `${start.toFixed(4)}-${end.toFixed(4)} sec`;
+}
+
+/** "1.38 MBytes  11.5 Mbits/sec": transfer in the upper-case form of -f, bandwidth in -f itself. */
+export function transferAndRate(bytes: number, seconds: number, format: FormatLetter): string {
+  const rate = seconds > 0 ? bytes / seconds : Number.NaN;
+  const bw = Number.isNaN(rate) ? "-nan bit" : formatUnits(rate, format);
+  return `${formatUnits(bytes, format.toUpperCase() as FormatLetter)}s  ${bw}s/sec`;
+}
+
+export interface BwFigures {
+  id: string | number;
+  start: number;
+  end: number;
+  bytes: number;
+}
+
+export function bwLine(f: BwFigures, format: FormatLetter): string {
+  return `${idTag(f.id)} ${intervalText(f.start, f.end)}  ${transferAndRate(f.bytes, f.end - f.start, format)}`;
+}
+
+export interface UdpFigures extends BwFigures {
+  jitterS: number;
+  lost: number;
+  /** Datagrams the sender sent (FIN included), the denominator of the loss figure. */
+  total: number;
+}
+
+export function lossText(lost: number, total: number): string {
+  return `${lost}/${total} (${formatG2((100 * lost) / total)}%)`;
+}
+
+/** Receiver side of UDP (server, -R client, the client's "Server Report"). */
+export function udpLine(f: UdpFigures, format: FormatLetter): string {
+  return `${bwLine(f, format)}  ${(f.jitterS * 1000).toFixed(3).padStart(6)} ms ${lossText(f.lost, f.total)}`;
+}
+
+export interface UdpLatency {
+  meanS: number;
+  minS: number;
+  maxS: number;
+  stdevS: number;
+  pps: number;
+}
+
+/** -e receiver columns: latency avg/min/max/stdev in ms, PPS, Rx/inP (no in-progress estimate here: 0(0)), NetPwr. */
+export function udpEnhancedLine(f: UdpFigures, l: UdpLatency, packets: number, format: FormatLetter): string {
+  const ms = (s: number) => (s * 1000).toFixed(3);
+  const seconds = f.end - f.start;
+  const netPower = l.meanS > 0 && seconds > 0 ? Math.round((f.bytes * 8) / seconds / l.meanS / 1e6) : 0;
+  return (
+    `${idTag(f.id)} ${intervalText(f.start, f.end)}  ${transferAndRate(f.bytes, seconds, format)}  ` +
+    `${(f.jitterS * 1000).toFixed(3).padStart(6)} ms ${lossText(f.lost, f.total)} ` +
+    `${ms(l.meanS)}/${ms(l.minS)}/${ms(l.maxS)}/${ms(l.stdevS)} ms ${Math.round(l.pps)} pps ${packets}/0(0) pkts ${netPower}`
+  );
+}
+
+/** Server-side UDP sum over -P flows: no jitter column. */
+export function udpSumLine(f: Omit<UdpFigures, "jitterS">, format: FormatLetter): string {
+  return `${bwLine(f, format)}   ${lossText(f.lost, f.total)}`;
+}
+
+/** -e sender columns for TCP: writes/errors (retries and cwnd/RTT only with TCP_INFO; "-" when unknown). */
+export function tcpWriteEnhancedLine(f: BwFigures, writes: number, errors: number, format: FormatLetter): string {
+  return `${idTag(f.id)} ${intervalText(f.start, f.end)}  ${transferAndRate(f.bytes, f.end - f.start, format)}  ${writes}/${errors}`;
+}
+
+/** -e receiver columns for TCP: the read count (the size distribution is not measured here). */
+export function tcpReadEnhancedLine(f: BwFigures, reads: number, format: FormatLetter): string {
+  return `${idTag(f.id)} ${intervalText(f.start, f.end)}  ${transferAndRate(f.bytes, f.end - f.start, format)}  ${reads}`;
+}
+
+/** -e sender columns for UDP: datagrams written/errors and packets per second. */
+export function udpWriteEnhancedLine(f: BwFigures, writes: number, errors: number, format: FormatLetter): string {
+  const seconds = f.end - f.start;
+  const pps = seconds > 0 ? Math.round(writes / seconds) : 0;
+  return `${idTag(f.id)} ${intervalText(f.start, f.end)}  ${transferAndRate(f.bytes, seconds, format)}  ${`${writes}/${errors}`.padEnd(10)} ${pps} pps`;
+}
+
+export function sentLine(id: string | number, datagrams: number): string {
+  return `${idTag(id)} Sent ${datagrams} datagrams`;
+}
+
+export function serverReportLine(id: string | number): string {
+  return `${idTag(id)} Server Report:`;
+}
+
+function bufferText(bytes: number): string {
+  return formatUnits(bytes, "A");
+}
+
+export interface BannerOptions {
+  udp: boolean;
+  port: number;
+  /** Socket buffer the kernel gave us, bytes. */
+  buffer: number;
+  /** -w was given: say "(requested ...)" instead of "(default)". */
+  requested?: number;
+  enhanced?: boolean;
+  pid?: number;
+}
+
+function bufferLine(o: BannerOptions): string {
+  const what = o.udp ? "UDP buffer size" : "TCP window size";
+  const note = o.requested ? `(WARNING: requested ${bufferText(o.requested)})` : "(default)";
+  if (o.requested && o.requested === o.buffer) return `${what}: ${bufferText(o.buffer)}`;
+  return `${what}: ${bufferText(o.buffer)} ${note}`;
+}
+
+export function serverBanner(o: BannerOptions & { readLen?: number }): string[] {
+  const lines = [RULE, `Server listening on ${o.udp ? "UDP" : "TCP"} port ${o.port}${o.enhanced && o.pid ? ` with pid ${o.pid}` : ""}`];
+  if (o.enhanced && o.readLen) lines.push(`Read buffer size: ${bufferText(o.readLen)}`);
+  lines.push(bufferLine(o), RULE);
+  return lines;
+}
+
+export function clientBanner(
+  o: BannerOptions & { host: string; datagramSize?: number; rateBps?: number | null; pps?: number | null; writeLen?: number; flows?: number },
+): string[] {
+  const lines = [RULE, `Client connecting to ${o.host}, ${o.udp ? "UDP" : "TCP"} port ${o.port}${o.enhanced && o.pid ? ` with pid ${o.pid} (${o.flows ?? 1} flows)` : ""}`];
+  if (o.enhanced && !o.udp && o.writeLen) lines.push(`Write buffer size: ${o.writeLen} Byte`);
+  if (o.udp && o.datagramSize) {
+    const ipg = o.pps ? 1e6 / o.pps : o.rateBps ? (o.datagramSize * 8 * 1e6) / o.rateBps : 0;
+    lines.push(`Sending ${o.datagramSize} byte datagrams, IPG target: ${ipg.toFixed(2)} us (kalman adjust)`);
+  }
+  lines.push(bufferLine(o), RULE);
+  return lines;
+}
+
+/** "[  1] local 127.0.0.1 port 41814 connected with 127.0.0.1 port 27001 (reverse)". */
+export function connectionLine(id: string | number, local: Endpoint, peer: Endpoint, notes: string[] = []): string {
+  const tail = notes.length ? ` ${notes.join(" ")}` : "";
+  return `${idTag(id)} local ${local.host} port ${local.port} connected with ${peer.host} port ${peer.port}${tail}`;
+}

@@ -1,0 +1,275 @@
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import {
+  avgFrameSize,
+  buffers,
+  buffersPerSecond,
+  bytesPerCompletion,
+  bytesPerSecond,
+  cpuBusyPercent,
+  cpuModePercent,
+  cpuNonIdleFraction,
+  cyclesPerByte,
+  eventsPerSecond,
+  jitterStep,
+  kibibytesPerSecond,
+  kilobytesPerSecond,
+  lossPercent,
+  meanLatency,
+  mebibytes,
+  mebibytesPerSecond,
+  megabitsPerSecond,
+  megabytes,
+  megabytesPerSecond,
+  netperfRtLatencyUs,
+  netperfServiceDemand,
+  netperfThroughput,
+  ntttcpWindowsCyclesPerByte,
+  packetsPerEvent,
+  packetsPerSecond,
+  processCpuPercent,
+  throughputBps,
+  transactionsPerSecond,
+  windowsCpuBusyFromIdleCycles,
+  windowsCpuBusyPercent,
+} from "./formulas.ts";
+import { formatFixed } from "./units.ts";
+
+const testdata = (name: string) => readFileSync(new URL(`./testdata/formulas/${name}`, import.meta.url), "utf8");
+
+/**
+ * A peer printed `printed` (a fixed-point number) for f(inputs), where some inputs are only known within a range
+ * (they were themselves printed rounded). Passes when some value of f over the box of inputs rounds to `printed`;
+ * f must be monotonic in each input. Also checks that the box is narrower than one printed digit, or the test
+ * could not fail.
+ */
+function expectPrinted(printed: string, f: (...x: number[]) => number, ranges: [number, number][]) {
+  const values: number[] = [];
+  for (let corner = 0; corner < 1 << ranges.length; corner++) values.push(f(...ranges.map((r, i) => r[(corner >> i) & 1]!)));
+  const lo = Math.min(...values);
+  const hi = Math.max(...values);
+  const decimals = printed.includes(".") ? printed.length - printed.indexOf(".") - 1 : 0;
+  const half = 0.5 * 10 ** -decimals;
+  expect(hi - lo).toBeLessThan(2 * half);
+  const p = Number(printed);
+  if (!(lo <= p + half && hi >= p - half)) expect(`${printed} from [${lo}, ${hi}]`).toBe(printed);
+}
+
+/** x printed with `decimals` decimals covers [x − h, x + h]. */
+const plusMinus = (x: number, decimals: number): [number, number] => [x - 0.5 * 10 ** -decimals, x + 0.5 * 10 ** -decimals];
+
+describe("hand-computed", () => {
+  test("throughput and rates", () => {
+    expect(throughputBps(1_250_000, 1)).toBe(10e6);
+    expect(throughputBps(5111808, 2)).toBe(20447232);
+    expect(throughputBps(100, 0)).toBe(0);
+    expect(bytesPerSecond(3000, 1.5)).toBe(2000);
+    expect(packetsPerSecond(93, 0.5)).toBe(186);
+    expect(transactionsPerSecond(74212, 2)).toBe(37106);
+    expect(transactionsPerSecond(5, 0)).toBe(0);
+    expect(eventsPerSecond(19, 2)).toBe(9.5);
+    expect(megabytes(14328179539)).toBe(14328.179539);
+    expect(megabytesPerSecond(4e6, 2)).toBe(2);
+    expect(kilobytesPerSecond(3000, 3)).toBe(1);
+    expect(megabitsPerSecond(1e6, 4)).toBe(2);
+    expect(mebibytes(3 * 1048576)).toBe(3);
+    expect(mebibytesPerSecond(10 * 1048576, 4)).toBe(2.5);
+    expect(kibibytesPerSecond(4096, 2)).toBe(2);
+    expect(megabitsPerSecond(1, 0)).toBe(0);
+  });
+
+  test("ntttcp for Windows example table (spec §6, the consistent columns)", () => {
+    // Bytes(MEG) 11702.250000, realtime 10.002, Throughput(MB/s) 1169.991, Buffers 187236.000 of 64 KiB,
+    // Throughput(Buffers/s) 18719.856.
+    const bytes = 11702.25 * 1048576;
+    expect(formatFixed(mebibytes(bytes), 6)).toBe("11702.250000");
+    expect(formatFixed(mebibytesPerSecond(bytes, 10.002), 3)).toBe("1169.991");
+    expect(formatFixed(buffers(bytes, 65536), 3)).toBe("187236.000");
+    expect(formatFixed(buffersPerSecond(bytes, 65536, 10.002), 3)).toBe("18719.856");
+  });
+
+  test("per-operation averages", () => {
+    expect(bytesPerCompletion(65536 * 10 + 8192, 12)).toBe(55296); // 663552 / 12
+    expect(bytesPerCompletion(100, 0)).toBe(0);
+    expect(avgFrameSize(1470 * 93, 93)).toBe(1470);
+    expect(packetsPerEvent(1372280, 50000)).toBe(27.4456);
+    expect(packetsPerEvent(5, 0)).toBe(0);
+  });
+
+  test("loss, latency, jitter", () => {
+    expect(lossPercent(5, 51)).toBe((100 * 5) / 51); // iperf 2 printed "5/51 (9.8%)"
+    expect(lossPercent(1, 4)).toBe(25);
+    expect(lossPercent(0, 0)).toBe(0);
+    expect(meanLatency(2969, 93)).toBe(2969 / 93);
+    expect(meanLatency(0, 0)).toBeNaN();
+    // J += (|D| - J) / 16, with binary fractions so every step is exact.
+    let j = jitterStep(0, 16);
+    expect(j).toBe(1);
+    j = jitterStep(j, 0);
+    expect(j).toBe(0.9375);
+    j = jitterStep(j, -32);
+    expect(j).toBe(0.9375 + (32 - 0.9375) / 16);
+    expect(j).toBe(2.87890625);
+    // A constant transit difference d converges to d.
+    let k = 0;
+    for (let i = 0; i < 2000; i++) k = jitterStep(k, 5e-6);
+    expect(k).toBeCloseTo(5e-6, 15);
+    expect(netperfRtLatencyUs(37101.29)).toBe(1e6 / 37101.29);
+    expect(netperfRtLatencyUs(1000, 3)).toBe(4000);
+    expect(netperfRtLatencyUs(0)).toBe(0);
+  });
+
+  test("CPU from /proc/stat jiffies", () => {
+    const a = { user: 100, nice: 0, system: 50, idle: 800, iowait: 10, irq: 0, softirq: 40, steal: 0 };
+    const b = { user: 160, nice: 0, system: 110, idle: 820, iowait: 30, irq: 0, softirq: 80, steal: 0 };
+    // Deltas: user 60, system 60, idle 20, iowait 20, softirq 40; total 200.
+    expect(cpuModePercent(a, b, "user")).toBe(30);
+    expect(cpuModePercent(a, b, "idle")).toBe(10);
+    expect(cpuModePercent(a, b, "softirq")).toBe(20);
+    expect(cpuBusyPercent(a, b)).toBe(80); // 100 · (1 − (20 + 20) / 200)
+    expect(cpuNonIdleFraction(a, b)).toBe(0.9); // 1 − 20 / 200: iowait is busy for ntttcp
+    // Modes an old kernel does not print count as 0; no elapsed jiffies gives 0.
+    expect(cpuModePercent({ user: 1, idle: 1 }, { user: 4, idle: 2 }, "user")).toBe(75);
+    expect(cpuBusyPercent(a, a)).toBe(0);
+    expect(cpuNonIdleFraction(a, a)).toBe(0);
+    expect(cpuModePercent(a, a, "user")).toBe(0);
+  });
+
+  test("process CPU", () => {
+    expect(processCpuPercent(150, 100, 1)).toBe(150); // 1.5 s of CPU in 1 s: one and a half cores
+    expect(processCpuPercent(250_000, 1e6, 2)).toBe(12.5); // getrusage µs
+    expect(processCpuPercent(5, 100, 0)).toBe(0);
+  });
+
+  test("cycles per byte", () => {
+    // 2 cores at 2500 MHz, 90 % busy for 2 s = 9e9 cycles, over 3e9 bytes.
+    expect(cyclesPerByte({ mhz: 2500, busyFraction: 0.9, cores: 2, seconds: 2 }, 3e9)).toBe(3);
+    expect(cyclesPerByte({ mhz: 2500, busyFraction: 0.9, cores: 2, seconds: 2 }, 0)).toBe(0);
+    // Windows: 50 % of 4 processors at 3000 MHz, 3e8 B/s: 0.5 · 4 · 3e9 / 3e8 = 20.
+    expect(ntttcpWindowsCyclesPerByte(50, 4, 3000, 3e9, 10)).toBe(20);
+    // 5000 MHz · 1e6 wraps in 32 bits: 5e9 − 2^32 = 705032704.
+    expect(ntttcpWindowsCyclesPerByte(50, 4, 5000, 3e9, 10)).toBe((0.5 * 4 * 705032704) / 3e8);
+    expect(ntttcpWindowsCyclesPerByte(50, 4, 3000, 0, 10)).toBe(0);
+    expect(windowsCpuBusyPercent(2e6, 5e6, 3e6, 1e7)).toBe(40); // (2 + 5 − 3) / 10 of the time
+    expect(windowsCpuBusyFromIdleCycles(1.5e9, 1, 2000)).toBe(25);
+    expect(windowsCpuBusyFromIdleCycles(1, 0, 2000)).toBe(0);
+  });
+
+  test("netperf", () => {
+    expect(netperfThroughput(2.5e9, 2, 125000)).toBe(10000); // 10^6 bits/s
+    expect(netperfThroughput(2 * 1048576, 2, 1048576)).toBe(1); // MBytes/s
+    expect(netperfThroughput(100, 0, 1)).toBe(0);
+    // Spec §8: 99.75 % on 2 CPUs at 57775.72 trans/s -> 34.530 us/Tr.
+    expect(formatFixed(netperfServiceDemand(99.75, 57775.72, 1, 1, 2), 3)).toBe("34.530");
+    // Stream: 50 % of 1 CPU while moving 100 MiB/s = 102400 KB/s: 0.5 s of CPU per s / 102400 KB = 4.8828125 us/KB.
+    expect(netperfServiceDemand(50, 100 * 1048576, 1024, 1, 1)).toBe(4.8828125);
+    expect(netperfServiceDemand(50, 0, 1024, 1, 1)).toBe(0);
+    // cpu % and elapsed go through C floats: 0.1 s is not 0.1 in float32.
+    expect(netperfServiceDemand(10, 1000, 1, 0.1, 1)).toBe((Math.fround(10) * 10000) / (1000 / Math.fround(0.1)));
+  });
+});
+
+describe("against the peers' printed figures", () => {
+  /** Fields of one ntttcp-for-linux console results block. */
+  function ntttcpConsole(text: string, title: string) {
+    const start = text.indexOf(`=== ${title}`);
+    const block = text.slice(start, text.indexOf("\n===", start + 4));
+    const field = (label: string) => new RegExp(`INFO: \\t? ?${label}\\t+:([\\d.]+)`).exec(block)![1]!;
+    return {
+      bytes: Number(field("total bytes")),
+      duration: field("test duration"),
+      cores: Number(field("cpu cores")),
+      mhz: Number(field("cpu speed")),
+      idle: field("idle"),
+      cycles: field("cycles/byte"),
+    };
+  }
+
+  /** Totals of an ntttcp-for-linux -x or -j file: MB, realtime, MB/s, mbps, Bps, cycles. */
+  function ntttcpOutput(text: string) {
+    if (text.includes("<ntttcp")) {
+      const last = (re: RegExp) => [...text.matchAll(re)].at(-1)![1]!;
+      return {
+        mb: last(/<total_bytes metric="MB">([\d.]+)</g),
+        realtime: last(/<realtime metric="s">([\d.]+)</g),
+        mbs: last(/<throughput metric="MB\/s">([\d.]+)</g),
+        mbps: last(/<throughput metric="mbps">([\d.]+)</g),
+        bps: last(/<throughput metric="Bps">([\d.]+)</g),
+        cycles: last(/<cycles_per_byte metric="cycles\/byte">([\d.]+)</g),
+      };
+    }
+    type Metric = { metric: string; value: string };
+    const doc = JSON.parse(text.slice(text.indexOf("{"))) as Record<string, Record<string, Metric & Metric[]>>;
+    const r = Object.values(doc)[0]!;
+    const tput = (m: string) => r.throughputs!.find((t) => t.metric === m)!.value;
+    return { mb: r.totalBytes!.value, realtime: r.realTime!.value, mbs: tput("MB/s"), mbps: tput("mbps"), bps: tput("Bps"), cycles: r.cycles!.value };
+  }
+
+  test("ntttcp-for-linux totals: MB, MB/s, mbps, Bps, duration and cycles/byte", () => {
+    const consoleText = testdata("ntttcp-linux-console-tcp-sync.txt");
+    const runs = [
+      ["Run A receiver stdout", "ntttcp-linux-output-verbose-receiver.xml.txt"],
+      ["Run A sender stdout", "ntttcp-linux-output-verbose-sender.json.txt"],
+      ["Run L1 receiver stdout", "ntttcp-linux-output-default-receiver.json.txt"],
+      ["Run L1 sender stdout", "ntttcp-linux-output-default-sender.xml.txt"],
+    ] as const;
+    for (const [title, file] of runs) {
+      const c = ntttcpConsole(consoleText, title);
+      const o = ntttcpOutput(testdata(file));
+      expect(formatFixed(megabytes(c.bytes), 6)).toBe(o.mb);
+      // Bps is printed with 13+ significant digits, so it pins the measured time far better than realtime's 6 decimals.
+      const seconds = c.bytes / Number(o.bps);
+      expect(formatFixed(seconds, 6)).toBe(o.realtime);
+      expect(formatFixed(seconds, 2)).toBe(c.duration);
+      expect(formatFixed(bytesPerSecond(c.bytes, seconds), 3)).toBe(o.bps);
+      expect(formatFixed(megabytesPerSecond(c.bytes, seconds), 3)).toBe(o.mbs);
+      expect(formatFixed(megabitsPerSecond(c.bytes, seconds), 3)).toBe(o.mbps);
+      // idle % is printed with 2 decimals; the busy fraction is 1 − idle.
+      const idle = plusMinus(Number(c.idle), 2);
+      const cycles = (idlePercent: number) => cyclesPerByte({ mhz: c.mhz, cores: c.cores, seconds, busyFraction: 1 - idlePercent / 100 }, c.bytes);
+      expectPrinted(o.cycles, cycles, [idle]);
+      expectPrinted(c.cycles, cycles, [idle]);
+    }
+  });
+
+  test("netperf TCP_RR with -c -C: remote service demand from the results message", () => {
+    const text = testdata("netperf-tcp_rr_cpu.txt");
+    const results = text.slice(text.indexOf("decoded as results"));
+    const hex = /\+ 52 {2}([0-9a-f ]{11}) {2}cpu_util/.exec(results)![1]!.replaceAll(" ", "");
+    const dv = new DataView(new ArrayBuffer(4));
+    dv.setUint32(0, parseInt(hex, 16));
+    const cpuUtil = dv.getFloat32(0);
+    const numCpus = Number(/\+ 84 {2}[0-9a-f ]{11} {2}num_cpus +(\d+)/.exec(results)![1]);
+    const line = /^16384 +131072 +1 +1 +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+)/m.exec(text)!;
+    const rate = line[2]!;
+    expect(formatFixed(cpuUtil, 2)).toBe(line[4]!); // remote CPU %
+    // Trans. Rate is printed with 2 decimals; service demand = f(rate) with units = rate over 1 s.
+    expectPrinted(line[6]!, (r) => netperfServiceDemand(cpuUtil, r, 1, 1, numCpus), [plusMinus(Number(rate), 2)]);
+  });
+
+  test("netperf UDP_STREAM -m 1: local and remote throughput in 10^6 bits/s", () => {
+    const text = testdata("netperf-udp_stream_m1.txt");
+    const local = /^\d+ +(\d+) +([\d.]+) +(\d+) +\d+ +([\d.]+)$/m.exec(text)!;
+    const remote = /^\d+ {11}([\d.]+) +(\d+) +([\d.]+)$/m.exec(text)!;
+    const elapsed = plusMinus(Number(local[2]), 2);
+    const sentBytes = Number(local[1]) * Number(local[3]);
+    expectPrinted(local[4]!, (e) => netperfThroughput(sentBytes, e, 125000), [elapsed]);
+    expectPrinted(remote[3]!, (e) => netperfThroughput(Number(remote[2]), e, 125000), [elapsed]);
+  });
+
+  test("iperf3 --json: bits_per_second of the end sums to the last bit, UDP lost_percent", () => {
+    type Sum = { bytes: number; seconds: number; bits_per_second: number; lost_packets?: number; packets?: number; lost_percent?: number };
+    let checked = 0;
+    for (const file of ["iperf3-client-json-tcp.txt", "iperf3-client-json-rev.txt", "iperf3-client-json-udp.txt"]) {
+      const text = testdata(file);
+      const end = (JSON.parse(text.slice(text.indexOf("\n{") + 1)) as { end: Record<string, Sum> }).end;
+      for (const key of ["sum_sent", "sum_received"]) {
+        const s = end[key]!;
+        expect(throughputBps(s.bytes, s.seconds)).toBe(s.bits_per_second);
+        if (s.lost_percent !== undefined) expect(lossPercent(s.lost_packets!, s.packets!)).toBe(s.lost_percent);
+        checked++;
+      }
+    }
+    expect(checked).toBe(6);
+  });
+});

@@ -1,0 +1,227 @@
+/**
+ * Every figure anyperf prints, one small pure function each, with its formula. Dialects that reproduce a peer's
+ * report compute its figures here too, so a formula is written (and tested against the peer's output) once.
+ *
+ * Convention: a rate or ratio over nothing (0 s, 0 packets, 0 bytes) is 0, as the peers print it (ntttcp:
+ * "division by zero yields 0"; iperf3: lost_percent 0 without packets). Only a mean of no samples is NaN.
+ */
+import { CPU_MODES, type CpuTimes } from "./host/proc-stat.ts";
+import type { CyclesInputs } from "./host/window.ts";
+
+function per(amount: number, over: number): number {
+  return over > 0 ? amount / over : 0;
+}
+
+// --- throughput and rates ---------------------------------------------------------------------------------------
+
+/** bits/s = bytes · 8 / seconds. (Same double as iperf3's bytes / seconds · 8: scaling by 8 is exact.) */
+export function throughputBps(bytes: number, seconds: number): number {
+  return per(bytes * 8, seconds);
+}
+
+/** bytes/s = bytes / seconds (ntttcp's "Bps"). */
+export function bytesPerSecond(bytes: number, seconds: number): number {
+  return per(bytes, seconds);
+}
+
+/** packets/s = packets / seconds. */
+export function packetsPerSecond(packets: number, seconds: number): number {
+  return per(packets, seconds);
+}
+
+/** transactions/s = transactions / seconds (netperf RR "Trans. Rate"). */
+export function transactionsPerSecond(transactions: number, seconds: number): number {
+  return per(transactions, seconds);
+}
+
+/** events/s = count / seconds: interrupts/s, DPCs/s, retransmits/s (ntttcp). */
+export function eventsPerSecond(count: number, seconds: number): number {
+  return per(count, seconds);
+}
+
+/** MB = bytes / 10⁶ (ntttcp-for-linux "MB", decimal). */
+export function megabytes(bytes: number): number {
+  return bytes / 1e6;
+}
+
+/** MB/s = bytes / 10⁶ / seconds (ntttcp-for-linux, decimal). */
+export function megabytesPerSecond(bytes: number, seconds: number): number {
+  return per(bytes / 1e6, seconds);
+}
+
+/** KB/s = bytes / 10³ / seconds (ntttcp-for-linux per-thread "KB/s", decimal). */
+export function kilobytesPerSecond(bytes: number, seconds: number): number {
+  return per(bytes / 1e3, seconds);
+}
+
+/** Mbit/s = bytes · 8 / 10⁶ / seconds (ntttcp "mbps", decimal on both platforms). */
+export function megabitsPerSecond(bytes: number, seconds: number): number {
+  return per((bytes * 8) / 1e6, seconds);
+}
+
+/** MiB = bytes / 1048576 (ntttcp for Windows "Bytes(MEG)", "MB"). */
+export function mebibytes(bytes: number): number {
+  return bytes / 1048576;
+}
+
+/** MiB/s = bytes / seconds / 1048576 (ntttcp for Windows "Throughput(MB/s)"). */
+export function mebibytesPerSecond(bytes: number, seconds: number): number {
+  return per(bytes, seconds) / 1048576;
+}
+
+/** KiB/s = bytes / seconds / 1024 (ntttcp for Windows per-thread "Throughput(KB/s)"). */
+export function kibibytesPerSecond(bytes: number, seconds: number): number {
+  return per(bytes, seconds) / 1024;
+}
+
+// --- per-operation averages (ntttcp) ----------------------------------------------------------------------------
+
+/** Avg bytes per completion = bytes / counted I/O calls (ntttcp "Avg B / Compl"). */
+export function bytesPerCompletion(bytes: number, completions: number): number {
+  return per(bytes, completions);
+}
+
+/** Avg frame size = bytes / packets (ntttcp for Windows: packets sent on a sender, received on a receiver). */
+export function avgFrameSize(bytes: number, packets: number): number {
+  return per(bytes, packets);
+}
+
+/** Buffers = bytes / buffer length (ntttcp for Windows, -l). */
+export function buffers(bytes: number, bufferLen: number): number {
+  return per(bytes, bufferLen);
+}
+
+/** Buffers/s = bytes / buffer length / seconds (ntttcp for Windows "Throughput(Buffers/s)"). */
+export function buffersPerSecond(bytes: number, bufferLen: number, seconds: number): number {
+  return per(buffers(bytes, bufferLen), seconds);
+}
+
+/**
+ * Packets per event = packets / events: Windows "Pkts(num/DPC)" and "Pkts(num/intr)" (packets received);
+ * Linux "pkts/interrupt" ((tx + rx packets) / interrupts).
+ */
+export function packetsPerEvent(packets: number, events: number): number {
+  return per(packets, events);
+}
+
+// --- loss, latency, jitter --------------------------------------------------------------------------------------
+
+/** Loss % = 100 · lost / total (iperf3: total = the sender's datagrams; iperf 2: the datagrams the server counted). */
+export function lossPercent(lost: number, total: number): number {
+  return per(100 * lost, total);
+}
+
+/** Mean latency = sum / count (µs in, µs out); NaN without samples. */
+export function meanLatency(sumUs: number, count: number): number {
+  return count > 0 ? sumUs / count : NaN;
+}
+
+/**
+ * One RFC 1889 jitter update, as iperf3 and iperf 2 run it per datagram: J += (|D| − J) / 16, where D is the
+ * difference between this datagram's transit time (arrival − send stamp) and the previous one's. Any unit.
+ */
+export function jitterStep(jitter: number, transitDelta: number): number {
+  return jitter + (Math.abs(transitDelta) - jitter) / 16;
+}
+
+/** netperf RT_LATENCY (µs) = 10⁶ / transactions per second · (1 + first burst); TCP_CRR passes firstBurst 0. */
+export function netperfRtLatencyUs(transactionsPerSecond: number, firstBurst = 0): number {
+  return transactionsPerSecond > 0 ? (1e6 / transactionsPerSecond) * (1 + firstBurst) : 0;
+}
+
+// --- CPU ----------------------------------------------------------------------------------------------------------
+
+type CpuMode = (typeof CPU_MODES)[number];
+
+function jiffies(t: CpuTimes): number {
+  let sum = 0;
+  for (const mode of CPU_MODES) sum += t[mode] ?? 0;
+  return sum;
+}
+
+function jiffyDelta(start: CpuTimes, end: CpuTimes, mode: CpuMode): number {
+  return (end[mode] ?? 0) - (start[mode] ?? 0);
+}
+
+/**
+ * Share of one mode = 100 · Δmode / Δ(user + nice + system + idle + iowait + irq + softirq + steal), over two
+ * samples of a /proc/stat `cpu` line (ntttcp-for-linux's user/system/idle/iowait/softirq %).
+ */
+export function cpuModePercent(start: CpuTimes, end: CpuTimes, mode: CpuMode): number {
+  return per(100 * jiffyDelta(start, end, mode), jiffies(end) - jiffies(start));
+}
+
+/** CPU busy % = 100 · (1 − (Δidle + Δiowait) / Δtotal): time waiting for I/O counts as idle (top, vmstat). */
+export function cpuBusyPercent(start: CpuTimes, end: CpuTimes): number {
+  const total = jiffies(end) - jiffies(start);
+  if (total <= 0) return 0;
+  return 100 * (1 - (jiffyDelta(start, end, "idle") + jiffyDelta(start, end, "iowait")) / total);
+}
+
+/** Non-idle fraction = 1 − Δidle / Δtotal: ntttcp-for-linux's busy share for cycles/byte (iowait counts as busy). */
+export function cpuNonIdleFraction(start: CpuTimes, end: CpuTimes): number {
+  const total = jiffies(end) - jiffies(start);
+  if (total <= 0) return 0;
+  return 1 - jiffyDelta(start, end, "idle") / total;
+}
+
+/**
+ * Process CPU % = 100 · ticks / ticksPerSecond / seconds: user + system time of this process (all threads) over
+ * wall time, so 100 = one core (iperf3 cpu_util_*, with getrusage µs: ticksPerSecond 1e6; ntttcp-for-linux
+ * "cpu busy (all)", from clock(); /proc/self/stat: USER_HZ).
+ */
+export function processCpuPercent(ticks: number, ticksPerSecond: number, seconds: number): number {
+  return per((100 * ticks) / ticksPerSecond, seconds);
+}
+
+/**
+ * ntttcp-for-linux cycles/byte = MHz · 10⁶ · seconds · cores · busy fraction / bytes (0 without bytes): the CPU
+ * cycles the whole machine spent busy, per byte moved. MHz is the first `cpu MHz` of /proc/cpuinfo, cores the
+ * `cpuN` lines of /proc/stat, busy fraction cpuNonIdleFraction() over the window.
+ */
+export function cyclesPerByte(c: CyclesInputs, bytes: number): number {
+  return per(c.mhz * 1e6 * c.seconds * c.cores * c.busyFraction, bytes);
+}
+
+/**
+ * ntttcp for Windows Cycles/Byte = (Avg. CPU % / 100) · processors · MHz · 10⁶ / (bytes / seconds). NTttcp forms
+ * MHz · 10⁶ in 32 bits, so above 4294 MHz it wraps (modulo 2³²); reproduced here.
+ */
+export function ntttcpWindowsCyclesPerByte(avgCpuPercent: number, processors: number, mhz: number, bytes: number, seconds: number): number {
+  const hz = (mhz * 1e6) % 4294967296;
+  return per((avgCpuPercent / 100) * processors * hz, bytesPerSecond(bytes, seconds));
+}
+
+/**
+ * ntttcp for Windows per-processor busy % = 100 · (Δuser + Δkernel − Δidle) / elapsed, all in the same unit
+ * (SystemProcessorPerformanceInformation: kernel time includes idle). "Avg. CPU %" is the mean over processors.
+ */
+export function windowsCpuBusyPercent(userDelta: number, kernelDelta: number, idleDelta: number, elapsed: number): number {
+  return per(100 * (userDelta + kernelDelta - idleDelta), elapsed);
+}
+
+/** ntttcp for Windows -cfi busy % = 100 · (1 − idle cycles / (seconds · MHz · 10⁶)). */
+export function windowsCpuBusyFromIdleCycles(idleCycles: number, seconds: number, mhz: number): number {
+  const cycles = seconds * mhz * 1e6;
+  return cycles > 0 ? 100 * (1 - idleCycles / cycles) : 0;
+}
+
+// --- netperf ------------------------------------------------------------------------------------------------------
+
+/**
+ * netperf throughput = units / divisor / elapsed seconds, units = bytes for STREAM tests (divisor from -f: 125000
+ * for the default 'm' = 10⁶ bits, 1024 for 'K', ...), transactions for RR (divisor 1).
+ */
+export function netperfThroughput(units: number, elapsedSeconds: number, divisor: number): number {
+  return per(units / divisor, elapsedSeconds);
+}
+
+/**
+ * netperf service demand (µs of CPU per unit) = cpu % · 10000 / (units / divisor / elapsed) · CPUs, units = bytes
+ * with divisor 1024 (µs/KB) or transactions with divisor 1 (µs/Tr). netperf hands cpu % and elapsed to this
+ * formula as C floats, so they are rounded to float32 here too. Pass the local CPU count when the remote reports 0.
+ */
+export function netperfServiceDemand(cpuUtilPercent: number, units: number, divisor: number, elapsedSeconds: number, numCpus: number): number {
+  const thruput = units / divisor / Math.fround(elapsedSeconds);
+  return thruput > 0 ? ((Math.fround(cpuUtilPercent) * 10000) / thruput) * numCpus : 0;
+}

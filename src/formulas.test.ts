@@ -164,8 +164,10 @@ describe("hand-computed", () => {
     // Stream: 50 % of 1 CPU while moving 100 MiB/s = 102400 KB/s: 0.5 s of CPU per s / 102400 KB = 4.8828125 us/KB.
     expect(netperfServiceDemand(50, 100 * 1048576, 1024, 1, 1)).toBe(4.8828125);
     expect(netperfServiceDemand(50, 0, 1024, 1, 1)).toBe(0);
-    // cpu % and elapsed go through C floats: 0.1 s is not 0.1 in float32.
-    expect(netperfServiceDemand(10, 1000, 1, 0.1, 1)).toBe((Math.fround(10) * 10000) / (1000 / Math.fround(0.1)));
+    // cpu % and elapsed go through C floats: neither 0.1 s nor 80.24 % is the same number in float32.
+    expect(netperfServiceDemand(10, 1000, 1, 0.1, 1)).toBe((10 * 10000) / (1000 / Math.fround(0.1)));
+    expect(netperfServiceDemand(80.24, 1000, 1, 1, 1)).toBe((Math.fround(80.24) * 10000) / 1000);
+    expect(netperfServiceDemand(80.24, 1000, 1, 1, 1)).not.toBe((80.24 * 10000) / 1000);
   });
 });
 

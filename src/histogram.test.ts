@@ -143,6 +143,10 @@ describe("statistics", () => {
     expect(percentile(h, 57)).toBe(bucketValue(bucketOf(570)));
     expect(percentile(h, 99.9)).toBe(bucketValue(bucketOf(1000)));
     expect(percentile(h, 0.5)).toBe(bucketValue(bucketOf(10)));
+    // 1.1 · 3000 / 100 evaluates to 33.00000000000001 in doubles; the rank is still 33.
+    const g = histOf(range(1, 3000).map((i) => i * 10));
+    expect(percentile(g, 1.1)).toBe(bucketValue(bucketOf(330)));
+    expect(percentiles(g, [1.1])).toEqual([bucketValue(bucketOf(330))]);
   });
 
   test("a single sample is every percentile", () => {

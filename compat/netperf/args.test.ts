@@ -1,0 +1,117 @@
+import { describe, expect, test } from "bun:test";
+import { UserError } from "../../src/errors.ts";
+import { atoi, breakArgs, breakArgsExplicit, convert } from "./getopt.ts";
+import { parseNetperfArgs } from "./netperf-args.ts";
+import { parseNetserverArgs } from "./netserver-args.ts";
+import type { NetperfPlan } from "./plan.ts";
+
+const plan = (argv: string): NetperfPlan => {
+  const cmd = parseNetperfArgs(argv === "" ? [] : argv.split(" "));
+  if (cmd.kind !== "run") throw new Error(`expected a run, got ${cmd.text}`);
+  return cmd.plan;
+};
+
+describe("netperf's value helpers", () => {
+  test("break_args: one value sets both, commas pick a side", () => {
+    expect(breakArgs("5")).toEqual(["5", "5"]);
+    expect(breakArgs("5,")).toEqual(["5", ""]);
+    expect(breakArgs(",6")).toEqual(["", "6"]);
+    expect(breakArgsExplicit("5")).toEqual(["5", ""]);
+  });
+
+  test("convert: K/M/G binary, k/m/g decimal, anywhere in the word; atoi prefix", () => {
+    expect(convert("64K")).toBe(65536);
+    expect(convert("1M")).toBe(1048576);
+    expect(convert("2k")).toBe(2000);
+    expect(convert("-5000")).toBe(-5000);
+    expect(convert("10x")).toBe(10);
+    expect(atoi("  42abc")).toBe(42);
+    expect(atoi("abc")).toBe(0);
+  });
+});
+
+describe("netperf command line", () => {
+  test("defaults match netperf", () => {
+    const p = plan("");
+    expect(p).toMatchObject({ host: "localhost", controlPort: 12865, test: "TCP_STREAM", testLength: 10, printHeaders: true, verbosity: 1, instances: 1 });
+    expect(plan("-t tcp_rr")).toMatchObject({ test: "TCP_RR", requestSize: 1, responseSize: 1 });
+  });
+
+  test("the issue's commands", () => {
+    expect(plan("-H 127.0.0.1 -l 300 -t UDP_STREAM -- -m 1")).toMatchObject({ test: "UDP_STREAM", testLength: 300, localSendSize: 1, remoteSendSize: -1 });
+    expect(plan("-H 127.0.0.1 -l 300 -t TCP_RR -- -r 1,1")).toMatchObject({ test: "TCP_RR", requestSize: 1, responseSize: 1 });
+    const o = plan("-H 127.0.0.1 -t TCP_RR -- -r 1,1 -o THROUGHPUT,P99_LATENCY");
+    expect(o).toMatchObject({ output: "csv", outputSelection: "THROUGHPUT,P99_LATENCY" });
+    expect(plan("-H 127.0.0.1 -t TCP_RR --instances 16 -- -r 1,1").instances).toBe(16);
+    expect(plan("--instances=4 -H 127.0.0.1").instances).toBe(4);
+  });
+
+  test("glued values, clustered flags, optional CPU rate only before a digit", () => {
+    const p = plan("-l2 -cC -H 127.0.0.1 -p 26001");
+    expect(p).toMatchObject({ testLength: 2, localCpu: true, remoteCpu: true, remoteCpuRate: 0, controlPort: 26001 });
+    const q = plan("-C 100 -c -t TCP_RR");
+    expect(q).toMatchObject({ remoteCpu: true, remoteCpuRate: 100, localCpu: true, test: "TCP_RR" });
+  });
+
+  test("-o/-O/-k take a list only when the next word is not an option", () => {
+    expect(plan("-t TCP_RR -- -o -r 32")).toMatchObject({ output: "csv", outputSelection: undefined, requestSize: 32, responseSize: 32 });
+    expect(plan("-t TCP_RR -- -k all")).toMatchObject({ output: "keyval", outputSelection: "all" });
+  });
+
+  test("pairs: -P sets both ports from one value, -m only the local size, -M remote first, -s/-S both buffers", () => {
+    expect(plan("-- -P 26010")).toMatchObject({ localDataPort: 26010, remoteDataPort: 26010 });
+    expect(plan("-- -P ,26011")).toMatchObject({ localDataPort: 0, remoteDataPort: 26011 });
+    expect(plan("-- -m 1")).toMatchObject({ localSendSize: 1, remoteSendSize: -1 });
+    expect(plan("-- -M 4K,8K")).toMatchObject({ remoteRecvSize: 4096, localRecvSize: 8192 });
+    expect(plan("-- -s 64K -S ,128K").socketBuffers).toEqual({ local: { send: 65536, recv: 65536 }, remote: { send: -1, recv: 131072 } });
+  });
+
+  test("-K keeps netperf's bug: a remote name shorter than 3 characters is ignored", () => {
+    expect(plan("-- -K cubic").congestion).toEqual({ local: "cubic", remote: "cubic" });
+    expect(plan("-- -K ,ab").congestion).toEqual({ local: "", remote: "" });
+    expect(plan("-- -K ,bbr").congestion).toEqual({ local: "", remote: "bbr" });
+  });
+
+  test("count mode, -P 0, -v, -f, -B, -i clamps", () => {
+    expect(plan("-l -5000 -t TCP_RR").testLength).toBe(-5000);
+    expect(plan("-P 0 -v 0 -f k -B tag")).toMatchObject({ printHeaders: false, verbosity: 0, format: "k", brand: "tag" });
+    expect(plan("-i 50,1")).toMatchObject({ iterationMax: 30, iterationMin: 3, confidenceLevel: 99, confidenceInterval: 0.05 });
+    expect(plan("-f x").format).toBe("m");
+  });
+
+  test("errors name the cause and the fix", () => {
+    const fails = (argv: string, re: RegExp) => {
+      try {
+        parseNetperfArgs(argv.split(" "));
+        throw new Error("no error");
+      } catch (e) {
+        expect(e).toBeInstanceOf(UserError);
+        expect((e as Error).message).toMatch(re);
+      }
+    };
+    fails("-t SCTP_STREAM", /not supported.*use TCP_STREAM/);
+    fails("-z", /invalid option -- 'z'/);
+    fails("-l", /requires an argument/);
+    fails("-t UDP_STREAM -l -100", /needs a TCP test/);
+    fails("-- -P 70000", /outside 0..65535/);
+    fails("-H h --instances 0", /--instances needs a count/);
+  });
+
+  test("-V and -h print instead of running", () => {
+    expect(parseNetperfArgs(["-V"])).toEqual({ kind: "print", text: "Netperf version 2.7.0\n", exitCode: 0 });
+    expect(parseNetperfArgs(["-h"])).toMatchObject({ kind: "print", exitCode: 1 });
+  });
+});
+
+describe("netserver command line", () => {
+  test("the issue's options", () => {
+    const cmd = parseNetserverArgs("-p 26500 -L 127.0.0.1 -4 -D -f".split(" "));
+    expect(cmd).toEqual({
+      kind: "run",
+      plan: { port: 26500, listenAddress: "127.0.0.1", family: "ipv4", foreground: true, serial: true, passphrase: undefined, verbosity: 1, debug: 0, maxTests: 1024 },
+    });
+    expect(parseNetserverArgs(["-6"])).toMatchObject({ plan: { family: "ipv6", port: 12865 } });
+    expect(parseNetserverArgs(["-L", "::1,6", "--max-tests", "400"])).toMatchObject({ plan: { listenAddress: "::1", family: "ipv6", maxTests: 400 } });
+    expect(() => parseNetserverArgs(["-p", "x"])).toThrow(UserError);
+  });
+});

@@ -14,7 +14,9 @@ import { WINDOWS_BANNER, windowsConsole, windowsXml } from "./windows-output.ts"
 /** `anyperf ntttcp …`, or the binary run through a link named ntttcp / ntttcps / ntttcpr. */
 export async function main(argv: string[]): Promise<number> {
   const argv0 = basename(process.argv0 ?? "ntttcp");
-  const cmd = parseCommand(argv, { cpus: availableParallelism(), argv0 });
+  // Tests emulate Windows sync inside their own port range; the real product uses data port + 1000.
+  const offset = process.env.ANYPERF_NTTTCP_TOKEN_OFFSET;
+  const cmd = parseCommand(argv, { cpus: availableParallelism(), argv0, tokenOffset: offset ? Number(offset) : undefined });
   if (cmd.kind === "help") {
     console.log(NTTTCP_USAGE);
     return 0;

@@ -3,6 +3,7 @@ import { DataPlane } from "../../src/engine/data-plane.ts";
 import { TestRun } from "../../src/engine/test-run.ts";
 import { UserError } from "../../src/errors.ts";
 import type { Net, TcpListener } from "../../src/net/types.ts";
+import { loadSockopt } from "../../src/sockopt/sockopt.ts";
 import { LinuxSyncReceiver, type LinuxSyncReceiverEvent } from "../../interop/ntttcp/linux-sync-receiver.ts";
 import { LinuxSyncSender, type LinuxSyncSenderEvent } from "../../interop/ntttcp/linux-sync-sender.ts";
 import type { Transport } from "../../interop/ntttcp/transport.ts";
@@ -174,7 +175,7 @@ function linked(signal: AbortSignal): AbortController {
 }
 
 export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResults> {
-  const layout = receiverSpecs(p);
+  const layout = receiverSpecs(p, { sockopt: (await loadSockopt()) !== undefined });
   const plane = await DataPlane.open(layout.specs);
   const stop = linked(io.signal);
   const listeners: TcpListener[] = [];
@@ -233,7 +234,9 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
     } else if (p.dialect === "windows") {
       started = until(plane, (s) => s.streams.every((x) => x.connections >= 1), io.signal);
     } else {
-      started = until(plane, (s) => s.streams.some((x) => x.connections >= 1), io.signal);
+      // ntttcp-for-linux starts at the first accepted connection; its sender only writes once all its connections
+      // exist, so the first byte is the same instant for the sender and a fairer one for the receiver.
+      started = until(plane, (s) => s.streams.some((x) => x.bytes > 0), io.signal);
     }
     if (!(await started)) throw new UserError("interrupted before the test started: no sender connected", 1);
     const timing = cycleTiming(p, p.sync.kind === "linux" ? cycle : undefined);

@@ -26,11 +26,19 @@ function options(p: NtttcpPlan) {
   };
 }
 
-export function receiverSpecs(p: NtttcpPlan): StreamLayout {
+/**
+ * Socket receive buffer for UDP receivers when the user set none: the stock Linux sender paces -B by bursts of
+ * datagrams (on/off every 0.5 ms), which overflow a default 208 KiB buffer and look like loss. Only asked for when
+ * socket options are available (Linux/Bun); the kernel caps it at net.core.rmem_max.
+ */
+export const UDP_RECV_BUFFER = 4 * 1024 * 1024;
+
+export function receiverSpecs(p: NtttcpPlan, env: { sockopt: boolean } = { sockopt: false }): StreamLayout {
   const family = p.family;
+  const udpOptions = { ...options(p), ...(env.sockopt && !p.recvBuffer ? { recvBuffer: UDP_RECV_BUFFER } : {}) };
   const specs = p.threads.map((t, id): StreamSpecInput =>
     p.protocol === "udp"
-      ? { kind: "udp-recv", id, listen: { host: t.host, port: t.port }, datagramSize: MAX_DATAGRAM, format: "none", options: options(p), family }
+      ? { kind: "udp-recv", id, listen: { host: t.host, port: t.port }, datagramSize: MAX_DATAGRAM, format: "none", options: udpOptions, family }
       : // connections 1 = Windows: one accept per port; 0 = Linux: any number. The test's clock decides the end, not EOF.
         { kind: "tcp-recv", id, listen: { host: t.host, port: t.port }, connections: t.connections, readSize: p.readSize, endOnEof: false, options: options(p), family },
   );

@@ -25,5 +25,6 @@ NTttcp for Windows (separate words, any case):
 
 Differences from the originals: figures this host cannot measure print as n/a (never 0); the Windows per-thread
 Time(s)/KB/s columns show real values (5.40 prints 0.000); a sender keeps sending 1 s past its cycle so the peer's
-window ends while data flows; a receiver always ends on its own clock; a cycle of 69/76/82/88 s is proposed as one
+window ends while data flows; a receiver always ends on its own clock, and without sync starts at the first byte
+(TCP, UDP) rather than at the first connection; a cycle of 69/76/82/88 s is proposed as one
 second more (the Linux receiver would read it as a command).`;

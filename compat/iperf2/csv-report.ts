@@ -1,3 +1,4 @@
+import { formatFixed } from "../../src/units.ts";
 import type { Endpoint } from "./text-report.ts";
 
 /**
@@ -45,7 +46,7 @@ export function csvTcpLine(f: CsvFigures): string {
     f.server.host,
     f.server.port,
     f.id,
-    `${f.start.toFixed(1)}-${f.end.toFixed(1)}`,
+    `${formatFixed(f.start, 1)}-${formatFixed(f.end, 1)}`,
     Math.round(f.bytes),
     csvBitsPerSecond(f.bytes, f.end - f.start),
   ].join(",");
@@ -53,5 +54,5 @@ export function csvTcpLine(f: CsvFigures): string {
 
 export function csvUdpLine(f: CsvUdpFigures): string {
   const pct = f.total !== 0 ? (100 * f.lost) / f.total : 0;
-  return [csvTcpLine(f), (f.jitterS * 1000).toFixed(3), f.lost, f.total, pct.toFixed(3), f.outOfOrder].join(",");
+  return [csvTcpLine(f), formatFixed(f.jitterS * 1000, 3), f.lost, f.total, formatFixed(pct, 3), f.outOfOrder].join(",");
 }

@@ -1,3 +1,4 @@
+import { formatFixed } from "../../src/units.ts";
 import { type FormatLetter, formatG2, formatUnits } from "./units.ts";
 
 /**
@@ -26,7 +27,7 @@ export function idTag(id: string | number): string {
 }
 
 export function intervalText(start: number, end: number): string {
-  return `${start.toFixed(4)}-${end.toFixed(4)} sec`;
+  return `${formatFixed(start, 4)}-${formatFixed(end, 4)} sec`;
 }
 
 /** "1.38 MBytes  11.5 Mbits/sec": transfer in the upper-case form of -f, bandwidth in -f itself. */
@@ -60,7 +61,7 @@ export function lossText(lost: number, total: number): string {
 
 /** Receiver side of UDP (server, -R client, the client's "Server Report"). */
 export function udpLine(f: UdpFigures, format: FormatLetter): string {
-  return `${bwLine(f, format)}  ${(f.jitterS * 1000).toFixed(3).padStart(6)} ms ${lossText(f.lost, f.total)}`;
+  return `${bwLine(f, format)}  ${formatFixed(f.jitterS * 1000, 3, 6)} ms ${lossText(f.lost, f.total)}`;
 }
 
 export interface UdpLatency {
@@ -73,12 +74,12 @@ export interface UdpLatency {
 
 /** -e receiver columns: latency avg/min/max/stdev in ms, PPS, Rx/inP (no in-progress estimate here: 0(0)), NetPwr. */
 export function udpEnhancedLine(f: UdpFigures, l: UdpLatency, packets: number, format: FormatLetter): string {
-  const ms = (s: number) => (s * 1000).toFixed(3);
+  const ms = (s: number) => formatFixed(s * 1000, 3);
   const seconds = f.end - f.start;
   const netPower = l.meanS > 0 && seconds > 0 ? Math.round((f.bytes * 8) / seconds / l.meanS / 1e6) : 0;
   return (
     `${idTag(f.id)} ${intervalText(f.start, f.end)}  ${transferAndRate(f.bytes, seconds, format)}  ` +
-    `${(f.jitterS * 1000).toFixed(3).padStart(6)} ms ${lossText(f.lost, f.total)} ` +
+    `${formatFixed(f.jitterS * 1000, 3, 6)} ms ${lossText(f.lost, f.total)} ` +
     `${ms(l.meanS)}/${ms(l.minS)}/${ms(l.maxS)}/${ms(l.stdevS)} ms ${Math.round(l.pps)} pps ${packets}/0(0) pkts ${netPower}`
   );
 }
@@ -149,7 +150,7 @@ export function clientBanner(
   if (o.enhanced && !o.udp && o.writeLen) lines.push(`Write buffer size: ${o.writeLen} Byte`);
   if (o.udp && o.datagramSize) {
     const ipg = o.pps ? 1e6 / o.pps : o.rateBps ? (o.datagramSize * 8 * 1e6) / o.rateBps : 0;
-    lines.push(`Sending ${o.datagramSize} byte datagrams, IPG target: ${ipg.toFixed(2)} us (kalman adjust)`);
+    lines.push(`Sending ${o.datagramSize} byte datagrams, IPG target: ${formatFixed(ipg, 2)} us (kalman adjust)`);
   }
   lines.push(bufferLine(o), RULE);
   return lines;

@@ -8,8 +8,8 @@ import { Iperf2WireError } from "./wire-error.ts";
 const SERVER_PORTS = new Set([20501, 20511, 20521, 20541]);
 
 /** Client headers as captured: TCP segments to a server port that start with a header, first datagrams of UDP flows. */
-function capturedHeaders(): { m: CapturedMessage; bytes: Uint8Array; transport: "tcp" | "udp" }[] {
-  const out: { m: CapturedMessage; bytes: Uint8Array; transport: "tcp" | "udp" }[] = [];
+function capturedHeaders(): { m: CapturedMessage; bytes: Uint8Array<ArrayBuffer>; transport: "tcp" | "udp" }[] {
+  const out: { m: CapturedMessage; bytes: Uint8Array<ArrayBuffer>; transport: "tcp" | "udp" }[] = [];
   for (const m of allMessages()) {
     if (!SERVER_PORTS.has(m.dstPort)) continue;
     if (m.transport === "tcp" && m.complete && m.bytes[0]! >= 0x40 && m.length < 100 && m.length !== 92) {

@@ -130,7 +130,7 @@ export function decodeClientHeader(bytes: Uint8Array, transport: Transport): Cli
  * Encodes a header. The flags word is written as given (build it with `buildClientHeader`), except that the length
  * bits are recomputed from what is actually written, so a decoded header with its tail re-encodes to the same bytes.
  */
-export function encodeClientHeader(input: ClientHeaderInput, transport: Transport): Uint8Array {
+export function encodeClientHeader(input: ClientHeaderInput, transport: Transport): Uint8Array<ArrayBuffer> {
   const parsed = ClientHeader.safeParse(input);
   if (!parsed.success) throw new Iperf2WireError("bad-value", `client header: ${parsed.error.issues[0]?.message ?? "invalid"}`);
   const h = parsed.data;

@@ -72,14 +72,14 @@ export function finSeq(lastSeq: number): number {
  * a fill pattern: a stock server parses offset 16 as header flags, and bytes with the top bits set there start tests
  * nobody asked for (spec 3.5).
  */
-export function udpTemplate(size: number, clientHeader: Uint8Array | null): Uint8Array {
+export function udpTemplate(size: number, clientHeader: Uint8Array | null): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(Math.max(size, IPERF2_DATAGRAM_HEADER));
   if (clientHeader && UDP_HEADER_OFFSET + clientHeader.length <= out.length) out.set(clientHeader, UDP_HEADER_OFFSET);
   return out;
 }
 
 /** Server-to-client payload (-R, -d back-connections): ASCII digits like the stock server, after the 16-byte block. */
-export function digitsPayload(size: number, offset = 0): Uint8Array {
+export function digitsPayload(size: number, offset = 0): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(size);
   for (let k = 0; k < size; k++) out[k] = 0x30 + ((k + offset) % 10);
   return out;

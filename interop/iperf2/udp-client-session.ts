@@ -29,7 +29,7 @@ export type UdpClientOutcome =
  */
 export class UdpClientSession {
   readonly request: ClientRequest;
-  readonly template: Uint8Array;
+  readonly template: Uint8Array<ArrayBuffer>;
   /** Receiver-side figures for -R. */
   readonly received = new UdpReceiverStats();
   finSent = false;
@@ -43,7 +43,7 @@ export class UdpClientSession {
   }
 
   /** A stamped copy of the template; for senders that do not stamp in place (tests, the -R trigger datagram). */
-  datagram(seq: number, wallSeconds: number): Uint8Array {
+  datagram(seq: number, wallSeconds: number): Uint8Array<ArrayBuffer> {
     const out = this.template.slice();
     stampTime(out, seq, wallSeconds);
     return out;

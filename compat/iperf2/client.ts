@@ -1,0 +1,464 @@
+import { DataPlane } from "../../src/engine/data-plane.ts";
+import { explainSocketError } from "../../src/errors.ts";
+import type { TcpListener, TcpSocket } from "../../src/net/types.ts";
+import type { SocketOptions, StreamSpecInput } from "../../src/stream-spec.ts";
+import { encodeClientHeader } from "../../interop/iperf2/client-header.ts";
+import { type ClientRequestInput, buildClientHeader } from "../../interop/iperf2/client-request.ts";
+import { digitsPayload } from "../../interop/iperf2/datagram.ts";
+import { REPORT_MIN_LENGTH, type ServerReport, decodeServerReport, latencyValid } from "../../interop/iperf2/server-report.ts";
+import { UdpClientSession } from "../../interop/iperf2/udp-client-session.ts";
+import { csvUdpLine } from "./csv-report.ts";
+import { type Member, ReportGroup } from "./groups.ts";
+import { handOff } from "./handoff.ts";
+import { localAddressToward } from "./local-address.ts";
+import { type ClientPlan, clientLen, clientRate } from "./plan.ts";
+import { defaultBuffers } from "./socket-defaults.ts";
+import type { ServerIo } from "./tcp-server.ts";
+import {
+  type Endpoint,
+  HEADER_BW,
+  HEADER_UDP,
+  HEADER_UDP_ENHANCED,
+  bwLine,
+  clientBanner,
+  connectionLine,
+  sentLine,
+  serverBanner,
+  serverReportLine,
+  udpEnhancedLine,
+  udpLine,
+} from "./text-report.ts";
+import { wallSeconds } from "./udp-reverse-sender.ts";
+
+/** After our forward test, how long to wait for a -r/-d connect-back that has not arrived yet. */
+const CONNECT_BACK_WAIT_MS = 5_000;
+/** -R / UDP -R: the server ends the test; give up this long after the requested duration. */
+const REVERSE_GRACE_MS = 10_000;
+/** Datagrams per send call: small bursts, because a stock server at its default 208 KB buffer drops long ones. */
+const UDP_BATCH = 8;
+
+export type ClientIo = ServerIo;
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => (clearTimeout(t), resolve()), { once: true });
+  });
+
+function request(plan: ClientPlan): ClientRequestInput {
+  const rate = clientRate(plan);
+  return {
+    transport: plan.udp ? "udp" : "tcp",
+    direction: plan.fullDuplex ? "full-duplex" : plan.reverse ? "reverse" : "forward",
+    connectBack: plan.dual ? "dual" : plan.tradeoff ? "tradeoff" : "none",
+    amount: plan.amount,
+    rate: rate?.value ?? 0,
+    rateUnits: rate?.units ?? "bps",
+    bufLen: plan.len ?? 0,
+    numThreads: plan.parallel,
+    listenPort: plan.listenPort ?? plan.port,
+    tos: plan.tos,
+    peerDetect: plan.peerDetect,
+    noUdpFin: plan.noUdpFin,
+    extended: !plan.compat,
+  };
+}
+
+function socketOptions(plan: ClientPlan): SocketOptions {
+  return {
+    sendBuffer: plan.window,
+    noDelay: plan.noDelay || undefined,
+    mss: plan.mss,
+    congestion: plan.congestion,
+    tos: plan.tos || undefined,
+  };
+}
+
+function specRate(plan: ClientPlan): { bitsPerSecond?: number; packetsPerSecond?: number } {
+  const r = clientRate(plan);
+  if (!r) return {};
+  return r.units === "pps" ? { packetsPerSecond: r.value } : { bitsPerSecond: r.value };
+}
+
+/** `anyperf iperf -c host ...`: returns the exit code. */
+export async function runClient(plan: ClientPlan, io: ClientIo): Promise<number> {
+  const localHost = await localAddressToward(io.net, io.sockopt, plan.host);
+  if (plan.udp) return plan.reverse ? udpReverse(plan, io, localHost) : udpForward(plan, io, localHost);
+  if (plan.reverse || plan.fullDuplex) return tcpReverse(plan, io, localHost);
+  return tcpForward(plan, io, localHost);
+}
+
+function group(plan: ClientPlan, io: ClientIo, key: string, expected: number): ReportGroup {
+  return new ReportGroup(key, expected, io.printer, { format: plan.format, enhanced: false, csv: plan.csv, intervalS: plan.intervalS, epochZeroFinalCsv: false });
+}
+
+/** The -r/-d listener: each connection the server opens back is adopted by a Worker and reported as its own stream. */
+class ConnectBackListener {
+  private listener: TcpListener | undefined;
+  private readonly planes: Promise<void>[] = [];
+  private arrived = 0;
+  private nextId: number;
+
+  constructor(
+    private readonly plan: ClientPlan,
+    private readonly io: ClientIo,
+    private readonly joined: ReportGroup | null,
+    firstId: number,
+  ) {
+    this.nextId = firstId;
+  }
+
+  start(): boolean {
+    const { plan, io } = this;
+    const port = plan.listenPort ?? plan.port;
+    io.printer.info(...serverBanner({ port, udp: false, buffer: defaultBuffers.tcpRecv() }));
+    try {
+      this.listener = io.net.listen<{ handed: boolean }>({
+        hostname: plan.bind?.host ?? (plan.ipv6 ? "::" : "0.0.0.0"),
+        port,
+        data: { handed: false },
+        socket: { open: (s) => this.adopt(s), data: () => {}, error: () => {} },
+      });
+      return true;
+    } catch {
+      // What the stock client prints when -L collides (same host, default -L = -p): the test goes on one way.
+      io.printer.info("listener bind failed: Address already in use");
+      return false;
+    }
+  }
+
+  private adopt(s: TcpSocket<{ handed: boolean }>): void {
+    const { io, plan } = this;
+    if (s.fd === undefined || !io.sockopt || this.arrived >= plan.parallel) {
+      s.terminate();
+      return;
+    }
+    this.arrived++;
+    const id = this.nextId++;
+    const local = { host: plan.bind?.host ?? "0.0.0.0", port: s.localPort ?? 0 };
+    const peer = { host: s.remoteAddress ?? "?", port: s.remotePort ?? 0 };
+    const addr = io.sockopt.localAddress(s.fd);
+    if (addr) local.host = addr.host;
+    io.printer.info(connectionLine(id, local, peer));
+    s.data = { handed: true };
+    const [fd] = handOff(s, io.sockopt, 1);
+    const startMs = performance.now();
+    this.planes.push(
+      (async () => {
+        const plane = await DataPlane.open([{ kind: "tcp-recv", id: 0, adopt: { fd: fd!, pending: 0 }, endOnEof: true, idleTimeoutMs: 60_000 }]);
+        const g = this.joined ?? group(plan, io, `back${id}`, 1);
+        const m: Member = {
+          id: String(id), numericId: id, bytes: () => plane.snapshot().streams[0]!.bytes, calls: () => plane.snapshot().streams[0]!.packets,
+          startMs, client: local, server: peer, role: "recv",
+        };
+        g.add(m, this.joined === null);
+        plane.onStreamEnd(() => g.ended(m));
+        plane.go();
+        await plane.ended;
+      })(),
+    );
+  }
+
+  /** Waits for the connect-backs: up to CONNECT_BACK_WAIT_MS for them to arrive, then until they end. */
+  async finish(signal: AbortSignal): Promise<void> {
+    const deadline = performance.now() + CONNECT_BACK_WAIT_MS;
+    while (this.arrived < this.plan.parallel && performance.now() < deadline && !signal.aborted) await sleep(20, signal);
+    await Promise.all(this.planes);
+    this.listener?.stop(true);
+  }
+}
+
+async function tcpForward(plan: ClientPlan, io: ClientIo, localHost: string): Promise<number> {
+  const len = clientLen(plan);
+  const header = buildClientHeader(request(plan));
+  const headerBytes = header ? encodeClientHeader(header, "tcp") : undefined;
+  const back = plan.dual || plan.tradeoff;
+  let listener: ConnectBackListener | undefined;
+  const forward = group(plan, io, "forward", plan.parallel);
+  if (plan.dual) {
+    listener = new ConnectBackListener(plan, io, forward, plan.parallel + 1);
+    if (!listener.start()) listener = undefined;
+  }
+  io.printer.info(...clientBanner({ host: plan.host, port: plan.port, udp: false, buffer: plan.window ?? defaultBuffers.tcpSend(), requested: plan.window, enhanced: plan.enhanced, pid: process.pid, writeLen: len, flows: plan.parallel }));
+  if (plan.tradeoff) {
+    listener = new ConnectBackListener(plan, io, null, plan.parallel + 1);
+    if (!listener.start()) listener = undefined;
+  }
+  const specs: StreamSpecInput[] = Array.from({ length: plan.parallel }, (_, i) => ({
+    kind: "tcp-send" as const,
+    id: i,
+    connect: { host: plan.host, port: plan.port },
+    bind: plan.bind ? { host: plan.bind.host, port: plan.bind.port ?? 0 } : undefined,
+    options: socketOptions(plan),
+    preamble: headerBytes,
+    payload: digitsPayload(len),
+    writeSize: len,
+    rate: specRate(plan),
+    limitBytes: plan.amount.kind === "bytes" ? plan.amount.bytes : 0,
+    end: "fin-wait-eof" as const,
+  }));
+  const plane = await DataPlane.open(specs);
+  const server = { host: plan.host, port: plan.port };
+  const members: Member[] = specs.map((_, i) => {
+    const local = { host: localHost, port: plane.localPorts[i] ?? 0 };
+    io.printer.info(connectionLine(i + 1, local, server));
+    // The header counts as sent data, as it does for the stock client and server.
+    const extra = headerBytes?.length ?? 0;
+    return {
+      id: String(i + 1), numericId: i + 1, bytes: () => plane.snapshot().streams[i]!.bytes + extra, calls: () => plane.snapshot().streams[i]!.packets,
+      startMs: 0, client: local, server, role: "send",
+    };
+  });
+  const startMs = performance.now();
+  for (const m of members) {
+    m.startMs = startMs;
+    forward.add(m, true);
+  }
+  plane.onStreamEnd((stream) => forward.ended(members[stream]!));
+  plane.go();
+  await runFor(plan, plane, io.signal);
+  if (listener) await listener.finish(io.signal);
+  if (!back) return 0;
+  return 0;
+}
+
+/** Time-limited tests end when we stop them; byte-limited ones end by themselves. */
+async function runFor(plan: ClientPlan, plane: DataPlane, signal: AbortSignal): Promise<void> {
+  if (plan.amount.kind === "time") {
+    await Promise.race([sleep(plan.amount.seconds * 1000, signal), plane.ended]);
+    await plane.stop();
+  } else {
+    signal.addEventListener("abort", () => void plane.stop(), { once: true });
+    await plane.ended;
+  }
+}
+
+/** -R and --full-duplex: we connect and send the header here, then the socket goes to Workers for the data. */
+async function tcpReverse(plan: ClientPlan, io: ClientIo, localHost: string): Promise<number> {
+  const { sockopt } = io;
+  if (!sockopt) throw new Error("-R and --full-duplex need socket fds (Linux, Bun): run the compiled binary on Linux");
+  const len = clientLen(plan);
+  const header = buildClientHeader(request(plan));
+  const headerBytes = header ? encodeClientHeader(header, "tcp") : new Uint8Array(0);
+  io.printer.info(...clientBanner({ host: plan.host, port: plan.port, udp: false, buffer: plan.window ?? defaultBuffers.tcpSend(), requested: plan.window, enhanced: plan.enhanced, pid: process.pid, writeLen: len, flows: plan.parallel }));
+  const server = { host: plan.host, port: plan.port };
+  const g = group(plan, io, "reverse", plan.parallel);
+  const runs: Promise<void>[] = [];
+  for (let i = 0; i < plan.parallel; i++) {
+    let s: TcpSocket<null>;
+    try {
+      s = await io.net.connect<null>({ hostname: plan.host, port: plan.port, data: null, socket: { data: () => {}, error: () => {} } });
+    } catch (e) {
+      throw explainSocketError(e, { host: plan.host, port: plan.port, role: "connect" });
+    }
+    const id = i + 1;
+    const local = { host: localHost, port: s.localPort ?? 0 };
+    io.printer.info(connectionLine(id, local, server, [plan.fullDuplex ? "(full-duplex)" : "(reverse)"]));
+    const startMs = performance.now();
+    s.write(headerBytes, 0, headerBytes.length);
+    const fds = handOff(s, sockopt, plan.fullDuplex ? 2 : 1);
+    const fdRecv = fds[0]!;
+    const fdSend = fds[1] ?? -1;
+    const specs: StreamSpecInput[] = [{ kind: "tcp-recv", id: 0, adopt: { fd: fdRecv, pending: 0 }, endOnEof: true, idleTimeoutMs: 60_000 }];
+    if (plan.fullDuplex) {
+      specs.push({
+        kind: "tcp-send", id: 1, adopt: { fd: fdSend, pending: 0 }, payload: digitsPayload(len), writeSize: len, rate: specRate(plan),
+        limitBytes: plan.amount.kind === "bytes" ? plan.amount.bytes : 0, end: "fin-wait-eof",
+      });
+    }
+    const plane = await DataPlane.open(specs);
+    const recv: Member = {
+      id: `*${id}`, numericId: id, bytes: () => plane.snapshot().streams[0]!.bytes, calls: () => plane.snapshot().streams[0]!.packets,
+      startMs, client: local, server, role: "recv",
+    };
+    const members = [recv];
+    if (plan.fullDuplex) {
+      members.unshift({
+        id: String(id), numericId: id, bytes: () => plane.snapshot().streams[1]!.bytes + headerBytes.length, calls: () => plane.snapshot().streams[1]!.packets,
+        startMs, client: local, server, role: "send",
+      });
+    }
+    members.forEach((m, k) => g.add(m, k === 0));
+    plane.onStreamEnd((stream) => g.ended(stream === 0 ? recv : members[0]!));
+    plane.go();
+    runs.push(
+      (async () => {
+        if (plan.amount.kind === "time") {
+          const seconds = plan.amount.seconds;
+          if (plan.fullDuplex) {
+            await Promise.race([sleep(seconds * 1000, io.signal), plane.ended]);
+            plane.stopStream(1);
+          }
+          // The server ends the reverse direction; a server that never does is cut off after a grace period.
+          await Promise.race([plane.ended, sleep(seconds * 1000 + REVERSE_GRACE_MS, io.signal)]);
+        } else {
+          await Promise.race([plane.ended, new Promise<void>((r) => io.signal.addEventListener("abort", () => r(), { once: true }))]);
+        }
+        await plane.stop();
+      })(),
+    );
+  }
+  await Promise.all(runs);
+  return 0;
+}
+
+interface UdpStreamResult {
+  id: number;
+  local: Endpoint;
+  report: ServerReport | null | undefined;
+}
+
+async function udpForward(plan: ClientPlan, io: ClientIo, localHost: string): Promise<number> {
+  const len = clientLen(plan);
+  const rate = clientRate(plan);
+  const sessions = Array.from({ length: plan.parallel }, () => new UdpClientSession(request(plan), len));
+  io.printer.info(
+    ...clientBanner({
+      host: plan.host, port: plan.port, udp: true, buffer: plan.window ?? defaultBuffers.udp(), requested: plan.window, datagramSize: len,
+      rateBps: rate?.units === "bps" ? rate.value : null, pps: rate?.units === "pps" ? rate.value : null, enhanced: plan.enhanced, pid: process.pid, flows: plan.parallel,
+    }),
+  );
+  const specs: StreamSpecInput[] = sessions.map((s, i) => ({
+    kind: "udp-send" as const,
+    id: i,
+    connect: { host: plan.host, port: plan.port },
+    bind: plan.bind ? { host: plan.bind.host, port: plan.bind.port ?? 0 } : undefined,
+    options: { sendBuffer: plan.window, tos: plan.tos || undefined },
+    datagramSize: len,
+    format: "iperf2" as const,
+    payload: s.template,
+    fill: 0,
+    rate: specRate(plan),
+    limitBytes: plan.amount.kind === "bytes" ? plan.amount.bytes : 0,
+    endMarker: plan.noUdpFin ? ("none" as const) : ("iperf2-fin" as const),
+    batch: UDP_BATCH,
+  }));
+  const plane = await DataPlane.open(specs);
+  const results: UdpStreamResult[] = sessions.map((_, i) => ({ id: i + 1, local: { host: localHost, port: plane.localPorts[i] ?? 0 }, report: undefined }));
+  for (const r of results) io.printer.info(connectionLine(r.id, r.local, { host: plan.host, port: plan.port }));
+  plane.onEvent((e) => {
+    const r = results[e.stream];
+    if (!r || e.name !== "datagram" || !e.bytes || r.report !== undefined) return;
+    // Any datagram after our FIN is the report (stock client behaviour); too short to decode = no figures.
+    r.report = e.bytes.length >= REPORT_MIN_LENGTH ? decodeServerReport(e.bytes) : null;
+  });
+  const startMs = performance.now();
+  let stopMs = 0;
+  let ticks = 0;
+  const last = results.map(() => ({ bytes: 0, packets: 0 }));
+  const intervals = plan.intervalS > 0 ? setInterval(() => udpInterval(), plan.intervalS * 1000) : undefined;
+  const udpInterval = () => {
+    const snap = plane.snapshot();
+    const start = ticks * plan.intervalS;
+    ticks++;
+    results.forEach((r, i) => {
+      const c = snap.streams[i]!;
+      const bytes = c.bytes - last[i]!.bytes;
+      const packets = c.packets - last[i]!.packets;
+      last[i] = { bytes: c.bytes, packets: c.packets };
+      udpSenderLine(plan, io, r, start, start + plan.intervalS, bytes, packets, new Date());
+    });
+  };
+  plane.go();
+  if (plan.amount.kind === "time") {
+    await Promise.race([sleep(plan.amount.seconds * 1000, io.signal), plane.ended]);
+    stopMs = performance.now();
+    if (intervals) {
+      clearInterval(intervals);
+      // The timer and the end of the test fall on the same instant; the last interval is printed either way.
+      if ((stopMs - startMs) / 1000 >= (ticks + 1) * plan.intervalS - 0.05) udpInterval();
+    }
+    await plane.stop();
+  } else {
+    io.signal.addEventListener("abort", () => void plane.stop(), { once: true });
+    const ends: number[] = [];
+    plane.onStreamEnd(() => ends.push(performance.now()));
+    await plane.ended;
+    stopMs = Math.max(...ends);
+    if (intervals) clearInterval(intervals);
+  }
+  const seconds = (stopMs - startMs) / 1000;
+  const snap = plane.snapshot();
+  let sumBytes = 0;
+  let sumPackets = 0;
+  results.forEach((r, i) => {
+    const c = snap.streams[i]!;
+    sumBytes += c.bytes;
+    sumPackets += c.packets;
+    udpSenderLine(plan, io, r, 0, seconds, c.bytes, c.packets, new Date());
+    // Stock counts the FIN and one more in "Sent": 92 data datagrams print "Sent 94 datagrams".
+    io.printer.report(null, sentLine(r.id, c.packets + 2));
+  });
+  if (results.length > 1) {
+    io.printer.report(HEADER_BW, bwLine({ id: "SUM", start: 0, end: seconds, bytes: sumBytes }, plan.format));
+    io.printer.report(null, sentLine(`SUM-${results.length}`, sumPackets + 2 * results.length));
+  }
+  if (plan.noUdpFin) return 0;
+  for (const r of results) {
+    if (r.report === undefined) {
+      io.printer.info(`${connectionLine(r.id, r.local, { host: plan.host, port: plan.port }).slice(0, 5)} WARNING: did not receive ack of last datagram after 10 tries.`);
+      continue;
+    }
+    io.printer.report(null, serverReportLine(r.id));
+    const rep = r.report ?? { totalBytes: 0, duration: 0, lost: 0, datagrams: 0, jitter: 0, outOfOrder: 0, flags: 0 };
+    const fig = { id: r.id, start: 0, end: rep.duration, bytes: rep.totalBytes, jitterS: rep.jitter, lost: rep.lost, total: rep.datagrams };
+    if (r.report && latencyValid(r.report) && r.report.latency) {
+      const l = r.report.latency;
+      const stdev = l.transitCount > 1 ? Math.sqrt(l.m2Transit / (l.transitCount - 1)) / 1e6 : 0;
+      io.printer.report(HEADER_UDP_ENHANCED, udpEnhancedLine(fig, { meanS: l.meanTransit, minS: l.minTransit, maxS: l.maxTransit, stdevS: stdev, pps: l.ppsSeconds > 0 ? l.ppsPackets / l.ppsSeconds : 0 }, l.ppsPackets, plan.format));
+    } else {
+      io.printer.report(HEADER_UDP, udpLine(fig, plan.format));
+    }
+  }
+  return 0;
+}
+
+function udpSenderLine(plan: ClientPlan, io: ClientIo, r: UdpStreamResult, start: number, end: number, bytes: number, packets: number, at: Date): void {
+  if (plan.csv) {
+    io.printer.csvLine(csvUdpLine({ at, client: r.local, server: { host: plan.host, port: plan.port }, id: r.id, start, end, bytes, jitterS: 0, lost: 0, total: packets, outOfOrder: 0 }));
+    return;
+  }
+  io.printer.report(HEADER_BW, bwLine({ id: r.id, start, end, bytes }, plan.format));
+}
+
+/** UDP -R: one datagram with the request from our receiving socket, then the server's stream until its FIN. */
+async function udpReverse(plan: ClientPlan, io: ClientIo, localHost: string): Promise<number> {
+  const len = clientLen(plan);
+  const session = new UdpClientSession(request(plan), len);
+  const rate = clientRate(plan);
+  io.printer.info(
+    ...clientBanner({
+      host: plan.host, port: plan.port, udp: true, buffer: plan.window ?? defaultBuffers.udp(), requested: plan.window, datagramSize: len,
+      rateBps: rate?.units === "bps" ? rate.value : null, pps: rate?.units === "pps" ? rate.value : null,
+    }),
+  );
+  const plane = await DataPlane.open([
+    { kind: "udp-recv", id: 0, listen: { host: plan.bind?.host ?? (plan.ipv6 ? "::" : "0.0.0.0"), port: plan.bind?.port ?? 0 }, datagramSize: 65535, format: "iperf2", endOn: "fin" },
+  ]);
+  const local = { host: localHost, port: plane.localPorts[0] ?? 0 };
+  const server = { host: plan.host, port: plan.port };
+  io.printer.info(connectionLine(1, local, server, ["(reverse)"]));
+  let firstMs = 0;
+  let finMs = 0;
+  let finished!: () => void;
+  const fin = new Promise<void>((r) => (finished = r));
+  plane.onEvent((e) => {
+    if (e.name === "connected" && firstMs === 0) firstMs = performance.now();
+    if (e.name === "fin") {
+      finMs = performance.now();
+      finished();
+    }
+  });
+  plane.go();
+  plane.send(0, session.datagram(1, wallSeconds()), server);
+  const limit = plan.amount.kind === "time" ? plan.amount.seconds * 1000 + REVERSE_GRACE_MS : 3_600_000;
+  await Promise.race([fin, sleep(limit, io.signal)]);
+  const c = plane.snapshot().streams[0]!;
+  await plane.stop();
+  const seconds = firstMs > 0 ? ((finMs || performance.now()) - firstMs) / 1000 : 0;
+  const total = c.maxSeq + (finMs > 0 ? 1 : 0);
+  const fig = { id: "*1", start: 0, end: seconds, bytes: c.bytes, jitterS: c.jitter, lost: c.lost, total };
+  if (plan.csv) io.printer.csvLine(csvUdpLine({ at: new Date(), client: local, server, id: 1, start: 0, end: seconds, bytes: c.bytes, jitterS: c.jitter, lost: c.lost, total, outOfOrder: c.outOfOrder }));
+  else io.printer.report(HEADER_UDP, udpLine(fig, plan.format));
+  return 0;
+}

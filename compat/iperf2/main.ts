@@ -1,0 +1,59 @@
+import { spawn } from "node:child_process";
+import { loadNet } from "../../src/net/net.ts";
+import { interruptedExitCode, shutdownSignal } from "../../src/signals.ts";
+import { loadSockopt } from "../../src/sockopt/sockopt.ts";
+import { VERSION } from "../../src/version.ts";
+import { parseIperf2Args } from "./args.ts";
+import { runClient } from "./client.ts";
+import type { ServerPlan } from "./plan.ts";
+import { Printer } from "./printer.ts";
+import { Ids, TcpServer, type ServerIo } from "./tcp-server.ts";
+import { UdpServer } from "./udp-server.ts";
+import { IPERF2_USAGE } from "./usage.ts";
+
+/** `anyperf iperf ...` (or the binary run as `iperf`): iperf 2.1.8's command line, output and wire protocol. */
+export async function main(argv: string[]): Promise<number> {
+  const cmd = parseIperf2Args(argv);
+  if (cmd.kind === "help") {
+    process.stdout.write(IPERF2_USAGE);
+    return 0;
+  }
+  if (cmd.kind === "version") {
+    process.stderr.write(`iperf version 2.1.8 (anyperf ${VERSION}) pthreads\n`);
+    return 0;
+  }
+  const { plan } = cmd;
+  if (plan.role === "server" && plan.daemon) return daemonize(argv);
+  const signal = shutdownSignal();
+  const [net, sockopt] = await Promise.all([loadNet(), loadSockopt()]);
+  const printer = Printer.to(plan.output, plan.csv);
+  const warn = (text: string) => process.stderr.write(`anyperf iperf: ${text}\n`);
+  if (plan.role === "client") {
+    const code = await runClient(plan, { net, sockopt, printer, signal, warn });
+    return interruptedExitCode(signal) ?? code;
+  }
+  await runServer(plan, { net, sockopt, printer, signal, warn });
+  return interruptedExitCode(signal) ?? 0;
+}
+
+async function runServer(plan: ServerPlan, io: ServerIo): Promise<void> {
+  const ids = new Ids();
+  const server = plan.udp ? new UdpServer(plan, io, ids) : new TcpServer(plan, io, ids);
+  await server.start();
+  if (plan.timeLimitS) {
+    const t = setTimeout(() => void server.stop(), plan.timeLimitS * 1000);
+    void server.done.then(() => clearTimeout(t));
+  }
+  await server.done;
+}
+
+/** -D: the same server without -D, detached and without a terminal; this process says so and exits like iperf -D. */
+function daemonize(argv: string[]): number {
+  const rest = argv.filter((a) => a !== "-D" && a !== "--daemon");
+  // From source the runtime needs the entry script; a compiled binary is its own entry.
+  const script = process.argv[1] && /\.ts$/.test(process.argv[1]) ? [process.argv[1]] : [];
+  const child = spawn(process.execPath, [...script, "iperf", ...rest], { detached: true, stdio: "ignore" });
+  child.unref();
+  process.stdout.write(`Running Iperf Server as a daemon (pid ${child.pid})\n`);
+  return 0;
+}

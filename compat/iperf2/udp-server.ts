@@ -1,0 +1,225 @@
+import { explainSocketError } from "../../src/errors.ts";
+import type { UdpSocket } from "../../src/net/types.ts";
+import { versionString } from "../../interop/iperf2/client-header.ts";
+import type { ServerReport } from "../../interop/iperf2/server-report.ts";
+import { type UdpFlow, UdpServerSession } from "../../interop/iperf2/udp-server-session.ts";
+import { csvUdpLine } from "./csv-report.ts";
+import type { ServerPlan } from "./plan.ts";
+import { DEFAULT_UDP_RATE } from "./plan.ts";
+import { defaultBuffers } from "./socket-defaults.ts";
+import type { Ids, ServerIo } from "./tcp-server.ts";
+import {
+  type Endpoint,
+  HEADER_BW,
+  HEADER_UDP,
+  HEADER_UDP_ENHANCED,
+  bwLine,
+  connectionLine,
+  sentLine,
+  serverBanner,
+  udpEnhancedLine,
+  udpLine,
+  udpSumLine,
+} from "./text-report.ts";
+import { UdpReverseSender, wallSeconds } from "./udp-reverse-sender.ts";
+
+interface FlowState {
+  id: number;
+  local: Endpoint;
+  /** Interval bookkeeping (-i): the cumulative figures at the last line. */
+  last: { bytes: number; datagrams: number; lost: number };
+  tick: number;
+  timer?: ReturnType<typeof setInterval>;
+  group: UdpGroup;
+}
+
+/** The flows of one client invocation (-P N gives N flows), for the server's UDP [SUM] line. */
+interface UdpGroup {
+  host: string;
+  expected: number;
+  flows: UdpFlow[];
+  ended: number;
+}
+
+const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
+
+/**
+ * `anyperf iperf -s -u`: one UDP socket, any number of client flows (UdpServerSession keys them by source address and
+ * port), each FIN answered with the 128-byte report, -R flows answered with a paced stream from this same socket.
+ * This runs on the main thread: see the report to the lead for the engine feature that would move it into a Worker.
+ */
+export class UdpServer {
+  private sock: UdpSocket | undefined;
+  private session!: UdpServerSession;
+  private readonly state = new Map<UdpFlow, FlowState>();
+  private readonly groups: UdpGroup[] = [];
+  private readonly senders = new Set<UdpReverseSender>();
+  private sweeper: ReturnType<typeof setInterval> | undefined;
+  private finished!: () => void;
+  private tests = 0;
+  readonly done = new Promise<void>((r) => (this.finished = r));
+
+  constructor(
+    private readonly plan: ServerPlan,
+    private readonly io: ServerIo,
+    private readonly ids: Ids,
+  ) {}
+
+  async start(): Promise<void> {
+    const { plan, io } = this;
+    const host = plan.bind?.host ?? (plan.ipv6 ? "::" : "0.0.0.0");
+    io.printer.info(...serverBanner({ port: plan.port, udp: true, buffer: plan.window ?? defaultBuffers.udp(), requested: plan.window, enhanced: plan.enhanced, pid: process.pid, readLen: plan.len ?? 1470 }));
+    this.session = new UdpServerSession(
+      { send: (bytes, to) => this.send(bytes, to) },
+      { flow: (f) => this.onFlow(f), end: (f, r) => this.onEnd(f, r) },
+      { enhanced: plan.enhanced },
+    );
+    try {
+      this.sock = await io.net.udpSocket({
+        hostname: host,
+        port: plan.port,
+        socket: { data: (_s, d, port, address) => this.session.onDatagram(d, { host: address, port }, wallSeconds()), error: () => {} },
+      });
+    } catch (e) {
+      throw explainSocketError(e, { host, port: plan.port, role: "listen" });
+    }
+    this.sweeper = setInterval(() => {
+      for (const f of this.session.expire(wallSeconds())) this.vanished(f);
+    }, 5000);
+    io.signal.addEventListener("abort", () => this.stop(), { once: true });
+  }
+
+  stop(): void {
+    for (const s of this.senders) s.stop();
+    if (this.sweeper) clearInterval(this.sweeper);
+    for (const st of this.state.values()) if (st.timer) clearInterval(st.timer);
+    this.sock?.close();
+    this.sock = undefined;
+    this.finished();
+  }
+
+  private send(bytes: Uint8Array, to: Endpoint): void {
+    try {
+      this.sock?.send(bytes, to.port, to.host);
+    } catch {
+      // the client is gone; it will not read the report anyway
+    }
+  }
+
+  private localFor(peer: Endpoint): Endpoint {
+    const bound = this.plan.bind?.host;
+    // Without IP_PKTINFO an unbound socket does not know which address a datagram came to; on loopback it is that.
+    const host = bound && bound !== "0.0.0.0" && bound !== "::" ? bound : LOOPBACK.test(peer.host) ? peer.host : "0.0.0.0";
+    return { host, port: this.sock?.port ?? this.plan.port };
+  }
+
+  private groupFor(host: string, expected: number): UdpGroup {
+    const open = this.groups.find((g) => g.host === host && g.flows.length < g.expected);
+    if (open) return open;
+    const g: UdpGroup = { host, expected, flows: [], ended: 0 };
+    this.groups.push(g);
+    if (this.groups.length > 256) this.groups.shift();
+    return g;
+  }
+
+  private onFlow(f: UdpFlow): void {
+    const { plan, io } = this;
+    const id = this.ids.next();
+    const r = f.request;
+    const local = this.localFor(f.peer);
+    const notes: string[] = [];
+    if (r?.direction === "reverse") notes.push("(reverse)");
+    if (r && (r.direction === "reverse" || r.noUdpFin)) notes.push("(no-udp-fin)");
+    if (plan.enhanced && r && r.version.high !== 0) notes.push(`(peer ${versionString(r.version)})`);
+    io.printer.info(connectionLine(id, local, f.peer, notes));
+    const group = this.groupFor(f.peer.host, r?.numThreads ?? 1);
+    group.flows.push(f);
+    const st: FlowState = { id, local, last: { bytes: 0, datagrams: 0, lost: 0 }, tick: 0, group };
+    this.state.set(f, st);
+    if (r?.direction === "reverse" && this.sock) {
+      this.reverse(f, st);
+      return;
+    }
+    if (plan.intervalS > 0) st.timer = setInterval(() => this.interval(f, st), plan.intervalS * 1000);
+  }
+
+  private reverse(f: UdpFlow, st: FlowState): void {
+    const r = f.request!;
+    const size = r.bufLen > 0 ? r.bufLen : 1470;
+    const rate = r.rate > 0 ? { value: r.rate, units: r.rateUnits } : { value: DEFAULT_UDP_RATE, units: "bps" as const };
+    const sender = new UdpReverseSender(this.sock!, f.peer, size, rate, r.amount);
+    this.senders.add(sender);
+    sender.start();
+    void sender.done.then((res) => {
+      this.senders.delete(sender);
+      if (this.plan.csv) return;
+      this.io.printer.report(HEADER_BW, bwLine({ id: st.id, start: 0, end: res.seconds, bytes: res.bytes }, this.plan.format));
+      this.io.printer.report(null, sentLine(st.id, res.datagrams + 1));
+      this.testDone();
+    });
+  }
+
+  private interval(f: UdpFlow, st: FlowState): void {
+    const s = f.stats;
+    const start = st.tick * this.plan.intervalS;
+    const end = start + this.plan.intervalS;
+    st.tick++;
+    const bytes = s.bytes - st.last.bytes;
+    const total = s.datagrams - st.last.datagrams;
+    const lost = s.lost - st.last.lost;
+    st.last = { bytes: s.bytes, datagrams: s.datagrams, lost: s.lost };
+    this.line(f, st, { start, end, bytes, jitterS: s.jitter, lost, total }, new Date(), s.packets);
+  }
+
+  private line(f: UdpFlow, st: FlowState, x: { start: number; end: number; bytes: number; jitterS: number; lost: number; total: number }, at: Date | null, packets: number): void {
+    if (this.plan.csv) {
+      this.io.printer.csvLine(csvUdpLine({ at, client: f.peer, server: st.local, id: st.id, ...x, outOfOrder: f.stats.outOfOrder }));
+      return;
+    }
+    const fig = { id: st.id, ...x };
+    if (this.plan.enhanced) {
+      const l = f.stats.latency();
+      const stdev = l.transitCount > 1 ? Math.sqrt(l.m2Transit / (l.transitCount - 1)) / 1e6 : 0;
+      const seconds = x.end - x.start;
+      this.io.printer.report(HEADER_UDP_ENHANCED, udpEnhancedLine(fig, { meanS: l.meanTransit, minS: l.minTransit, maxS: l.maxTransit, stdevS: stdev, pps: seconds > 0 ? packets / seconds : 0 }, packets, this.plan.format));
+    } else {
+      this.io.printer.report(HEADER_UDP, udpLine(fig, this.plan.format));
+    }
+  }
+
+  private onEnd(f: UdpFlow, report: ServerReport): void {
+    const st = this.state.get(f);
+    if (!st) return;
+    if (st.timer) clearInterval(st.timer);
+    this.line(f, st, { start: 0, end: report.duration, bytes: report.totalBytes, jitterS: report.jitter, lost: report.lost, total: report.datagrams }, this.plan.intervalS > 0 ? new Date() : null, f.stats.packets);
+    this.groupEnded(st.group);
+    this.testDone();
+  }
+
+  /** A flow that never sent its FIN: report what arrived. */
+  private vanished(f: UdpFlow): void {
+    const st = this.state.get(f);
+    this.state.delete(f);
+    if (!st || f.request?.direction === "reverse") return;
+    if (st.timer) clearInterval(st.timer);
+    const s = f.stats;
+    this.line(f, st, { start: 0, end: s.duration, bytes: s.bytes, jitterS: s.jitter, lost: s.lost, total: s.datagrams }, new Date(), s.packets);
+    this.groupEnded(st.group);
+  }
+
+  private groupEnded(g: UdpGroup): void {
+    g.ended++;
+    if (g.ended < g.expected || g.flows.length < 2 || this.plan.csv) return;
+    const reports = g.flows.map((x) => x.stats);
+    const bytes = reports.reduce((n, s) => n + s.bytes, 0);
+    const lost = reports.reduce((n, s) => n + s.lost, 0);
+    const total = reports.reduce((n, s) => n + s.datagrams, 0);
+    const end = Math.max(...reports.map((s) => s.duration));
+    this.io.printer.report(HEADER_BW, udpSumLine({ id: "SUM", start: 0, end, bytes, lost, total }, this.plan.format));
+  }
+
+  private testDone(): void {
+    this.tests++;
+    if (this.plan.singleClient) this.stop();
+  }
+}

@@ -1,0 +1,47 @@
+/** `anyperf iperf --help`: iperf 2's options as this dialect understands them. */
+export const IPERF2_USAGE = `Usage: anyperf iperf [-s|-c host] [options]
+       anyperf iperf [-h|--help] [-v|--version]
+
+iperf 2.1.8 compatible: talks to stock iperf 2 servers and clients in both directions.
+
+Client/Server:
+  -b, --bandwidth #[kmgKMG | pps]  bandwidth to send at in bits/sec or packets/sec
+  -e, --enhanced    use enhanced reporting giving more tcp/udp and traffic information
+  -f, --format    [abkmgABKMG]  format to report: Kbits, Mbits, KBytes, MBytes
+  -i, --interval  #        seconds between periodic bandwidth reports
+  -l, --len       #[kmKM]  length of buffer to read or write (TCP=128K, v4 UDP=1470, v6 UDP=1450)
+  -m, --print_mss          print TCP maximum segment size
+  -o, --output    <file>   output the report to this file
+  -p, --port      #        server port to listen on/connect to (default 5001)
+  -u, --udp                use UDP rather than TCP
+  -w, --window    #[KM]    TCP window size (socket buffer size)
+  -B, --bind      <host>   bind to <host> (client: <host>[:<port>])
+  -C, --compatibility      for use with older versions: send no test header
+  -M, --mss       #        set TCP maximum segment size
+  -N, --nodelay            set TCP no delay, disabling Nagle's Algorithm
+  -S, --tos       #        set the socket's IP_TOS (byte) field (number or name: ef, af11, cs1, ...)
+  -V, --ipv6_domain        use IPv6
+  -Z, --tcp-congestion <algo>  set TCP congestion control algorithm
+  -y, --reportstyle C      report as Comma-Separated Values
+
+Server specific:
+  -s, --server             run in server mode
+  -1, --singleclient       serve one client, then exit
+  -t, --time      #        time in seconds to listen for new connections
+  -D, --daemon             run the server in the background
+
+Client specific:
+  -c, --client    <host>   run in client mode, connecting to <host>
+  -d, --dualtest           do a bidirectional test simultaneously (the server connects back)
+  -r, --tradeoff           do a bidirectional test individually (the server connects back afterwards)
+  -L, --listenport #       port to receive the -d/-r connections on (default: -p)
+  -R, --reverse            reverse the test (client receives, server sends)
+      --full-duplex        run a full duplex test using the same socket
+  -n, --num       #[kmgKMG]  number of bytes to transmit (instead of -t)
+  -t, --time      #        time in seconds to transmit for (default 10 secs)
+  -P, --parallel  #        number of parallel client streams to run
+  -X, --peer-detect        ask the server for its version
+      --no-udp-fin         no final server report at the end of a UDP test
+
+Lowercase suffixes are 10^3 based and uppercase are 2^n based (1k = 1000, 1K = 1024, 1m = 1,000,000, 1M = 1,048,576).
+`;

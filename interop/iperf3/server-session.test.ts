@@ -25,7 +25,10 @@ class Harness {
         write: (b) => {
           this.writes.push(b.slice());
           // A client opens its data streams as soon as it reads CREATE_STREAMS, before it sends anything else.
-          if (autoAccept && b.length === 1 && b[0] === State.CREATE_STREAMS) while (this.session.phase === "creating-streams") this.session.acceptStream(this.now);
+          if (autoAccept && b.length === 1 && b[0] === State.CREATE_STREAMS) {
+            while (this.session.phase === "creating-streams") this.session.acceptStream(this.now);
+            this.session.begin(this.now);
+          }
         },
         close: () => (this.closed = true),
       },
@@ -116,7 +119,7 @@ describe("server session replaying captured clients", () => {
       const got = withoutResults(h.out);
       expect(got.rest).toEqual(want.rest);
       expect(got.results).toBeDefined();
-      expect(h.events.map((e) => e.type)).toEqual(["cookie", "prepare", "start", "stop", "client-results", "done"]);
+      expect(h.events.map((e) => e.type)).toEqual(["cookie", "prepare", "streams-ready", "stop", "client-results", "done"]);
       expect(h.closed).toBe(true);
     }
   });
@@ -176,6 +179,8 @@ describe("stream ids and roles", () => {
       { id: 5, role: "send" },
     ]);
     expect(h.session.acceptStream(0)).toBeUndefined();
+    expect(h.session.phase).toBe("starting");
+    h.session.begin(0);
     expect(h.session.phase).toBe("running");
     expect(Array.from(h.out.subarray(-2))).toEqual([State.TEST_START, State.TEST_RUNNING]);
   });
@@ -348,7 +353,9 @@ describe("bad or idle clients end their own test with a clear error", () => {
     h.session.listenerReady(0);
     expect(h.session.phase).toBe("creating-streams");
     h.session.acceptStream(0);
+    expect(h.session.phase).toBe("starting");
+    h.session.begin(0);
     expect(h.session.phase).toBe("stopping");
-    expect(h.events.map((e) => e.type)).toEqual(["cookie", "prepare", "start", "stop"]);
+    expect(h.events.map((e) => e.type)).toEqual(["cookie", "prepare", "streams-ready", "stop"]);
   });
 });

@@ -22,8 +22,8 @@ export type ServerEvent =
   | { type: "cookie"; cookie: string }
   /** Parameters accepted. Set up the data plane (UDP socket, accept-by-cookie), then call listenerReady or listenerFailed. */
   | { type: "prepare"; params: TestParams }
-  /** All streams are in; TEST_START and TEST_RUNNING go out right after this event. Start counting and sending. */
-  | { type: "start" }
+  /** All streams are in. Hand them to the data plane, then call begin(): TEST_START and TEST_RUNNING go out then. */
+  | { type: "streams-ready" }
   /** The client sent TEST_END. Stop and close the data streams, then call stopped() with this side's results. */
   | { type: "stop" }
   | { type: "client-results"; results: Results }
@@ -37,6 +37,7 @@ export type ServerPhase =
   | "params"
   | "preparing"
   | "creating-streams"
+  | "starting"
   | "running"
   | "stopping"
   | "results"
@@ -147,7 +148,7 @@ export class ServerSession {
         // Results are exchanged; a client that never says IPERF_DONE still had a complete test.
         return this.finish();
       default:
-        return; // preparing/stopping wait on the glue, which has its own bounds.
+        return; // preparing/starting/stopping wait on the glue, which has its own bounds.
     }
   }
 
@@ -180,8 +181,17 @@ export class ServerSession {
     const role: StreamRole = this.params.reverse ? "send" : this.params.bidirectional && n >= this.params.parallel ? "send" : "recv";
     const s = { id, role };
     this.streams.push(s);
-    if (this.streams.length === total) this.startTest(nowMs);
+    if (this.streams.length === total) {
+      this.phase = "starting";
+      this.emit({ type: "streams-ready" });
+    }
     return s;
+  }
+
+  /** The data plane holds every stream: start the test (TEST_START, TEST_RUNNING) and its timers. */
+  begin(nowMs: number): void {
+    if (this.phase !== "starting") return;
+    this.startTest(nowMs);
   }
 
   /** The data streams are stopped and closed; these are this side's results. Starts the results exchange. */
@@ -211,7 +221,7 @@ export class ServerSession {
   }
 
   get blocked(): boolean {
-    return this.phase === "preparing" || this.phase === "stopping";
+    return this.phase === "preparing" || this.phase === "starting" || this.phase === "stopping";
   }
 
   private drain(nowMs: number): void {
@@ -316,8 +326,6 @@ export class ServerSession {
     if (p.timeS > 0) limits.push(p.timeS + p.omitS + Defaults.serverSafetyMarginS);
     if (this.opts.maxDurationS > 0) limits.push(this.opts.maxDurationS + p.omitS);
     this.deadline = limits.length > 0 ? nowMs + Math.min(...limits) * 1000 : Number.POSITIVE_INFINITY;
-    this.emit({ type: "start" });
-    if (this.phase !== "running") return;
     this.transport.write(concat(encodeState(State.TEST_START), encodeState(State.TEST_RUNNING)));
     this.drain(nowMs);
   }

@@ -1,0 +1,472 @@
+/**
+ * `anyperf iperf3 -c HOST`: a client for stock iperf3 servers (and ours). The control connection and the TCP data
+ * connections are made on the main thread (each data connection must start with the cookie), then every data
+ * stream is handed to the engine's Workers; UDP streams are opened by the Workers and shake hands one at a time.
+ */
+import { lookup } from "node:dns/promises";
+import { DataPlane } from "../../src/engine/data-plane.ts";
+import { UserError } from "../../src/errors.ts";
+import { loadNet } from "../../src/net/net.ts";
+import type { Net, TcpSocket } from "../../src/net/types.ts";
+import { ClientSession, type ClientEvent } from "../../interop/iperf3/client-session.ts";
+import { Defaults, Limits } from "../../interop/iperf3/constants.ts";
+import { encodeCookie, generateCookie } from "../../interop/iperf3/cookie.ts";
+import { Errno, IErrno, describeIperfError } from "../../interop/iperf3/error-codes.ts";
+import { Iperf3ProtocolError } from "../../interop/iperf3/framing.ts";
+import type { TestParams } from "../../interop/iperf3/params.ts";
+import { UDP_HELLO } from "../../interop/iperf3/udp.ts";
+import { Entries, type CValue } from "../../interop/iperf3/cjson.ts";
+import { QueuedWriter } from "./control-socket.ts";
+import type { FdTools } from "./fd-tools.ts";
+import { jsonDocumentText, jsonStreamLine } from "./json-report.ts";
+import type { Output } from "./output.ts";
+import type { ClientPlan } from "./plan.ts";
+import { StreamSampler, type LiveStream } from "./sampler.ts";
+import { CpuWindow, IPERF_VERSION_STRING, SideReport, blankStream, modeOf, plainAddress, sendsOn, streamId, systemInfo } from "./side.ts";
+import { adoptedTcpSpec, clientUdpRecvSpec, clientUdpSendSpec, socketOptions } from "./stream-specs.ts";
+import { DONE, connectedLine, connectingLines } from "./text-report.ts";
+
+const ERRNO: Record<string, number> = {
+  ECONNREFUSED: Errno.ECONNREFUSED,
+  ETIMEDOUT: Errno.ETIMEDOUT,
+  ECONNRESET: Errno.ECONNRESET,
+  EADDRINUSE: Errno.EADDRINUSE,
+  EADDRNOTAVAIL: Errno.EADDRNOTAVAIL,
+  EHOSTUNREACH: 113,
+  ENETUNREACH: 101,
+  EACCES: Errno.EACCES,
+};
+const errnoOf = (e: unknown) => ERRNO[(e as { code?: string } | null)?.code ?? ""] ?? Errno.EIO;
+const UDP_HELLO_TIMEOUT_MS = 30_000;
+
+interface CtrlState {
+  writer?: QueuedWriter;
+  session?: ClientSession;
+}
+
+class Iperf3Client {
+  private session?: ClientSession;
+  private side!: SideReport;
+  private address = "";
+  private family: "ipv4" | "ipv6" = "ipv4";
+  private readonly live: LiveStream[] = [];
+  private sampler?: StreamSampler;
+  private readonly cpu = new CpuWindow();
+  private timers: Array<ReturnType<typeof setTimeout>> = [];
+  private intervalTimer?: ReturnType<typeof setInterval>;
+  private tick?: ReturnType<typeof setInterval>;
+  private congestion?: string;
+  private ctrlMss = 0;
+  private ended = false;
+  private finished!: (code: number) => void;
+  private readonly done = new Promise<number>((r) => (this.finished = r));
+  private params: TestParams;
+  private readonly json: boolean;
+  private readonly stream: boolean;
+
+  constructor(
+    private readonly plan: ClientPlan,
+    private readonly out: Output,
+    private readonly fd: FdTools,
+    private readonly net: Net,
+  ) {
+    this.params = plan.params;
+    this.json = plan.output.json;
+    this.stream = plan.output.jsonStream;
+  }
+
+  private get text(): boolean {
+    return !this.json && !this.stream;
+  }
+
+  private makeSide(p: TestParams): SideReport {
+    return new SideReport(
+      "client",
+      p,
+      { unitFormat: this.plan.output.format, statsIntervalS: this.plan.output.intervalS || 1, verbose: this.plan.output.verbose, senderHasRetransmits: 0 },
+      { role: "client", connected: [], version: IPERF_VERSION_STRING, systemInfo: systemInfo(), sockBufs: [] },
+    );
+  }
+
+  async run(signal: AbortSignal): Promise<number> {
+    const onAbort = () => (this.session ? this.session.terminate() : this.fail("", false, true));
+    signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      const ctrl = await this.connectControl();
+      const mss = this.fd.maxSeg(ctrl.fd ?? -1) ?? 0;
+      this.ctrlMss = mss;
+      if (this.plan.udpLenFromMss) {
+        // 3.12: UDP block = the control connection's MSS when it is a usable datagram size.
+        this.params = { ...this.params, len: mss > 0 && mss <= Limits.maxUdpBlockSize ? mss : Defaults.udpBlockSizeFallback };
+      }
+      this.side = this.makeSide(this.params);
+      this.startControl(ctrl);
+    } catch (e) {
+      this.side ??= this.makeSide(this.params);
+      this.fail(e instanceof Iperf3ProtocolError ? describeIperfError(e.iErrno, e.errno) : (e as Error).message, false);
+    }
+    const code = await this.done;
+    signal.removeEventListener("abort", onAbort);
+    return code;
+  }
+
+  private async connectControl(): Promise<TcpSocket<CtrlState>> {
+    const plan = this.plan;
+    let addr: { address: string; family: number };
+    try {
+      addr = await lookup(plan.host, { family: plan.family === "ipv4" ? 4 : plan.family === "ipv6" ? 6 : 0 });
+    } catch {
+      throw new UserError(`unable to connect to server: Name or service not known (check the host name "${plan.host}")`);
+    }
+    this.address = addr.address;
+    this.family = addr.family === 6 ? "ipv6" : "ipv4";
+    const handlers = {
+      data: (s: TcpSocket<CtrlState>, d: Uint8Array) => s.data.session?.receive(d, performance.now()),
+      drain: (s: TcpSocket<CtrlState>) => s.data.writer?.drain(),
+      close: (s: TcpSocket<CtrlState>) => s.data.session?.eof(performance.now()),
+      error: () => {},
+    };
+    const connect = async (): Promise<TcpSocket<CtrlState>> => {
+      if (plan.bind) {
+        const raw = this.fd.sockopt.preparedTcpSocket(this.family, {}, { host: plan.bind, port: 0 });
+        this.fd.sockopt.connectNonBlocking(raw, this.address, plan.port);
+        await this.fd.sockopt.awaitConnected(raw, { host: this.address, port: plan.port }, plan.connectTimeoutMs || 75_000);
+        return this.net.connect<CtrlState>({ fd: raw, data: {}, socket: handlers });
+      }
+      return this.net.connect<CtrlState>({ hostname: this.address, port: plan.port, data: {}, socket: handlers });
+    };
+    try {
+      const t = plan.connectTimeoutMs;
+      if (!t) return await connect();
+      return await Promise.race([
+        connect(),
+        new Promise<never>((_, rej) => setTimeout(() => rej(Object.assign(new Error("timed out"), { code: "ETIMEDOUT" })), t)),
+      ]);
+    } catch (e) {
+      throw new Iperf3ProtocolError(`cannot connect to ${plan.host}:${plan.port}`, IErrno.IECONNECT, errnoOf(e));
+    }
+  }
+
+  private startControl(ctrl: TcpSocket<CtrlState>): void {
+    const writer = new QueuedWriter(ctrl as TcpSocket<unknown>);
+    const cookie = generateCookie();
+    const p = this.params;
+    const start = this.side.start;
+    start.timestamp = new Date();
+    start.connectingTo = { host: this.plan.host, port: this.plan.port };
+    start.cookie = cookie;
+    if (p.protocol === "tcp") start.tcpMss = p.mss ? { explicit: true, value: p.mss } : { explicit: false, value: this.ctrlMss };
+    start.targetBitrate = p.bandwidth;
+    this.session = new ClientSession(writer, (e) => this.onEvent(e), { cookie, params: p, nowMs: performance.now() });
+    ctrl.data.writer = writer;
+    ctrl.data.session = this.session;
+    this.tick = setInterval(() => this.session?.tick(performance.now()), 250);
+    this.session.start(performance.now());
+  }
+
+  private onEvent(e: ClientEvent): void {
+    switch (e.type) {
+      case "connected":
+        if (this.text) this.out.out(this.preamble());
+        return;
+      case "create-streams":
+        void this.openStreams();
+        return;
+      case "start":
+        this.startTest();
+        return;
+      case "running":
+        for (const pl of new Set(this.live.map((s) => s.plane))) pl.go();
+        return;
+      case "exchange-results":
+        this.sendResults();
+        return;
+      case "server-results":
+        this.sampler?.mergePeer(e.results);
+        this.side.applyPeer(e.results, "client");
+        return;
+      case "done":
+        this.finish();
+        return;
+      case "failed":
+        this.fail(e.message, e.serverTerminated, e.failure.iErrno === IErrno.IECLIENTTERM);
+        return;
+    }
+  }
+
+  private preamble(): string {
+    const p = this.params;
+    let s = "";
+    if (this.plan.output.verbose) {
+      s += `${IPERF_VERSION_STRING}\n${systemInfo()}\nControl connection MSS ${this.ctrlMss}\n`;
+      s += `Time: ${new Date().toUTCString()}\n`;
+    }
+    s += connectingLines(this.plan.host, this.plan.port, p.reverse);
+    if (this.plan.output.verbose) {
+      s += `      Cookie: ${this.side.start.cookie}\n`;
+      if (p.protocol === "tcp") s += p.mss ? `      TCP MSS: ${p.mss}\n` : `      TCP MSS: ${this.ctrlMss} (default)\n`;
+      if (p.bandwidth) s += `      Target Bitrate: ${p.bandwidth}\n`;
+    }
+    return s;
+  }
+
+  /** CREATE_STREAMS: connect (TCP) or shake hands (UDP) stream by stream, in id order, as 3.12 does. */
+  private async openStreams(): Promise<void> {
+    const p = this.params;
+    const n = p.bidirectional ? 2 * p.parallel : p.parallel;
+    try {
+      for (let i = 0; i < n; i++) {
+        if (this.ended) return;
+        const sender = sendsOn(p, "client", i);
+        const ls = p.protocol === "tcp" ? await this.openTcp(i, sender) : await this.openUdp(i, sender);
+        this.live.push(ls);
+        const r = ls.report;
+        if (this.text) this.out.out(connectedLine(r));
+        this.side.start.connected.push({ socket: r.socket, localHost: r.localHost, localPort: r.localPort, remoteHost: r.remoteHost, remotePort: r.remotePort });
+      }
+    } catch (e) {
+      const err = e instanceof Iperf3ProtocolError ? e : new Iperf3ProtocolError((e as Error).message, IErrno.IESTREAMCONNECT, errnoOf(e));
+      this.session?.fail(err, false);
+    }
+  }
+
+  private report(i: number, sender: boolean, localPort: number): LiveStream["report"] {
+    const r = blankStream(streamId(i), 5 + 2 * i, sender);
+    Object.assign(r, {
+      localHost: plainAddress(this.family === "ipv6" ? "::" : "0.0.0.0"),
+      localPort,
+      remoteHost: plainAddress(this.address),
+      remotePort: this.plan.port,
+    });
+    return r;
+  }
+
+  private async openTcp(i: number, sender: boolean): Promise<LiveStream> {
+    const p = this.params;
+    const plan = this.plan;
+    const pre = socketOptions(p, true);
+    const handlers = { data: () => {}, close: () => {}, error: () => {} };
+    const bindPort = plan.cport ? plan.cport + i : 0;
+    let s: TcpSocket<unknown>;
+    try {
+      if (pre.mss !== undefined || pre.recvBuffer !== undefined || plan.bind || bindPort) {
+        // MSS and the receive buffer only shape the connection if set before connect (runtime notes R3).
+        const raw = this.fd.sockopt.preparedTcpSocket(this.family, { mss: pre.mss, recvBuffer: pre.recvBuffer }, plan.bind || bindPort ? { host: plan.bind ?? (this.family === "ipv6" ? "::" : "0.0.0.0"), port: bindPort } : undefined);
+        this.fd.sockopt.connectNonBlocking(raw, this.address, plan.port);
+        await this.fd.sockopt.awaitConnected(raw, { host: this.address, port: plan.port });
+        s = await this.net.connect<unknown>({ fd: raw, data: undefined, socket: handlers });
+      } else {
+        s = await this.net.connect<unknown>({ hostname: this.address, port: plan.port, data: undefined, socket: handlers });
+      }
+    } catch (e) {
+      throw new Iperf3ProtocolError(`data connection to ${plan.host}:${plan.port} failed: ${(e as Error).message}`, IErrno.IESTREAMCONNECT, errnoOf(e));
+    }
+    const cookie = encodeCookie(this.side.start.cookie!);
+    if (s.write(cookie) !== cookie.length) throw new Iperf3ProtocolError("could not send the cookie on a data connection", IErrno.IESTREAMWRITE, Errno.EIO);
+    const local = s.fd !== undefined ? this.fd.sockopt.localAddress(s.fd) : undefined;
+    const r = this.report(i, sender, local?.port ?? s.localPort ?? 0);
+    if (local) r.localHost = plainAddress(local.host);
+    const raw = this.fd.detach(s);
+    this.congestion ??= this.fd.congestion(raw);
+    this.side.start.sockBufs.push({ sockBufsize: p.window, sndbufActual: this.fd.sockopt.getInt(raw, 1, 7), rcvbufActual: this.fd.sockopt.getInt(raw, 1, 8) });
+    const infoFd = sender ? this.fd.dup(raw) : undefined;
+    try {
+      const plane = await DataPlane.open([adoptedTcpSpec(sender ? "send" : "recv", raw, 0, p)]);
+      return { report: r, plane, index: 0, infoFd };
+    } catch (e) {
+      if (infoFd !== undefined) this.fd.close(infoFd);
+      throw e;
+    }
+  }
+
+  private async openUdp(i: number, sender: boolean): Promise<LiveStream> {
+    const p = this.params;
+    const plan = this.plan;
+    const bindPort = plan.cport ? plan.cport + i : undefined;
+    this.side.start.sockBufs.push({ sockBufsize: p.window, sndbufActual: 0, rcvbufActual: 0 });
+    if (sender) {
+      let plane: DataPlane;
+      try {
+        plane = await DataPlane.open([clientUdpSendSpec(this.address, plan.port, bindPort, p)]);
+      } catch (e) {
+        throw new Iperf3ProtocolError((e as Error).message, IErrno.IESTREAMREAD, Errno.ETIMEDOUT);
+      }
+      return { report: this.report(i, true, plane.localPorts[0] ?? 0), plane, index: 0 };
+    }
+    const plane = await DataPlane.open([clientUdpRecvSpec(this.family, bindPort, p)]);
+    // The server's reply to our hello is the first datagram on the socket: that is the handshake.
+    await new Promise<void>((resolve, reject) => {
+      const t = setTimeout(() => {
+        off();
+        void plane.stop();
+        reject(new Iperf3ProtocolError(`no reply to the UDP hello within ${UDP_HELLO_TIMEOUT_MS / 1000} s`, IErrno.IESTREAMREAD, Errno.ETIMEDOUT));
+      }, UDP_HELLO_TIMEOUT_MS);
+      const off = plane.onEvent((ev) => {
+        if (ev.name !== "connected") return;
+        clearTimeout(t);
+        off();
+        resolve();
+      });
+      plane.send(0, UDP_HELLO, { host: this.address, port: plan.port });
+    });
+    return { report: this.report(i, false, plane.localPorts[0] ?? 0), plane, index: 0 };
+  }
+
+  /** TEST_START: the clock, the end condition and the interval reports start. */
+  private startTest(): void {
+    const p = this.params;
+    const side = this.side;
+    const now = performance.now();
+    side.test.streams = this.live.map((s) => s.report);
+    side.test.congestionUsed = p.protocol === "tcp" ? this.congestion : undefined;
+    this.sampler = new StreamSampler(this.live, p.protocol === "udp", (fd) => this.fd.tcpInfo(fd));
+    side.test.senderHasRetransmits = p.protocol === "tcp" && side.test.mode !== "receiver" && this.sampler.hasRetransmits ? 1 : 0;
+    side.start.testStart = {
+      protocol: p.protocol === "tcp" ? "TCP" : "UDP", numStreams: p.parallel, blksize: p.len, omit: p.omitS, duration: p.timeS,
+      bytes: p.bytes, blocks: p.blocks, reverse: p.reverse, tos: p.tos, targetBitrate: p.bandwidth,
+    };
+    if (this.text && this.plan.output.verbose) {
+      const what = p.bytes ? `${p.bytes} bytes to send` : p.blocks ? `${p.blocks} blocks to send` : `${p.timeS} second test`;
+      this.out.out(`Starting Test: protocol: ${p.protocol === "tcp" ? "TCP" : "UDP"}, ${p.parallel} streams, ${p.len} byte blocks, omitting ${p.omitS} seconds, ${what}, tos ${p.tos}\n`);
+    }
+    if (this.stream) this.out.out(jsonStreamLine("start", side.jsonStart()));
+    this.cpu.restart();
+    this.sampler.start(now, p.omitS);
+    const iv = this.plan.output.intervalS;
+    const startIntervals = () => {
+      clearInterval(this.intervalTimer);
+      if (iv > 0) this.intervalTimer = setInterval(() => this.sampleInterval(), iv * 1000);
+    };
+    startIntervals();
+    if (p.omitS > 0) {
+      this.timers.push(
+        setTimeout(() => {
+          this.sampler?.omitEnd(performance.now());
+          this.flushIntervals();
+          startIntervals();
+        }, p.omitS * 1000),
+      );
+    }
+    if (p.timeS > 0) this.timers.push(setTimeout(() => this.endTest(), (p.timeS + p.omitS) * 1000));
+    if (p.bytes > 0 || p.blocks > 0) {
+      // 3.12 ends as soon as the bytes (or blocks) sent or received reach the target; check often.
+      const poll = setInterval(() => {
+        if (!this.sampler) return;
+        const pr = this.sampler.progress(p.len);
+        const hit = p.bytes > 0 ? pr.sent >= p.bytes || pr.received >= p.bytes : pr.sentBlocks >= p.blocks || pr.receivedBlocks >= p.blocks;
+        if (hit) this.endTest();
+      }, 5);
+      this.timers.push(poll as unknown as ReturnType<typeof setTimeout>);
+    }
+  }
+
+  private sampleInterval(): void {
+    this.sampler?.sample(performance.now());
+    this.flushIntervals();
+  }
+
+  private flushIntervals(): void {
+    const { text, json } = this.side.drainIntervals();
+    if (this.text) this.out.out(text);
+    if (this.stream) for (const j of json) this.out.out(jsonStreamLine("interval", j));
+  }
+
+  /** Our end condition is met: last interval, TEST_END, senders stop (receivers keep draining until the end). */
+  private endTest(): void {
+    if (this.ended || !this.sampler) return;
+    this.ended = true;
+    this.clearTimers();
+    const now = performance.now();
+    this.side.test.cpu = this.cpu.stop();
+    this.sampler.finish(now);
+    this.flushIntervals();
+    this.session?.endTest(now);
+    for (const s of this.live) if (s.report.sender) void s.plane.stop();
+  }
+
+  private sendResults(): void {
+    const p = this.params;
+    const side = this.side;
+    if (!this.ended) this.endTest();
+    const shr = side.test.mode === "receiver" ? -1 : p.protocol === "tcp" && this.sampler?.hasRetransmits ? 1 : 0;
+    const cpu = side.test.cpu;
+    const results = this.sampler
+      ? this.sampler.results(cpu, shr, side.test.congestionUsed)
+      : { cpuUtilTotal: cpu[0], cpuUtilUser: cpu[1], cpuUtilSystem: cpu[2], senderHasRetransmits: shr, streams: [] };
+    this.session?.sendResults(results, performance.now());
+  }
+
+  private clearTimers(): void {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers = [];
+    clearInterval(this.intervalTimer);
+    this.intervalTimer = undefined;
+  }
+
+  private release(): void {
+    this.clearTimers();
+    clearInterval(this.tick);
+    for (const s of this.live) {
+      if (s.infoFd !== undefined) {
+        this.fd.close(s.infoFd);
+        s.infoFd = undefined;
+      }
+      void s.plane.stop();
+    }
+  }
+
+  private jsonDoc(error?: string): Parameters<typeof jsonDocumentText>[0] {
+    const t = this.side.test;
+    const hasEnd = this.sampler !== undefined && this.sampler.stopMs > 0 && error === undefined;
+    return {
+      start: this.side.jsonStart(),
+      intervals: this.side.jsonIntervals,
+      end: hasEnd ? this.side.jsonEnd() : new Entries([]),
+      title: this.params.title,
+      extraData: this.params.extraData,
+      serverOutputJson: t.getServerOutput ? t.serverOutputJson : undefined,
+      serverOutputText: t.getServerOutput && t.serverOutputJson === undefined ? t.serverOutputText : undefined,
+      error,
+    };
+  }
+
+  /** DISPLAY_RESULTS: the report, then "iperf Done.". */
+  private finish(): void {
+    this.release();
+    if (this.json) this.out.out(jsonDocumentText(this.jsonDoc()));
+    else if (this.stream) {
+      const t = this.side.test;
+      if (t.getServerOutput && t.serverOutputJson) this.out.out(jsonStreamLine("server_output_json", t.serverOutputJson as CValue));
+      if (t.getServerOutput && t.serverOutputText !== undefined) this.out.out(jsonStreamLine("server_output_text", t.serverOutputText));
+      this.out.out(jsonStreamLine("end", this.side.jsonEnd()));
+    } else this.out.out(this.side.summaryText() + DONE);
+    this.finished(0);
+  }
+
+  private fail(message: string, serverTerminated: boolean, interrupted = false): void {
+    this.release();
+    const partial = this.sampler !== undefined && this.side.test.streams.length > 0;
+    if (partial && this.sampler!.stopMs === 0) {
+      this.side.test.cpu = this.cpu.stop();
+      this.sampler!.finish(performance.now());
+      this.flushIntervals();
+    }
+    if (this.json) {
+      this.out.out(jsonDocumentText(this.jsonDoc(interrupted ? "interrupt - the client has terminated" : message)));
+      // 3.12 exits 0 after a -J failure; the error is in the document.
+      return this.finished(interrupted ? 1 : 0);
+    }
+    if (this.stream) {
+      this.out.out(jsonStreamLine("error", interrupted ? "interrupt - the client has terminated" : message));
+      return this.finished(1);
+    }
+    if (partial && (serverTerminated || interrupted)) this.out.out(this.side.summaryText());
+    this.out.err(interrupted ? "iperf3: interrupt - the client has terminated\n" : `iperf3: error - ${message}\n`);
+    this.finished(1);
+  }
+}
+
+export async function runClient(plan: ClientPlan, out: Output, fd: FdTools, signal: AbortSignal): Promise<number> {
+  const net = await loadNet();
+  return new Iperf3Client(plan, out, fd, net).run(signal);
+}

@@ -1,0 +1,70 @@
+/**
+ * `anyperf iperf3 ...`: the iperf3 dialect's entry. Parses the command line, then runs the server or the client;
+ * messages use iperf3's wording ("iperf3: parameter error - ...", "iperf3: error - ...") so scripts see what the
+ * stock tool would print, with our fix appended.
+ */
+import { spawn } from "node:child_process";
+import { writeFileSync, unlinkSync } from "node:fs";
+import { UserError } from "../../src/errors.ts";
+import { shutdownSignal } from "../../src/signals.ts";
+import { VERSION } from "../../src/version.ts";
+import { parseIperf3Args } from "./args.ts";
+import { requireFdTools } from "./fd-tools.ts";
+import { HELP, USAGE_HINT } from "./help.ts";
+import { Output } from "./output.ts";
+import { systemInfo } from "./side.ts";
+
+const DAEMON_ENV = "ANYPERF_IPERF3_DAEMON_CHILD";
+
+export async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseIperf3Args(argv);
+  } catch (e) {
+    if (!(e instanceof UserError)) throw e;
+    process.stderr.write(`iperf3: ${e.message}\n\n${USAGE_HINT}`);
+    return e.exitCode;
+  }
+  if (parsed.kind === "help") {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  if (parsed.kind === "version") {
+    process.stdout.write(`iperf 3.12 (anyperf ${VERSION})\n${systemInfo()}\n`);
+    return 0;
+  }
+  const plan = parsed.plan;
+  const out = new Output({ logfile: plan.output.logfile, timestamps: plan.output.timestamps });
+  try {
+    if (plan.role === "server" && plan.daemon && process.env[DAEMON_ENV] !== "1") return daemonize();
+    if (plan.pidfile) writeFileSync(plan.pidfile, `${process.pid}`);
+    const fd = await requireFdTools();
+    const signal = shutdownSignal();
+    if (plan.role === "server") {
+      const { runServer } = await import("./server.ts");
+      return await runServer(plan, out, fd, signal);
+    }
+    const { runClient } = await import("./client.ts");
+    return await runClient(plan, out, fd, signal);
+  } catch (e) {
+    if (!(e instanceof UserError)) throw e;
+    out.err(`iperf3: error - ${e.message}\n`);
+    return e.exitCode;
+  } finally {
+    if (plan.pidfile) {
+      try {
+        unlinkSync(plan.pidfile);
+      } catch {
+        // already gone
+      }
+    }
+  }
+}
+
+/** -D: the same command in a detached child that outlives us (its output goes to --logfile, or nowhere). */
+function daemonize(): number {
+  const [exe, ...args] = process.argv;
+  const child = spawn(exe!, args, { detached: true, stdio: "ignore", env: { ...process.env, [DAEMON_ENV]: "1" } });
+  child.unref();
+  return 0;
+}

@@ -1,0 +1,73 @@
+/**
+ * Where the iperf3 dialect prints: stdout (or --logfile, appended), errors to stderr, each line optionally prefixed
+ * by --timestamps' strftime format. Writes are synchronous so lines keep their order across tests and exits.
+ */
+import { appendFileSync, writeSync } from "node:fs";
+
+const DAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+const p2 = (n: number) => String(n).padStart(2, "0");
+
+/** The strftime conversions iperf3 users put in --timestamps (C locale, local time). */
+export function strftime(format: string, d: Date): string {
+  return format.replace(/%([a-zA-Z%])/g, (m, c: string) => {
+    switch (c) {
+      case "Y": return String(d.getFullYear());
+      case "m": return p2(d.getMonth() + 1);
+      case "d": return p2(d.getDate());
+      case "e": return String(d.getDate()).padStart(2, " ");
+      case "H": return p2(d.getHours());
+      case "M": return p2(d.getMinutes());
+      case "S": return p2(d.getSeconds());
+      case "T": return `${p2(d.getHours())}:${p2(d.getMinutes())}:${p2(d.getSeconds())}`;
+      case "F": return `${d.getFullYear()}-${p2(d.getMonth() + 1)}-${p2(d.getDate())}`;
+      case "a": return DAYS[d.getDay()]!;
+      case "b": return MONTHS[d.getMonth()]!;
+      case "s": return String(Math.floor(d.getTime() / 1000));
+      case "c": return `${DAYS[d.getDay()]} ${MONTHS[d.getMonth()]} ${String(d.getDate()).padStart(2, " ")} ${p2(d.getHours())}:${p2(d.getMinutes())}:${p2(d.getSeconds())} ${d.getFullYear()}`;
+      case "%": return "%";
+      default: return m;
+    }
+  });
+}
+
+export class Output {
+  constructor(private readonly opts: { logfile?: string; timestamps?: string } = {}) {}
+
+  private stamp(text: string): string {
+    const fmt = this.opts.timestamps;
+    if (fmt === undefined || text === "") return text;
+    const prefix = strftime(fmt, new Date());
+    return text.replace(/^(?=.)/gm, prefix);
+  }
+
+  out(text: string): void {
+    if (text === "") return;
+    const t = this.stamp(text);
+    if (this.opts.logfile) appendFileSync(this.opts.logfile, t);
+    else writeAll(1, t);
+  }
+
+  err(text: string): void {
+    if (text === "") return;
+    const t = this.stamp(text);
+    if (this.opts.logfile) appendFileSync(this.opts.logfile, t);
+    else writeAll(2, t);
+  }
+}
+
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+
+function writeAll(fd: number, text: string): void {
+  const b = Buffer.from(text);
+  let off = 0;
+  while (off < b.length) {
+    try {
+      off += writeSync(fd, b, off);
+    } catch (e) {
+      // A non-blocking pipe that is full says EAGAIN; wait for the reader instead of dropping report lines.
+      if ((e as { code?: string }).code !== "EAGAIN") throw e;
+      Atomics.wait(PAUSE, 0, 0, 1);
+    }
+  }
+}

@@ -1,0 +1,200 @@
+/**
+ * Turns the engine's cumulative counters (and TCP_INFO of sending sockets) into iperf3's per-stream interval
+ * records and end totals, with iperf3's timing rules: times count from TEST_START, and again from the end of the
+ * omit period, when the byte counts restart too (UDP packet and loss counts keep running, minus the omitted part).
+ */
+import type { StreamCounters } from "../../src/counters.ts";
+import type { DataPlane } from "../../src/engine/data-plane.ts";
+import type { TcpInfo } from "../../src/sockopt/tcp-info.ts";
+import type { Results, StreamResult } from "../../interop/iperf3/results.ts";
+import type { IntervalResult, ReportStream } from "./report-model.ts";
+
+export interface LiveStream {
+  report: ReportStream;
+  plane: DataPlane;
+  /** Index of the stream inside its plane. */
+  index: number;
+  /** Main-thread duplicate of a TCP sender's socket, for TCP_INFO; closed by release(). */
+  infoFd?: number;
+}
+
+const us = (s: number) => Math.round(s * 1e6) / 1e6;
+
+interface Base {
+  c: StreamCounters;
+  retrans: number;
+}
+
+export class StreamSampler {
+  private t0 = 0;
+  private lastMs = 0;
+  private omitting = false;
+  private base: Base[] = [];
+  private last: Base[] = [];
+  private rttSum: number[] = [];
+  private rttCount: number[] = [];
+  stopMs = 0;
+
+  constructor(
+    readonly streams: LiveStream[],
+    private readonly udp: boolean,
+    private readonly tcpInfo: ((fd: number) => TcpInfo | undefined) | undefined,
+  ) {}
+
+  /** TCP senders whose retransmits we can read (3.12's sender_has_retransmits). */
+  get hasRetransmits(): boolean {
+    return !this.udp && this.tcpInfo !== undefined && this.streams.some((s) => s.infoFd !== undefined);
+  }
+
+  private read(s: LiveStream): Base {
+    const c = s.plane.snapshot().streams[s.index]!;
+    const info = s.infoFd !== undefined ? this.tcpInfo?.(s.infoFd) : undefined;
+    return { c, retrans: info?.total_retrans ?? 0 };
+  }
+
+  /** TEST_START: intervals and totals count from here; with omit, everything until omitEnd() is marked omitted. */
+  start(nowMs: number, omitS: number): void {
+    this.t0 = this.lastMs = nowMs;
+    this.omitting = omitS > 0;
+    this.base = this.streams.map((s) => this.read(s));
+    this.last = this.base.map((b) => ({ ...b }));
+    this.rttSum = this.streams.map(() => 0);
+    this.rttCount = this.streams.map(() => 0);
+  }
+
+  /** The omit period is over: close the omitted interval, restart the clock and the byte totals. */
+  omitEnd(nowMs: number): void {
+    if (!this.omitting) return;
+    this.sample(nowMs);
+    this.omitting = false;
+    this.t0 = this.lastMs = nowMs;
+    this.base = this.streams.map((s, i) => ({ ...this.last[i]! }));
+    this.streams.forEach((s, i) => {
+      const r = s.report;
+      const c = this.last[i]!.c;
+      // iperf3 keeps UDP counts since the start and subtracts what the omit period saw.
+      r.omittedPacketCount = s.report.sender ? c.packets : c.maxSeq;
+      r.omittedCntError = c.lost;
+      r.omittedOutOfOrder = c.outOfOrder;
+      r.retransmits = 0;
+    });
+  }
+
+  /** One interval for every stream, appended to their reports. */
+  sample(nowMs: number): void {
+    const startS = us((this.lastMs - this.t0) / 1000);
+    const endS = us((nowMs - this.t0) / 1000);
+    const durationS = Math.fround((nowMs - this.lastMs) / 1000);
+    this.streams.forEach((s, i) => {
+      const now = this.read(s);
+      const prev = this.last[i]!;
+      const r = s.report;
+      const iv: IntervalResult = {
+        startS, endS, durationS, bytes: now.c.bytes - prev.c.bytes, omitted: this.omitting,
+        retransmits: 0, sndCwnd: 0, sndWnd: 0, rttUs: 0, rttvarUs: 0, pmtu: 0,
+        packets: r.sender ? now.c.packets - prev.c.packets : now.c.maxSeq - prev.c.maxSeq,
+        lost: now.c.lost - prev.c.lost, outOfOrder: now.c.outOfOrder - prev.c.outOfOrder, jitterS: now.c.jitter,
+      };
+      if (!this.udp && r.sender && s.infoFd !== undefined) {
+        const info = this.tcpInfo?.(s.infoFd);
+        if (info) {
+          iv.retransmits = now.retrans - prev.retrans;
+          iv.sndCwnd = (info.snd_cwnd ?? 0) * (info.snd_mss ?? 0);
+          iv.sndWnd = info.snd_wnd ?? 0;
+          iv.rttUs = info.rtt_us ?? 0;
+          iv.rttvarUs = info.rttvar_us ?? 0;
+          iv.pmtu = info.pmtu ?? 0;
+          r.retransmits += iv.retransmits;
+          r.maxSndCwnd = Math.max(r.maxSndCwnd, iv.sndCwnd);
+          r.maxSndWnd = Math.max(r.maxSndWnd, iv.sndWnd);
+          r.maxRttUs = Math.max(r.maxRttUs, iv.rttUs);
+          if (r.minRttUs === 0 || iv.rttUs < r.minRttUs) r.minRttUs = iv.rttUs;
+          this.rttSum[i]! += iv.rttUs;
+          this.rttCount[i]!++;
+          r.meanRttUs = Math.trunc(this.rttSum[i]! / this.rttCount[i]!);
+        }
+      }
+      r.intervals.push(iv);
+      this.last[i] = now;
+    });
+    this.lastMs = nowMs;
+  }
+
+  /** The end of the test on this side: the last (partial) interval and this side's totals. */
+  finish(nowMs: number): void {
+    if (nowMs > this.lastMs) this.sample(nowMs);
+    this.stopMs = nowMs;
+    const endTimeS = us((nowMs - this.t0) / 1000);
+    this.streams.forEach((s, i) => {
+      const r = s.report;
+      const c = this.last[i]!.c;
+      const bytes = c.bytes - this.base[i]!.c.bytes;
+      if (r.sender) r.bytesSent = bytes;
+      else r.bytesReceived = bytes;
+      r.packetCount = r.sender ? c.packets : c.maxSeq;
+      if (!r.sender) {
+        r.cntError = c.lost;
+        r.outOfOrder = c.outOfOrder;
+        r.jitterS = c.jitter;
+      }
+      r.endTimeS = endTimeS;
+    });
+  }
+
+  /** This side's results document (spec §7). */
+  results(cpu: [number, number, number], senderHasRetransmits: number, congestionUsed: string | undefined): Results {
+    const streams: StreamResult[] = this.streams.map((s) => {
+      const r = s.report;
+      return {
+        id: r.id,
+        bytes: r.sender ? r.bytesSent : r.bytesReceived,
+        retransmits: r.sender && senderHasRetransmits === 1 ? r.retransmits : -1,
+        jitterS: r.sender ? 0 : r.jitterS,
+        errors: r.sender ? 0 : r.cntError,
+        packets: r.packetCount,
+        startTimeS: 0,
+        endTimeS: r.endTimeS,
+      };
+    });
+    return { cpuUtilTotal: cpu[0], cpuUtilUser: cpu[1], cpuUtilSystem: cpu[2], senderHasRetransmits, congestionUsed, streams };
+  }
+
+  /** Folds the peer's results into the reports (what the stock client does in get_results). */
+  mergePeer(peer: Results): void {
+    for (const p of peer.streams) {
+      const r = this.streams.find((s) => s.report.id === p.id)?.report;
+      if (!r) continue;
+      const peerTime = (p.endTimeS ?? 0) - (p.startTimeS ?? 0);
+      r.peerPacketCount = p.packets;
+      r.peerTimeS = p.endTimeS !== undefined && p.startTimeS !== undefined ? peerTime : 0;
+      if (r.sender) {
+        r.bytesReceived = p.bytes;
+        r.jitterS = p.jitterS;
+        r.cntError = p.errors;
+      } else {
+        r.bytesSent = p.bytes;
+        r.retransmits = p.retransmits;
+      }
+    }
+  }
+
+  /** This side's bytes and blocks so far, sent and received apart (for -n / -k and idle detection). */
+  progress(blockSize: number): { sent: number; received: number; sentBlocks: number; receivedBlocks: number } {
+    const out = { sent: 0, received: 0, sentBlocks: 0, receivedBlocks: 0 };
+    this.streams.forEach((s, i) => {
+      const c = s.plane.snapshot().streams[s.index]!;
+      const b = this.base[i]!.c;
+      const bytes = c.bytes - b.bytes;
+      // A TCP block is a len-byte write; a UDP block is a datagram.
+      const blocks = this.udp ? (s.report.sender ? c.packets - b.packets : c.maxSeq - b.maxSeq) : Math.floor(bytes / blockSize);
+      if (s.report.sender) {
+        out.sent += bytes;
+        out.sentBlocks += blocks;
+      } else {
+        out.received += bytes;
+        out.receivedBlocks += blocks;
+      }
+    });
+    return out;
+  }
+}

@@ -1,0 +1,567 @@
+/**
+ * `anyperf iperf3 -s`: a server stock iperf3 clients test against, many at once. Every control connection is its
+ * own test (ServerSession); data connections are told apart by their cookie and handed to the engine's Workers.
+ * One connection that reads nothing, or a test that stalls, ends at its own deadline and blocks nobody else.
+ */
+import { DataPlane } from "../../src/engine/data-plane.ts";
+import { explainSocketError } from "../../src/errors.ts";
+import { loadNet } from "../../src/net/net.ts";
+import type { Net, TcpListener, TcpSocket, UdpSocket } from "../../src/net/types.ts";
+import { COOKIE_BYTES, decodeCookie } from "../../interop/iperf3/cookie.ts";
+import { State } from "../../interop/iperf3/constants.ts";
+import { Errno, IErrno, describeIperfError } from "../../interop/iperf3/error-codes.ts";
+import { Iperf3ProtocolError, encodeServerError, encodeState } from "../../interop/iperf3/framing.ts";
+import type { TestParams } from "../../interop/iperf3/params.ts";
+import type { Results } from "../../interop/iperf3/results.ts";
+import { ServerSession, type ServerEvent } from "../../interop/iperf3/server-session.ts";
+import { replyToHello } from "../../interop/iperf3/udp.ts";
+import { QueuedWriter } from "./control-socket.ts";
+import type { FdTools } from "./fd-tools.ts";
+import { jsonDocumentText, jsonDocumentValue } from "./json-report.ts";
+import type { Output } from "./output.ts";
+import type { ServerPlan } from "./plan.ts";
+import { StreamSampler, type LiveStream } from "./sampler.ts";
+import { CpuWindow, IPERF_VERSION_STRING, SideReport, blankStream, modeOf, plainAddress, sendsOn, systemInfo } from "./side.ts";
+import { adoptedTcpSpec, serverUdpRecvSpec, serverUdpSendSpec } from "./stream-specs.ts";
+import { acceptedLine, connectedLine, serverListening } from "./text-report.ts";
+
+interface ConnState {
+  kind: "pending" | "control" | "gone";
+  chunks: Uint8Array[];
+  length: number;
+  timer?: ReturnType<typeof setTimeout>;
+  test?: ServerTest;
+  writer?: QueuedWriter;
+}
+
+const ERRNO: Record<string, number> = { EADDRINUSE: Errno.EADDRINUSE, EACCES: Errno.EACCES, EADDRNOTAVAIL: Errno.EADDRNOTAVAIL, EPERM: Errno.EPERM };
+const EOPNOTSUPP = 95;
+const TICK_MS = 100;
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+export class Iperf3Server {
+  private listener: TcpListener | undefined;
+  private readonly byCookie = new Map<string, ServerTest>();
+  readonly active = new Set<ServerTest>();
+  private nextTest = 1;
+  private udpBusy = false;
+  private finished!: (code: number) => void;
+  readonly done = new Promise<number>((r) => (this.finished = r));
+  private idleTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    readonly plan: ServerPlan,
+    readonly out: Output,
+    readonly net: Net,
+    readonly fd: FdTools,
+  ) {}
+
+  get listenHost(): string {
+    return this.plan.bind ?? (this.plan.family === "ipv4" ? "0.0.0.0" : "::");
+  }
+
+  start(): void {
+    const host = this.listenHost;
+    try {
+      this.listener = this.net.listen<ConnState>({
+        hostname: host,
+        port: this.plan.port,
+        data: { kind: "pending", chunks: [], length: 0 },
+        socket: {
+          open: (s) => this.onOpen(s),
+          data: (s, d) => this.onData(s, d),
+          drain: (s) => s.data.writer?.drain(),
+          close: (s) => this.onClose(s),
+          error: () => {},
+        },
+      });
+    } catch (e) {
+      throw explainSocketError(e, { host, port: this.plan.port, role: "listen" });
+    }
+    if (!this.plan.output.json) this.out.out(serverListening(this.plan.port, this.nextTest));
+    this.armIdle();
+  }
+
+  /** --idle-timeout: a one-off server that waits this long for a client gives up. */
+  private armIdle(): void {
+    if (this.plan.idleTimeoutS <= 0 || !this.plan.oneOff) return;
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      if (this.active.size === 0) this.stop(0);
+    }, this.plan.idleTimeoutS * 1000);
+  }
+
+  stop(code: number): void {
+    clearTimeout(this.idleTimer);
+    this.listener?.stop(true);
+    this.listener = undefined;
+    this.finished(code);
+  }
+
+  /** Ctrl+C: every running test gets SERVER_TERMINATE. */
+  terminate(): void {
+    for (const t of [...this.active]) t.session.terminate();
+    this.stop(0);
+  }
+
+  private onOpen(s: TcpSocket<ConnState>): void {
+    s.data = { kind: "pending", chunks: [], length: 0 };
+    // A connection that never sends its cookie is told so and dropped; it never holds a test slot.
+    s.data.timer = setTimeout(() => {
+      if (s.data.kind !== "pending") return;
+      s.data.kind = "gone";
+      s.write(encodeServerError(IErrno.IERECVCOOKIE, Errno.ETIMEDOUT));
+      s.end();
+    }, 10_000);
+  }
+
+  private onData(s: TcpSocket<ConnState>, d: Uint8Array): void {
+    const st = s.data;
+    if (st.kind === "control") {
+      st.test?.session.receive(d, performance.now());
+      return;
+    }
+    if (st.kind !== "pending") return;
+    st.chunks.push(d.slice());
+    st.length += d.length;
+    if (st.length < COOKIE_BYTES) return;
+    clearTimeout(st.timer);
+    const all = concat(st.chunks);
+    st.chunks = [];
+    const c = decodeCookie(all.subarray(0, COOKIE_BYTES));
+    const owner = c.ok ? this.byCookie.get(c.cookie) : undefined;
+    if (owner) {
+      st.kind = "gone";
+      if (owner.session.phase === "creating-streams" && owner.params?.protocol === "tcp") owner.addTcpStream(s, all.length - COOKIE_BYTES);
+      else {
+        // A stream the test does not expect (or a reused cookie): refused like a bad cookie in 3.12.
+        s.write(encodeState(State.ACCESS_DENIED));
+        s.end();
+      }
+      return;
+    }
+    if (this.active.size >= this.plan.maxTests) {
+      st.kind = "gone";
+      s.write(encodeState(State.ACCESS_DENIED));
+      s.end();
+      return;
+    }
+    st.kind = "control";
+    st.writer = new QueuedWriter(s as TcpSocket<unknown>);
+    const t = new ServerTest(this, s, st.writer, this.nextTest++);
+    st.test = t;
+    this.active.add(t);
+    clearTimeout(this.idleTimer);
+    t.session.receive(all, performance.now());
+  }
+
+  private onClose(s: TcpSocket<ConnState>): void {
+    const st = s.data;
+    clearTimeout(st?.timer);
+    if (st?.kind === "control") st.test?.session.eof(performance.now());
+  }
+
+  register(cookie: string, t: ServerTest): void {
+    this.byCookie.set(cookie, t);
+  }
+
+  claimUdp(): boolean {
+    if (this.udpBusy) return false;
+    this.udpBusy = true;
+    return true;
+  }
+
+  releaseUdp(): void {
+    this.udpBusy = false;
+  }
+
+  /** A test is over: free its slot, print its block, and stop a one-off server. */
+  finishedTest(t: ServerTest, block: string): void {
+    if (!this.active.delete(t)) return;
+    if (t.cookie) this.byCookie.delete(t.cookie);
+    this.out.out(block);
+    if (this.plan.oneOff) return this.stop(0);
+    if (!this.plan.output.json) this.out.out(serverListening(this.plan.port, this.nextTest));
+  }
+}
+
+/** One test on the server: its session, its data planes and its report. */
+class ServerTest {
+  readonly session: ServerSession;
+  cookie?: string;
+  params?: TestParams;
+  private side?: SideReport;
+  private readonly live: Array<LiveStream | undefined> = [];
+  private readonly opening: Array<Promise<void>> = [];
+  private sampler?: StreamSampler;
+  private readonly cpu = new CpuWindow();
+  private tick: ReturnType<typeof setInterval>;
+  private intervalTimer?: ReturnType<typeof setInterval>;
+  private omitTimer?: ReturnType<typeof setTimeout>;
+  private udpCatcher?: UdpSocket;
+  private holdsUdp = false;
+  private text = "";
+  private lastBytes = -1;
+  private lastDataMs = 0;
+  private congestion?: string;
+  private closed = false;
+  private readonly peer: { host: string; port: number };
+
+  constructor(
+    private readonly server: Iperf3Server,
+    private readonly socket: TcpSocket<ConnState>,
+    writer: QueuedWriter,
+    private readonly number: number,
+  ) {
+    const plan = server.plan;
+    this.peer = { host: plainAddress(socket.remoteAddress ?? ""), port: socket.remotePort ?? 0 };
+    this.session = new ServerSession(writer, (e) => this.onEvent(e), {
+      nowMs: performance.now(),
+      idleTimeoutMs: plan.rcvTimeoutMs,
+      maxDurationS: plan.maxDurationS,
+      bitrateLimit: plan.bitrateLimit,
+    });
+    this.tick = setInterval(() => this.onTick(), TICK_MS);
+  }
+
+  private get plan(): ServerPlan {
+    return this.server.plan;
+  }
+
+  private onTick(): void {
+    const now = performance.now();
+    if (this.sampler && this.session.phase === "running") {
+      const pr = this.sampler.progress(this.params?.len ?? 1);
+      const b = pr.sent + pr.received;
+      if (b !== this.lastBytes) {
+        this.lastBytes = b;
+        this.lastDataMs = now;
+      }
+    }
+    this.session.tick(now, this.lastDataMs || undefined);
+  }
+
+  private onEvent(e: ServerEvent): void {
+    switch (e.type) {
+      case "cookie":
+        this.cookie = e.cookie;
+        this.server.register(e.cookie, this);
+        return;
+      case "prepare":
+        this.prepare(e.params);
+        return;
+      case "streams-ready":
+        void this.begin();
+        return;
+      case "stop":
+        this.stop();
+        return;
+      case "client-results":
+        return;
+      case "done":
+        this.cleanup();
+        return;
+      case "aborted":
+        this.abort(e.clientTerminated, e.failure.iErrno, e.failure.errno ?? 0, e.failure.detail);
+        return;
+    }
+  }
+
+  private prepare(p: TestParams): void {
+    const now = performance.now();
+    this.params = p;
+    const mode = modeOf(p, "server");
+    const tcpSender = p.protocol === "tcp" && mode !== "receiver";
+    this.side = new SideReport(
+      "server",
+      p,
+      { unitFormat: "a", statsIntervalS: this.plan.output.intervalS || 1, verbose: this.plan.output.verbose, senderHasRetransmits: tcpSender ? 1 : 0 },
+      {
+        role: "server",
+        connected: [],
+        version: IPERF_VERSION_STRING,
+        systemInfo: systemInfo(),
+        timestamp: new Date(),
+        acceptedConnection: this.peer,
+        cookie: this.cookie,
+        tcpMss: p.protocol === "tcp" ? { explicit: p.mss > 0, value: p.mss } : undefined,
+        targetBitrate: p.bandwidth,
+        sockBufs: [],
+        testStart: {
+          protocol: p.protocol === "tcp" ? "TCP" : "UDP", numStreams: p.parallel, blksize: p.len, omit: p.omitS, duration: p.timeS,
+          bytes: p.bytes, blocks: p.blocks, reverse: p.reverse, tos: p.tos, targetBitrate: p.bandwidth,
+        },
+      },
+    );
+    this.text += acceptedLine(this.peer.host, this.peer.port);
+    if (p.protocol === "tcp") return this.session.listenerReady(now);
+    this.prepareUdp(p);
+  }
+
+  /**
+   * UDP streams all use the server's port. Until the engine can share one port between several sockets (each
+   * connected to its client, as 3.12 does), a test gets the port to itself: one stream, one direction.
+   */
+  private prepareUdp(p: TestParams): void {
+    if (p.parallel > 1 || p.bidirectional) {
+      return this.session.listenerFailed(IErrno.IESTREAMLISTEN, EOPNOTSUPP, "UDP with -P > 1 or --bidir is not supported by this server yet");
+    }
+    if (!this.server.claimUdp()) {
+      return this.session.listenerFailed(IErrno.IESTREAMLISTEN, Errno.EADDRINUSE, "another UDP test is using the port");
+    }
+    this.holdsUdp = true;
+    const host = this.server.listenHost;
+    const port = this.plan.port;
+    if (modeOf(p, "server") === "receiver") {
+      const spec = serverUdpRecvSpec(host, port, p);
+      const opened = DataPlane.open([spec]).then(
+        (plane) => {
+          if (this.closed) return void plane.stop();
+          plane.onEvent((ev) => {
+            if (ev.name !== "connected" || !ev.from) return;
+            const got = this.session.acceptStream(performance.now());
+            if (!got) return;
+            this.addLive(0, plane, 0, got.id, false, { host: plainAddress(host === "::" ? "::" : host), port }, { host: plainAddress(ev.from.host), port: ev.from.port });
+          });
+          this.session.listenerReady(performance.now());
+        },
+        (err: unknown) => this.session.listenerFailed(IErrno.IESTREAMLISTEN, ERRNO[(err as { code?: string }).code ?? ""] ?? Errno.EADDRINUSE, (err as Error).message),
+      );
+      this.opening.push(opened);
+      return;
+    }
+    // Sending: catch the hello on the main thread to learn the client's port, then send from the same port.
+    this.server.net
+      .udpSocket({
+        hostname: host,
+        port,
+        socket: {
+          data: (sock, d, fromPort, fromHost) => {
+            const reply = replyToHello(d);
+            if (!reply || this.udpCatcher !== sock) return;
+            sock.send(reply, fromPort, fromHost);
+            sock.close();
+            this.udpCatcher = undefined;
+            const to = { host: fromHost, port: fromPort };
+            const opened = DataPlane.open([serverUdpSendSpec(host, port, to, p)]).then(
+              (plane) => {
+                if (this.closed) return void plane.stop();
+                const got = this.session.acceptStream(performance.now());
+                if (!got) return void plane.stop();
+                this.addLive(0, plane, 0, got.id, true, { host: plainAddress(host), port }, { host: plainAddress(fromHost), port: fromPort });
+              },
+              (err: unknown) => this.session.fail(new Iperf3ProtocolError((err as Error).message, IErrno.IESTREAMLISTEN, ERRNO[(err as { code?: string }).code ?? ""] ?? Errno.EIO)),
+            );
+            this.opening.push(opened);
+          },
+        },
+      })
+      .then(
+        (sock) => {
+          if (this.closed) return sock.close();
+          this.udpCatcher = sock;
+          this.session.listenerReady(performance.now());
+        },
+        (err: unknown) => this.session.listenerFailed(IErrno.IESTREAMLISTEN, ERRNO[(err as { code?: string }).code ?? ""] ?? Errno.EADDRINUSE, (err as Error).message),
+      );
+  }
+
+  /** A TCP data connection with our cookie: detach it from the main thread and give it to a Worker. */
+  addTcpStream(s: TcpSocket<ConnState>, pending: number): void {
+    const p = this.params!;
+    const got = this.session.acceptStream(performance.now());
+    if (!got) {
+      s.write(encodeState(State.ACCESS_DENIED));
+      s.end();
+      return;
+    }
+    const n = this.live.length;
+    const sender = sendsOn(p, "server", n);
+    const remote = { host: plainAddress(s.remoteAddress ?? ""), port: s.remotePort ?? 0 };
+    let fd: number;
+    try {
+      fd = this.server.fd.detach(s);
+    } catch (e) {
+      this.session.fail(new Iperf3ProtocolError(`cannot hand the data connection to a worker: ${(e as Error).message}`, IErrno.IESTREAMACCEPT, Errno.EIO));
+      return;
+    }
+    const local = this.server.fd.sockopt.localAddress(fd);
+    this.congestion ??= this.server.fd.congestion(fd);
+    this.side?.start.sockBufs.push({ sockBufsize: p.window, sndbufActual: this.server.fd.sockopt.getInt(fd, 1, 7), rcvbufActual: this.server.fd.sockopt.getInt(fd, 1, 8) });
+    const infoFd = sender ? this.server.fd.dup(fd) : undefined;
+    this.live.push(undefined);
+    const opened = DataPlane.open([adoptedTcpSpec(sender ? "send" : "recv", fd, pending, p)]).then(
+      (plane) => {
+        if (this.closed) {
+          if (infoFd !== undefined) this.server.fd.close(infoFd);
+          return void plane.stop();
+        }
+        this.addLive(n, plane, infoFd, got.id, sender, { host: plainAddress(local?.host ?? ""), port: local?.port ?? 0 }, remote);
+      },
+      (err: unknown) => {
+        if (infoFd !== undefined) this.server.fd.close(infoFd);
+        this.session.fail(new Iperf3ProtocolError(`data stream failed: ${(err as Error).message}`, IErrno.IESTREAMACCEPT, Errno.EIO));
+      },
+    );
+    this.opening.push(opened);
+  }
+
+  private addLive(n: number, plane: DataPlane, infoFd: number | undefined, id: number, sender: boolean, local: { host: string; port: number }, remote: { host: string; port: number }): void {
+    const report = blankStream(id, 5 + 2 * n, sender);
+    Object.assign(report, { localHost: local.host, localPort: local.port, remoteHost: remote.host, remotePort: remote.port });
+    this.live[n] = { report, plane, index: 0, infoFd: typeof infoFd === "number" ? infoFd : undefined };
+    this.side?.start.connected.push({ socket: report.socket, localHost: local.host, localPort: local.port, remoteHost: remote.host, remotePort: remote.port });
+  }
+
+  private async begin(): Promise<void> {
+    // streams-ready fires inside acceptStream(), before the caller has queued the last stream's open.
+    await Promise.resolve();
+    await Promise.allSettled(this.opening);
+    if (this.closed || this.session.phase !== "starting") return;
+    const streams = this.live.filter((s): s is LiveStream => s !== undefined);
+    const p = this.params!;
+    const side = this.side!;
+    for (const s of streams) this.text += connectedLine(s.report);
+    side.test.streams = streams.map((s) => s.report);
+    side.test.congestionUsed = p.protocol === "tcp" ? this.congestion : undefined;
+    this.sampler = new StreamSampler(streams, p.protocol === "udp", (fd) => this.server.fd.tcpInfo(fd));
+    // 3.12's server reports retransmits when it sends TCP and can read TCP_INFO; it prints before it hears the client.
+    side.test.senderHasRetransmits = p.protocol === "tcp" && side.test.mode !== "receiver" && this.sampler.hasRetransmits ? 1 : 0;
+    const now = performance.now();
+    this.cpu.restart();
+    this.sampler.start(now, p.omitS);
+    this.lastDataMs = now;
+    this.session.begin(now);
+    for (const pl of new Set(streams.map((s) => s.plane))) pl.go();
+    const iv = this.plan.output.intervalS;
+    if (iv > 0) {
+      this.intervalTimer = setInterval(() => {
+        this.sampler?.sample(performance.now());
+        this.flushIntervals();
+      }, iv * 1000);
+    }
+    if (p.omitS > 0) {
+      this.omitTimer = setTimeout(() => {
+        this.sampler?.omitEnd(performance.now());
+        this.flushIntervals();
+        // Interval boundaries restart with the measured part, as 3.12's omit timer does.
+        if (this.intervalTimer) {
+          clearInterval(this.intervalTimer);
+          this.intervalTimer = setInterval(() => {
+            this.sampler?.sample(performance.now());
+            this.flushIntervals();
+          }, iv * 1000);
+        }
+      }, p.omitS * 1000);
+    }
+  }
+
+  private flushIntervals(): void {
+    if (!this.side) return;
+    const { text } = this.side.drainIntervals();
+    if (!this.plan.output.json) this.text += text;
+  }
+
+  private stop(): void {
+    const now = performance.now();
+    const p = this.params!;
+    const side = this.side!;
+    this.stopTimers();
+    const cpu = this.cpu.stop();
+    side.test.cpu = cpu;
+    if (this.sampler) {
+      this.sampler.finish(now);
+      this.flushIntervals();
+    }
+    this.releaseData();
+    const shr = side.test.mode === "receiver" ? -1 : p.protocol === "tcp" && this.sampler?.hasRetransmits ? 1 : 0;
+    const results: Results = this.sampler
+      ? this.sampler.results(cpu, shr, side.test.congestionUsed)
+      : { cpuUtilTotal: cpu[0], cpuUtilUser: cpu[1], cpuUtilSystem: cpu[2], senderHasRetransmits: shr, streams: [] };
+    if (this.plan.output.json) {
+      if (p.getServerOutput) results.serverOutputJson = jsonDocumentValue(this.jsonDoc());
+    } else {
+      this.text += side.summaryText();
+      if (p.getServerOutput) results.serverOutputText = this.text;
+    }
+    this.session.stopped(results, now);
+  }
+
+  private jsonDoc(error?: string) {
+    const side = this.side!;
+    return { start: side.jsonStart(), intervals: side.jsonIntervals, end: side.jsonEnd(), error };
+  }
+
+  private stopTimers(): void {
+    clearInterval(this.intervalTimer);
+    clearTimeout(this.omitTimer);
+    this.intervalTimer = undefined;
+    this.omitTimer = undefined;
+  }
+
+  /** Stops the data planes and closes the TCP_INFO duplicates; the stop itself runs in the background. */
+  private releaseData(): void {
+    for (const s of this.live) {
+      if (!s) continue;
+      if (s.infoFd !== undefined) {
+        this.server.fd.close(s.infoFd);
+        s.infoFd = undefined;
+      }
+      void s.plane.stop();
+    }
+    this.udpCatcher?.close();
+    this.udpCatcher = undefined;
+    if (this.holdsUdp) {
+      // The worker's socket closes asynchronously; the port is free once its plane has stopped.
+      const planes = this.live.filter((s): s is LiveStream => s !== undefined).map((s) => s.plane.ended);
+      void Promise.all([...this.opening, ...planes]).finally(() => this.server.releaseUdp());
+      this.holdsUdp = false;
+    }
+  }
+
+  private abort(clientTerminated: boolean, iErrno: number, errno: number, detail: string): void {
+    if (this.closed) return;
+    this.stopTimers();
+    // Like 3.12 on CLIENT_TERMINATE: the summary of what was measured, then the reason.
+    if (this.sampler && this.side && this.sampler.stopMs === 0) {
+      this.side.test.cpu = this.cpu.stop();
+      this.sampler.finish(performance.now());
+      this.flushIntervals();
+      if (!this.plan.output.json) this.text += this.side.summaryText();
+    }
+    const msg = clientTerminated ? "the client has terminated" : `${describeIperfError(iErrno, errno)} (${detail})`;
+    this.cleanup(msg, clientTerminated ? `iperf3: ${msg}\n` : `iperf3: error - ${msg}\n`);
+  }
+
+  private cleanup(error?: string, errorLine = ""): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.tick);
+    this.stopTimers();
+    this.releaseData();
+    let block: string;
+    if (this.plan.output.json) block = this.side ? jsonDocumentText(this.jsonDoc(error)) : errorLine;
+    else block = this.text + errorLine;
+    this.server.finishedTest(this, block);
+  }
+}
+
+export async function runServer(plan: ServerPlan, out: Output, fd: FdTools, signal: AbortSignal): Promise<number> {
+  const net = await loadNet();
+  const server = new Iperf3Server(plan, out, net, fd);
+  server.start();
+  const onAbort = () => server.terminate();
+  signal.addEventListener("abort", onAbort, { once: true });
+  const code = await server.done;
+  signal.removeEventListener("abort", onAbort);
+  return code;
+}

@@ -1,0 +1,112 @@
+/**
+ * iperf3 data streams as engine StreamSpecs: what each side runs on each stream, from the agreed TestParams.
+ * One plane per stream, so a server can start them as their connections arrive and a client can do the UDP
+ * handshakes one at a time, as the stock peers do.
+ */
+import type { SocketOptions, StreamSpecInput } from "../../src/stream-spec.ts";
+import type { TestParams } from "../../interop/iperf3/params.ts";
+import { UDP_HELLO, UDP_REPLY } from "../../interop/iperf3/udp.ts";
+
+/** The receive buffer iperf3 reads with on TCP (its block size), never below 128 KiB so reads stay cheap. */
+const MIN_READ = 128 * 1024;
+
+/** Options every data socket gets; MSS only where the socket is ours before connect (client side). */
+export function socketOptions(p: TestParams, preConnect: boolean): SocketOptions {
+  const o: SocketOptions = {};
+  if (p.window) {
+    o.sendBuffer = p.window;
+    o.recvBuffer = p.window;
+  }
+  if (p.protocol === "tcp") {
+    if (p.noDelay) o.noDelay = true;
+    if (p.congestion) o.congestion = p.congestion;
+    if (p.mss && preConnect) o.mss = p.mss;
+  }
+  if (p.tos) o.tos = p.tos;
+  // --fq-rate is bits/s; SO_MAX_PACING_RATE takes bytes/s.
+  if (p.fqRate) o.pacingRate = Math.max(1, Math.floor(p.fqRate / 8));
+  return o;
+}
+
+/** iperf3's --repeating-payload pattern; otherwise the engine's fill byte (the peer never checks the payload). */
+export function payload(p: TestParams): Uint8Array<ArrayBuffer> | undefined {
+  if (!p.repeatingPayload) return undefined;
+  const out = new Uint8Array(p.len);
+  for (let i = 0; i < out.length; i++) out[i] = 0x30 + (i % 10);
+  return out;
+}
+
+const rate = (p: TestParams) => (p.bandwidth > 0 ? { bitsPerSecond: p.bandwidth } : {});
+
+/** A TCP data connection accepted or connected on the main thread, handed to a Worker. */
+export function adoptedTcpSpec(role: "send" | "recv", fd: number, pending: number, p: TestParams): StreamSpecInput {
+  const options = socketOptions(p, false);
+  if (role === "send") {
+    return { kind: "tcp-send", id: 0, adopt: { fd, pending: 0 }, writeSize: p.len, payload: payload(p), rate: rate(p), options };
+  }
+  return { kind: "tcp-recv", id: 0, adopt: { fd, pending }, readSize: Math.max(p.len, MIN_READ), endOnEof: true, options };
+}
+
+export function udpFormat(p: TestParams): "iperf3" | "iperf3-64" {
+  return p.udpCounters64bit ? "iperf3-64" : "iperf3";
+}
+
+/** Client sending UDP: connect to the server port, say hello, wait for the reply, then send paced datagrams. */
+export function clientUdpSendSpec(host: string, port: number, bindPort: number | undefined, p: TestParams): StreamSpecInput {
+  return {
+    kind: "udp-send",
+    id: 0,
+    connect: { host, port },
+    bind: bindPort ? { host: host.includes(":") ? "::" : "0.0.0.0", port: bindPort } : undefined,
+    datagramSize: p.len,
+    format: udpFormat(p),
+    rate: rate(p),
+    hello: UDP_HELLO,
+    awaitReply: true,
+    payload: payload(p),
+    options: socketOptions(p, false),
+  };
+}
+
+/**
+ * Client receiving UDP (-R, --bidir): an unconnected socket on an ephemeral port; the glue sends the hello from it
+ * (DataPlane.send) and the server's reply, its first datagram, marks the stream connected.
+ */
+export function clientUdpRecvSpec(family: "ipv4" | "ipv6", bindPort: number | undefined, p: TestParams): StreamSpecInput {
+  return {
+    kind: "udp-recv",
+    id: 0,
+    listen: { host: family === "ipv6" ? "::" : "0.0.0.0", port: bindPort ?? 0 },
+    format: udpFormat(p),
+    datagramSize: 65535,
+    options: socketOptions(p, false),
+  };
+}
+
+/** Server receiving UDP: the test's port; the first datagram is the client's hello, answered and not counted. */
+export function serverUdpRecvSpec(host: string, port: number, p: TestParams): StreamSpecInput {
+  return {
+    kind: "udp-recv",
+    id: 0,
+    listen: { host, port },
+    format: udpFormat(p),
+    datagramSize: 65535,
+    helloReply: UDP_REPLY,
+    options: socketOptions(p, false),
+  };
+}
+
+/** Server sending UDP (-R): from the test's port, connected to the client's stream socket. */
+export function serverUdpSendSpec(bindHost: string, port: number, to: { host: string; port: number }, p: TestParams): StreamSpecInput {
+  return {
+    kind: "udp-send",
+    id: 0,
+    bind: { host: bindHost, port },
+    connect: to,
+    datagramSize: p.len,
+    format: udpFormat(p),
+    rate: rate(p),
+    payload: payload(p),
+    options: socketOptions(p, false),
+  };
+}

@@ -2,6 +2,7 @@ import { cpuMethodLetter, OmniFlag } from "../../interop/netperf/constants.ts";
 import type { ClientDataCounters } from "../../interop/netperf/client-session.ts";
 import type { OmniResponse } from "../../interop/netperf/omni-response.ts";
 import type { OmniResults } from "../../interop/netperf/omni-results.ts";
+import { netperfRtLatencyUs, netperfServiceDemand, netperfThroughput, transactionsPerSecond } from "../../src/formulas.ts";
 import { isRequestResponse, testShape, type MigratedTest } from "../../interop/netperf/test-request.ts";
 
 /**
@@ -136,14 +137,13 @@ export function calcThruput(units: number, elapsed: number, libfmt: string): num
     B: 1,
   };
   if (libfmt === "u") return (1 / (units / elapsed)) * 1e6;
-  return units / (divisors[libfmt] ?? 1024) / elapsed;
+  return netperfThroughput(units, elapsed, divisors[libfmt] ?? 1024);
 }
 
 /** netperf's calc_service_demand: µs of CPU per KB (or per transaction with -f x). */
 export function serviceDemand(units: number, elapsed: number, cpuUtil: number, numCpus: number, libfmt: string): number {
-  const divisor = libfmt === "x" ? 1 : 1024;
-  const thruput = units / divisor / elapsed;
-  return Math.fround(((cpuUtil * 10000) / thruput) * numCpus);
+  // netperf keeps the result in a C float.
+  return Math.fround(netperfServiceDemand(cpuUtil, units, libfmt === "x" ? 1 : 1024, elapsed, numCpus));
 }
 
 export function computeFigures(i: FigureInputs): Figures {
@@ -168,7 +168,7 @@ export function computeFigures(i: FigureInputs): Figures {
   let transactionRate = -1;
   if (rr) {
     const burst = i.test === "TCP_CRR" ? 0 : Math.max(0, i.firstBurst);
-    rttLatency = (1 / (trans / elapsed)) * 1e6 * (1 + burst);
+    rttLatency = netperfRtLatencyUs(transactionsPerSecond(trans, elapsed), burst);
     transactionRate = calcThruput(trans, elapsed, "x");
   }
 

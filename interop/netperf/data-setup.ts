@@ -32,6 +32,11 @@ export const ServerDataSetup = z.object({
   measureCpu: z.boolean(),
   /** Report the congestion-control name of the data socket in the results. */
   wantCongestionName: z.boolean(),
+  /** Count mode (-l -N): stop after this many bytes (stream) or transactions (RR); 0 = by time or end signal. */
+  limitBytes: z.number().int().min(0),
+  limitTransactions: z.number().int().min(0),
+  /** Untimed tests (count mode, -l 0) have no stop timer: a silent peer ends the phase after this long; 0 = none. */
+  idleTimeoutMs: z.number().int().min(0),
 });
 export type ServerDataSetup = z.infer<typeof ServerDataSetup>;
 
@@ -49,13 +54,8 @@ export interface ServerDataRun {
   /** Bytes per receive / per send the server uses (from the reply it sent). */
   receiveSize: number;
   sendSize: number;
-  /** Count mode: stop after this many bytes (stream) or transactions (RR); 0 = by time or end signal. */
-  limitBytes: number;
-  limitTransactions: number;
   /** Seconds the client asked for (0 in count mode). The session itself fires the stop at the padded deadline. */
   testLengthS: number;
-  /** Untimed tests (count mode, `-l 0`) have no stop timer: a silent peer ends the phase after this long; 0 = none. */
-  idleTimeoutMs: number;
 }
 
 export const CpuFigures = z.object({

@@ -14,6 +14,8 @@ export interface RequestLimits {
   /** Largest socket buffer a client may ask for. */
   maxSocketBuffer: number;
   cpuMeasurable: boolean;
+  /** Untimed tests get this idle guard instead of a timer. */
+  idleDataTimeoutMs: number;
 }
 
 export const DEFAULT_LIMITS: RequestLimits = {
@@ -22,6 +24,7 @@ export const DEFAULT_LIMITS: RequestLimits = {
   maxStreamIo: 64 * 1024 * 1024,
   maxSocketBuffer: 1 << 30,
   cpuMeasurable: false,
+  idleDataTimeoutMs: 30_000,
 };
 
 export type RequestCheck = { ok: true; setup: ServerDataSetup } | { ok: false; errno: number; reason: string };
@@ -99,6 +102,9 @@ export function checkOmniRequest(req: OmniRequest, limits: RequestLimits): Reque
     peer: { address: req.netperfIp, port: req.netperfPort },
     measureCpu: limits.cpuMeasurable && (req.flags & OmniFlag.MEASURE_CPU) !== 0,
     wantCongestionName: protocol === "tcp" && (req.flags & OmniFlag.ROUTING_ALLOWED) !== 0,
+    limitBytes: !rr && req.testLength < 0 ? -req.testLength : 0,
+    limitTransactions: rr && req.testLength < 0 ? -req.testLength : 0,
+    idleTimeoutMs: req.testLength > 0 ? 0 : limits.idleDataTimeoutMs,
   };
   // netserver sets a buffer for any size >= 0; 0 asks the kernel for its minimum, which we leave to the default.
   if (req.sendBufSize > 0) setup.sendBuffer = req.sendBufSize;

@@ -51,8 +51,6 @@ export interface ServerSessionOptions {
   cpuCount: number;
   /** Frames a client may send ahead while a test runs (stock netperf sends none). */
   maxQueuedFrames: number;
-  /** Count mode or `-l 0`: no timer, so a silent peer ends the data phase after this long. */
-  idleDataTimeoutMs: number;
 }
 
 export const DEFAULT_SERVER_OPTIONS: ServerSessionOptions = {
@@ -63,7 +61,6 @@ export const DEFAULT_SERVER_OPTIONS: ServerSessionOptions = {
   cpuRate: 100,
   cpuCount: 1,
   maxQueuedFrames: 8,
-  idleDataTimeoutMs: 30_000,
 };
 
 export type ServerState = "passphrase" | "idle" | "binding" | "running" | "stopping" | "closed";
@@ -194,7 +191,6 @@ export class NetserverSession {
     );
 
     const timed = req.testLength > 0;
-    const count = req.testLength < 0 ? -req.testLength : 0;
     test.padS = setup.serverReceives ? PAD_TIME_S : 0;
     test.startMs = nowMs;
     test.deadlineMs = timed ? nowMs + (req.testLength + test.padS) * 1000 : undefined;
@@ -205,10 +201,7 @@ export class NetserverSession {
         setup,
         receiveSize,
         sendSize,
-        limitBytes: rr ? 0 : count,
-        limitTransactions: rr ? count : 0,
         testLengthS: timed ? req.testLength : 0,
-        idleTimeoutMs: timed ? 0 : this.options.idleDataTimeoutMs,
       },
     });
   }

@@ -1,0 +1,519 @@
+import { lookup } from "node:dns/promises";
+import { DataPlane } from "../../src/engine/data-plane.ts";
+import { explainSocketError } from "../../src/errors.ts";
+import type { Net, TcpSocket } from "../../src/net/types.ts";
+import { NetperfClientSession, type ClientAction, type ClientDataCounters, type ClientFailure, type ClientRound } from "../../interop/netperf/client-session.ts";
+import { OmniRequest } from "../../interop/netperf/omni-request.ts";
+import { buildOmniRequest, isRequestResponse, testShape } from "../../interop/netperf/test-request.ts";
+import { flushQueued, newQueued, SocketTransport, type Queued } from "../iperf2/socket-transport.ts";
+import { CpuMeter, cpuCount } from "./cpu-meter.ts";
+import { clientCounters, clientSpec, defaultCongestion, effectiveBuffers, stopPlane } from "./data-specs.ts";
+import { averageFigures, computeFigures, type Figures, type LatencyStats, type LocalSockets } from "./figures.ts";
+import { latencyStats } from "./latency.ts";
+import { legacyBody, topHeader } from "./legacy-output.ts";
+import { renderOmni, resolveSelection } from "./omni-output.ts";
+import type { NetperfPlan } from "./plan.ts";
+import type { SelectorContext } from "./selectors.ts";
+
+/**
+ * `anyperf netperf`: drives a netserver (stock or ours) through NetperfClientSession, runs the data phase on the
+ * engine, and prints what netperf 2.7.0 prints. `--instances N` runs N such tests at once in this process, prints
+ * each, then their sum.
+ */
+
+export interface ClientIo {
+  net: Net;
+  out(text: string): void;
+  err(text: string): void;
+  signal: AbortSignal;
+}
+
+export interface InstanceResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  figures?: Figures;
+  /** Datagrams per second sent by us and received by the server (UDP_STREAM). */
+  sentPps?: number;
+  receivedPps?: number;
+}
+
+const RESPONSE_TIMEOUT_MS = 120_000;
+const CLOSE_TIMEOUT_MS = 60_000;
+
+const STRERROR: Record<number, string> = {
+  1: "Operation not permitted",
+  5: "Input/output error",
+  12: "Cannot allocate memory",
+  13: "Permission denied",
+  16: "Device or resource busy",
+  22: "Invalid argument",
+  93: "Protocol not supported",
+  97: "Address family not supported by protocol",
+  98: "Address already in use",
+  99: "Cannot assign requested address",
+  104: "Connection reset by peer",
+  110: "Connection timed out",
+};
+
+function familyOf(address: string): "ipv4" | "ipv6" {
+  return address.includes(":") ? "ipv6" : "ipv4";
+}
+
+async function resolve(host: string, family: "any" | "ipv4" | "ipv6"): Promise<string> {
+  try {
+    const r = await lookup(host, { family: family === "ipv4" ? 4 : family === "ipv6" ? 6 : 0 });
+    return r.address;
+  } catch {
+    throw explainSocketError(Object.assign(new Error("not found"), { code: "ENOTFOUND" }), { host, port: 0, role: "connect" });
+  }
+}
+
+interface Control extends Queued {
+  session?: NetperfClientSession;
+}
+
+/** One netperf test: control connection, rounds, output text. */
+class Instance {
+  private out = "";
+  private errText = "";
+  private control: TcpSocket<Control> | undefined;
+  private session!: NetperfClientSession;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private plane: DataPlane | undefined;
+  private readonly figures: Figures[] = [];
+  private readonly localSockets: LocalSockets;
+  private readonly sendSize: number;
+  private readonly recvSize: number;
+  private readonly request: OmniRequest;
+  private readonly wantCong: boolean;
+  private readonly blocks;
+  private remoteIp = "";
+  private lastLatency: LatencyStats | undefined;
+  private lastRound: ClientRound | undefined;
+  private done!: (code: number) => void;
+  private readonly finished = new Promise<number>((r) => (this.done = r));
+  private readonly uuid = crypto.randomUUID();
+  private readonly cpus = cpuCount();
+  private pps: { sent: number; received: number } | undefined;
+
+  constructor(
+    private readonly plan: NetperfPlan,
+    private readonly io: ClientIo,
+    private readonly dataFamily: "ipv4" | "ipv6",
+  ) {
+    const shape = testShape(plan.test);
+    const buffers = effectiveBuffers(shape.protocol, plan.socketBuffers.local.send, plan.socketBuffers.local.recv);
+    this.localSockets = {
+      sendRequested: plan.socketBuffers.local.send,
+      recvRequested: plan.socketBuffers.local.recv,
+      send: buffers.send,
+      recv: buffers.recv,
+      sendEnd: buffers.send,
+      recvEnd: buffers.recv,
+    };
+    this.blocks = plan.output === "legacy" ? [] : resolveSelection(plan.outputSelection, plan.test, plan.localCpu || plan.remoteCpu);
+    this.wantCong = this.blocks.flat().some((s) => s.name === "REMOTE_CONG_CONTROL");
+    const built = buildOmniRequest({
+      test: plan.test,
+      testLength: plan.testLength,
+      family: dataFamily,
+      requestSize: plan.requestSize,
+      responseSize: plan.responseSize,
+      localSendSize: plan.localSendSize,
+      localRecvSize: plan.localRecvSize,
+      localSendBuf: buffers.send,
+      localRecvBuf: buffers.recv,
+      sendWidth: plan.sendWidth,
+      recvWidth: plan.recvWidth,
+      remoteSendSize: plan.remoteSendSize,
+      remoteRecvSize: plan.remoteRecvSize,
+      remoteSendBuf: plan.socketBuffers.remote.send,
+      remoteRecvBuf: plan.socketBuffers.remote.recv,
+      remoteSendAlign: plan.align.remote.send,
+      remoteRecvAlign: plan.align.remote.recv,
+      remoteSendOffset: plan.offset.remote.send,
+      remoteRecvOffset: plan.offset.remote.recv,
+      remoteCpuAffinity: plan.cpuAffinity.remote,
+      remoteNoDelay: plan.noDelay,
+      measureRemoteCpu: plan.remoteCpu,
+      remoteCpuRate: plan.remoteCpuRate,
+      routingAllowed: plan.routingAllowed,
+      wantRemoteCongestion: this.wantCong,
+      keepAlive: plan.keepAlive,
+      remoteCongestion: plan.congestion.remote,
+      remoteFillFile: plan.fillFile.remote,
+      remoteSocketPrio: plan.socketPrio.remote,
+      remoteSocketTos: plan.socketTos.remote,
+      useSendfile: plan.useSendfile,
+      fastOpen: plan.fastOpen,
+      usePktinfo: plan.pktinfo,
+      deferAccept: plan.deferAccept,
+      remoteDataPort: plan.remoteDataPort,
+      localDataPort: plan.localDataPort,
+      localDataAddress: plan.localDataAddress,
+      explicitRemoteDataAddress: plan.remoteDataAddress,
+    });
+    this.request = OmniRequest.parse(built.request);
+    // netperf reports 0 for the I/O sizes of RR tests.
+    const rr = isRequestResponse(plan.test);
+    this.sendSize = rr ? 0 : built.local.sendSize;
+    this.recvSize = rr ? 0 : built.local.recvSize;
+  }
+
+  async run(): Promise<InstanceResult> {
+    const { plan, io } = this;
+    try {
+      this.remoteIp = await resolve(plan.host, plan.family);
+    } catch (e) {
+      return { exitCode: 1, stdout: "", stderr: `${e instanceof Error ? e.message : String(e)}\n` };
+    }
+    this.session = new NetperfClientSession(
+      {
+        write: (b) => this.control && new SocketTransport(this.control).write(b),
+        close: () => this.control?.end(),
+        act: (a) => this.act(a),
+      },
+      { request: this.request, rounds: plan.iterationMax > 1 ? plan.iterationMin : 1, passphrase: plan.passphrase, responseTimeoutMs: RESPONSE_TIMEOUT_MS, closeTimeoutMs: CLOSE_TIMEOUT_MS },
+    );
+    try {
+      this.control = await io.net.connect<Control>({
+        hostname: this.remoteIp,
+        port: plan.controlPort,
+        data: newQueued(),
+        socket: {
+          data: (_s, d) => {
+            this.session.receive(d, performance.now());
+            this.schedule();
+          },
+          drain: (s) => flushQueued(s),
+          end: () => this.controlClosed(),
+          close: () => this.controlClosed(),
+          error: () => {},
+        },
+      });
+    } catch {
+      const fam = familyOf(this.remoteIp) === "ipv6" ? "AF_INET6" : "AF_INET";
+      this.errText +=
+        `establish control: are you sure there is a netserver listening on ${plan.host} at port ${plan.controlPort}?\n` +
+        `establish_control could not establish the control connection from 0.0.0.0 port 0 address family AF_UNSPEC to ${this.remoteIp} port ${plan.controlPort} address family ${fam}\n`;
+      return { exitCode: 1, stdout: this.out, stderr: this.errText };
+    }
+    if (plan.printHeaders) this.out += this.header();
+    const onAbort = () => {
+      if (this.plane) void stopPlane(this.plane);
+    };
+    io.signal.addEventListener("abort", onAbort, { once: true });
+    this.session.start(performance.now());
+    this.schedule();
+    const code = await this.finished;
+    io.signal.removeEventListener("abort", onAbort);
+    if (this.timer) clearTimeout(this.timer);
+    return {
+      exitCode: code,
+      stdout: this.out,
+      stderr: this.errText,
+      figures: this.figures.length > 0 ? averageFigures(this.figures) : undefined,
+      sentPps: this.pps?.sent,
+      receivedPps: this.pps?.received,
+    };
+  }
+
+  private controlClosed(): void {
+    this.session.controlClosed(performance.now());
+  }
+
+  private schedule(): void {
+    if (this.timer) clearTimeout(this.timer);
+    const at = this.session.nextDeadlineMs();
+    if (at === undefined) return;
+    this.timer = setTimeout(() => {
+      this.session.tick(performance.now());
+      this.schedule();
+    }, Math.max(0, at - performance.now()));
+  }
+
+  private header(): string {
+    const { plan } = this;
+    const wildcard = this.dataFamily === "ipv6" ? "::" : "0.0.0.0";
+    const local = plan.localDataAddress ?? wildcard;
+    return topHeader({
+      test: plan.test,
+      localName: local,
+      localAddress: local,
+      localPort: plan.localDataPort,
+      localFamily: this.dataFamily,
+      remoteName: plan.remoteDataAddress ?? plan.host,
+      remoteAddress: plan.remoteDataAddress ?? this.remoteIp,
+      remotePort: plan.remoteDataPort,
+      remoteFamily: this.dataFamily,
+      iterationMax: plan.iterationMax,
+      confidenceInterval: plan.confidenceInterval,
+      confidenceLevel: plan.confidenceLevel,
+      noDelay: plan.noDelay,
+      copyAvoidance: false,
+      firstBurst: plan.firstBurst,
+      cpuBind: plan.cpuAffinity.local !== -1 || plan.cpuAffinity.remote !== -1,
+    });
+  }
+
+  private act(a: ClientAction): void {
+    switch (a.kind) {
+      case "start-data":
+        void this.dataPhase(a.response.dataPort).catch((e: unknown) => this.localFailure(e));
+        return;
+      case "abort-data":
+        if (this.plane) void stopPlane(this.plane);
+        return;
+      case "shutdown-write":
+        this.control?.end();
+        return;
+      case "finished":
+        this.report(a.rounds);
+        this.done(0);
+        return;
+      case "failed":
+        this.fail(a.failure);
+        return;
+    }
+  }
+
+  private fail(f: ClientFailure): void {
+    if (this.plane) void stopPlane(this.plane);
+    switch (f.kind) {
+      case "remote-errno":
+        // netperf: the message on stdout without a newline, then perror's text on stderr; exit status 255.
+        this.out += `netperf: remote error ${f.errno}`;
+        this.errText += `${STRERROR[f.errno] ?? `Unknown error ${f.errno}`}\n`;
+        this.done(255);
+        return;
+      case "timeout":
+        this.errText += "recv_response_timed_n: no response received. errno 0 counter 0\n";
+        this.done(1);
+        return;
+      case "closed":
+        this.errText += f.partialBytes > 0 ? `recv_response: partial response received: ${f.partialBytes} bytes\n` : "recv_response: Connection reset by peer\n";
+        this.done(1);
+        return;
+      case "protocol":
+        this.errText += `netperf: ${f.detail}\n`;
+        this.done(1);
+        return;
+    }
+  }
+
+  private localFailure(e: unknown): void {
+    this.errText += `netperf: send_omni: connect_data_socket failed: ${e instanceof Error ? e.message : String(e)}\n`;
+    this.control?.terminate();
+    this.done(1);
+  }
+
+  private async dataPhase(dataPort: number): Promise<void> {
+    const { plan } = this;
+    if (plan.waitSeconds > 0) await new Promise((r) => setTimeout(r, plan.waitSeconds * 1000));
+    const cpu = plan.localCpu ? new CpuMeter() : undefined;
+    const t0 = performance.now();
+    const count = plan.testLength < 0 ? -plan.testLength : 0;
+    const plane = await DataPlane.open([
+      clientSpec({
+        test: plan.test,
+        dataHost: plan.remoteDataAddress ?? this.remoteIp,
+        dataPort,
+        family: this.dataFamily,
+        localAddress: plan.localDataAddress,
+        localPort: plan.localDataPort,
+        sendSize: Math.max(1, this.sendSize),
+        recvSize: Math.max(1, this.recvSize),
+        requestSize: plan.requestSize,
+        responseSize: plan.responseSize,
+        firstBurst: plan.firstBurst,
+        count,
+        sendBuffer: plan.socketBuffers.local.send > 0 ? plan.socketBuffers.local.send : undefined,
+        recvBuffer: plan.socketBuffers.local.recv > 0 ? plan.socketBuffers.local.recv : undefined,
+        noDelay: plan.noDelay,
+        congestion: plan.congestion.local || undefined,
+        tos: plan.socketTos.local > 0 ? plan.socketTos.local : undefined,
+      }),
+    ]);
+    this.plane = plane;
+    let stopTimer: ReturnType<typeof setTimeout> | undefined;
+    if (plan.testLength > 0) stopTimer = setTimeout(() => void stopPlane(plane), Math.max(0, plan.testLength * 1000 - (performance.now() - t0)));
+    if (process.env.NP_DEBUG) plane.onStreamEnd((_s, e) => console.error("stream end", e, performance.now() - t0));
+    plane.go();
+    await plane.ended;
+    if (stopTimer) clearTimeout(stopTimer);
+    const elapsedS = (performance.now() - t0) / 1000;
+    const snap = plane.snapshot(true).streams[0]!;
+    const local: ClientDataCounters = clientCounters(plan, snap, elapsedS);
+    this.lastLatency = latencyStats(snap);
+    this.localCpuStats = cpu?.stop();
+    if (plan.test === "UDP_STREAM") this.localPackets = snap.packets;
+    this.plane = undefined;
+    this.session.dataDone(local, performance.now());
+    this.schedule();
+  }
+
+  private localCpuStats: ReturnType<CpuMeter["stop"]>;
+  private localPackets = 0;
+
+  private report(rounds: ClientRound[]): void {
+    const { plan } = this;
+    for (const r of rounds) {
+      this.figures.push(
+        computeFigures({
+          test: plan.test,
+          format: plan.format,
+          firstBurst: plan.firstBurst,
+          local: r.local,
+          localSendSize: this.sendSize,
+          localRecvSize: this.recvSize,
+          sockets: this.localSockets,
+          response: r.response,
+          results: r.results,
+          localCpu: this.localCpuStats,
+          localCpuCount: this.cpus,
+          latency: this.lastLatency,
+        }),
+      );
+    }
+    const last = rounds[rounds.length - 1]!;
+    this.lastRound = last;
+    const f = averageFigures(this.figures);
+    if (plan.test === "UDP_STREAM") {
+      this.pps = { sent: this.localPackets / f.elapsed, received: last.results.recvCalls / f.elapsed };
+    }
+    if (plan.output === "legacy") {
+      this.out += legacyBody({
+        test: plan.test,
+        f,
+        printHeaders: plan.printHeaders,
+        verbosity: plan.verbosity,
+        brand: plan.brand,
+        localCpu: plan.localCpu,
+        remoteCpu: f.remoteCpuMeasured,
+        lss: this.localSockets.send,
+        lsr: this.localSockets.recv,
+        rss: last.response.sendBufSize,
+        rsr: last.response.recvBufSize,
+        sendSize: this.sendSize,
+        remoteSendSize: last.response.sendSize,
+        requestSize: plan.requestSize,
+        responseSize: plan.responseSize,
+        localSendCalls: last.local.sendCalls,
+        localRecvCalls: last.local.recvCalls,
+        failedSends: last.local.failedSends,
+        remoteRecvCalls: last.results.recvCalls,
+        remoteSendCalls: last.results.sendCalls,
+        localAlign: plan.align.local,
+        remoteAlign: plan.align.remote,
+        localOffset: plan.offset.local,
+        remoteOffset: plan.offset.remote,
+        transportMss: -1,
+        firstBurst: plan.firstBurst,
+      });
+      return;
+    }
+    this.out += renderOmni(plan.output, this.blocks, this.selectorContext(f, last), plan.printHeaders);
+  }
+
+  private selectorContext(f: Figures, last: ClientRound): SelectorContext {
+    const { plan } = this;
+    const rr = isRequestResponse(plan.test);
+    return {
+      test: plan.test,
+      f,
+      response: last.response,
+      results: last.results,
+      sockets: this.localSockets,
+      sendSize: this.sendSize,
+      recvSize: this.recvSize,
+      requestSize: rr ? plan.requestSize : -1,
+      responseSize: rr ? plan.responseSize : -1,
+      remoteSocketBuffers: plan.socketBuffers.remote,
+      sendWidth: this.request.sendWidth,
+      recvWidth: this.request.recvWidth,
+      localSendCalls: last.local.sendCalls,
+      localRecvCalls: last.local.recvCalls,
+      localAlign: plan.align.local,
+      remoteAlign: plan.align.remote,
+      localOffset: plan.offset.local,
+      remoteOffset: plan.offset.remote,
+      firstBurst: plan.firstBurst,
+      confidenceLevel: plan.confidenceLevel,
+      confidenceIntervalPct: plan.iterationMax > 1 ? plan.confidenceInterval * 100 : -1,
+      iterations: this.figures.length,
+      localCpuBind: plan.cpuAffinity.local,
+      remoteCpuBind: plan.cpuAffinity.remote,
+      localCpuCount: plan.localCpu ? this.cpus : 0,
+      localNoDelay: plan.noDelay,
+      localSocketPrio: plan.socketPrio.local,
+      remoteSocketPrio: plan.socketPrio.remote,
+      localSocketTos: plan.socketTos.local,
+      remoteSocketTos: plan.socketTos.remote,
+      localDataPort: String(plan.localDataPort),
+      localDataAddress: plan.localDataAddress ?? (this.dataFamily === "ipv6" ? "::" : "0.0.0.0"),
+      localDataFamily: plan.dataFamily === "ipv4" ? 2 : plan.dataFamily === "ipv6" ? 10 : 0,
+      remoteDataPort: String(plan.remoteDataPort),
+      remoteDataAddress: plan.remoteDataAddress ?? plan.host,
+      remoteDataFamily: this.dataFamily === "ipv6" ? 10 : 2,
+      localTransportRetrans: testShape(plan.test).protocol === "udp" ? -1 : 0,
+      transportMss: -1,
+      localCongestion: testShape(plan.test).protocol === "tcp" ? plan.congestion.local || defaultCongestion() : "",
+      remoteCongestion: this.wantCong ? last.results.congControl : "",
+      localFillFile: plan.fillFile.local,
+      remoteFillFile: plan.fillFile.remote,
+      brand: plan.brand,
+      uuid: plan.uuid ?? this.uuid,
+      commandLine: plan.commandLine,
+    };
+  }
+}
+
+function dataFamilyOf(plan: NetperfPlan, controlIp: string): "ipv4" | "ipv6" {
+  if (plan.dataFamily !== "any") return plan.dataFamily;
+  if (plan.remoteDataAddress) return familyOf(plan.remoteDataAddress);
+  return familyOf(controlIp);
+}
+
+export async function runInstance(plan: NetperfPlan, io: ClientIo): Promise<InstanceResult> {
+  let ip: string;
+  try {
+    ip = await resolve(plan.host, plan.family);
+  } catch (e) {
+    return { exitCode: 1, stdout: "", stderr: `${e instanceof Error ? e.message : String(e)}\n` };
+  }
+  return new Instance(plan, io, dataFamilyOf(plan, ip)).run();
+}
+
+/** The line after N instances: the sum of each one's main figure (trans/s for RR, pps for UDP_STREAM). */
+export function aggregateText(plan: NetperfPlan, results: InstanceResult[]): string {
+  const ok = results.filter((r) => r.exitCode === 0 && r.figures);
+  const sum = (f: (r: InstanceResult) => number) => ok.reduce((s, r) => s + f(r), 0);
+  const units = ok[0]?.figures?.unitsText ?? "";
+  let line = `Aggregate of ${results.length} instances of ${plan.test} to ${plan.host} (${ok.length} completed, ${results.length - ok.length} failed): `;
+  if (isRequestResponse(plan.test) && (ok[0]?.figures?.libfmt ?? "x") === "x") {
+    line += `${sum((r) => r.figures!.transactionRate).toFixed(2)} Trans/s`;
+  } else {
+    line += `${sum((r) => r.figures!.thruput).toFixed(2)} ${units}/sec`;
+  }
+  if (plan.test === "UDP_STREAM") {
+    line += `, ${sum((r) => r.sentPps ?? 0).toFixed(2)} packets/s sent, ${sum((r) => r.receivedPps ?? 0).toFixed(2)} packets/s received`;
+  }
+  return `${line}\n`;
+}
+
+export async function runNetperf(plan: NetperfPlan, io: ClientIo): Promise<number> {
+  if (plan.instances === 1) {
+    const r = await runInstance(plan, io);
+    io.out(r.stdout);
+    io.err(r.stderr);
+    return r.exitCode;
+  }
+  const results = await Promise.all(Array.from({ length: plan.instances }, () => runInstance(plan, io)));
+  for (const r of results) {
+    io.out(r.stdout);
+    io.err(r.stderr);
+  }
+  io.out(aggregateText(plan, results));
+  return results.every((r) => r.exitCode === 0) ? 0 : (results.find((r) => r.exitCode !== 0)?.exitCode ?? 1);
+}

@@ -1,0 +1,388 @@
+import { DataPlane } from "../../src/engine/data-plane.ts";
+import { explainSocketError } from "../../src/errors.ts";
+import { loadNet } from "../../src/net/net.ts";
+import type { Net, TcpListener, TcpSocket } from "../../src/net/types.ts";
+import { loadSockopt, type Sockopt } from "../../src/sockopt/sockopt.ts";
+import { Errno } from "../../interop/netperf/constants.ts";
+import type { ServerDataRun, ServerDataSetup } from "../../interop/netperf/data-setup.ts";
+import { DEFAULT_LIMITS } from "../../interop/netperf/request-check.ts";
+import { DEFAULT_SERVER_OPTIONS, NetserverSession, type ServerAction } from "../../interop/netperf/server-session.ts";
+import { flushQueued, newQueued, SocketTransport, type Queued } from "../iperf2/socket-transport.ts";
+import { CpuMeter, cpuCount, readProcStat } from "./cpu-meter.ts";
+import { defaultCongestion, effectiveBuffers, netperfPayload, serverCounters, serverSpec, stopPlane } from "./data-specs.ts";
+import { NicRateReporter } from "./nic-rate.ts";
+import type { NetserverPlan } from "./plan.ts";
+
+/**
+ * `anyperf netserver`: accepts netperf control connections, runs one NetserverSession per connection and carries
+ * out its actions on the engine. Every test is independent; at most `maxTests` run at once (with -f, one at a
+ * time, the others wait their turn).
+ */
+
+export interface NetserverIo {
+  out(text: string): void;
+  err(text: string): void;
+  signal: AbortSignal;
+}
+
+interface Control extends Queued {
+  test?: ServerTest;
+}
+
+/** Test slots: a cap on tests running at once, refusing (EBUSY) or queueing when full. */
+class Slots {
+  private used = 0;
+  private readonly waiting: Array<() => void> = [];
+  constructor(
+    private readonly cap: number,
+    private readonly queue: boolean,
+  ) {}
+  acquire(): Promise<boolean> {
+    if (this.used < this.cap) {
+      this.used++;
+      return Promise.resolve(true);
+    }
+    if (!this.queue) return Promise.resolve(false);
+    return new Promise((resolve) =>
+      this.waiting.push(() => {
+        this.used++;
+        resolve(true);
+      }),
+    );
+  }
+  release(): void {
+    this.used--;
+    this.waiting.shift()?.();
+  }
+}
+
+function errnoOf(e: unknown): number {
+  const code = (e as { code?: string } | null)?.code;
+  const byCode: Record<string, number> = { EADDRINUSE: Errno.EADDRINUSE, EADDRNOTAVAIL: Errno.EADDRNOTAVAIL, EACCES: Errno.EACCES, EPERM: Errno.EPERM, EINVAL: Errno.EINVAL };
+  if (code && byCode[code]) return byCode[code]!;
+  // DataPlane turns socket errors into sentences; recover the errno from them.
+  const msg = e instanceof Error ? e.message : String(e);
+  if (/in use/.test(msg)) return Errno.EADDRINUSE;
+  if (/not on this host/.test(msg)) return Errno.EADDRNOTAVAIL;
+  if (/not allowed/.test(msg)) return Errno.EACCES;
+  return Errno.EIO;
+}
+
+/** One control connection: its session and the data phase it asks for. */
+class ServerTest {
+  readonly session: NetserverSession;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private plane: DataPlane | undefined;
+  private dataListener: TcpListener | undefined;
+  private setup: ServerDataSetup | undefined;
+  private buffers = { send: 0, recv: 0 };
+  private holdsSlot = false;
+  private reported = false;
+  private cpu: CpuMeter | undefined;
+  private cpuAtLength: ReturnType<typeof readProcStat>;
+  private cpuTimer: ReturnType<typeof setTimeout> | undefined;
+  private nic: NicRateReporter | undefined;
+
+  constructor(
+    private readonly server: NetserverServer,
+    private readonly control: TcpSocket<Control>,
+  ) {
+    const transport = new SocketTransport(control);
+    this.session = new NetserverSession(
+      { write: (b) => transport.write(b), close: () => transport.close(), act: (a) => this.act(a) },
+      server.sessionOptions,
+      performance.now(),
+    );
+    this.schedule();
+  }
+
+  receive(bytes: Uint8Array): void {
+    this.session.receive(bytes, performance.now());
+    this.schedule();
+  }
+
+  closed(): void {
+    this.session.controlClosed(performance.now());
+    this.teardown();
+  }
+
+  /** One timer per session, always set to the session's next deadline. */
+  private schedule(): void {
+    if (this.timer) clearTimeout(this.timer);
+    const at = this.session.nextDeadlineMs();
+    if (at === undefined) return;
+    this.timer = setTimeout(() => {
+      this.session.tick(performance.now());
+      this.schedule();
+    }, Math.max(0, at - performance.now()));
+  }
+
+  private act(a: ServerAction): void {
+    switch (a.kind) {
+      case "bind":
+        void this.bind(a.setup);
+        return;
+      case "start":
+        this.start(a.run);
+        return;
+      case "stop":
+        void this.stopData();
+        return;
+      case "abort":
+        this.reported = true;
+        void this.stopData().then(() => this.teardown());
+        return;
+      case "log":
+        if (this.server.plan.debug > 0) this.server.io.err(`netserver: ${this.peer()}: ${a.message}\n`);
+        return;
+    }
+  }
+
+  private peer(): string {
+    return `${this.control.remoteAddress ?? "?"} port ${this.control.remotePort ?? 0}`;
+  }
+
+  private async bind(setup: ServerDataSetup): Promise<void> {
+    this.setup = setup;
+    if (!(await this.server.slots.acquire())) {
+      this.session.dataFailed(Errno.EBUSY, performance.now());
+      this.schedule();
+      return;
+    }
+    this.holdsSlot = true;
+    this.buffers = effectiveBuffers(setup.protocol, setup.sendBuffer, setup.recvBuffer);
+    let port: number;
+    try {
+      if (setup.serverSends && !setup.serverReceives) port = this.listenForMaerts(setup);
+      else {
+        this.plane = await DataPlane.open([serverSpec(setup)]);
+        port = this.plane.localPorts[0] ?? setup.port;
+      }
+    } catch (e) {
+      this.releaseSlot();
+      this.act({ kind: "log", message: `data socket: ${e instanceof Error ? e.message : String(e)}` });
+      this.session.dataFailed(errnoOf(e), performance.now());
+      this.schedule();
+      return;
+    }
+    this.session.dataBound({ port, recvBufSize: this.buffers.recv, sendBufSize: this.buffers.send }, performance.now());
+    this.schedule();
+  }
+
+  /** TCP_MAERTS: the server sends on the connection it accepts; the accepted socket is handed to a Worker. */
+  private listenForMaerts(setup: ServerDataSetup): number {
+    const { net, sockopt } = this.server;
+    if (!sockopt) throw Object.assign(new Error("TCP_MAERTS needs socket fds (Linux, Bun)"), { code: "EINVAL" });
+    this.dataListener = net.listen<{ taken: boolean }>({
+      hostname: setup.bindAddress,
+      port: setup.port,
+      data: { taken: false },
+      socket: {
+        open: (s) => {
+          if (this.maertsRun === undefined || this.plane || s.fd === undefined) return s.terminate();
+          const fd = sockopt.dup(s.fd);
+          s.terminate();
+          this.dataListener?.stop(false);
+          this.dataListener = undefined;
+          void this.startMaerts(fd);
+        },
+        // The socket is handed over in open; Bun still insists on a data callback.
+        data: () => {},
+        error: () => {},
+      },
+    });
+    return this.dataListener.port;
+  }
+
+  private maertsRun: ServerDataRun | undefined;
+
+  private async startMaerts(fd: number): Promise<void> {
+    const run = this.maertsRun!;
+    try {
+      const size = Math.max(1, run.sendSize);
+      this.plane = await DataPlane.open([
+        { kind: "tcp-send", id: 0, adopt: { fd, pending: 0 }, writeSize: size, payload: netperfPayload(size), limitBytes: run.setup.limitBytes, idleTimeoutMs: run.setup.idleTimeoutMs, end: "close" },
+      ]);
+    } catch (e) {
+      this.session.dataFailed(errnoOf(e), performance.now());
+      this.schedule();
+      return;
+    }
+    void this.plane.ended.then(() => this.report());
+    this.plane.go();
+  }
+
+  private start(run: ServerDataRun): void {
+    const { setup } = run;
+    if (setup.measureCpu) {
+      this.cpu = new CpuMeter();
+      // The client stops at the test length; the server's padded timer may run 4 s longer (TCP_CRR, lost UDP
+      // end markers), so the CPU window ends at the length rather than at the padded stop.
+      if (run.testLengthS > 0) this.cpuTimer = setTimeout(() => (this.cpuAtLength = readProcStat()), run.testLengthS * 1000);
+    }
+    if (setup.protocol === "udp" && setup.serverReceives && !setup.serverSends) {
+      this.nic = new NicRateReporter((line) => this.server.io.out(line));
+    }
+    if (setup.serverSends && !setup.serverReceives) {
+      this.maertsRun = run;
+      return;
+    }
+    const plane = this.plane!;
+    void plane.ended.then(() => this.report());
+    plane.go();
+  }
+
+  private async stopData(): Promise<void> {
+    this.dataListener?.stop(true);
+    this.dataListener = undefined;
+    if (this.plane) await stopPlane(this.plane);
+    else if (!this.reported && this.setup) this.report();
+  }
+
+  private report(): void {
+    if (this.reported || !this.setup) return;
+    this.reported = true;
+    const setup = this.setup;
+    const c = this.plane?.snapshot().streams[0];
+    const counts = c
+      ? serverCounters(setup, c)
+      : { bytesReceived: 0, recvCalls: 0, bytesSent: 0, sendCalls: 0, transactions: 0 };
+    if (this.cpuTimer) clearTimeout(this.cpuTimer);
+    const stats = this.cpu?.stop(this.cpuAtLength);
+    const cpu = stats && { ...stats, peakCpuId: stats.peakId, peakCpuUtil: stats.peakUtil };
+    this.nic?.finish();
+    this.nic = undefined;
+    this.session.dataEnded(
+      {
+        ...counts,
+        recvBufSize: this.buffers.recv,
+        sendBufSize: this.buffers.send,
+        transportRetrans: setup.protocol === "tcp" ? 0 : -1,
+        congestionName: setup.congestion ?? this.server.congestion,
+        cpu,
+      },
+      performance.now(),
+    );
+    this.releaseSlot();
+    this.reset();
+    this.schedule();
+  }
+
+  /** Ready for the next DO_OMNI on the same connection (netperf -i). */
+  private reset(): void {
+    this.plane = undefined;
+    this.setup = undefined;
+    this.maertsRun = undefined;
+    this.cpu = undefined;
+    this.cpuAtLength = undefined;
+    this.reported = false;
+  }
+
+  private releaseSlot(): void {
+    if (!this.holdsSlot) return;
+    this.holdsSlot = false;
+    this.server.slots.release();
+  }
+
+  teardown(): void {
+    if (this.timer) clearTimeout(this.timer);
+    if (this.cpuTimer) clearTimeout(this.cpuTimer);
+    this.nic?.finish();
+    this.nic = undefined;
+    this.dataListener?.stop(true);
+    this.dataListener = undefined;
+    this.reported = true;
+    if (this.plane) void stopPlane(this.plane);
+    this.releaseSlot();
+  }
+}
+
+export class NetserverServer {
+  readonly slots: Slots;
+  readonly sessionOptions;
+  readonly congestion = defaultCongestion();
+  private listener: TcpListener | undefined;
+  private readonly controls = new Set<TcpSocket<Control>>();
+
+  private constructor(
+    readonly plan: NetserverPlan,
+    readonly io: NetserverIo,
+    readonly net: Net,
+    readonly sockopt: Sockopt | undefined,
+  ) {
+    this.slots = new Slots(plan.serial ? 1 : plan.maxTests, plan.serial);
+    const cpus = cpuCount();
+    this.sessionOptions = {
+      ...DEFAULT_SERVER_OPTIONS,
+      limits: { ...DEFAULT_LIMITS, families: plan.family, cpuMeasurable: readProcStat() !== undefined },
+      passphrase: plan.passphrase,
+      cpuCount: cpus,
+    };
+  }
+
+  static async start(plan: NetserverPlan, io: NetserverIo): Promise<NetserverServer> {
+    const [net, sockopt] = await Promise.all([loadNet(), loadSockopt()]);
+    const server = new NetserverServer(plan, io, net, sockopt);
+    server.listen();
+    return server;
+  }
+
+  get port(): number {
+    return this.listener?.port ?? this.plan.port;
+  }
+
+  private listen(): void {
+    const { plan } = this;
+    const host = plan.listenAddress ?? (plan.family === "ipv4" ? "0.0.0.0" : "::");
+    try {
+      this.listener = this.net.listen<Control>({
+        hostname: host,
+        port: plan.port,
+        data: newQueued(),
+        socket: {
+          open: (s) => {
+            s.data = newQueued();
+            this.controls.add(s);
+            s.data.test = new ServerTest(this, s);
+          },
+          data: (s, d) => s.data.test?.receive(d),
+          drain: (s) => flushQueued(s),
+          end: (s) => this.closed(s),
+          close: (s) => this.closed(s),
+          error: () => {},
+        },
+      });
+    } catch (e) {
+      throw explainSocketError(e, { host, port: plan.port, role: "listen" });
+    }
+    const family = plan.family === "ipv4" ? "AF_INET" : plan.family === "ipv6" ? "AF_INET6" : "AF_UNSPEC";
+    this.io.out(`Starting netserver with host '${plan.listenAddress ?? "IN(6)ADDR_ANY"}' port '${this.port}' and family ${family}\n`);
+  }
+
+  private closed(s: TcpSocket<Control>): void {
+    if (!this.controls.delete(s)) return;
+    s.data.test?.closed();
+    s.end();
+  }
+
+  async stop(): Promise<void> {
+    this.listener?.stop(true);
+    this.listener = undefined;
+    for (const s of this.controls) {
+      s.data.test?.teardown();
+      s.terminate();
+    }
+    this.controls.clear();
+  }
+}
+
+/** Runs until the signal aborts (Ctrl+C). */
+export async function runNetserver(plan: NetserverPlan, io: NetserverIo): Promise<number> {
+  const server = await NetserverServer.start(plan, io);
+  await new Promise<void>((resolve) => {
+    if (io.signal.aborted) return resolve();
+    io.signal.addEventListener("abort", () => resolve(), { once: true });
+  });
+  await server.stop();
+  return 0;
+}

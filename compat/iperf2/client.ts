@@ -10,6 +10,7 @@ import { UdpClientSession } from "../../interop/iperf2/udp-client-session.ts";
 import { csvUdpLine } from "./csv-report.ts";
 import { type Member, ReportGroup } from "./groups.ts";
 import { handOff } from "./handoff.ts";
+import { stopPlane } from "./stop-plane.ts";
 import { localAddressToward } from "./local-address.ts";
 import { type ClientPlan, clientLen, clientRate } from "./plan.ts";
 import { defaultBuffers } from "./socket-defaults.ts";
@@ -39,11 +40,21 @@ const UDP_BATCH = 8;
 
 export type ClientIo = ServerIo;
 
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => (clearTimeout(t), resolve()), { once: true });
+const sleep = (ms: number, signal: AbortSignal) => within(new Promise<void>(() => {}), ms, signal);
+
+/** Waits for `p`, at most `ms` or until aborted; the timer is cleared either way so it never holds the process. */
+function within(p: Promise<unknown>, ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(t);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+    void p.then(done, done);
   });
+}
 
 function request(plan: ClientPlan): ClientRequestInput {
   const rate = clientRate(plan);
@@ -225,10 +236,10 @@ async function tcpForward(plan: ClientPlan, io: ClientIo, localHost: string): Pr
 /** Time-limited tests end when we stop them; byte-limited ones end by themselves. */
 async function runFor(plan: ClientPlan, plane: DataPlane, signal: AbortSignal): Promise<void> {
   if (plan.amount.kind === "time") {
-    await Promise.race([sleep(plan.amount.seconds * 1000, signal), plane.ended]);
-    await plane.stop();
+    await within(plane.ended, plan.amount.seconds * 1000, signal);
+    await stopPlane(plane);
   } else {
-    signal.addEventListener("abort", () => void plane.stop(), { once: true });
+    signal.addEventListener("abort", () => void stopPlane(plane), { once: true });
     await plane.ended;
   }
 }
@@ -286,15 +297,15 @@ async function tcpReverse(plan: ClientPlan, io: ClientIo, localHost: string): Pr
         if (plan.amount.kind === "time") {
           const seconds = plan.amount.seconds;
           if (plan.fullDuplex) {
-            await Promise.race([sleep(seconds * 1000, io.signal), plane.ended]);
+            await within(plane.ended, seconds * 1000, io.signal);
             plane.stopStream(1);
           }
           // The server ends the reverse direction; a server that never does is cut off after a grace period.
-          await Promise.race([plane.ended, sleep(seconds * 1000 + REVERSE_GRACE_MS, io.signal)]);
+          await within(plane.ended, seconds * 1000 + REVERSE_GRACE_MS, io.signal);
         } else {
           await Promise.race([plane.ended, new Promise<void>((r) => io.signal.addEventListener("abort", () => r(), { once: true }))]);
         }
-        await plane.stop();
+        await stopPlane(plane);
       })(),
     );
   }
@@ -361,16 +372,16 @@ async function udpForward(plan: ClientPlan, io: ClientIo, localHost: string): Pr
   };
   plane.go();
   if (plan.amount.kind === "time") {
-    await Promise.race([sleep(plan.amount.seconds * 1000, io.signal), plane.ended]);
+    await within(plane.ended, plan.amount.seconds * 1000, io.signal);
     stopMs = performance.now();
     if (intervals) {
       clearInterval(intervals);
       // The timer and the end of the test fall on the same instant; the last interval is printed either way.
       if ((stopMs - startMs) / 1000 >= (ticks + 1) * plan.intervalS - 0.05) udpInterval();
     }
-    await plane.stop();
+    await stopPlane(plane);
   } else {
-    io.signal.addEventListener("abort", () => void plane.stop(), { once: true });
+    io.signal.addEventListener("abort", () => void stopPlane(plane), { once: true });
     const ends: number[] = [];
     plane.onStreamEnd(() => ends.push(performance.now()));
     await plane.ended;
@@ -452,9 +463,9 @@ async function udpReverse(plan: ClientPlan, io: ClientIo, localHost: string): Pr
   plane.go();
   plane.send(0, session.datagram(1, wallSeconds()), server);
   const limit = plan.amount.kind === "time" ? plan.amount.seconds * 1000 + REVERSE_GRACE_MS : 3_600_000;
-  await Promise.race([fin, sleep(limit, io.signal)]);
+  await within(fin, limit, io.signal);
   const c = plane.snapshot().streams[0]!;
-  await plane.stop();
+  await stopPlane(plane);
   const seconds = firstMs > 0 ? ((finMs || performance.now()) - firstMs) / 1000 : 0;
   const total = c.maxSeq + (finMs > 0 ? 1 : 0);
   const fig = { id: "*1", start: 0, end: seconds, bytes: c.bytes, jitterS: c.jitter, lost: c.lost, total };

@@ -8,6 +8,7 @@ import { digitsPayload } from "../../interop/iperf2/datagram.ts";
 import { type ServerSend, type TcpServerTest, TcpServerSession } from "../../interop/iperf2/tcp-server-session.ts";
 import { type Member, ReportGroup } from "./groups.ts";
 import { handOff } from "./handoff.ts";
+import { stopPlane } from "./stop-plane.ts";
 import type { ServerPlan } from "./plan.ts";
 import type { Printer } from "./printer.ts";
 import { type Queued, SocketTransport, flushQueued, newQueued } from "./socket-transport.ts";
@@ -102,7 +103,7 @@ export class TcpServer {
   async stop(): Promise<void> {
     this.listener?.stop(true);
     this.listener = undefined;
-    await Promise.all([...this.planes].map((p) => p.stop()));
+    await Promise.all([...this.planes].map((p) => stopPlane(p)));
     for (const g of this.groups) g.close();
     this.finished();
   }

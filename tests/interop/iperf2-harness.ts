@@ -1,0 +1,105 @@
+import { join } from "node:path";
+
+/** Process helpers for the iperf 2 interop tests: stock `iperf` and ours, each bounded in time, killed by pid. */
+
+const CLI = join(import.meta.dir, "iperf2-cli.ts");
+
+export interface Finished {
+  code: number | null;
+  out: string;
+}
+
+export interface Proc {
+  done: Promise<Finished>;
+  /** Output so far (stdout and stderr interleaved as they arrive per stream). */
+  text(): string;
+  kill(): void;
+}
+
+function run(cmd: string[]): Proc {
+  const p = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe" });
+  let out = "";
+  const pump = async (s: ReadableStream<Uint8Array>) => {
+    const dec = new TextDecoder();
+    for await (const chunk of s) out += dec.decode(chunk, { stream: true });
+  };
+  const done = Promise.all([pump(p.stdout), pump(p.stderr), p.exited]).then(([, , code]) => ({ code, out }));
+  return { done, text: () => out, kill: () => p.kill() };
+}
+
+export const ours = (args: string[]): Proc => run([process.execPath, CLI, ...args]);
+export const stock = (args: string[]): Proc => run(["iperf", ...args]);
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function hasStockIperf(): boolean {
+  try {
+    const r = Bun.spawnSync(["iperf", "-v"], { stdout: "pipe", stderr: "pipe" });
+    return /iperf version 2\./.test(r.stderr.toString() + r.stdout.toString());
+  } catch {
+    return false;
+  }
+}
+
+/** Waits until `p` printed `what` (a server's banner), at most `ms`. */
+export async function waitFor(p: Proc, what: RegExp, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!what.test(p.text())) {
+    if (Date.now() > end) throw new Error(`did not see ${what} within ${ms} ms; output so far:\n${p.text()}`);
+    await sleep(20);
+  }
+}
+
+/** A server started first, a client against it; the client must finish within `limitMs`; the server is killed after. */
+export async function session(server: Proc, banner: RegExp, client: () => Proc, limitMs: number): Promise<{ server: string; client: Finished }> {
+  try {
+    await waitFor(server, banner);
+    const c = client();
+    const timer = setTimeout(() => c.kill(), limitMs);
+    const finished = await c.done;
+    clearTimeout(timer);
+    // The server prints its last lines right after the client's last packet.
+    await sleep(400);
+    return { server: server.text(), client: finished };
+  } finally {
+    server.kill();
+    await server.done;
+  }
+}
+
+export interface CsvLine {
+  clientPort: number;
+  serverPort: number;
+  id: number;
+  start: number;
+  end: number;
+  bytes: number;
+  udp?: { jitterMs: number; lost: number; total: number };
+}
+
+/** `-y C` lines; the client endpoint comes first on both sides, so lines pair up by its port. */
+export function csv(text: string): CsvLine[] {
+  return text
+    .split("\n")
+    .filter((l) => /^\d{14},/.test(l))
+    .map((l) => {
+      const f = l.split(",");
+      const [start, end] = f[6]!.split("-").map(Number);
+      const line: CsvLine = { clientPort: Number(f[2]), serverPort: Number(f[4]), id: Number(f[5]), start: start!, end: end!, bytes: Number(f[7]) };
+      if (f.length >= 14) line.udp = { jitterMs: Number(f[9]), lost: Number(f[10]), total: Number(f[11]) };
+      return line;
+    });
+}
+
+/** Report lines "[ ID] a-b sec  <transfer>  <bandwidth> ..." keyed by id. */
+export function reportLines(text: string): { id: string; line: string }[] {
+  return text
+    .split("\n")
+    .map((line) => ({ line, m: /^\[ *(\*?\d+|SUM)\] \d+\.\d{4}-\d+\.\d{4} sec /.exec(line) }))
+    .filter((x) => x.m !== null)
+    .map((x) => ({ id: x.m![1]!, line: x.line }));
+}
+
+/** The part of a report line after the interval: "  1.38 MBytes  11.5 Mbits/sec ..." */
+export function figures(line: string): string {
+  return line.replace(/^\[[^\]]+\] \d+\.\d{4}-\d+\.\d{4} sec/, "").trim();
+}

@@ -73,7 +73,10 @@ describe("captured sync exchanges over sockets", () => {
       await Promise.all(
         data.map(async (s) => {
           s.on("error", () => {});
-          while (performance.now() < end) if (!s.write(buf)) await new Promise((res) => s.once("drain", res));
+          // Our receiver resets the connections when its window ends: stop at drain-or-close.
+          while (performance.now() < end && !s.destroyed) {
+            if (!s.write(buf)) await new Promise((res) => (s.once("drain", res), s.once("close", res)));
+          }
         }),
       );
       if (sent.includes(SyncCommand.exit)) {

@@ -1,0 +1,80 @@
+import { describe, expect, test } from "bun:test";
+import { parseCommand } from "./parse.ts";
+import type { NtttcpResults } from "./results.ts";
+import { windowsConsole, windowsXml } from "./windows-output.ts";
+import { xmlLeaves } from "./xml-tree.ts";
+
+/** Windows 5.40 layout from ntttcp-windows.md §6/§7 (no Windows capture exists; the spec's example is the reference). */
+
+const cmd = parseCommand("-r -m 2,*,10.0.0.5 -t 10 -ns".split(" "), { cpus: 2 });
+if (cmd.kind !== "run" || !cmd.windows) throw new Error("parse");
+const plan = cmd.plan;
+
+// The spec's example: 11702.25 MiB in 10.002 s on 2 threads with 64 KiB buffers.
+const B = 11702.25 * 1048576;
+const results: NtttcpResults = {
+  role: "receiver",
+  protocol: "tcp",
+  seconds: 10.002,
+  threads: [
+    { index: 0, bytes: B / 2, ios: B / 2 / 65536, seconds: 10.002 },
+    { index: 1, bytes: B / 2, ios: B / 2 / 61440.5, seconds: 10.002 },
+  ],
+  totalBytes: B,
+  connections: 0,
+  host: { segmentsOut: 693310, segmentsIn: 1372280, retransSegs: 0, errors: 0, idlePct: 100 - 18.412, interrupts: 200149, cpuCores: 2, cpuMHz: 2600 },
+  computerName: "h",
+  os: "Linux",
+};
+
+describe("Windows console tables", () => {
+  const text = windowsConsole(plan, results);
+  const lines = text.split("\n");
+  test("headers, rules and the blank lines between tables are the 5.40 ones", () => {
+    const at = (s: string) => lines.indexOf(s);
+    expect(lines.slice(0, 2)).toEqual(["", ""]);
+    expect(lines[2]).toBe("Thread  Time(s) Throughput(KB/s) Avg B / Compl");
+    expect(lines[3]).toBe("======  ======= ================ =============");
+    expect(lines[at("#####  Totals:  #####") - 1]).toBe("");
+    expect(lines[at("   Bytes(MEG)    realtime(s) Avg Frame Size Throughput(MB/s)") + 1]).toBe("================ =========== ============== ================");
+    expect(lines[at("Throughput(Buffers/s) Cycles/Byte       Buffers") + 1]).toBe("===================== =========== =============");
+    expect(lines[at("DPCs(count/s) Pkts(num/DPC)   Intr(count/s) Pkts(num/intr)") + 1]).toBe("============= ============= =============== ==============");
+    expect(lines[at("Packets Sent Packets Received Retransmits Errors Avg. CPU %") + 1]).toBe("============ ================ =========== ====== ==========");
+  });
+  test("rows: widths of the spec, MiB-based figures", () => {
+    const row = (header: string) => lines[lines.indexOf(header) + 2]!;
+    expect(lines[4]).toBe(`${"0".padStart(6)} ${"10.002".padStart(8)} ${(B / 2 / 10.002 / 1024).toFixed(3).padStart(16)} ${"65536.000".padStart(13)}`);
+    expect(row("   Bytes(MEG)    realtime(s) Avg Frame Size Throughput(MB/s)")).toBe("    11702.250000      10.002       8941.833         1169.991");
+    expect(row("Throughput(Buffers/s) Cycles/Byte       Buffers").slice(0, 21)).toBe("            18719.856");
+    expect(row("Throughput(Buffers/s) Cycles/Byte       Buffers").slice(-13)).toBe("   187236.000");
+    // Linux has no DPCs: n/a, right-aligned in their columns.
+    expect(row("DPCs(count/s) Pkts(num/DPC)   Intr(count/s) Pkts(num/intr)")).toBe(`${"n/a".padStart(13)} ${"n/a".padStart(13)}   ${(200149 / 10.002).toFixed(3).padStart(13)}  ${(1372280 / 200149).toFixed(3).padStart(13)}`);
+    expect(row("Packets Sent Packets Received Retransmits Errors Avg. CPU %")).toBe("      693310          1372280           0      0     18.412");
+  });
+  test("-hpt hides the thread table", () => {
+    const c = parseCommand("-r -m 2,*,10.0.0.5 -t 10 -ns -hpt".split(" "), { cpus: 2 });
+    if (c.kind !== "run") throw new Error("parse");
+    expect(windowsConsole(c.plan, results)).not.toContain("Thread  Time(s)");
+  });
+});
+
+describe("Windows XML", () => {
+  const leaves = xmlLeaves(windowsXml(plan, cmd.windows!, results));
+  test("element order of 5.40 and its units (ms times, boolean sync_port, port = base + T)", () => {
+    const top = leaves.filter((l) => !l.path.includes("/parameters/") && !l.path.includes("/thread/")).map((l) => l.path.replace("ntttcpr/", ""));
+    expect(top).toEqual([
+      "total_bytes", "realtime", "avg_bytes_per_compl", "threads_avg_bytes_per_compl", "avg_frame_size", "throughput", "throughput", "throughput",
+      "total_buffers", "throughput", "avg_packets_per_interrupt", "interrupts", "dpcs", "avg_packets_per_dpc", "cycles", "packets_sent",
+      "packets_received", "packets_retransmitted", "errors", "cpu", "num_processors", "bufferCount", "bufferLen", "io",
+    ]);
+    const p = (n: string) => leaves.find((l) => l.path === `ntttcpr/parameters/${n}`)!.text;
+    expect([p("port"), p("sync_port"), p("no_sync"), p("run_time"), p("recv_socket_buff")]).toEqual(["5003", "False", "True", "10000", "-1"]);
+    expect(leaves.find((l) => l.path === "ntttcpr/total_bytes")!.text).toBe("11702.250000");
+    expect(leaves.find((l) => l.path === "ntttcpr/bufferCount")!.text).toBe("9223372036854775807");
+    expect(leaves.find((l) => l.path === "ntttcpr/dpcs")!.text).toBe("n/a");
+  });
+  test("per-thread throughput is divided by the test time, Bps with one decimal", () => {
+    const bps = leaves.filter((l) => l.path === "ntttcpr/thread/throughput" && l.attrs.metric === "Bps").map((l) => l.text);
+    expect(bps).toEqual([(B / 2 / 10.002).toFixed(1), (B / 2 / 10.002).toFixed(1)]);
+  });
+});

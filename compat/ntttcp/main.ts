@@ -77,23 +77,25 @@ export async function main(argv: string[]): Promise<number> {
     computerName: hostname(),
     os: `${type()} ${hostname()} ${release()} ${version()} ${machine()}${type() === "Linux" ? " GNU/Linux" : ""}`,
   };
-  const results = plan.role === "sender" ? await runSender(plan, io) : await runReceiver(plan, io);
-
-  if (plan.dialect === "linux" && linux) {
-    for (const m of linuxResultMessages(results, {
-      verbose: plan.outputs.verbose,
-      showTcpRetrans: linux.showTcpRetrans,
-      showNicPackets: linux.showNicPackets !== "",
-      showDevInterrupts: linux.showDevInterrupts !== "",
-    })) {
-      log(m.level, m.text);
+  // -H: a receiver serves one test after another until interrupted.
+  do {
+    const results = plan.role === "sender" ? await runSender(plan, io) : await runReceiver(plan, io);
+    if (plan.dialect === "linux" && linux) {
+      for (const m of linuxResultMessages(results, {
+        verbose: plan.outputs.verbose,
+        showTcpRetrans: linux.showTcpRetrans,
+        showNicPackets: linux.showNicPackets !== "",
+        showDevInterrupts: linux.showDevInterrupts !== "",
+      })) {
+        log(m.level, m.text);
+      }
+      out(`${LINUX_DASHES}\n`);
+      if (plan.outputs.xml) await writeFile(plan.outputs.xml.path, linuxXml(plan, results, { showTcpRetrans: linux.showTcpRetrans }));
+      if (plan.outputs.json) await writeFile(plan.outputs.json, linuxJson(plan, results, { showTcpRetrans: linux.showTcpRetrans }));
+    } else if (cmd.windows) {
+      if (plan.outputs.xml) await appendFile(plan.outputs.xml.path, windowsXml(plan, cmd.windows, results));
+      else out(windowsConsole(plan, results));
     }
-    out(`${LINUX_DASHES}\n`);
-    if (plan.outputs.xml) await writeFile(plan.outputs.xml.path, linuxXml(plan, results, { showTcpRetrans: linux.showTcpRetrans }));
-    if (plan.outputs.json) await writeFile(plan.outputs.json, linuxJson(plan, results, { showTcpRetrans: linux.showTcpRetrans }));
-  } else if (cmd.windows) {
-    if (plan.outputs.xml) await appendFile(plan.outputs.xml.path, windowsXml(plan, cmd.windows, results));
-    else out(windowsConsole(plan, results));
-  }
+  } while (plan.hold && plan.role === "receiver" && !signal.aborted);
   return interruptedExitCode(signal) ?? 0;
 }

@@ -87,8 +87,6 @@ export function planFromLinux(o: LinuxOptions): NtttcpPlan {
   const ignored: { option: string; reason: string }[] = [];
   if (o.daemon) ignored.push({ option: "-D", reason: "daemon mode is not offered; run it in the background with your shell" });
   if (o.epoll) ignored.push({ option: "-e", reason: "the receiver always uses the runtime's event loop" });
-  if (o.showNicPackets) ignored.push({ option: "--show-nic-packets", reason: "NIC packet counters are not collected yet; printed as n/a" });
-  if (o.showDevInterrupts) ignored.push({ option: "--show-dev-interrupts", reason: "interrupt counters are not collected yet; printed as n/a" });
   const udp = o.udp;
   return NtttcpPlan.parse({
     dialect: "linux",

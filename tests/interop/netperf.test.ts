@@ -1,0 +1,266 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { encodeOmniRequest } from "../../interop/netperf/omni-request.ts";
+import { buildOmniRequest } from "../../interop/netperf/test-request.ts";
+import { finish, hasStockNetperf, keyvals, oursNetperf, oursNetserver, rawExchange, stockNetperf, stockNetserver, waitListening, type Proc } from "./netperf-harness.ts";
+
+/**
+ * anyperf netserver driven by stock netperf 2.7.0, and anyperf netperf driving stock netserver, on 127.0.0.1 with
+ * ports 26600-26999 (control 26600/26601, data ports from 26610 up, each test its own pair). Every test is -l 2 and
+ * bounded; both sides' counts, as netperf reports them with -k, must agree.
+ */
+
+if (!hasStockNetperf()) throw new Error("stock netperf 2.7.0 is not installed: run scripts/install-peers (Debian package 'netperf')");
+
+const OURS = 26600;
+const STOCK = 26601;
+const LIMIT_MS = 25_000;
+const SELECT = [
+  "ELAPSED_TIME",
+  "THROUGHPUT",
+  "TRANSACTION_RATE",
+  "LOCAL_BYTES_SENT",
+  "LOCAL_BYTES_RECVD",
+  "REMOTE_BYTES_SENT",
+  "REMOTE_BYTES_RECVD",
+  "LOCAL_SEND_CALLS",
+  "REMOTE_RECV_CALLS",
+  "P99_LATENCY",
+  "LOCAL_SEND_SIZE",
+  "REMOTE_SEND_SIZE",
+].join(",");
+
+let ourServer: Proc;
+let stockServer: Proc;
+let nextPort = 26610;
+const dataPorts = () => {
+  const p = nextPort;
+  nextPort += 2;
+  return `${p},${p + 1}`;
+};
+
+beforeAll(async () => {
+  ourServer = oursNetserver(["-D", "-p", String(OURS)]);
+  stockServer = stockNetserver(["-D", "-p", String(STOCK)]);
+  await Promise.all([waitListening(OURS, 10_000), waitListening(STOCK, 10_000)]);
+});
+
+afterAll(async () => {
+  ourServer.kill();
+  stockServer.kill();
+  await Promise.all([ourServer.done, stockServer.done]);
+});
+
+type Kv = Record<string, string>;
+const n = (kv: Kv, k: string) => {
+  const v = Number(kv[k]);
+  if (!Number.isFinite(v)) throw new Error(`${k} missing in ${JSON.stringify(kv)}`);
+  return v;
+};
+
+/** What must hold between the client's own counts and the server's for each test. */
+function expectSidesAgree(test: string, kv: Kv): void {
+  expect(n(kv, "ELAPSED_TIME")).toBeGreaterThan(1.5);
+  expect(n(kv, "ELAPSED_TIME")).toBeLessThan(3);
+  switch (test) {
+    case "TCP_STREAM": {
+      // Stock netperf does not count the send its timer interrupted, though those bytes arrive.
+      const extra = n(kv, "REMOTE_BYTES_RECVD") - n(kv, "LOCAL_BYTES_SENT");
+      expect(n(kv, "LOCAL_BYTES_SENT")).toBeGreaterThan(0);
+      expect(extra).toBeGreaterThanOrEqual(0);
+      expect(extra).toBeLessThan(n(kv, "LOCAL_SEND_SIZE"));
+      return;
+    }
+    case "TCP_MAERTS": {
+      // The receiver stops reading at its timer; what was still in flight or buffered was sent but not read. A
+      // stock sender in turn does not count the send its own timer interrupted.
+      const unread = n(kv, "REMOTE_BYTES_SENT") - n(kv, "LOCAL_BYTES_RECVD");
+      expect(n(kv, "LOCAL_BYTES_RECVD")).toBeGreaterThan(0);
+      expect(unread).toBeGreaterThan(-n(kv, "REMOTE_SEND_SIZE"));
+      expect(unread).toBeLessThan(64 * 1024 * 1024);
+      return;
+    }
+    case "UDP_STREAM":
+      // 1-byte datagrams: the server's bytes are its datagrams; some may be dropped on the way, never invented.
+      expect(n(kv, "REMOTE_RECV_CALLS")).toBeGreaterThan(0);
+      expect(n(kv, "REMOTE_BYTES_RECVD")).toBe(n(kv, "REMOTE_RECV_CALLS"));
+      expect(n(kv, "REMOTE_RECV_CALLS")).toBeLessThanOrEqual(n(kv, "LOCAL_SEND_CALLS"));
+      return;
+    case "UDP_RR":
+      expect(n(kv, "TRANSACTION_RATE")).toBeGreaterThan(0);
+      // Each transaction the client completed was a request the server answered.
+      expect(n(kv, "REMOTE_BYTES_RECVD")).toBeGreaterThanOrEqual(n(kv, "LOCAL_BYTES_RECVD"));
+      expect(n(kv, "P99_LATENCY")).toBeGreaterThan(0);
+      return;
+    default:
+      // TCP_RR / TCP_CRR: the server answered every request but at most the one in flight at the end.
+      expect(n(kv, "TRANSACTION_RATE")).toBeGreaterThan(0);
+      expect(Math.abs(n(kv, "REMOTE_BYTES_RECVD") - n(kv, "LOCAL_BYTES_SENT"))).toBeLessThanOrEqual(1);
+      expect(n(kv, "REMOTE_BYTES_SENT")).toBeGreaterThanOrEqual(n(kv, "LOCAL_BYTES_RECVD"));
+      expect(n(kv, "P99_LATENCY")).toBeGreaterThan(0);
+      return;
+  }
+}
+
+const TESTS: [string, string[]][] = [
+  ["TCP_STREAM", []],
+  ["TCP_MAERTS", []],
+  ["UDP_STREAM", ["-m", "1"]],
+  ["TCP_RR", ["-r", "1,1"]],
+  ["TCP_CRR", ["-r", "1,1"]],
+  ["UDP_RR", ["-r", "1,1"]],
+];
+
+describe("stock netperf against anyperf netserver", () => {
+  for (const [name, opts] of TESTS) {
+    test(
+      `${name} -l 2: both sides agree`,
+      async () => {
+        const r = await finish(stockNetperf(["-H", "127.0.0.1", "-p", String(OURS), "-l", "2", "-P", "0", "-t", name, "--", ...opts, "-P", dataPorts(), "-k", SELECT]), LIMIT_MS);
+        expect({ code: r.code, err: r.err }).toEqual({ code: 0, err: "" });
+        expectSidesAgree(name, keyvals(r.out));
+      },
+      LIMIT_MS + 5000,
+    );
+  }
+
+  test(
+    "-c -C: the server measures its CPU and answers with real figures",
+    async () => {
+      const r = await finish(stockNetperf(["-H", "127.0.0.1", "-p", String(OURS), "-l", "2", "-c", "-C", "-P", "0", "-t", "TCP_RR", "--", "-P", dataPorts(), "-k", "REMOTE_CPU_UTIL,REMOTE_CPU_METHOD,REMOTE_CPU_COUNT,REMOTE_SD"]), LIMIT_MS);
+      expect(r.code).toBe(0);
+      const kv = keyvals(r.out);
+      expect(kv.REMOTE_CPU_METHOD).toBe("S");
+      expect(n(kv, "REMOTE_CPU_UTIL")).toBeGreaterThan(0);
+      expect(n(kv, "REMOTE_CPU_UTIL")).toBeLessThanOrEqual(100);
+      expect(n(kv, "REMOTE_CPU_COUNT")).toBeGreaterThan(0);
+      expect(n(kv, "REMOTE_SD")).toBeGreaterThan(0);
+    },
+    LIMIT_MS + 5000,
+  );
+
+  test(
+    "count mode -l -5000: exactly 5000 transactions on both sides",
+    async () => {
+      const r = await finish(stockNetperf(["-H", "127.0.0.1", "-p", String(OURS), "-l", "-5000", "-P", "0", "-t", "TCP_RR", "--", "-r", "32,1024", "-D", "-P", dataPorts(), "-k", "LOCAL_SEND_CALLS,REMOTE_RECV_CALLS,REMOTE_BYTES_SENT"]), LIMIT_MS);
+      expect(r.code).toBe(0);
+      const kv = keyvals(r.out);
+      expect(n(kv, "REMOTE_RECV_CALLS")).toBe(5000);
+      expect(n(kv, "REMOTE_BYTES_SENT")).toBe(5000 * 1024);
+    },
+    LIMIT_MS + 5000,
+  );
+
+  test(
+    "done criterion: TCP_RR -r 1,1 and UDP_STREAM -m 1 print normal netperf reports",
+    async () => {
+      const rr = await finish(stockNetperf(["-H", "127.0.0.1", "-p", String(OURS), "-l", "2", "-t", "TCP_RR", "--", "-r", "1,1", "-P", dataPorts()]), LIMIT_MS);
+      expect(rr.code).toBe(0);
+      expect(rr.out).toMatch(/^MIGRATED TCP REQUEST\/RESPONSE TEST from .* : demo : first burst 0\nLocal \/Remote\n/);
+      expect(rr.out).toMatch(/\n16384  131072 1        1       2\.\d\d  +\d+\.\d\d   \n16384  131072\n$/);
+      const udp = await finish(stockNetperf(["-H", "127.0.0.1", "-p", String(OURS), "-l", "2", "-t", "UDP_STREAM", "--", "-m", "1", "-P", dataPorts()]), LIMIT_MS);
+      expect(udp.code).toBe(0);
+      expect(udp.out).toMatch(/\n212992       1   2\.\d\d +\d+ +\d+ +\d+\.\d\d\n212992           2\.\d\d +\d+ +\d+\.\d\d\n\n$/);
+    },
+    2 * LIMIT_MS,
+  );
+
+  test(
+    "many clients at once: 40 stock netperf TCP_RR, every one completes",
+    async () => {
+      const runs = Array.from({ length: 40 }, () =>
+        finish(stockNetperf(["-H", "127.0.0.1", "-p", String(OURS), "-l", "2", "-P", "0", "-t", "TCP_RR", "--", "-P", dataPorts(), "-k", "TRANSACTION_RATE"]), LIMIT_MS),
+      );
+      const done = await Promise.all(runs);
+      for (const r of done) {
+        expect(r.code).toBe(0);
+        expect(n(keyvals(r.out), "TRANSACTION_RATE")).toBeGreaterThan(0);
+      }
+    },
+    LIMIT_MS + 10_000,
+  );
+});
+
+describe("anyperf netperf against stock netserver", () => {
+  for (const [name, opts] of TESTS) {
+    test(
+      `${name} -l 2: both sides agree`,
+      async () => {
+        const r = await finish(oursNetperf(["-H", "127.0.0.1", "-p", String(STOCK), "-l", "2", "-P", "0", "-t", name, "--", ...opts, "-P", dataPorts(), "-k", SELECT]), LIMIT_MS);
+        expect({ code: r.code, err: r.err }).toEqual({ code: 0, err: "" });
+        expectSidesAgree(name, keyvals(r.out));
+      },
+      LIMIT_MS + 5000,
+    );
+  }
+
+  test(
+    "done criterion: TCP_RR -r 1,1 -o THROUGHPUT,P99_LATENCY prints the two values",
+    async () => {
+      const r = await finish(oursNetperf(["-H", "127.0.0.1", "-p", String(STOCK), "-l", "2", "-t", "TCP_RR", "--", "-r", "1,1", "-P", dataPorts(), "-o", "THROUGHPUT,P99_LATENCY"]), LIMIT_MS);
+      expect(r.code).toBe(0);
+      expect(r.out).toMatch(/^MIGRATED TCP REQUEST\/RESPONSE TEST .*\nThroughput,99th Percentile Latency Microseconds\n\d+\.\d\d,\d+\n$/);
+    },
+    LIMIT_MS + 5000,
+  );
+
+  test(
+    "-C: stock netserver's CPU figures come through",
+    async () => {
+      const r = await finish(oursNetperf(["-H", "127.0.0.1", "-p", String(STOCK), "-l", "2", "-C", "-P", "0", "-t", "TCP_STREAM", "--", "-P", dataPorts(), "-k", "REMOTE_CPU_UTIL,REMOTE_CPU_METHOD"]), LIMIT_MS);
+      expect(r.code).toBe(0);
+      const kv = keyvals(r.out);
+      expect(kv.REMOTE_CPU_METHOD).toBe("S");
+      expect(n(kv, "REMOTE_CPU_UTIL")).toBeGreaterThan(0);
+    },
+    LIMIT_MS + 5000,
+  );
+});
+
+describe("--instances", () => {
+  test(
+    "done criterion: 16 TCP_RR instances against anyperf netserver, each printed, then their sum",
+    async () => {
+      const r = await finish(oursNetperf(["-H", "127.0.0.1", "-p", String(OURS), "-l", "2", "-P", "0", "-t", "TCP_RR", "--instances", "16", "--", "-r", "1,1"]), LIMIT_MS);
+      expect(r.code).toBe(0);
+      const rates = [...r.out.matchAll(/^16384  131072 1        1       \d\.\d\d +(\d+\.\d\d)   $/gm)].map((m) => Number(m[1]));
+      expect(rates.length).toBe(16);
+      const agg = /Aggregate of 16 instances of TCP_RR to 127\.0\.0\.1 \(16 completed, 0 failed\): (\d+\.\d\d) Trans\/s/.exec(r.out);
+      expect(agg).not.toBeNull();
+      const sum = rates.reduce((a, b) => a + b, 0);
+      // Each printed rate is rounded to 0.01.
+      expect(Math.abs(Number(agg![1]) - sum)).toBeLessThan(0.01 * 16);
+    },
+    LIMIT_MS + 5000,
+  );
+});
+
+describe("anyperf netserver under bad requests", () => {
+  const frame = (type: number, tweak?: (dv: DataView) => void) => {
+    const b = encodeOmniRequest(buildOmniRequest({ test: "TCP_RR", testLength: 1, localSendBuf: 16384, localRecvBuf: 131072 }).request);
+    const dv = new DataView(b.buffer);
+    dv.setUint32(0, type);
+    tweak?.(dv);
+    return b;
+  };
+
+  test("unknown type: errno 998 and the connection stays open", async () => {
+    const r = await rawExchange(OURS, frame(1234), 500);
+    expect(r.reply.length).toBe(656);
+    expect(r.reply.readInt32BE(4)).toBe(998);
+    expect(r.closed).toBe(false);
+  });
+
+  test("oversized request size: errno EINVAL, no data socket", async () => {
+    const r = await rawExchange(OURS, frame(97, (dv) => dv.setInt32(28, 1 << 30)), 2000);
+    expect(r.reply.length).toBe(656);
+    expect(r.reply.readInt32BE(4)).toBe(22);
+  });
+
+  test("short, garbage and closed-early requests never wedge the server", async () => {
+    const garbage = new Uint8Array(10_000).map((_, i) => (i * 7919) & 0xff);
+    await Promise.all([rawExchange(OURS, new Uint8Array(100), 200), rawExchange(OURS, garbage, 500), rawExchange(OURS, frame(97, (dv) => dv.setUint32(92, 9)), 500)]);
+    const r = await finish(stockNetperf(["-H", "127.0.0.1", "-p", String(OURS), "-l", "1", "-P", "0", "-t", "TCP_RR", "--", "-P", dataPorts(), "-k", "TRANSACTION_RATE"]), LIMIT_MS);
+    expect(r.code).toBe(0);
+    expect(n(keyvals(r.out), "TRANSACTION_RATE")).toBeGreaterThan(0);
+  }, LIMIT_MS + 5000);
+});

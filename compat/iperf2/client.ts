@@ -5,7 +5,7 @@ import type { SocketOptions, StreamSpecInput } from "../../src/stream-spec.ts";
 import { encodeClientHeader } from "../../interop/iperf2/client-header.ts";
 import { type ClientRequestInput, buildClientHeader } from "../../interop/iperf2/client-request.ts";
 import { digitsPayload } from "../../interop/iperf2/datagram.ts";
-import { REPORT_MIN_LENGTH, type ServerReport, decodeServerReport, latencyValid } from "../../interop/iperf2/server-report.ts";
+import { REPORT_MIN_LENGTH, type ServerReport, decodeServerReport } from "../../interop/iperf2/server-report.ts";
 import { UdpClientSession } from "../../interop/iperf2/udp-client-session.ts";
 import { csvUdpLine } from "./csv-report.ts";
 import { type Member, ReportGroup } from "./groups.ts";
@@ -19,14 +19,13 @@ import {
   type Endpoint,
   HEADER_BW,
   HEADER_UDP,
-  HEADER_UDP_ENHANCED,
   bwLine,
   clientBanner,
   connectionLine,
   sentLine,
   serverBanner,
+  reportedLine,
   serverReportLine,
-  udpEnhancedLine,
   udpLine,
 } from "./text-report.ts";
 import { wallSeconds } from "./udp-reverse-sender.ts";
@@ -411,15 +410,8 @@ async function udpForward(plan: ClientPlan, io: ClientIo, localHost: string): Pr
       continue;
     }
     io.printer.report(null, serverReportLine(r.id));
-    const rep = r.report ?? { totalBytes: 0, duration: 0, lost: 0, datagrams: 0, jitter: 0, outOfOrder: 0, flags: 0 };
-    const fig = { id: r.id, start: 0, end: rep.duration, bytes: rep.totalBytes, jitterS: rep.jitter, lost: rep.lost, total: rep.datagrams };
-    if (r.report && latencyValid(r.report) && r.report.latency) {
-      const l = r.report.latency;
-      const stdev = l.transitCount > 1 ? Math.sqrt(l.m2Transit / (l.transitCount - 1)) / 1e6 : 0;
-      io.printer.report(HEADER_UDP_ENHANCED, udpEnhancedLine(fig, { meanS: l.meanTransit, minS: l.minTransit, maxS: l.maxTransit, stdevS: stdev, pps: l.ppsSeconds > 0 ? l.ppsPackets / l.ppsSeconds : 0 }, l.ppsPackets, plan.format));
-    } else {
-      io.printer.report(HEADER_UDP, udpLine(fig, plan.format));
-    }
+    const line = reportedLine(r.id, r.report, plan.format);
+    io.printer.report(line.heading, line.text);
   }
   return 0;
 }

@@ -44,6 +44,7 @@ export class ReportGroup {
   private lastBytes = new Map<Member, number>();
   private lastCalls = new Map<Member, number>();
   private closed = false;
+  private readonly clockMs = performance.now();
 
   constructor(
     readonly key: string,
@@ -102,6 +103,8 @@ export class ReportGroup {
   /** A member's stream ended: its final line, then the sum once the whole test is over. */
   ended(m: Member, endMs = performance.now()): void {
     if (m.endMs !== undefined) return;
+    // The end and the interval timer fall on the same instant: the interval that just closed comes first.
+    if (this.timer && (endMs - this.clockMs) / 1000 >= (this.tick + 1) * this.o.intervalS - 0.05) this.interval();
     m.endMs = endMs;
     const seconds = (endMs - m.startMs) / 1000;
     this.line(m, 0, seconds, m.bytes(), m.calls(), this.o.epochZeroFinalCsv && this.o.intervalS === 0 ? null : new Date());

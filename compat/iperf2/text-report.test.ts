@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { loadCapture } from "../../tests/fixtures/iperf2/captures.ts";
-import { bwLine, clientBanner, connectionLine, idTag, serverBanner, udpLine, udpSumLine } from "./text-report.ts";
+import { decodeServerReport } from "../../interop/iperf2/server-report.ts";
+import { bwLine, clientBanner, connectionLine, idTag, reportedLine, serverBanner, udpLine, udpSumLine } from "./text-report.ts";
 
 const outputsDir = join(import.meta.dir, "../../tests/fixtures/iperf2/outputs");
 const outputs = readdirSync(outputsDir).map((f) => loadCapture(join("outputs", f)));
@@ -62,5 +63,20 @@ describe("text report lines reproduce stock output from the figures behind them"
     expect(connectionLine(1, { host: "127.0.0.1", port: 42130 }, { host: "127.0.0.1", port: 20511 })).toBe(captures[0]!.clientOutput[5]!);
     expect(connectionLine(1, { host: "127.0.0.1", port: 53580 }, { host: "127.0.0.1", port: 20521 }, ["(reverse)"])).toBe(captures[1]!.clientOutput[5]!);
     expect([idTag(1), idTag("*2"), idTag(12), idTag("SUM"), idTag("SUM-2")]).toEqual(["[  1]", "[ *2]", "[ 12]", "[SUM]", "[SUM-2]"]);
+  });
+});
+
+describe("Server Report lines from the captured report datagrams", () => {
+  test("plain and -e reports print what the stock client printed", () => {
+    for (const c of [captures[0]!, captures[2]!]) {
+      const datagram = c.messages.find((m) => m.length === 128)!.bytes;
+      const line = reportedLine(1, decodeServerReport(datagram), "a");
+      expect(line.text).toBe(c.clientOutput.at(-1)!);
+      expect(line.heading).toBe(c.clientOutput.at(-2)!);
+    }
+  });
+
+  test("a reply too short to decode prints the zero line", () => {
+    expect(reportedLine(1, null, "a").text).toBe("[  1] 0.0000-0.0000 sec  0.000 Bytes  -nan bits/sec   0.000 ms 0/0 (-nan%)");
   });
 });

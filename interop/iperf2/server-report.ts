@@ -64,8 +64,11 @@ export function latencyValid(report: ServerReport): boolean {
   return report.latency !== undefined && hasFlag(report.flags, ReportFlag.extend);
 }
 
+const INT32_MAX = 0x7fffffff;
+
+/** Values past what the signed whole-part word holds (a huge latency variance) are clamped, never wrapped. */
 function putPair(out: Uint8Array, offset: number, value: number): void {
-  const { sec, usec } = splitSecUsec(value);
+  const { sec, usec } = splitSecUsec(Math.max(-INT32_MAX, Math.min(INT32_MAX, value)));
   put32(out, offset, sec);
   put32(out, offset + 4, usec);
 }

@@ -43,7 +43,8 @@ async function dispatch(argv: string[]): Promise<number> {
 }
 
 try {
-  process.exitCode = await dispatch(process.argv.slice(2));
+  // A finished client exits at once: idle Workers, samplers or keep-alive sockets must not hold the process.
+  process.exit(await dispatch(process.argv.slice(2)));
 } catch (e) {
   if (e instanceof UserError) {
     console.error(`anyperf: ${e.message}`);

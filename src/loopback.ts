@@ -4,9 +4,11 @@ import { DataPlane } from "./engine/data-plane.ts";
 import { TestRun } from "./engine/test-run.ts";
 import { WorkerPool, cores } from "./engine/worker-pool.ts";
 import type { Results } from "./report/result.ts";
+import { lossPercent } from "./formulas.ts";
 
 /** anyperf's own datagram header needs 16 bytes; smaller datagrams go unstamped and loss is sent − received. */
 const STAMP_BYTES = 16;
+const UDP_RECV_BUFFER = 4 << 20;
 
 function receivers(plan: Plan): StreamSpecInput[] {
   const listen = { host: plan.host, port: 0 };
@@ -18,7 +20,9 @@ function receivers(plan: Plan): StreamSpecInput[] {
       return { kind: "rr-server", id, transport: plan.transport, listen: at, requestSize: plan.requestBytes, responseSize: plan.responseBytes, closeAfterResponse: plan.test === "crr", options };
     }
     if (plan.transport === "udp") {
-      return { kind: "udp-recv", id, listen: at, datagramSize: Math.max(plan.datagramBytes, 1), format: plan.datagramBytes >= STAMP_BYTES ? "anyperf" : "none", options };
+      // A bigger receive queue rides out scheduling hiccups of the receiving Worker (iperf3's FAQ says the same: -w 2M).
+      const udpOptions = { recvBuffer: UDP_RECV_BUFFER, ...options };
+      return { kind: "udp-recv", id, listen: at, datagramSize: Math.max(plan.datagramBytes, 1), format: plan.datagramBytes >= STAMP_BYTES ? "anyperf" : "none", options: udpOptions };
     }
     return { kind: "tcp-recv", id, listen: at, connections: 1, readSize: plan.bufferBytes, options };
   });
@@ -65,16 +69,20 @@ export async function runLoopback(plan: Plan, hooks: { signal?: AbortSignal; onR
     await run.runTimed(hooks.signal);
   } finally {
     await tx.stop();
-    // In-flight data (TCP bytes in socket buffers, datagrams in the receive queue) lands before receivers stop.
-    await Promise.race([rx.ended, new Promise((r) => setTimeout(r, plan.transport === "udp" ? 200 : 2_000))]);
+    // In-flight data (TCP bytes in socket buffers, datagrams in the receive queue) lands before receivers stop;
+    // TCP receivers end by themselves on the senders' FIN. RR servers hold nothing in flight.
+    const drainMs = plan.test !== "stream" ? 0 : plan.transport === "udp" ? 200 : 2_000;
+    await Promise.race([rx.ended, new Promise((r) => setTimeout(r, drainMs))]);
     await rx.stop();
     run.finish();
   }
   const results = run.results();
   if (plan.transport === "udp" && plan.test === "stream" && plan.datagramBytes < STAMP_BYTES) {
     // Unstamped datagrams: loss is what the senders sent and the receivers never saw.
-    const lost = (results.totals.sent_packets ?? 0) - (results.totals.received_packets ?? 0);
+    const sent = results.totals.sent_packets ?? 0;
+    const lost = sent - (results.totals.received_packets ?? 0);
     results.summary.lost = lost;
+    results.summary.loss_percent = lossPercent(lost, sent);
   }
   return results;
 }

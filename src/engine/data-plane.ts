@@ -107,6 +107,9 @@ export class DataPlane {
   private markEnded(stream: number, end: StreamEnd): void {
     if (this.ends[stream]) return;
     this.ends[stream] = end;
+    // A stream that ends before it reported "opened" (a Worker crash) fails its open.
+    this.pendingOpen.get(stream)?.reject(new UserError(end.error?.message ?? `stream ${stream} ended before it was set up`));
+    this.pendingOpen.delete(stream);
     for (const l of this.endListeners) l(stream, end);
     if (++this.endedCount === this.size) {
       this.release();

@@ -1,6 +1,6 @@
 import { delta, type Snapshot, type StreamCounters } from "../counters.ts";
 import { cyclesPerByte, lossPercent, packetsPerSecond, throughputBps, transactionsPerSecond } from "../formulas.ts";
-import { max, mean, merge, min, percentile } from "../histogram.ts";
+import { count, max, mean, merge, min, percentiles } from "../histogram.ts";
 import { createHostSampler, type HostSampler } from "../host/sampler.ts";
 import type { HostSample } from "../host/sample.ts";
 import { hostWindow, type HostWindow } from "../host/window.ts";
@@ -205,7 +205,7 @@ export class TestRun {
   }
 
   private sideFigures(from: Snapshot[], to: Snapshot[], seconds: number, sides: Side[]): Figures {
-    return figures(this.streamCounters(from, to, sides), seconds, this.info);
+    return figures(this.streamCounters(from, to, sides), seconds, this.info, !sides.includes("send"));
   }
 
   private figuresPerStream(from: Snapshot[], to: Snapshot[], seconds: number): StreamFigures[] {
@@ -214,7 +214,7 @@ export class TestRun {
     this.groups.forEach((g, gi) => {
       to[gi]!.streams.forEach((s, i) => {
         const d = delta(from[gi]!.streams[i]!, s);
-        out.push({ id: id++, side: g.side, connections: s.connections, ...figures([d], seconds, this.info) });
+        out.push({ id: id++, side: g.side, connections: s.connections, ...figures([d], seconds, this.info, g.side !== "send") });
       });
     });
     return out;
@@ -241,7 +241,8 @@ export class TestRun {
       sides.has(side) ? this.streamCounters(zero, total, [side]).reduce((a, s) => a + s[key], 0) : undefined;
     const summary = this.sideFigures(start, end, seconds, this.reportingSide());
     const host = this.host;
-    const cycles = host?.cycles && summary.bytes > 0 ? cyclesPerByte(host.cycles, summary.bytes) : undefined;
+    // cycles/byte describes bulk transfer; for transactions it would only measure idle time.
+    const cycles = host?.cycles && summary.bytes > 0 && this.info.test === "stream" ? cyclesPerByte(host.cycles, summary.bytes) : undefined;
     return {
       tool: "anyperf",
       version,
@@ -282,7 +283,7 @@ function zeroCounters(s: StreamCounters): StreamCounters {
 }
 
 /** Figures of a set of streams over one window; the formulas live in src/formulas.ts. */
-export function figures(streams: StreamCounters[], seconds: number, info: Pick<TestInfo, "transport" | "test">): Figures {
+export function figures(streams: StreamCounters[], seconds: number, info: Pick<TestInfo, "transport" | "test">, receiving = true): Figures {
   let bytes = 0, packets = 0, transactions = 0, lost = 0, ooo = 0, jitter = 0, sendErrors = 0;
   let hist: Uint32Array | undefined;
   for (const s of streams) {
@@ -302,25 +303,20 @@ export function figures(streams: StreamCounters[], seconds: number, info: Pick<T
   if (info.transport === "udp" && info.test === "stream") {
     f.packets = packets;
     f.packets_per_second = packetsPerSecond(packets, seconds);
-    f.lost = lost;
-    f.loss_percent = lossPercent(lost, packets + lost);
-    f.out_of_order = ooo;
-    f.jitter_ms = jitter * 1000;
-    if (sendErrors) f.send_errors = sendErrors;
+    if (receiving) {
+      f.lost = lost;
+      f.loss_percent = lossPercent(lost, packets + lost);
+      f.out_of_order = ooo;
+      f.jitter_ms = jitter * 1000;
+    } else if (sendErrors) f.send_errors = sendErrors;
   }
   if (info.test !== "stream") {
     f.transactions = transactions;
     f.transactions_per_second = transactionsPerSecond(transactions, seconds);
-    if (hist && transactions > 0) {
-      f.latency_us = {
-        mean: mean(hist),
-        min: min(hist),
-        max: max(hist),
-        p50: percentile(hist, 50),
-        p90: percentile(hist, 90),
-        p99: percentile(hist, 99),
-        p999: percentile(hist, 99.9),
-      };
+    // Only clients time transactions; a server's streams have counts but an empty histogram.
+    if (hist && count(hist) > 0) {
+      const [p50, p90, p99, p999] = percentiles(hist, [50, 90, 99, 99.9]) as [number, number, number, number];
+      f.latency_us = { mean: mean(hist), min: min(hist), max: max(hist), p50, p90, p99, p999 };
     }
   }
   return f;

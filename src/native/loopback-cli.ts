@@ -10,6 +10,8 @@ import { textReport } from "../report/text.ts";
 import { intervalsCsv } from "../report/csv.ts";
 import { attachProgress } from "../report/progress.ts";
 import type { TestRun } from "../engine/test-run.ts";
+import { interruptedExitCode, shutdownSignal } from "../signals.ts";
+import { parseHttpOption } from "../status/http-option.ts";
 
 export const LOOPBACK_USAGE = `usage: anyperf loopback [options]
   -t, --time S         measured seconds (default 5)
@@ -99,23 +101,40 @@ export async function writeAtomically(path: string, text: string): Promise<void>
   await rename(tmp, path);
 }
 
-export async function loopbackMain(argv: string[], hooks: { onRun?: (run: TestRun) => void; signal?: AbortSignal } = {}): Promise<number> {
+export async function loopbackMain(argv: string[], hooks: { onRun?: (run: TestRun) => void } = {}): Promise<number> {
   const opts = parseLoopbackArgs(argv);
   if (opts.help) {
     console.log(LOOPBACK_USAGE);
     return 0;
   }
+  // A bad --http value fails before the test starts; Hono is loaded only when asked for.
+  const listen = opts.http === undefined ? undefined : parseHttpOption(opts.http);
+  const status = listen && (await import("../status/server.ts"));
+  const source = status ? new status.TestRunSource({ mode: "loopback", role: "both" }) : undefined;
+  const server = status && source ? status.startStatusServer({ ...listen!, token: opts.httpToken }, source) : undefined;
+  if (server) console.error(`status: ${server.url}`);
   let detach = () => {};
-  const results = await runLoopback(opts.plan, {
-    signal: hooks.signal,
-    onRun: (run) => {
-      if (!opts.json) detach = attachProgress(run);
-      hooks.onRun?.(run);
-    },
-  });
-  detach();
+  const signal = shutdownSignal();
+  let run: TestRun | undefined;
+  let results;
+  try {
+    results = await runLoopback(opts.plan, {
+      signal,
+      onRun: (r) => {
+        run = r;
+        source?.add(r);
+        if (!opts.json) detach = attachProgress(r);
+        hooks.onRun?.(r);
+      },
+    });
+    if (run) source?.setResults(run, results);
+  } finally {
+    detach();
+    await server?.stop();
+    source?.close();
+  }
   Results.parse(results);
   if (opts.csv) await writeAtomically(opts.csv, intervalsCsv(results.intervals));
   console.log(opts.json ? JSON.stringify(results, null, 2) : textReport(results));
-  return results.errors.length > 0 ? 1 : 0;
+  return interruptedExitCode(signal) ?? (results.errors.length > 0 ? 1 : 0);
 }

@@ -24,6 +24,10 @@ export class StreamContext {
     this.hist = new Uint32Array(histograms, stream * HIST_BUCKETS * 4, HIST_BUCKETS);
     this.c[this.o + Slot.lastActivityMs] = nowMs();
   }
+  /** After a failed open the main thread already knows; the clean-up must not report a second ending. */
+  silence(): void {
+    this.done = true;
+  }
   get ended(): boolean {
     return this.done;
   }

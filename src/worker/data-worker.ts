@@ -60,8 +60,9 @@ async function open(m: Extract<ToWorker, { t: "open" }>): Promise<void> {
     post({ t: "opened", plane: m.plane, stream: m.stream, localPort });
   } catch (e) {
     streams.delete(m.stream);
-    void runner.stop().catch(() => {});
     post({ t: "failed", plane: m.plane, stream: m.stream, error: errorOf(e) });
+    ctx.silence();
+    void runner.stop().catch(() => {});
     return;
   }
   const idle = m.spec.idleTimeoutMs;

@@ -1,5 +1,6 @@
 import type { Net, TcpHandlers, TcpSocket } from "../net/types.ts";
-import type { Endpoint, SocketOptions } from "../stream-spec.ts";
+import type { Endpoint, Rate, SocketOptions } from "../stream-spec.ts";
+import { Pacer } from "../pacer.ts";
 import type { Sockopt } from "../sockopt/sockopt.ts";
 
 /** Everything a runner needs from its Worker: the socket API and (on Linux/Bun) socket options. */
@@ -31,9 +32,9 @@ export async function connectTcp<T>(
   handlers: TcpHandlers<T>,
 ): Promise<TcpSocket<T>> {
   if (needsPreparedSocket(opts, bind) && env.sockopt) {
-    const family = to.host.includes(":") ? 6 : 4;
-    const fd = env.sockopt.preparedTcpSocket(family, opts, bind);
-    await env.sockopt.connectNonBlocking(fd, to.host, to.port);
+    const fd = env.sockopt.preparedTcpSocket(to.host.includes(":") ? "ipv6" : "ipv4", opts, bind);
+    env.sockopt.connectNonBlocking(fd, to.host, to.port);
+    await env.sockopt.awaitConnected(fd, to);
     const s = await env.net.connect({ fd, data, socket: handlers });
     applyOptions(env, s.fd, { ...opts, mss: undefined, recvBuffer: undefined });
     return s;
@@ -42,3 +43,18 @@ export async function connectTcp<T>(
   applyOptions(env, s.fd, opts);
   return s;
 }
+
+/**
+ * Senders' pacing: timers in a busy process wake late, so the bucket holds 100 ms of credit (at least two writes)
+ * and a late wake-up catches up instead of losing the time. Undefined when no rate is asked for.
+ */
+export function senderPacer(rate: Rate, unitBytes: number): Pacer | undefined {
+  const { bitsPerSecond: bps = 0, packetsPerSecond: pps = 0 } = rate;
+  if (!bps && !pps) return undefined;
+  return new Pacer({
+    ...rate,
+    burstBytes: bps ? Math.max(2 * unitBytes, (bps / 8) * PACER_BURST_S) : undefined,
+    burstPackets: pps ? Math.max(2, pps * PACER_BURST_S) : undefined,
+  });
+}
+const PACER_BURST_S = 0.1;

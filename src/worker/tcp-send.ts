@@ -1,9 +1,9 @@
 import { Slot } from "../counters.ts";
-import { Pacer } from "../pacer.ts";
+import type { Pacer } from "../pacer.ts";
 import type { TcpSendSpec } from "../stream-spec.ts";
 import type { TcpSocket } from "../net/types.ts";
 import { nowMs, type Runner, type StreamContext } from "./context.ts";
-import { connectTcp, type WorkerEnv } from "./sockets.ts";
+import { connectTcp, senderPacer, type WorkerEnv } from "./sockets.ts";
 
 interface ConnState {
   off: number; // offset into the payload of a partial write
@@ -24,8 +24,7 @@ export class TcpSender implements Runner {
 
   constructor(private readonly spec: TcpSendSpec, private readonly ctx: StreamContext, private readonly env: WorkerEnv) {
     this.buf = spec.payload ?? new Uint8Array(spec.writeSize).fill(spec.fill);
-    const r = spec.rate;
-    this.pacer = r.bitsPerSecond || r.packetsPerSecond ? new Pacer(r) : undefined;
+    this.pacer = senderPacer(spec.rate, this.buf.byteLength);
   }
 
   async open(): Promise<{ localPort?: number }> {
@@ -103,7 +102,7 @@ export class TcpSender implements Runner {
 
   private wait(t: number): void {
     if (this.waitTimer) return;
-    const ms = Math.max(0, this.pacer!.waitMs(t));
+    const ms = Math.max(0, this.pacer!.waitMs(t, this.buf.byteLength));
     this.waitTimer = setTimeout(() => {
       this.waitTimer = undefined;
       for (const s of this.socks) this.pump(s);

@@ -1,10 +1,10 @@
 import { Slot } from "../counters.ts";
-import { Pacer } from "../pacer.ts";
+import type { Pacer } from "../pacer.ts";
 import type { UdpSendSpec } from "../stream-spec.ts";
 import type { UdpSocket } from "../net/types.ts";
 import { nowMs, wallUs, type Runner, type StreamContext } from "./context.ts";
 import { datagramCodecs } from "./datagram-formats.ts";
-import { applyOptions, type WorkerEnv } from "./sockets.ts";
+import { applyOptions, senderPacer, type WorkerEnv } from "./sockets.ts";
 
 const FIN_RESEND_MS = 10;
 const FIN_GIVE_UP_MS = 2_000;
@@ -37,8 +37,7 @@ export class UdpSender implements Runner {
     const distinct = Array.from({ length: n }, make);
     this.batch = Array.from({ length: spec.batch }, (_, i) => distinct[i % n]!);
     this.views = distinct.map((b) => new DataView(b.buffer));
-    const r = spec.rate;
-    this.pacer = r.bitsPerSecond || r.packetsPerSecond ? new Pacer(r) : undefined;
+    this.pacer = senderPacer(spec.rate, spec.datagramSize);
   }
 
   async open(): Promise<{ localPort?: number }> {
@@ -105,7 +104,7 @@ export class UdpSender implements Runner {
       if (this.pacer) {
         n = Math.min(n, Math.floor(this.pacer.allowance(t, size) / Math.max(1, size)) || (this.pacer.allowance(t, size) > 0 ? 1 : 0));
         if (n <= 0) {
-          this.timer = setTimeout(this.pump, Math.max(0, this.pacer.waitMs(t)));
+          this.timer = setTimeout(this.pump, Math.max(0, this.pacer.waitMs(t, size)));
           return;
         }
       }

@@ -1,0 +1,83 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { runLoopback } from "../../src/loopback.ts";
+import { Plan, type PlanInput } from "../../src/plan.ts";
+import { Results } from "../../src/report/result.ts";
+import { WorkerPool } from "../../src/engine/worker-pool.ts";
+
+const run = async (p: Partial<PlanInput>) => Results.parse(await runLoopback(Plan.parse({ streams: 2, durationS: 1, intervalS: 0.5, ...p })));
+
+afterAll(() => WorkerPool.shutdown());
+
+describe("loopback runs reconcile sender and receiver", () => {
+  test("TCP bulk: every byte sent is received", async () => {
+    const r = await run({ streams: 2 });
+    expect(r.summary.bytes).toBeGreaterThan(1e6);
+    expect(r.totals.received_bytes).toBe(r.totals.sent_bytes!);
+    expect(r.streams.filter((s) => s.side === "recv")).toHaveLength(2);
+    expect(r.intervals.length).toBeGreaterThanOrEqual(1);
+    expect(r.summary.throughput_bps).toBeCloseTo((r.summary.bytes * 8) / r.summary.seconds, 0);
+  });
+
+  test("TCP with warm-up: the measured window excludes it", async () => {
+    const r = await run({ streams: 1, warmupS: 0.5, durationS: 1 });
+    expect(r.summary.seconds).toBeGreaterThan(0.9);
+    expect(r.summary.seconds).toBeLessThan(1.3);
+    expect(r.summary.bytes).toBeLessThan(r.totals.received_bytes!);
+  });
+
+  test("TCP rate pacing holds the target", async () => {
+    const r = await run({ streams: 1, durationS: 1.5, bitsPerSecond: 80e6 });
+    expect(r.summary.throughput_bps).toBeGreaterThan(70e6);
+    expect(r.summary.throughput_bps).toBeLessThan(90e6);
+  });
+
+  test("UDP stamped: received + lost = sent, loss counted from sequence gaps", async () => {
+    const r = await run({ transport: "udp", streams: 1, datagramBytes: 64, bitsPerSecond: 10e6 });
+    expect(r.summary.packets).toBeGreaterThan(1000);
+    expect(r.totals.received_packets! + (r.summary.lost ?? 0)).toBeLessThanOrEqual(r.totals.sent_packets!);
+    expect(r.totals.sent_packets! - r.totals.received_packets!).toBeLessThanOrEqual(r.totals.sent_packets! * 0.05);
+    expect(r.summary.jitter_ms).toBeGreaterThanOrEqual(0);
+    expect(r.summary.packets_per_second).toBeGreaterThan((10e6 / 8 / 64) * 0.8);
+  });
+
+  test("UDP unstamped 1-byte datagrams: loss is sent − received", async () => {
+    const r = await run({ transport: "udp", streams: 1, datagramBytes: 1 });
+    expect(r.summary.lost).toBe(r.totals.sent_packets! - r.totals.received_packets!);
+    expect(r.totals.received_packets).toBeGreaterThan(1000);
+  });
+
+  test("TCP_RR: transactions counted by client and server agree; percentiles ordered", async () => {
+    const r = await run({ test: "rr", streams: 1, requestBytes: 1, responseBytes: 1 });
+    const l = r.summary.latency_us!;
+    expect(r.summary.transactions).toBeGreaterThan(100);
+    expect(l.p50).toBeLessThanOrEqual(l.p90);
+    expect(l.p90).toBeLessThanOrEqual(l.p99);
+    expect(l.p99).toBeLessThanOrEqual(l.p999);
+    const server = r.streams.filter((s) => s.side === "server").reduce((a, s) => a + (s.transactions ?? 0), 0);
+    // Both sides' windows are cut within microseconds of each other, with one transaction in flight: at most one apart.
+    expect(Math.abs(server - r.summary.transactions!)).toBeLessThanOrEqual(1);
+  });
+
+  test("UDP_RR runs", async () => {
+    const r = await run({ test: "rr", transport: "udp", streams: 1, requestBytes: 32, responseBytes: 64 });
+    expect(r.summary.transactions).toBeGreaterThan(100);
+  });
+
+  test("TCP_CRR opens a connection per transaction", async () => {
+    const r = await run({ test: "crr", streams: 1 });
+    expect(r.summary.transactions).toBeGreaterThan(50);
+    const client = r.streams.find((s) => s.side === "client")!;
+    expect(client.connections).toBeGreaterThanOrEqual(r.summary.transactions!);
+  });
+});
+
+describe("errors are clear", () => {
+  test("a port in use names the cause and the fix", async () => {
+    const busy = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+    try {
+      await expect(run({ streams: 1, port: busy.port })).rejects.toThrow(/port \d+ in use.*pass another port/);
+    } finally {
+      busy.stop(true);
+    }
+  });
+});

@@ -85,7 +85,7 @@ export function rawExchange(port: number, bytes: Uint8Array, ms: number): Promis
     const chunks: Buffer[] = [];
     let closed = false;
     const s = connect({ host: "127.0.0.1", port }, () => s.write(bytes));
-    s.on("data", (d) => chunks.push(d));
+    s.on("data", (d) => chunks.push(Buffer.from(d)));
     s.on("close", () => {
       closed = true;
       clearTimeout(t);

@@ -37,7 +37,16 @@ export class UdpReverseSender {
     private readonly amount: TestAmount,
   ) {
     this.buf = digitsPayload(Math.max(16, size));
-    this.pacer = new Pacer(rate.value > 0 ? (rate.units === "pps" ? { packetsPerSecond: rate.value } : { bitsPerSecond: rate.value }) : {});
+    // 20 ms of credit: main-thread timers run late under load and a shallow bucket loses rate, a deep one bursts
+    // past what a stock receiver's default 208 KB buffer holds.
+    const burstMs = 20;
+    this.pacer = new Pacer(
+      rate.value <= 0
+        ? {}
+        : rate.units === "pps"
+          ? { packetsPerSecond: rate.value, burstPackets: Math.max(1, (rate.value * burstMs) / 1000) }
+          : { bitsPerSecond: rate.value, burstBytes: Math.max(size, (rate.value / 8) * (burstMs / 1000)) },
+    );
   }
 
   start(): void {

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
 /** Process helpers for the iperf 2 interop tests: stock `iperf` and ours, each bounded in time, killed by pid. */
@@ -102,4 +103,30 @@ export function reportLines(text: string): { id: string; line: string }[] {
 /** The part of a report line after the interval: "  1.38 MBytes  11.5 Mbits/sec ..." */
 export function figures(line: string): string {
   return line.replace(/^\[[^\]]+\] \d+\.\d{4}-\d+\.\d{4} sec/, "").trim();
+}
+
+/** True once something listens on the port (TCP LISTEN, or a bound UDP socket), from /proc/net: no probe packet. */
+export function listening(port: number, proto: "tcp" | "udp"): boolean {
+  const hex = port.toString(16).toUpperCase().padStart(4, "0");
+  for (const file of [`/proc/net/${proto}`, `/proc/net/${proto}6`]) {
+    let text = "";
+    try {
+      text = readFileSync(file, "utf8");
+    } catch {
+      continue;
+    }
+    for (const line of text.split("\n").slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f[1]?.endsWith(`:${hex}`) && (proto === "udp" || f[3] === "0A")) return true;
+    }
+  }
+  return false;
+}
+
+export async function waitListening(port: number, proto: "tcp" | "udp", ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!listening(port, proto)) {
+    if (Date.now() > end) throw new Error(`nothing listens on ${proto} port ${port} after ${ms} ms`);
+    await sleep(20);
+  }
 }

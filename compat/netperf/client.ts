@@ -456,7 +456,8 @@ class Instance {
       remoteDataPort: String(plan.remoteDataPort),
       remoteDataAddress: plan.remoteDataAddress ?? plan.host,
       remoteDataFamily: this.dataFamily === "ipv6" ? 10 : 2,
-      localTransportRetrans: testShape(plan.test).protocol === "udp" ? -1 : 0,
+      // TCP_INFO of the Worker's data socket is not reported back yet: -1 is netperf's "not available".
+      localTransportRetrans: -1,
       transportMss: -1,
       localCongestion: testShape(plan.test).protocol === "tcp" ? plan.congestion.local || defaultCongestion() : "",
       remoteCongestion: this.wantCong ? last.results.congControl : "",

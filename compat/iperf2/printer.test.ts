@@ -1,0 +1,68 @@
+import { describe, expect, test } from "bun:test";
+import { ReportGroup, type Member } from "./groups.ts";
+import { Printer } from "./printer.ts";
+import { HEADER_BW, HEADER_UDP } from "./text-report.ts";
+
+function capture(csv = false) {
+  const lines: string[] = [];
+  return { lines, printer: new Printer((t) => lines.push(...t.split("\n").filter(Boolean)), csv) };
+}
+
+describe("heading rule of the stock reports", () => {
+  test("printed again after connection lines or when it changes (udp_P client: one heading for two Server Reports)", () => {
+    const { lines, printer } = capture();
+    printer.info("[  1] local ...");
+    printer.report(HEADER_BW, "a");
+    printer.report(null, "[  1] Sent 896 datagrams");
+    printer.report(HEADER_BW, "b");
+    printer.report(null, "[  1] Server Report:");
+    printer.report(HEADER_UDP, "c");
+    printer.report(null, "[  2] Server Report:");
+    printer.report(HEADER_UDP, "d");
+    printer.info("[ *2] local ... (reverse)");
+    printer.report(HEADER_UDP, "e");
+    expect(lines).toEqual([
+      "[  1] local ...", HEADER_BW, "a", "[  1] Sent 896 datagrams", "b", "[  1] Server Report:", HEADER_UDP, "c", "[  2] Server Report:", "d",
+      "[ *2] local ... (reverse)", HEADER_UDP, "e",
+    ]);
+  });
+
+  test("-y C prints only CSV lines", () => {
+    const { lines, printer } = capture(true);
+    printer.info("banner");
+    printer.report(HEADER_BW, "text");
+    printer.csvLine("1,2,3");
+    expect(lines).toEqual(["1,2,3"]);
+  });
+});
+
+describe("report groups", () => {
+  const member = (id: number, bytes: number, startMs: number): Member => ({
+    id: String(id), numericId: id, bytes: () => bytes, calls: () => 1, startMs, client: { host: "c", port: id }, server: { host: "s", port: 5001 }, role: "recv",
+  });
+  const options = { format: "a" as const, enhanced: false, csv: false, intervalS: 0, epochZeroFinalCsv: true };
+
+  test("each stream's line when it ends, the sum once all announced streams have ended", () => {
+    const { lines, printer } = capture();
+    const g = new ReportGroup("h", 2, printer, options);
+    const a = member(1, 1441852, 0);
+    const b = member(2, 1441852, 0);
+    g.add(a, true);
+    g.ended(a, 1000.6);
+    expect(lines).toEqual([HEADER_BW, "[  1] 0.0000-1.0006 sec  1.38 MBytes  11.5 Mbits/sec"]);
+    expect(g.accepting).toBe(true);
+    g.add(b, true);
+    g.ended(b, 999.3);
+    expect(lines.slice(2)).toEqual(["[  2] 0.0000-0.9993 sec  1.38 MBytes  11.5 Mbits/sec", "[SUM] 0.0000-1.0006 sec  2.75 MBytes  23.1 Mbits/sec"]);
+    expect(g.accepting).toBe(false);
+  });
+
+  test("a single stream prints no sum; CSV finals of a server carry the epoch-zero stamp without -i", () => {
+    const { lines, printer } = capture(true);
+    const g = new ReportGroup("h", 1, printer, { ...options, csv: true });
+    const a = member(1, 1441852, 0);
+    g.add(a, true);
+    g.ended(a, 1000);
+    expect(lines).toEqual(["19700101000000,c,1,s,5001,1,0.0-1.0,1441852,11534816"]);
+  });
+});

@@ -164,8 +164,9 @@ export function computeFigures(i: FigureInputs): Figures {
   else if (recvOnly) thruput = calcThruput(bytesXferd, elapsed, libfmt);
   else thruput = calcThruput(remoteBytesXferd, elapsed, libfmt);
 
+  // netperf's initial values, printed as they are for stream tests.
   let rttLatency = -1;
-  let transactionRate = -1;
+  let transactionRate = 1;
   if (rr) {
     const burst = i.test === "TCP_CRR" ? 0 : Math.max(0, i.firstBurst);
     rttLatency = netperfRtLatencyUs(transactionsPerSecond(trans, elapsed), burst);

@@ -13,7 +13,13 @@ type Entry = (argv: string[]) => Promise<number>;
 const native: Record<string, () => Promise<Entry>> = {
   loopback: async () => (await import("./src/native/loopback-cli.ts")).loopbackMain,
 };
-const dialects: Record<string, () => Promise<Entry>> = {};
+const dialects: Record<string, () => Promise<Entry>> = {
+  ntttcp: async () => (await import("./compat/ntttcp/main.ts")).main,
+  iperf3: async () => (await import("./compat/iperf3/main.ts")).main,
+  iperf: async () => (await import("./compat/iperf2/main.ts")).main,
+  netperf: async () => (await import("./compat/netperf/main.ts")).netperfMain,
+  netserver: async () => (await import("./compat/netperf/main.ts")).netserverMain,
+};
 
 const USAGE = `anyperf ${VERSION}: network throughput, packet rate and latency, paired with the tools you already run
 usage: anyperf <command> [options]

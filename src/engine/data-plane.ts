@@ -143,7 +143,9 @@ export class DataPlane {
     if (this.endedCount === this.size) return;
     for (const w of new Set(this.workers)) this.pool.post(w, { t: "stop", plane: this.id });
     // A Worker that never answers (crashed, wedged) must not hang the caller.
-    await Promise.race([this.ended, new Promise((r) => setTimeout(r, 15_000))]);
+    let guard: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([this.ended, new Promise((r) => (guard = setTimeout(r, 15_000)))]);
+    clearTimeout(guard);
     for (let i = 0; i < this.size; i++) if (!this.ends[i]) this.markEnded(i, { reason: "error", error: { message: "stream did not stop within 15 s" } });
   }
 

@@ -15,6 +15,7 @@ export interface Libc {
   getsockname(fd: number, addr: Buf, len: Buf): number;
   dup(fd: number): number;
   close(fd: number): number;
+  shutdown(fd: number, how: number): number;
   fcntl(fd: number, cmd: number, arg: number): number;
   sched_setaffinity(tid: number, size: number, mask: Buf): number;
   /** The calling thread's kernel id; undefined with glibc < 2.30, which lacks gettid(). */
@@ -46,6 +47,7 @@ async function open(): Promise<Libc | undefined> {
       getsockname: { args: ["i32", "ptr", "ptr"], returns: "i32" },
       dup: { args: ["i32"], returns: "i32" },
       close: { args: ["i32"], returns: "i32" },
+      shutdown: { args: ["i32", "i32"], returns: "i32" },
       // variadic in C; an int third argument travels in the same register as a fixed one on x86-64 and arm64 Linux
       fcntl: { args: ["i32", "i32", "i32"], returns: "i32" },
       sched_setaffinity: { args: ["i32", "u64", "ptr"], returns: "i32" },
@@ -69,6 +71,7 @@ async function open(): Promise<Libc | undefined> {
       getsockname: (fd, a, l) => c.getsockname(fd, a, l),
       dup: (fd) => c.dup(fd),
       close: (fd) => c.close(fd),
+      shutdown: (fd, how) => c.shutdown(fd, how),
       fcntl: (fd, cmd, arg) => c.fcntl(fd, cmd, arg),
       sched_setaffinity: (tid, size, mask) => c.sched_setaffinity(tid, size, mask),
       gettid,

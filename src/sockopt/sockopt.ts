@@ -38,6 +38,8 @@ import { decodeSockaddr, encodeSockaddr, type SocketFamily } from "./sockaddr.ts
 import { parseTcpInfo, TCP_INFO_BUFFER, type TcpInfo } from "./tcp-info.ts";
 
 const F_DUPFD_CLOEXEC = 1030;
+const SO_LINGER = 13;
+const SHUT_WR = 1;
 const EINTR = 4;
 
 /** What the kernel reports after apply(), for each option that was asked for (buffers read back doubled). */
@@ -69,6 +71,7 @@ export class Sockopt {
   readonly #len = new Uint32Array(1);
   readonly #info = new Uint8Array(TCP_INFO_BUFFER);
   readonly #name = new Uint8Array(64);
+  readonly #linger = new Int32Array(2);
 
   constructor(private readonly c: Libc) {}
 
@@ -122,6 +125,29 @@ export class Sockopt {
       // After EINTR Linux has already released the fd; retrying could close someone else's.
       if (errno !== EINTR) throw new SyscallError("close", errno);
     }
+  }
+
+  /**
+   * Half-close: our FIN goes out while the socket still reads. Bun's end() closes both ways, so a peer that still
+   * answers (netperf's TCP_RR server, a reverse-direction drain) would get a reset.
+   */
+  shutdownWrite(fd: number): void {
+    if (this.c.shutdown(fd, SHUT_WR) !== 0) this.#fail("shutdown");
+  }
+
+  /**
+   * Takes an accepted main-thread socket away from Bun so a Worker can adopt it: `count` duplicates of its fd, then
+   * the main-thread socket is terminated. Bun's terminate() sets SO_LINGER {on, 0}, which belongs to the socket, not
+   * the fd: left alone, the Worker's final close would send a reset instead of a FIN, so linger is switched off again.
+   */
+  handOff(s: { fd?: number; terminate(): void }, count = 1): number[] {
+    const fd = s.fd;
+    if (fd === undefined) throw new Error("socket has no fd to hand to a Worker");
+    const fds = Array.from({ length: count }, () => this.dup(fd));
+    s.terminate();
+    this.#linger.fill(0);
+    if (this.c.setsockopt(fds[0]!, SOL_SOCKET, SO_LINGER, this.#linger, 8) !== 0) this.#fail("setsockopt(SO_LINGER)");
+    return fds;
   }
 
   /** listen() again on a listening socket to set the backlog Bun ignores (runtime notes, C7). */

@@ -3,7 +3,7 @@ import { record } from "../histogram.ts";
 import type { RrClientSpec } from "../stream-spec.ts";
 import type { TcpSocket, UdpSocket } from "../net/types.ts";
 import { nowMs, type Runner, type StreamContext } from "./context.ts";
-import { connectTcp, applyOptions, type WorkerEnv } from "./sockets.ts";
+import { connectTcp, applyOptions, halfClose, type WorkerEnv } from "./sockets.ts";
 
 interface Conn {
   got: number; // response bytes received for the oldest transaction in flight
@@ -195,6 +195,10 @@ export class RrClient implements Runner {
     }
     const s = this.tcp ?? this.crrOpen;
     if (s && !s.data.closed) {
+      // As netperf: let the transaction in flight complete, then FIN and read to the server's EOF. Closing with
+      // a response still coming would make the server's answer meet a reset.
+      const drained = Date.now() + 1_000;
+      while (s.data.sentAt.length > 0 && !s.data.closed && Date.now() < drained) await new Promise((r) => setTimeout(r, 1));
       await new Promise<void>((resolve) => {
         const t = setTimeout(() => {
           s.terminate();
@@ -204,7 +208,7 @@ export class RrClient implements Runner {
           clearTimeout(t);
           resolve();
         };
-        s.end();
+        halfClose(this.env, s);
       });
     }
     this.ctx.end("stopped");

@@ -58,3 +58,16 @@ export function senderPacer(rate: Rate, unitBytes: number): Pacer | undefined {
   });
 }
 const PACER_BURST_S = 0.1;
+
+/** Our FIN, keeping the read side open where the runtime allows it (else Bun's end(), which closes both ways). */
+export function halfClose(env: WorkerEnv, s: { fd?: number; end(): void }): void {
+  if (env.sockopt && s.fd !== undefined) {
+    try {
+      env.sockopt.shutdownWrite(s.fd);
+      return;
+    } catch {
+      // already closed by the peer: end() below is harmless
+    }
+  }
+  s.end();
+}

@@ -3,7 +3,7 @@ import type { Pacer } from "../pacer.ts";
 import type { TcpSendSpec } from "../stream-spec.ts";
 import type { TcpSocket } from "../net/types.ts";
 import { nowMs, type Runner, type StreamContext } from "./context.ts";
-import { connectTcp, senderPacer, type WorkerEnv } from "./sockets.ts";
+import { connectTcp, halfClose, senderPacer, type WorkerEnv } from "./sockets.ts";
 
 interface ConnState {
   off: number; // offset into the payload of a partial write
@@ -142,7 +142,10 @@ export class TcpSender implements Runner {
         finish();
       }, this.spec.end === "fin-wait-eof" ? 10_000 : 2_000);
       this.onAllClosed = finish;
-      for (const s of open) s.end();
+      for (const s of open) {
+        if (this.spec.end === "fin-wait-eof") halfClose(this.env, s);
+        else s.end();
+      }
     });
   }
 }

@@ -4,6 +4,14 @@ import { availableParallelism } from "node:os";
 type Listener = (m: FromWorker) => void;
 
 /**
+ * From source the worker sits beside this module; in the compiled binary every module is bundled into the entry at
+ * the root of Bun's embedded file system and the worker keeps its source path from there (scripts/build lists it).
+ */
+const WORKER_ENTRY = import.meta.url.includes("/$bunfs/")
+  ? "/$bunfs/root/src/worker/data-worker.ts"
+  : new URL("../worker/data-worker.ts", import.meta.url).href;
+
+/**
  * Long-lived data Workers shared by every test of this process (a server runs many tests at once). Each stream is
  * owned by exactly one Worker; a test's streams are spread over the least loaded Workers.
  */
@@ -16,7 +24,7 @@ export class WorkerPool {
 
   private constructor(readonly size: number, pin: boolean) {
     for (let i = 0; i < size; i++) {
-      const w = new Worker(new URL("../worker/data-worker.ts", import.meta.url).href, { type: "module" });
+      const w = new Worker(WORKER_ENTRY, { type: "module" });
       w.onmessage = (ev: MessageEvent<FromWorker>) => this.dispatch(ev.data);
       w.onerror = (ev: ErrorEvent) => this.crashed(i, ev);
       if (pin) w.postMessage({ t: "pin", cpu: i % cores() } satisfies ToWorker);

@@ -29,6 +29,8 @@ export const LOOPBACK_USAGE = `usage: anyperf loopback [options]
       --csv FILE       interval rows as CSV
       --http [ADDR:]PORT  live status endpoint`;
 
+const SINGLE_STREAM_WRITE = 1 << 20;
+
 function num(name: string, v: string | undefined, fallback: number): number {
   if (v === undefined) return fallback;
   const n = Number(v);
@@ -71,16 +73,18 @@ export function parseLoopbackArgs(argv: string[]) {
   }
   const rate = values.rate === undefined ? {} : parseRate(values.rate);
   const length = values.length === undefined ? undefined : parseSize(values.length, { base: 1024 });
+  const streams = num("parallel", values.parallel, cores());
   const parsed = Plan.safeParse({
     transport: udp ? "udp" : "tcp",
     test: values.crr ? "crr" : values.rr !== undefined ? "rr" : "stream",
-    streams: num("parallel", values.parallel, cores()),
+    streams,
     workers: values.workers === undefined ? undefined : num("workers", values.workers, 1),
     durationS: num("time", values.time, 5),
     warmupS: num("warmup", values.warmup, 0),
     cooldownS: num("cooldown", values.cooldown, 0),
     intervalS: num("interval", values.interval, 1),
-    bufferBytes: !udp && length !== undefined ? length : undefined,
+    // Runtime notes §4: one stream needs big writes to keep up with C tools; many streams do best at 128 KiB.
+    bufferBytes: !udp ? (length ?? (streams === 1 ? SINGLE_STREAM_WRITE : undefined)) : undefined,
     datagramBytes: udp && length !== undefined ? length : undefined,
     bitsPerSecond: rate.bitsPerSecond ?? 0,
     packetsPerSecond: rate.packetsPerSecond ?? 0,

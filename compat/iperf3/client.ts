@@ -25,6 +25,7 @@ import { StreamSampler, type LiveStream } from "./sampler.ts";
 import { CpuWindow, IPERF_VERSION_STRING, SideReport, blankStream, modeOf, plainAddress, sendsOn, streamId, systemInfo } from "./side.ts";
 import { adoptedTcpSpec, clientUdpRecvSpec, clientUdpSendSpec, socketOptions } from "./stream-specs.ts";
 import { DONE, connectedLine, connectingLines } from "./text-report.ts";
+import { everyInterval, type GridTimer } from "./timers.ts";
 
 const ERRNO: Record<string, number> = {
   ECONNREFUSED: Errno.ECONNREFUSED,
@@ -53,11 +54,13 @@ class Iperf3Client {
   private sampler?: StreamSampler;
   private readonly cpu = new CpuWindow();
   private timers: Array<ReturnType<typeof setTimeout>> = [];
-  private intervalTimer?: ReturnType<typeof setInterval>;
+  private intervalTimer?: GridTimer;
   private tick?: ReturnType<typeof setInterval>;
   private congestion?: string;
   private ctrlMss = 0;
   private ended = false;
+  private opening: Promise<void> = Promise.resolve();
+  private starting: Promise<void> = Promise.resolve();
   private finished!: (code: number) => void;
   private readonly done = new Promise<number>((r) => (this.finished = r));
   private params: TestParams;
@@ -170,13 +173,21 @@ class Iperf3Client {
         if (this.text) this.out.out(this.preamble());
         return;
       case "create-streams":
-        void this.openStreams();
+        this.opening = this.openStreams();
         return;
-      case "start":
-        this.startTest();
+      case "start": {
+        // The server starts its clock now, once it has accepted our connections; ours starts now too, even if our
+        // Workers are still adopting them.
+        const t0 = performance.now();
+        this.starting = this.opening.then(() => {
+          if (this.session?.phase !== "closed") this.startTest(t0);
+        });
         return;
+      }
       case "running":
-        for (const pl of new Set(this.live.map((s) => s.plane))) pl.go();
+        void this.starting.then(() => {
+          for (const pl of new Set(this.live.map((s) => s.plane))) pl.go();
+        });
         return;
       case "exchange-results":
         this.sendResults();
@@ -313,13 +324,13 @@ class Iperf3Client {
   }
 
   /** TEST_START: the clock, the end condition and the interval reports start. */
-  private startTest(): void {
+  private startTest(t0: number): void {
     const p = this.params;
     const side = this.side;
-    const now = performance.now();
+    const now = t0;
     side.test.streams = this.live.map((s) => s.report);
     side.test.congestionUsed = p.protocol === "tcp" ? this.congestion : undefined;
-    this.sampler = new StreamSampler(this.live, p.protocol === "udp", (fd) => this.fd.tcpInfo(fd));
+    this.sampler = new StreamSampler([...this.live], p.protocol === "udp", (fd) => this.fd.tcpInfo(fd));
     side.test.senderHasRetransmits = p.protocol === "tcp" && side.test.mode !== "receiver" && this.sampler.hasRetransmits ? 1 : 0;
     side.start.testStart = {
       protocol: p.protocol === "tcp" ? "TCP" : "UDP", numStreams: p.parallel, blksize: p.len, omit: p.omitS, duration: p.timeS,
@@ -334,20 +345,22 @@ class Iperf3Client {
     this.sampler.start(now, p.omitS);
     const iv = this.plan.output.intervalS;
     const startIntervals = () => {
-      clearInterval(this.intervalTimer);
-      if (iv > 0) this.intervalTimer = setInterval(() => this.sampleInterval(), iv * 1000);
+      this.intervalTimer?.stop();
+      if (iv > 0) this.intervalTimer = everyInterval(iv * 1000, () => this.sampleInterval(), intervalStart);
     };
+    let intervalStart = t0;
     startIntervals();
     if (p.omitS > 0) {
       this.timers.push(
         setTimeout(() => {
-          this.sampler?.omitEnd(performance.now());
+          intervalStart = performance.now();
+          this.sampler?.omitEnd(intervalStart);
           this.flushIntervals();
           startIntervals();
-        }, p.omitS * 1000),
+        }, Math.max(0, t0 + p.omitS * 1000 - performance.now())),
       );
     }
-    if (p.timeS > 0) this.timers.push(setTimeout(() => this.endTest(), (p.timeS + p.omitS) * 1000));
+    if (p.timeS > 0) this.timers.push(setTimeout(() => this.endTest(), Math.max(0, t0 + (p.timeS + p.omitS) * 1000 - performance.now())));
     if (p.bytes > 0 || p.blocks > 0) {
       // 3.12 ends as soon as the bytes (or blocks) sent or received reach the target; check often.
       const poll = setInterval(() => {
@@ -371,23 +384,37 @@ class Iperf3Client {
     if (this.stream) for (const j of json) this.out.out(jsonStreamLine("interval", j));
   }
 
-  /** Our end condition is met: last interval, TEST_END, senders stop (receivers keep draining until the end). */
+  /**
+   * Our end condition is met. Like 3.12, the senders stop before TEST_END goes out, so the bytes we report sent
+   * are the bytes the server can have received: stop them, wait until their counters stand still, then take the
+   * last interval and send TEST_END. Receivers keep draining until the end.
+   */
   private endTest(): void {
     if (this.ended || !this.sampler) return;
     this.ended = true;
     this.clearTimers();
     const now = performance.now();
     this.side.test.cpu = this.cpu.stop();
-    this.sampler.finish(now);
-    this.flushIntervals();
-    this.session?.endTest(now);
-    for (const s of this.live) if (s.report.sender) void s.plane.stop();
+    const senders = this.live.filter((s) => s.report.sender);
+    for (const s of senders) void s.plane.stop();
+    void settle(this.sampler, this.params.len).then(() => {
+      this.sampler!.finish(now);
+      this.flushIntervals();
+      this.session?.endTest(performance.now());
+    });
   }
 
   private sendResults(): void {
     const p = this.params;
     const side = this.side;
-    if (!this.ended) this.endTest();
+    if (!this.ended) {
+      // The server ended the test on its own (it never does in 3.12): count what we have.
+      this.ended = true;
+      this.clearTimers();
+      side.test.cpu = this.cpu.stop();
+      this.sampler?.finish(performance.now());
+      this.flushIntervals();
+    }
     const shr = side.test.mode === "receiver" ? -1 : p.protocol === "tcp" && this.sampler?.hasRetransmits ? 1 : 0;
     const cpu = side.test.cpu;
     const results = this.sampler
@@ -399,7 +426,7 @@ class Iperf3Client {
   private clearTimers(): void {
     for (const t of this.timers) clearTimeout(t);
     this.timers = [];
-    clearInterval(this.intervalTimer);
+    this.intervalTimer?.stop();
     this.intervalTimer = undefined;
   }
 
@@ -463,6 +490,17 @@ class Iperf3Client {
     if (partial && (serverTerminated || interrupted)) this.out.out(this.side.summaryText());
     this.out.err(interrupted ? "iperf3: interrupt - the client has terminated\n" : `iperf3: error - ${message}\n`);
     this.finished(1);
+  }
+}
+
+/** Waits until the senders' counters stop moving (their Workers took the stop), at most 100 ms. */
+async function settle(sampler: StreamSampler, len: number): Promise<void> {
+  let last = -1;
+  for (let i = 0; i < 50; i++) {
+    const sent = sampler.progress(len).sent;
+    if (sent === last) return;
+    last = sent;
+    await new Promise((r) => setTimeout(r, 2));
   }
 }
 

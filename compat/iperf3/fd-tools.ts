@@ -1,17 +1,12 @@
 /**
- * Handing a socket the main thread accepted or connected over to a data Worker (ARCHITECTURE: `adopt`), and the few
- * per-socket readings iperf3 reports (TCP_INFO, congestion control, MSS) taken on the main thread's own duplicate.
- *
- * Bun's terminate() sets SO_LINGER {1, 0} before closing, and the option lives on the socket, not on the fd: the
- * Worker's later close would then reset the connection instead of sending FIN. detach() clears it on the duplicate.
+ * Handing a socket the main thread accepted or connected over to a data Worker (ARCHITECTURE: `adopt`, through the
+ * engine's Sockopt.handOff, which also undoes the SO_LINGER that Bun's terminate() leaves on the socket), and the
+ * few per-socket readings iperf3 reports (TCP_INFO, congestion control, MSS) taken on a main-thread duplicate.
  */
 import { UserError } from "../../src/errors.ts";
-import { IPPROTO_TCP, SOL_SOCKET, TCP_MAXSEG } from "../../src/sockopt/constants.ts";
-import { loadLibc, type Libc } from "../../src/sockopt/libc.ts";
+import { IPPROTO_TCP, TCP_MAXSEG } from "../../src/sockopt/constants.ts";
 import { loadSockopt, type Sockopt } from "../../src/sockopt/sockopt.ts";
 import type { TcpInfo } from "../../src/sockopt/tcp-info.ts";
-
-const SO_LINGER = 13;
 
 export interface FdTools {
   /** A duplicate of the socket's fd that survives the Bun socket, which is closed without resetting the peer. */
@@ -28,7 +23,7 @@ let tools: Promise<FdTools | undefined> | undefined;
 
 /** undefined where bun:ffi/glibc is missing (Deno, macOS, musl): the iperf3 glue then cannot adopt sockets. */
 export function loadFdTools(): Promise<FdTools | undefined> {
-  tools ??= Promise.all([loadSockopt(), loadLibc()]).then(([so, c]) => (so && c ? make(so, c) : undefined));
+  tools ??= loadSockopt().then((so) => (so ? make(so) : undefined));
   return tools;
 }
 
@@ -38,20 +33,10 @@ export async function requireFdTools(): Promise<FdTools> {
   return t;
 }
 
-function make(so: Sockopt, c: Libc): FdTools {
-  const noLinger = new Int32Array([0, 0]);
+function make(so: Sockopt): FdTools {
   return {
     sockopt: so,
-    detach(socket) {
-      if (socket.fd === undefined || socket.fd < 0) throw new Error("socket has no file descriptor to hand over");
-      const fd = so.dup(socket.fd);
-      socket.terminate();
-      if (c.setsockopt(fd, SOL_SOCKET, SO_LINGER, noLinger, 8) !== 0) {
-        so.close(fd);
-        throw new Error(`cannot clear SO_LINGER on fd ${fd} (errno ${c.errno()})`);
-      }
-      return fd;
-    },
+    detach: (socket) => so.handOff(socket)[0]!,
     dup: (fd) => so.dup(fd),
     close: (fd) => so.close(fd),
     tcpInfo: (fd) => so.tcpInfo(fd),

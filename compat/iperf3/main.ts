@@ -5,6 +5,7 @@
  */
 import { spawn } from "node:child_process";
 import { writeFileSync, unlinkSync } from "node:fs";
+import { WorkerPool } from "../../src/engine/worker-pool.ts";
 import { UserError } from "../../src/errors.ts";
 import { shutdownSignal } from "../../src/signals.ts";
 import { VERSION } from "../../src/version.ts";
@@ -40,6 +41,8 @@ export async function main(argv: string[]): Promise<number> {
     if (plan.pidfile) writeFileSync(plan.pidfile, `${process.pid}`);
     const fd = await requireFdTools();
     const signal = shutdownSignal();
+    // Workers take a moment to load; start them now so the first data stream does not wait for them.
+    WorkerPool.shared();
     if (plan.role === "server") {
       const { runServer } = await import("./server.ts");
       return await runServer(plan, out, fd, signal);

@@ -20,6 +20,10 @@ export interface LiveStream {
 
 const us = (s: number) => Math.round(s * 1e6) / 1e6;
 
+function zeroCounters(c: StreamCounters): StreamCounters {
+  return { ...c, bytes: 0, packets: 0, transactions: 0, lost: 0, outOfOrder: 0, jitter: 0, sendErrors: 0, maxSeq: 0, duplicates: 0 };
+}
+
 interface Base {
   c: StreamCounters;
   retrans: number;
@@ -39,12 +43,12 @@ export class StreamSampler {
     readonly streams: LiveStream[],
     private readonly udp: boolean,
     private readonly tcpInfo: ((fd: number) => TcpInfo | undefined) | undefined,
-  ) {}
-
-  /** TCP senders whose retransmits we can read (3.12's sender_has_retransmits). */
-  get hasRetransmits(): boolean {
-    return !this.udp && this.tcpInfo !== undefined && this.streams.some((s) => s.infoFd !== undefined);
+  ) {
+    this.hasRetransmits = !udp && tcpInfo !== undefined && streams.some((s) => s.infoFd !== undefined);
   }
+
+  /** TCP senders whose retransmits we can read (3.12's sender_has_retransmits); fixed when the test starts. */
+  readonly hasRetransmits: boolean;
 
   private read(s: LiveStream): Base {
     const c = s.plane.snapshot().streams[s.index]!;
@@ -52,11 +56,18 @@ export class StreamSampler {
     return { c, retrans: info?.total_retrans ?? 0 };
   }
 
-  /** TEST_START: intervals and totals count from here; with omit, everything until omitEnd() is marked omitted. */
-  start(nowMs: number, omitS: number): void {
-    this.t0 = this.lastMs = nowMs;
+  /**
+   * TEST_START: intervals and totals count from `t0Ms`; with omit, everything until omitEnd() is marked omitted.
+   * TCP streams count from their first byte (their planes are fresh, and a Worker may read before we get here);
+   * UDP streams from now, which leaves out the 4-byte handshake datagram.
+   */
+  start(t0Ms: number, omitS: number): void {
+    this.t0 = this.lastMs = t0Ms;
     this.omitting = omitS > 0;
-    this.base = this.streams.map((s) => this.read(s));
+    this.base = this.streams.map((s) => {
+      const b = this.read(s);
+      return this.udp ? b : { c: zeroCounters(b.c), retrans: b.retrans };
+    });
     this.last = this.base.map((b) => ({ ...b }));
     this.rttSum = this.streams.map(() => 0);
     this.rttCount = this.streams.map(() => 0);

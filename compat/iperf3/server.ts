@@ -24,6 +24,7 @@ import { StreamSampler, type LiveStream } from "./sampler.ts";
 import { CpuWindow, IPERF_VERSION_STRING, SideReport, blankStream, modeOf, plainAddress, sendsOn, systemInfo } from "./side.ts";
 import { adoptedTcpSpec, serverUdpRecvSpec, serverUdpSendSpec } from "./stream-specs.ts";
 import { acceptedLine, connectedLine, serverListening } from "./text-report.ts";
+import { everyInterval, type GridTimer } from "./timers.ts";
 
 interface ConnState {
   kind: "pending" | "control" | "gone";
@@ -205,7 +206,7 @@ class ServerTest {
   private sampler?: StreamSampler;
   private readonly cpu = new CpuWindow();
   private tick: ReturnType<typeof setInterval>;
-  private intervalTimer?: ReturnType<typeof setInterval>;
+  private intervalTimer?: GridTimer;
   private omitTimer?: ReturnType<typeof setTimeout>;
   private udpCatcher?: UdpSocket;
   private holdsUdp = false;
@@ -330,7 +331,7 @@ class ServerTest {
             if (ev.name !== "connected" || !ev.from) return;
             const got = this.session.acceptStream(performance.now());
             if (!got) return;
-            this.addLive(0, plane, 0, got.id, false, { host: plainAddress(host === "::" ? "::" : host), port }, { host: plainAddress(ev.from.host), port: ev.from.port });
+            this.addLive(0, plane, undefined, got.id, false, { host: plainAddress(host === "::" ? "::" : host), port }, { host: plainAddress(ev.from.host), port: ev.from.port });
           });
           this.session.listenerReady(performance.now());
         },
@@ -357,7 +358,7 @@ class ServerTest {
                 if (this.closed) return void plane.stop();
                 const got = this.session.acceptStream(performance.now());
                 if (!got) return void plane.stop();
-                this.addLive(0, plane, 0, got.id, true, { host: plainAddress(host), port }, { host: plainAddress(fromHost), port: fromPort });
+                this.addLive(0, plane, undefined, got.id, true, { host: plainAddress(host), port }, { host: plainAddress(fromHost), port: fromPort });
               },
               (err: unknown) => this.session.fail(new Iperf3ProtocolError((err as Error).message, IErrno.IESTREAMLISTEN, ERRNO[(err as { code?: string }).code ?? ""] ?? Errno.EIO)),
             );
@@ -418,7 +419,7 @@ class ServerTest {
   private addLive(n: number, plane: DataPlane, infoFd: number | undefined, id: number, sender: boolean, local: { host: string; port: number }, remote: { host: string; port: number }): void {
     const report = blankStream(id, 5 + 2 * n, sender);
     Object.assign(report, { localHost: local.host, localPort: local.port, remoteHost: remote.host, remotePort: remote.port });
-    this.live[n] = { report, plane, index: 0, infoFd: typeof infoFd === "number" ? infoFd : undefined };
+    this.live[n] = { report, plane, index: 0, infoFd };
     this.side?.start.connected.push({ socket: report.socket, localHost: local.host, localPort: local.port, remoteHost: remote.host, remotePort: remote.port });
   }
 
@@ -444,10 +445,10 @@ class ServerTest {
     for (const pl of new Set(streams.map((s) => s.plane))) pl.go();
     const iv = this.plan.output.intervalS;
     if (iv > 0) {
-      this.intervalTimer = setInterval(() => {
+      this.intervalTimer = everyInterval(iv * 1000, () => {
         this.sampler?.sample(performance.now());
         this.flushIntervals();
-      }, iv * 1000);
+      });
     }
     if (p.omitS > 0) {
       this.omitTimer = setTimeout(() => {
@@ -455,11 +456,11 @@ class ServerTest {
         this.flushIntervals();
         // Interval boundaries restart with the measured part, as 3.12's omit timer does.
         if (this.intervalTimer) {
-          clearInterval(this.intervalTimer);
-          this.intervalTimer = setInterval(() => {
+          this.intervalTimer?.stop();
+          this.intervalTimer = everyInterval(iv * 1000, () => {
             this.sampler?.sample(performance.now());
             this.flushIntervals();
-          }, iv * 1000);
+          });
         }
       }, p.omitS * 1000);
     }
@@ -502,7 +503,7 @@ class ServerTest {
   }
 
   private stopTimers(): void {
-    clearInterval(this.intervalTimer);
+    this.intervalTimer?.stop();
     clearTimeout(this.omitTimer);
     this.intervalTimer = undefined;
     this.omitTimer = undefined;

@@ -3,6 +3,7 @@
  * One plane per stream, so a server can start them as their connections arrive and a client can do the UDP
  * handshakes one at a time, as the stock peers do.
  */
+import { readFileSync } from "node:fs";
 import type { SocketOptions, StreamSpecInput } from "../../src/stream-spec.ts";
 import type { TestParams } from "../../interop/iperf3/params.ts";
 import { UDP_HELLO, UDP_REPLY } from "../../interop/iperf3/udp.ts";
@@ -47,6 +48,33 @@ export function adoptedTcpSpec(role: "send" | "recv", fd: number, pending: numbe
   return { kind: "tcp-recv", id: 0, adopt: { fd, pending }, readSize: Math.max(p.len, MIN_READ), endOnEof: true, options };
 }
 
+/**
+ * Datagrams per sendmmsg batch: bursts of at most ~64 KiB, so big datagrams at a modest rate do not arrive in
+ * clumps that overflow the receiver's buffer (3.12 sends one datagram per pacing check).
+ */
+export function udpBatch(p: TestParams): number {
+  return Math.max(1, Math.min(64, Math.floor(65536 / p.len)));
+}
+
+/** UDP receivers get a larger buffer unless -w says otherwise: a Worker's read loop has more jitter than C's. */
+export function udpRecvOptions(p: TestParams): SocketOptions {
+  const o = socketOptions(p, false);
+  if (!p.window) o.recvBuffer = udpRecvBuffer();
+  return o;
+}
+
+let rmemMax: number | undefined;
+function udpRecvBuffer(): number {
+  if (rmemMax === undefined) {
+    try {
+      rmemMax = Number(readFileSync("/proc/sys/net/core/rmem_max", "latin1").trim()) || 212992;
+    } catch {
+      rmemMax = 212992;
+    }
+  }
+  return Math.min(4 * 1024 * 1024, rmemMax);
+}
+
 export function udpFormat(p: TestParams): "iperf3" | "iperf3-64" {
   return p.udpCounters64bit ? "iperf3-64" : "iperf3";
 }
@@ -63,6 +91,7 @@ export function clientUdpSendSpec(host: string, port: number, bindPort: number |
     rate: rate(p),
     hello: UDP_HELLO,
     awaitReply: true,
+    batch: udpBatch(p),
     payload: payload(p),
     options: socketOptions(p, false),
   };
@@ -79,7 +108,7 @@ export function clientUdpRecvSpec(family: "ipv4" | "ipv6", bindPort: number | un
     listen: { host: family === "ipv6" ? "::" : "0.0.0.0", port: bindPort ?? 0 },
     format: udpFormat(p),
     datagramSize: 65535,
-    options: socketOptions(p, false),
+    options: udpRecvOptions(p),
   };
 }
 
@@ -92,7 +121,7 @@ export function serverUdpRecvSpec(host: string, port: number, p: TestParams): St
     format: udpFormat(p),
     datagramSize: 65535,
     helloReply: UDP_REPLY,
-    options: socketOptions(p, false),
+    options: udpRecvOptions(p),
   };
 }
 
@@ -106,6 +135,7 @@ export function serverUdpSendSpec(bindHost: string, port: number, to: { host: st
     datagramSize: p.len,
     format: udpFormat(p),
     rate: rate(p),
+    batch: udpBatch(p),
     payload: payload(p),
     options: socketOptions(p, false),
   };

@@ -9,8 +9,6 @@ import { REPORT_MIN_LENGTH, type ServerReport, decodeServerReport } from "../../
 import { UdpClientSession } from "../../interop/iperf2/udp-client-session.ts";
 import { csvUdpLine } from "./csv-report.ts";
 import { type Member, ReportGroup } from "./groups.ts";
-import { handOff } from "./handoff.ts";
-import { stopPlane } from "./stop-plane.ts";
 import { localAddressToward } from "./local-address.ts";
 import { type ClientPlan, clientLen, clientRate } from "./plan.ts";
 import { defaultBuffers } from "./socket-defaults.ts";
@@ -151,7 +149,7 @@ class ConnectBackListener {
     if (addr) local.host = addr.host;
     io.printer.info(connectionLine(id, local, peer));
     s.data = { handed: true };
-    const [fd] = handOff(s, io.sockopt, 1);
+    const [fd] = io.sockopt.handOff(s);
     const startMs = performance.now();
     this.planes.push(
       (async () => {
@@ -236,9 +234,9 @@ async function tcpForward(plan: ClientPlan, io: ClientIo, localHost: string): Pr
 async function runFor(plan: ClientPlan, plane: DataPlane, signal: AbortSignal): Promise<void> {
   if (plan.amount.kind === "time") {
     await within(plane.ended, plan.amount.seconds * 1000, signal);
-    await stopPlane(plane);
+    await plane.stop();
   } else {
-    signal.addEventListener("abort", () => void stopPlane(plane), { once: true });
+    signal.addEventListener("abort", () => void plane.stop(), { once: true });
     await plane.ended;
   }
 }
@@ -266,7 +264,7 @@ async function tcpReverse(plan: ClientPlan, io: ClientIo, localHost: string): Pr
     io.printer.info(connectionLine(id, local, server, [plan.fullDuplex ? "(full-duplex)" : "(reverse)"]));
     const startMs = performance.now();
     s.write(headerBytes, 0, headerBytes.length);
-    const fds = handOff(s, sockopt, plan.fullDuplex ? 2 : 1);
+    const fds = sockopt.handOff(s, plan.fullDuplex ? 2 : 1);
     const fdRecv = fds[0]!;
     const fdSend = fds[1] ?? -1;
     const specs: StreamSpecInput[] = [{ kind: "tcp-recv", id: 0, adopt: { fd: fdRecv, pending: 0 }, endOnEof: true, idleTimeoutMs: 60_000 }];
@@ -304,7 +302,7 @@ async function tcpReverse(plan: ClientPlan, io: ClientIo, localHost: string): Pr
         } else {
           await Promise.race([plane.ended, new Promise<void>((r) => io.signal.addEventListener("abort", () => r(), { once: true }))]);
         }
-        await stopPlane(plane);
+        await plane.stop();
       })(),
     );
   }
@@ -378,9 +376,9 @@ async function udpForward(plan: ClientPlan, io: ClientIo, localHost: string): Pr
       // The timer and the end of the test fall on the same instant; the last interval is printed either way.
       if ((stopMs - startMs) / 1000 >= (ticks + 1) * plan.intervalS - 0.05) udpInterval();
     }
-    await stopPlane(plane);
+    await plane.stop();
   } else {
-    io.signal.addEventListener("abort", () => void stopPlane(plane), { once: true });
+    io.signal.addEventListener("abort", () => void plane.stop(), { once: true });
     const ends: number[] = [];
     plane.onStreamEnd(() => ends.push(performance.now()));
     await plane.ended;
@@ -457,7 +455,7 @@ async function udpReverse(plan: ClientPlan, io: ClientIo, localHost: string): Pr
   const limit = plan.amount.kind === "time" ? plan.amount.seconds * 1000 + REVERSE_GRACE_MS : 3_600_000;
   await within(fin, limit, io.signal);
   const c = plane.snapshot().streams[0]!;
-  await stopPlane(plane);
+  await plane.stop();
   const seconds = firstMs > 0 ? ((finMs || performance.now()) - firstMs) / 1000 : 0;
   const total = c.maxSeq + (finMs > 0 ? 1 : 0);
   const fig = { id: "*1", start: 0, end: seconds, bytes: c.bytes, jitterS: c.jitter, lost: c.lost, total };

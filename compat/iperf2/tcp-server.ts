@@ -7,8 +7,6 @@ import { versionString } from "../../interop/iperf2/client-header.ts";
 import { digitsPayload } from "../../interop/iperf2/datagram.ts";
 import { type ServerSend, type TcpServerTest, TcpServerSession } from "../../interop/iperf2/tcp-server-session.ts";
 import { type Member, ReportGroup } from "./groups.ts";
-import { handOff } from "./handoff.ts";
-import { stopPlane } from "./stop-plane.ts";
 import type { ServerPlan } from "./plan.ts";
 import type { Printer } from "./printer.ts";
 import { type Queued, SocketTransport, flushQueued, newQueued } from "./socket-transport.ts";
@@ -103,7 +101,7 @@ export class TcpServer {
   async stop(): Promise<void> {
     this.listener?.stop(true);
     this.listener = undefined;
-    await Promise.all([...this.planes].map((p) => stopPlane(p)));
+    await Promise.all([...this.planes].map((p) => p.stop()));
     for (const g of this.groups) g.close();
     this.finished();
   }
@@ -173,7 +171,7 @@ export class TcpServer {
     // From here the socket belongs to Workers: duplicates of its fd for each direction.
     s.data.handed = true;
     s.data.session?.handOff();
-    const fds = handOff(s, io.sockopt, r?.direction === "full-duplex" ? 2 : 1);
+    const fds = io.sockopt.handOff(s, r?.direction === "full-duplex" ? 2 : 1);
     const fdRecv = fds[0]!;
     const fdSend = fds[1] ?? fdRecv;
     const specs: StreamSpecInput[] = [];

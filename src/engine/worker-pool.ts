@@ -22,17 +22,21 @@ export class WorkerPool {
   private readonly crashListeners = new Set<(worker: number, message: string) => void>();
   private static instance: WorkerPool | undefined;
 
-  private constructor(readonly size: number, pin: boolean) {
+  private constructor(readonly size: number, private readonly pin: boolean) {
     for (let i = 0; i < size; i++) {
-      const w = new Worker(WORKER_ENTRY, { type: "module" });
-      w.onmessage = (ev: MessageEvent<FromWorker>) => this.dispatch(ev.data);
-      w.onerror = (ev: ErrorEvent) => this.crashed(i, ev);
-      if (pin) w.postMessage({ t: "pin", cpu: i % cores() } satisfies ToWorker);
-      // Workers must not keep a finished client alive; servers are kept alive by their listeners.
-      (w as unknown as { unref?: () => void }).unref?.();
-      this.workers.push(w);
+      this.workers.push(this.spawn(i));
       this.load.push(0);
     }
+  }
+
+  private spawn(i: number): Worker {
+    const w = new Worker(WORKER_ENTRY, { type: "module" });
+    w.onmessage = (ev: MessageEvent<FromWorker>) => this.dispatch(ev.data);
+    w.onerror = (ev: ErrorEvent) => this.crashed(i, ev);
+    if (this.pin) w.postMessage({ t: "pin", cpu: i % cores() } satisfies ToWorker);
+    // Workers must not keep a finished client alive; servers are kept alive by their listeners.
+    (w as unknown as { unref?: () => void }).unref?.();
+    return w;
   }
 
   /** The process-wide pool, created on first use with one Worker per core unless told otherwise. */
@@ -84,7 +88,11 @@ export class WorkerPool {
     this.listeners.get(m.plane)?.(m);
   }
 
+  /** The tests the Worker served end with an error; a fresh Worker takes its place, so a server keeps serving. */
   private crashed(i: number, ev: ErrorEvent): void {
+    this.workers[i]?.terminate();
+    this.workers[i] = this.spawn(i);
+    this.load[i] = 0;
     for (const l of this.crashListeners) l(i, `data worker ${i} crashed: ${ev.message}`);
   }
 }

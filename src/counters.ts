@@ -22,6 +22,8 @@ export const Slot = {
   latencyMaxUs: 12, // level
   maxSeq: 13, // level
   duplicates: 14,
+  /** Bytes a sending stream read back on the same socket (full duplex: tcp-send with countReceived). */
+  received: 15,
 } as const;
 export const SLOTS_PER_STREAM = 16;
 
@@ -55,6 +57,8 @@ export interface StreamCounters {
   latencyMaxUs: number;
   maxSeq: number;
   duplicates: number;
+  /** Bytes read by a sending stream that also counts what it receives (tcp-send countReceived). */
+  received: number;
   /** Per-bucket transaction counts (see src/histogram.ts). */
   histogram: Uint32Array;
 }
@@ -86,6 +90,7 @@ export function snapshot(buffers: CounterBuffers, streams: number, atMs: number,
       latencyMaxUs: c[o + Slot.latencyMaxUs]!,
       maxSeq: c[o + Slot.maxSeq]!,
       duplicates: c[o + Slot.duplicates]!,
+      received: c[o + Slot.received]!,
       histogram: withHistograms ? h.slice(i * HIST_BUCKETS, (i + 1) * HIST_BUCKETS) : new Uint32Array(0),
     });
   }
@@ -111,6 +116,7 @@ export function delta(from: StreamCounters, to: StreamCounters): StreamCounters 
     latencyMaxUs: to.latencyMaxUs,
     maxSeq: to.maxSeq,
     duplicates: to.duplicates - from.duplicates,
+    received: to.received - from.received,
     histogram: hist,
   };
 }

@@ -76,6 +76,12 @@ export const TcpSendSpec = z.object({
   fill: z.number().int().min(0).max(255).default(0x41),
   rate: Rate.default({}),
   end: TcpEnd.default("close"),
+  /**
+   * Also read the socket and count what arrives (counters' `received`): one socket that both sends and receives
+   * (iperf 2 --full-duplex). Two runners on dups of one fd would split the incoming bytes between them. The peer's
+   * EOF then ends the stream (our side is closed at once, as Bun does for any socket).
+   */
+  countReceived: z.boolean().default(false),
 });
 
 export const TcpRecvSpec = z.object({

@@ -3,6 +3,7 @@ import type { Pacer } from "../pacer.ts";
 import type { TcpSendSpec } from "../stream-spec.ts";
 import type { TcpSocket } from "../net/types.ts";
 import { nowMs, type Runner, type StreamContext } from "./context.ts";
+import type { EndReason } from "./messages.ts";
 import { connectTcp, halfClose, senderPacer, type WorkerEnv } from "./sockets.ts";
 
 interface ConnState {
@@ -11,7 +12,10 @@ interface ConnState {
   closed: boolean;
 }
 
-/** Bulk TCP sender: one stream = `connections` sockets fed from one preallocated buffer, round-robin on drain. */
+/**
+ * Bulk TCP sender: one stream = `connections` sockets fed from one preallocated buffer, round-robin on drain. With
+ * countReceived it also counts what its sockets read (full duplex on one socket); the peer's EOF closes a socket.
+ */
 export class TcpSender implements Runner {
   private readonly buf: Uint8Array;
   private readonly socks: TcpSocket<ConnState>[] = [];
@@ -21,6 +25,7 @@ export class TcpSender implements Runner {
   private waitTimer: ReturnType<typeof setTimeout> | undefined;
   private closedCount = 0;
   private onAllClosed: (() => void) | undefined;
+  private reason: EndReason = "stopped";
 
   constructor(private readonly spec: TcpSendSpec, private readonly ctx: StreamContext, private readonly env: WorkerEnv) {
     this.buf = spec.payload ?? new Uint8Array(spec.writeSize).fill(spec.fill);
@@ -29,20 +34,27 @@ export class TcpSender implements Runner {
 
   async open(): Promise<{ localPort?: number }> {
     const { spec, ctx } = this;
+    const { c, o } = ctx;
     const handlers = {
       drain: (s: TcpSocket<ConnState>) => this.pump(s),
-      data: () => {},
+      data: spec.countReceived
+        ? (_s: TcpSocket<ConnState>, d: Uint8Array) => {
+            c[o + Slot.received]! += d.byteLength;
+            c[o + Slot.lastActivityMs] = nowMs();
+          }
+        : () => {},
       close: (s: TcpSocket<ConnState>) => this.closed(s),
       error: () => {},
     };
     if (spec.adopt) {
+      if (spec.countReceived) c[o + Slot.received]! += spec.adopt.pending;
       this.socks.push(await this.env.net.connect({ fd: spec.adopt.fd, data: this.state(), socket: handlers }));
     } else if (spec.connect) {
       for (let i = 0; i < spec.connections; i++) {
         this.socks.push(await connectTcp(this.env, spec.connect, spec.bind, spec.options, this.state(), handlers));
       }
     } else throw new Error("tcp-send needs connect or adopt");
-    ctx.c[ctx.o + Slot.connections]! += this.socks.length;
+    c[o + Slot.connections]! += this.socks.length;
     return { localPort: this.socks[0]?.localPort };
   }
 
@@ -90,7 +102,9 @@ export class TcpSender implements Runner {
       }
       if (limit > 0 && c[o + Slot.bytes]! >= limit) {
         this.ctx.touch();
-        this.ctx.end("limit");
+        this.reason = "limit";
+        // A stream that also reads is not done before the peer's EOF: its `received` is still growing.
+        if (!this.spec.countReceived) this.ctx.end("limit");
         void this.stop();
         return;
       }
@@ -127,23 +141,25 @@ export class TcpSender implements Runner {
     this.stopping = true;
     const open = this.socks.filter((s) => !s.data.closed);
     if (open.length === 0) {
-      this.ctx.end("stopped");
+      this.ctx.end(this.reason);
       return Promise.resolve();
     }
+    // A socket that also reads keeps reading until the peer's EOF, whatever the end mode.
+    const half = this.spec.end === "fin-wait-eof" || this.spec.countReceived;
     return new Promise<void>((resolve) => {
       const finish = () => {
         clearTimeout(deadline);
-        this.ctx.end("stopped");
+        this.ctx.end(this.reason);
         resolve();
       };
       // A peer that never closes its side must not hold us: terminate after the deadline.
       const deadline = setTimeout(() => {
         for (const s of this.socks) if (!s.data.closed) s.terminate();
         finish();
-      }, this.spec.end === "fin-wait-eof" ? 10_000 : 2_000);
+      }, half ? 10_000 : 2_000);
       this.onAllClosed = finish;
       for (const s of open) {
-        if (this.spec.end === "fin-wait-eof") halfClose(this.env, s);
+        if (half) halfClose(this.env, s);
         else s.end();
       }
     });

@@ -11,6 +11,7 @@ import {
   cpuNonIdleFraction,
   cyclesPerByte,
   eventsPerSecond,
+  iperf2NetPower,
   jitterStep,
   kibibytesPerSecond,
   kilobytesPerSecond,
@@ -273,5 +274,25 @@ describe("against the peers' printed figures", () => {
       }
     }
     expect(checked).toBe(6);
+  });
+});
+
+describe("iperf 2 NetPwr", () => {
+  test("hand-computed: 1 MB/s over 10 µs is 100000; no delay is NaN, no time is 0", () => {
+    expect(iperf2NetPower(1e6, 1, 10e-6)).toBeCloseTo(1e5, 6);
+    expect(iperf2NetPower(2e6, 2, 4e-6)).toBeCloseTo(250_000, 6);
+    expect(iperf2NetPower(1e6, 1, 0)).toBeNaN();
+    expect(iperf2NetPower(1e6, 0, 10e-6)).toBe(0);
+  });
+
+  test("stock iperf -c -e (tests/fixtures/iperf2/outputs/tcp_e.txt): 50 writes of 128 KiB + the 60-byte header at RTT 55 us", () => {
+    // "[  1] 0.0000-1.0000 sec  6.25 MBytes  52.4 Mbits/sec  50/0          0     1151K/55(18) us  119157"
+    expect(formatFixed(iperf2NetPower(50 * 131072 + 60, 1, 55e-6), 0)).toBe("119157");
+    // "[  1] 1.0000-2.0000 sec  6.25 MBytes  52.4 Mbits/sec  50/0          0     1151K/32(7) us  204800"
+    expect(formatFixed(iperf2NetPower(50 * 131072, 1, 32e-6), 0)).toBe("204800");
+    // "[  1] 0.0000-2.0279 sec  12.6 MBytes  52.2 Mbits/sec  101/0          0     1151K/33(8) us  197819"
+    // The duration is only known to 4 decimals, which moves the figure by ±5 here.
+    const [lo, hi] = plusMinus(2.0279, 4).map((s) => iperf2NetPower(101 * 131072 + 60, s, 33e-6));
+    expect(197819).toBeWithin(Math.floor(hi!), Math.ceil(lo!) + 1);
   });
 });

@@ -124,6 +124,16 @@ export function jitterStep(jitter: number, transitDelta: number): number {
   return jitter + (Math.abs(transitDelta) - jitter) / 16;
 }
 
+/**
+ * iperf 2 "NetPwr" (network power) = throughput / delay = bytes / seconds / delay (s) · 10⁻⁶. The delay is the
+ * sender's smoothed RTT from TCP_INFO (TCP -e) or the mean one-way latency (UDP -e). NaN without a delay (iperf 2
+ * prints "NAN"), 0 over no time.
+ */
+export function iperf2NetPower(bytes: number, seconds: number, delaySeconds: number): number {
+  if (!(delaySeconds > 0)) return NaN;
+  return per(bytes, seconds) / delaySeconds / 1e6;
+}
+
 /** netperf RT_LATENCY (µs) = 10⁶ / transactions per second · (1 + first burst); TCP_CRR passes firstBurst 0. */
 export function netperfRtLatencyUs(transactionsPerSecond: number, firstBurst = 0): number {
   return transactionsPerSecond > 0 ? (1e6 / transactionsPerSecond) * (1 + firstBurst) : 0;

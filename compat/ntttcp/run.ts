@@ -84,38 +84,23 @@ async function until(plane: DataPlane, test: (s: Snapshot) => boolean, signal: A
   return false;
 }
 
-class Measured {
+/**
+ * Counted I/O calls over the measured window (Windows "Avg B / Compl"): the engine's results carry bytes and time
+ * per stream but not TCP call counts, so the call counters are snapshotted at the same phase changes.
+ */
+class IoCounts {
   private start: Snapshot | undefined;
   private end: Snapshot | undefined;
-  private startMs = 0;
-  private endMs = 0;
   constructor(private readonly plane: DataPlane, run: TestRun) {
     run.onPhase((ph) => {
-      if (ph === "measuring") {
-        this.start = plane.snapshot();
-        this.startMs = performance.now();
-      } else if ((ph === "cool-down" || ph === "done") && this.start && !this.end) {
-        this.end = plane.snapshot();
-        this.endMs = performance.now();
-      }
+      if (ph === "measuring") this.start = plane.snapshot();
+      else if ((ph === "cool-down" || ph === "done") && this.start && !this.end) this.end = plane.snapshot();
     });
   }
-  seconds(): number {
-    return this.start ? ((this.end ? this.endMs : performance.now()) - this.startMs) / 1000 : 0;
-  }
-  threads(layout: StreamLayout, p: NtttcpPlan): ThreadResult[] {
-    const seconds = this.seconds();
-    const out = new Map<number, ThreadResult>(p.threads.map((t) => [t.index, { index: t.index, bytes: 0, ios: 0, seconds }]));
-    if (this.start) {
-      const end = this.end ?? this.plane.snapshot();
-      layout.threadOf.forEach((thread, i) => {
-        const d = delta(this.start!.streams[i]!, end.streams[i]!);
-        const r = out.get(thread)!;
-        r.bytes += d.bytes;
-        r.ios = (r.ios ?? 0) + d.packets;
-      });
-    }
-    return [...out.values()];
+  of(stream: number): number {
+    if (!this.start) return 0;
+    const end = this.end ?? this.plane.snapshot();
+    return delta(this.start.streams[stream]!, end.streams[stream]!).packets;
   }
 }
 
@@ -144,18 +129,26 @@ function newRun(p: NtttcpPlan, io: RunIo, timing: { warmupS: number; durationS: 
   return run;
 }
 
-function results(p: NtttcpPlan, run: TestRun, m: Measured, layout: StreamLayout, plane: DataPlane, io: RunIo): NtttcpResults {
-  const threads = m.threads(layout, p);
+function results(p: NtttcpPlan, run: TestRun, ios: IoCounts, layout: StreamLayout, plane: DataPlane, io: RunIo): NtttcpResults {
+  // Bytes and the measured time come from the engine's own window snapshots (one source for every dialect).
+  const doc = run.results();
+  const seconds = doc.phases.measured_s;
+  const threads = new Map<number, ThreadResult>(p.threads.map((t) => [t.index, { index: t.index, bytes: 0, ios: 0, seconds }]));
+  layout.threadOf.forEach((thread, i) => {
+    const r = threads.get(thread)!;
+    r.bytes += doc.streams[i]?.bytes ?? 0;
+    r.ios = (r.ios ?? 0) + ios.of(i);
+  });
+  const list = [...threads.values()];
   const snap = plane.snapshot();
-  const host = run.results().cpu.host;
   return {
     role: p.role,
     protocol: p.protocol,
-    seconds: m.seconds(),
-    threads,
-    totalBytes: threads.reduce((n, t) => n + t.bytes, 0),
+    seconds,
+    threads: list,
+    totalBytes: list.reduce((n, t) => n + t.bytes, 0),
     connections: p.role === "sender" ? snap.streams.reduce((n, s) => n + (p.protocol === "udp" ? 1 : s.connections), 0) : 0,
-    host: hostFigures(host, {
+    host: hostFigures(doc.cpu.host, {
       protocol: p.protocol,
       nic: io.nic,
       interruptsMatching: io.interruptsMatching,
@@ -180,7 +173,15 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
   const stop = linked(io.signal);
   const listeners: TcpListener[] = [];
   let syncRx: LinuxSyncReceiver | undefined;
-  let cycle: number | undefined;
+  // The run (and its /proc sampler) exists before the start trigger, so starting costs only a snapshot.
+  let run: TestRun | undefined;
+  let counts: IoCounts | undefined;
+  const prepare = (cycle: number | undefined) => {
+    if (run) return;
+    run = newRun(p, io, cycleTiming(p, cycle));
+    run.attach(plane, "recv");
+    counts = new IoCounts(plane, run);
+  };
   try {
     io.log("INFO", `${p.threads.length + (p.sync.kind === "linux" ? 1 : 0)} threads created`);
     let started: Promise<boolean>;
@@ -190,9 +191,12 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
       io.signal.addEventListener("abort", () => resolveStart(false), { once: true });
       const rx = new LinuxSyncReceiver({ duration: p.duration, multiClient: p.sync.multiClient }, (e: LinuxSyncReceiverEvent) => {
         if (e.type === "log") io.log(e.level, e.text);
-        else if (e.type === "negotiated") cycle = e.cycle;
-        else if (e.type === "start") resolveStart(true);
-        else if (e.type === "interrupted") stop.abort("peer");
+        else if (e.type === "negotiated") prepare(e.cycle);
+        else if (e.type === "start") {
+          // A sender that never proposed a cycle runs on the receiver's own -t.
+          prepare(undefined);
+          resolveStart(true);
+        } else if (e.type === "interrupted") stop.abort("peer");
       });
       syncRx = rx;
       let open = 0;
@@ -205,50 +209,52 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
           return { onData: (b) => c.onData(b), onClose: () => (open--, c.onClose()) };
         }),
       );
-    } else if (p.sync.kind === "windows") {
-      const sync = p.sync;
-      started = (async () => {
-        // Windows opens its token listeners only once every thread accepted its data connection (§4.2).
-        if (p.protocol === "tcp" && !(await until(plane, (s) => s.streams.every((x) => x.connections >= 1), io.signal))) return false;
-        let done!: (v: boolean) => void;
-        const all = new Promise<boolean>((r) => (done = r));
-        io.signal.addEventListener("abort", () => done(false), { once: true });
-        const gate = new WindowsTokenGate(p.threads.length, () => done(true), (i) => io.log("ERR", `token exchange on port ${p.threads[i]!.port + sync.offset} failed`));
-        p.threads.forEach((t, i) => {
-          let taken = false;
-          listeners.push(
-            listenControl(io.net, t.host, t.port + sync.offset, (tr) => {
-              if (taken) return null;
-              taken = true;
-              const x = gate.exchange(i, tr);
-              queueMicrotask(() => x.start());
-              return { onData: (b) => x.onData(b), onClose: () => x.onClose() };
-            }),
-          );
-        });
-        return all;
-      })();
-    } else if (p.protocol === "udp") {
-      // Both originals start a UDP receiver's clock at start-up; the first datagram is the fairer start (§5.2).
-      started = until(plane, (s) => s.streams.some((x) => x.bytes > 0), io.signal);
-    } else if (p.dialect === "windows") {
-      started = until(plane, (s) => s.streams.every((x) => x.connections >= 1), io.signal);
     } else {
-      // ntttcp-for-linux starts at the first accepted connection; its sender only writes once all its connections
-      // exist, so the first byte is the same instant for the sender and a fairer one for the receiver.
-      started = until(plane, (s) => s.streams.some((x) => x.bytes > 0), io.signal);
+      prepare(undefined);
+      if (p.sync.kind === "windows") {
+        const sync = p.sync;
+        started = (async () => {
+          // Windows opens its token listeners only once every thread accepted its data connection (§4.2).
+          if (p.protocol === "tcp" && !(await until(plane, (s) => s.streams.every((x) => x.connections >= 1), io.signal))) return false;
+          let done!: (v: boolean) => void;
+          const all = new Promise<boolean>((r) => (done = r));
+          io.signal.addEventListener("abort", () => done(false), { once: true });
+          const gate = new WindowsTokenGate(p.threads.length, () => done(true), (i) => io.log("ERR", `token exchange on port ${p.threads[i]!.port + sync.offset} failed`));
+          p.threads.forEach((t, i) => {
+            let taken = false;
+            listeners.push(
+              listenControl(io.net, t.host, t.port + sync.offset, (tr) => {
+                if (taken) return null;
+                taken = true;
+                const x = gate.exchange(i, tr);
+                queueMicrotask(() => x.start());
+                return { onData: (b) => x.onData(b), onClose: () => x.onClose() };
+              }),
+            );
+          });
+          return all;
+        })();
+      } else if (p.protocol === "udp") {
+        // Both originals start a UDP receiver's clock at start-up; the first datagram is the fairer start (§5.2).
+        started = until(plane, (s) => s.streams.some((x) => x.bytes > 0), io.signal);
+      } else if (p.dialect === "windows") {
+        started = until(plane, (s) => s.streams.every((x) => x.connections >= 1), io.signal);
+      } else {
+        // ntttcp-for-linux starts at the first accepted connection; its sender only writes once all its connections
+        // exist, so the first byte is the same instant for the sender and a fairer one for the receiver.
+        started = until(plane, (s) => s.streams.some((x) => x.bytes > 0), io.signal);
+      }
     }
-    if (!(await started)) throw new UserError("interrupted before the test started: no sender connected", 1);
-    const timing = cycleTiming(p, p.sync.kind === "linux" ? cycle : undefined);
-    const run = newRun(p, io, timing);
-    run.attach(plane, "recv");
-    const m = new Measured(plane, run);
-    await run.runTimed(stop.signal);
+    if (!(await started) || !run || !counts) throw new UserError("interrupted before the test started: no sender connected", 1);
+    const r: TestRun = run;
+    await r.runTimed(stop.signal);
     syncRx?.finish();
     if (p.dialect === "linux") io.log("INFO", "Test cycle finished.");
-    run.finish();
-    return results(p, run, m, layout, plane, io);
+    r.finish();
+    return results(p, r, counts, layout, plane, io);
   } finally {
+    const r = run as TestRun | undefined;
+    if (r && r.phase !== "done") r.finish();
     await plane.stop();
     // Late 'E' from a sender with a cool-down still gets its 13 before the sync port closes.
     if (syncRx) await sleep(300);
@@ -335,14 +341,14 @@ export async function runSender(p: NtttcpPlan, io: RunIo): Promise<NtttcpResults
     const timing = cycleTiming(p, cycle);
     const run = newRun(p, io, timing);
     run.attach(pl, "send");
-    const m = new Measured(pl, run);
+    const counts = new IoCounts(pl, run);
     pl.go();
     await run.runTimed(stop.signal);
     const interrupted = run.interrupted;
     if (interrupted && p.dialect === "linux") io.log("INFO", "Interrupted by Ctrl+C");
     if (p.dialect === "linux") io.log("INFO", "Test cycle finished.");
     run.finish();
-    const out = results(p, run, m, layout, pl, io);
+    const out = results(p, run, counts, layout, pl, io);
     if (session) {
       const s = session;
       const cutShort = interrupted || cycle === undefined || cycle === 0 || out.seconds + 0.25 < cycle;

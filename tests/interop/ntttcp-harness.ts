@@ -56,6 +56,13 @@ export function windowsTotalBytes(out: string): number {
   return Number(lines[i + 2]!.trim().split(/\s+/)[0]) * 1048576;
 }
 
+/** Exit 0, or fail with what the process printed. */
+export function expectOk(...runs: Finished[]): void {
+  for (const f of runs) {
+    if (f.code !== 0) throw new Error(`exit ${f.code}\n--- stdout ---\n${f.stdout.slice(-3000)}\n--- stderr ---\n${f.stderr.slice(-3000)}`);
+  }
+}
+
 export function expectClose(a: number, b: number, tolerance: number): void {
   expect(a).toBeGreaterThan(0);
   expect(b).toBeGreaterThan(0);

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { emulateReceiver, emulateSender } from "./ntttcp-windows-emulator.ts";
-import { expectClose, linuxTotalBytes, sleep, spawnOurs, windowsTotalBytes } from "./ntttcp-harness.ts";
+import { expectClose, expectOk, linuxTotalBytes, sleep, spawnOurs, windowsTotalBytes } from "./ntttcp-harness.ts";
 
 /**
  * anyperf against an emulation of NTttcp for Windows 5.40 written from the spec (no Windows host here): the token
@@ -18,9 +18,9 @@ describe("Windows sync handshake against the emulation", () => {
     const listening = new Promise<void>((r) => (up = r));
     const rx = emulateReceiver({ host: "127.0.0.1", base: 28701, threads: 2, sync: true, offset: 100, warmupS: 0, runS: 2, cooldownS: 0 }, up);
     await listening;
-    const tx = await spawnOurs(words("--windows -s -m 2,*,127.0.0.1 -t 2 -p 28701"), env).done;
+    const tx = await spawnOurs(words("--windows -s -m 2,*,127.0.0.1 -t 2 -p 28701 -thr 250000"), env).done;
     const r = await rx;
-    expect(tx.code).toBe(0);
+    expectOk(tx);
     expectClose(r.recordedBytes, windowsTotalBytes(tx.stdout), 0.02);
     // Our sender outlasts the receiver (1 s linger), so Windows never sees an early close.
     expect(r.unexpectedDisconnects).toBe(0);
@@ -31,7 +31,7 @@ describe("Windows sync handshake against the emulation", () => {
     await sleep(700);
     const s = await emulateSender({ host: "127.0.0.1", base: 28711, threads: 2, sync: true, offset: 100, warmupS: 0, runS: 2, cooldownS: 1 });
     const rx = await ours.done;
-    expect(rx.code).toBe(0);
+    expectOk(rx);
     expectClose(windowsTotalBytes(rx.stdout), s.recordedBytes, 0.03);
   }, T);
 
@@ -53,7 +53,7 @@ describe("no-sync pairings across the two tools (emulated Windows side)", () => 
     await sleep(700);
     const s = await emulateSender({ host: "127.0.0.1", base: 28801, threads: 4, sync: false, offset: 1000, warmupS: 0, runS: 2, cooldownS: 1 });
     const rx = await ours.done;
-    expect(rx.code).toBe(0);
+    expectOk(rx);
     expectClose(linuxTotalBytes(rx.stdout), s.recordedBytes, 0.03);
   }, T);
 
@@ -62,9 +62,9 @@ describe("no-sync pairings across the two tools (emulated Windows side)", () => 
     const listening = new Promise<void>((r) => (up = r));
     const rx = emulateReceiver({ host: "127.0.0.1", base: 28811, threads: 2, sync: false, offset: 1000, warmupS: 0, runS: 2, cooldownS: 0 }, up);
     await listening;
-    const tx = await spawnOurs(words("-s127.0.0.1 -m 2,*,127.0.0.1 -N -t 2 -p 28811")).done;
+    const tx = await spawnOurs(words("-s127.0.0.1 -m 2,*,127.0.0.1 -N -t 2 -p 28811 -B 4G")).done;
     const r = await rx;
-    expect(tx.code).toBe(0);
+    expectOk(tx);
     expectClose(r.recordedBytes, linuxTotalBytes(tx.stdout), 0.03);
     expect(r.unexpectedDisconnects).toBe(0);
   }, T);

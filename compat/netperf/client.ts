@@ -7,7 +7,7 @@ import { OmniRequest } from "../../interop/netperf/omni-request.ts";
 import { buildOmniRequest, isRequestResponse, testShape } from "../../interop/netperf/test-request.ts";
 import { flushQueued, newQueued, SocketTransport, type Queued } from "../iperf2/socket-transport.ts";
 import { CpuMeter, cpuCount } from "./cpu-meter.ts";
-import { clientCounters, clientSpec, defaultCongestion, effectiveBuffers, stopPlane } from "./data-specs.ts";
+import { clientCounters, clientSpec, defaultCongestion, effectiveBuffers } from "./data-specs.ts";
 import { averageFigures, computeFigures, type Figures, type LatencyStats, type LocalSockets } from "./figures.ts";
 import { latencyStats } from "./latency.ts";
 import { legacyBody, topHeader } from "./legacy-output.ts";
@@ -201,7 +201,7 @@ class Instance {
     }
     if (plan.printHeaders) this.out += this.header();
     const onAbort = () => {
-      if (this.plane) void stopPlane(this.plane);
+      if (this.plane) void this.plane.stop();
     };
     io.signal.addEventListener("abort", onAbort, { once: true });
     this.session.start(performance.now());
@@ -263,7 +263,7 @@ class Instance {
         void this.dataPhase(a.response.dataPort).catch((e: unknown) => this.localFailure(e));
         return;
       case "abort-data":
-        if (this.plane) void stopPlane(this.plane);
+        if (this.plane) void this.plane.stop();
         return;
       case "shutdown-write":
         this.control?.end();
@@ -279,7 +279,7 @@ class Instance {
   }
 
   private fail(f: ClientFailure): void {
-    if (this.plane) void stopPlane(this.plane);
+    if (this.plane) void this.plane.stop();
     switch (f.kind) {
       case "remote-errno":
         // netperf: the message on stdout without a newline, then perror's text on stderr; exit status 255.
@@ -337,7 +337,7 @@ class Instance {
     ]);
     this.plane = plane;
     let stopTimer: ReturnType<typeof setTimeout> | undefined;
-    if (plan.testLength > 0) stopTimer = setTimeout(() => void stopPlane(plane), Math.max(0, plan.testLength * 1000 - (performance.now() - t0)));
+    if (plan.testLength > 0) stopTimer = setTimeout(() => void plane.stop(), Math.max(0, plan.testLength * 1000 - (performance.now() - t0)));
     if (process.env.NP_DEBUG) plane.onStreamEnd((_s, e) => console.error("stream end", e, performance.now() - t0));
     plane.go();
     await plane.ended;

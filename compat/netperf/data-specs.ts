@@ -1,6 +1,5 @@
 import { readFileSync } from "node:fs";
 import type { StreamCounters } from "../../src/counters.ts";
-import type { DataPlane } from "../../src/engine/data-plane.ts";
 import type { SocketOptions, StreamSpecInput } from "../../src/stream-spec.ts";
 import type { ClientDataCounters } from "../../interop/netperf/client-session.ts";
 import type { ServerDataCounters, ServerDataSetup } from "../../interop/netperf/data-setup.ts";
@@ -159,15 +158,4 @@ export function clientCounters(i: { test: MigratedTest; requestSize: number; res
       return { elapsedS, bytesSent: t * i.requestSize, bytesReceived: t * i.responseSize, sendCalls: t, recvCalls: t, failedSends: c.sendErrors, transactions: t };
     }
   }
-}
-
-/**
- * Stops every stream of a plane and waits (bounded) for them to end. DataPlane.stop() arms a 15 s watchdog it
- * never clears, which keeps a finished client process alive; this does the same without leaving a timer behind.
- */
-export async function stopPlane(plane: DataPlane, boundMs = 15_000): Promise<void> {
-  for (let i = 0; i < plane.size; i++) if (!plane.ends[i]) plane.stopStream(i);
-  let t: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([plane.ended, new Promise<void>((r) => (t = setTimeout(r, boundMs)))]);
-  clearTimeout(t);
 }

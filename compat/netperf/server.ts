@@ -9,7 +9,7 @@ import { DEFAULT_LIMITS } from "../../interop/netperf/request-check.ts";
 import { DEFAULT_SERVER_OPTIONS, NetserverSession, type ServerAction } from "../../interop/netperf/server-session.ts";
 import { flushQueued, newQueued, SocketTransport, type Queued } from "../iperf2/socket-transport.ts";
 import { CpuMeter, cpuCount, readProcStat } from "./cpu-meter.ts";
-import { defaultCongestion, effectiveBuffers, netperfPayload, serverCounters, serverSpec, stopPlane } from "./data-specs.ts";
+import { defaultCongestion, effectiveBuffers, netperfPayload, serverCounters, serverSpec } from "./data-specs.ts";
 import { NicRateReporter } from "./nic-rate.ts";
 import type { NetserverPlan } from "./plan.ts";
 
@@ -56,16 +56,11 @@ class Slots {
   }
 }
 
+/** The errno netserver would have got from socket()/bind()/listen() for a data socket that could not be set up. */
 function errnoOf(e: unknown): number {
   const code = (e as { code?: string } | null)?.code;
   const byCode: Record<string, number> = { EADDRINUSE: Errno.EADDRINUSE, EADDRNOTAVAIL: Errno.EADDRNOTAVAIL, EACCES: Errno.EACCES, EPERM: Errno.EPERM, EINVAL: Errno.EINVAL };
-  if (code && byCode[code]) return byCode[code]!;
-  // DataPlane turns socket errors into sentences; recover the errno from them.
-  const msg = e instanceof Error ? e.message : String(e);
-  if (/in use/.test(msg)) return Errno.EADDRINUSE;
-  if (/not on this host/.test(msg)) return Errno.EADDRNOTAVAIL;
-  if (/not allowed/.test(msg)) return Errno.EACCES;
-  return Errno.EIO;
+  return (code && byCode[code]) || Errno.EIO;
 }
 
 /** One control connection: its session and the data phase it asks for. */
@@ -180,8 +175,7 @@ class ServerTest {
       socket: {
         open: (s) => {
           if (this.maertsRun === undefined || this.plane || s.fd === undefined) return s.terminate();
-          const fd = sockopt.dup(s.fd);
-          s.terminate();
+          const fd = sockopt.handOff(s)[0]!;
           this.dataListener?.stop(false);
           this.dataListener = undefined;
           void this.startMaerts(fd);
@@ -235,7 +229,7 @@ class ServerTest {
   private async stopData(): Promise<void> {
     this.dataListener?.stop(true);
     this.dataListener = undefined;
-    if (this.plane) await stopPlane(this.plane);
+    if (this.plane) await this.plane.stop();
     else if (!this.reported && this.setup) this.report();
   }
 
@@ -293,7 +287,7 @@ class ServerTest {
     this.dataListener?.stop(true);
     this.dataListener = undefined;
     this.reported = true;
-    if (this.plane) void stopPlane(this.plane);
+    if (this.plane) void this.plane.stop();
     this.releaseSlot();
   }
 }

@@ -256,6 +256,14 @@ describe("anyperf netserver under bad requests", () => {
     expect(r.reply.readInt32BE(4)).toBe(22);
   });
 
+  test("a data port already in use: stock netperf reports the server's errno 98 as netperf does", async () => {
+    // Our own control port is surely taken.
+    const r = await finish(stockNetperf(["-H", "127.0.0.1", "-p", String(OURS), "-l", "1", "-t", "TCP_RR", "--", "-P", `,${OURS}`]), LIMIT_MS);
+    expect(r.code).toBe(255);
+    expect(r.out).toEndWith("\nnetperf: remote error 98");
+    expect(r.err).toBe("Address already in use\n");
+  }, LIMIT_MS + 5000);
+
   test("short, garbage and closed-early requests never wedge the server", async () => {
     const garbage = new Uint8Array(10_000).map((_, i) => (i * 7919) & 0xff);
     await Promise.all([rawExchange(OURS, new Uint8Array(100), 200), rawExchange(OURS, garbage, 500), rawExchange(OURS, frame(97, (dv) => dv.setUint32(92, 9)), 500)]);

@@ -25,7 +25,7 @@ import { StreamSampler, type LiveStream } from "./sampler.ts";
 import { CpuWindow, IPERF_VERSION_STRING, SideReport, blankStream, modeOf, plainAddress, sendsOn, streamId, systemInfo } from "./side.ts";
 import { adoptedTcpSpec, clientUdpRecvSpec, clientUdpSendSpec, socketOptions } from "./stream-specs.ts";
 import { DONE, connectedLine, connectingLines } from "./text-report.ts";
-import { everyInterval, type GridTimer } from "./timers.ts";
+import { atTime, everyInterval, type GridTimer } from "./timers.ts";
 
 const ERRNO: Record<string, number> = {
   ECONNREFUSED: Errno.ECONNREFUSED,
@@ -54,12 +54,14 @@ class Iperf3Client {
   private sampler?: StreamSampler;
   private readonly cpu = new CpuWindow();
   private timers: Array<ReturnType<typeof setTimeout>> = [];
+  private exact: Array<{ stop(): void }> = [];
   private intervalTimer?: GridTimer;
   private tick?: ReturnType<typeof setInterval>;
   private congestion?: string;
   private ctrlMss = 0;
   private ended = false;
   private opening: Promise<void> = Promise.resolve();
+  private endDueMs: number | undefined;
   private starting: Promise<void> = Promise.resolve();
   private finished!: (code: number) => void;
   private readonly done = new Promise<number>((r) => (this.finished = r));
@@ -283,7 +285,7 @@ class Iperf3Client {
     const infoFd = sender ? this.fd.dup(raw) : undefined;
     try {
       const plane = await DataPlane.open([adoptedTcpSpec(sender ? "send" : "recv", raw, 0, p)]);
-      return { report: r, plane, index: 0, infoFd };
+      return { report: r, plane, index: 0, infoFd, preambleBytes: cookie.length };
     } catch (e) {
       if (infoFd !== undefined) this.fd.close(infoFd);
       throw e;
@@ -351,16 +353,19 @@ class Iperf3Client {
     let intervalStart = t0;
     startIntervals();
     if (p.omitS > 0) {
-      this.timers.push(
-        setTimeout(() => {
+      this.exact.push(
+        atTime(t0 + p.omitS * 1000, () => {
           intervalStart = performance.now();
           this.sampler?.omitEnd(intervalStart);
           this.flushIntervals();
           startIntervals();
-        }, Math.max(0, t0 + p.omitS * 1000 - performance.now())),
+        }),
       );
     }
-    if (p.timeS > 0) this.timers.push(setTimeout(() => this.endTest(), Math.max(0, t0 + (p.timeS + p.omitS) * 1000 - performance.now())));
+    if (p.timeS > 0) {
+      this.endDueMs = t0 + (p.timeS + p.omitS) * 1000;
+      this.exact.push(atTime(this.endDueMs, () => this.endTest()));
+    }
     if (p.bytes > 0 || p.blocks > 0) {
       // 3.12 ends as soon as the bytes (or blocks) sent or received reach the target; check often.
       const poll = setInterval(() => {
@@ -374,6 +379,9 @@ class Iperf3Client {
   }
 
   private sampleInterval(): void {
+    // When the end and an interval boundary fall together, end first: its last interval is then the whole one,
+    // not a sliver after the boundary (3.12 drops such slivers because its senders stopped; ours may not have yet).
+    if (this.endDueMs !== undefined && performance.now() >= this.endDueMs - 20) return this.endTest();
     this.sampler?.sample(performance.now());
     this.flushIntervals();
   }
@@ -426,6 +434,8 @@ class Iperf3Client {
   private clearTimers(): void {
     for (const t of this.timers) clearTimeout(t);
     this.timers = [];
+    for (const t of this.exact) t.stop();
+    this.exact = [];
     this.intervalTimer?.stop();
     this.intervalTimer = undefined;
   }
@@ -493,14 +503,18 @@ class Iperf3Client {
   }
 }
 
-/** Waits until the senders' counters stop moving (their Workers took the stop), at most 100 ms. */
+/**
+ * Waits until the senders' counters stood still for 20 ms (their Workers took the stop), at most 250 ms. A paced
+ * sender pauses between writes, so a shorter quiet spell could be a pause, not the stop.
+ */
 async function settle(sampler: StreamSampler, len: number): Promise<void> {
   let last = -1;
-  for (let i = 0; i < 50; i++) {
+  let quiet = 0;
+  for (let i = 0; i < 62 && quiet < 5; i++) {
     const sent = sampler.progress(len).sent;
-    if (sent === last) return;
+    quiet = sent === last ? quiet + 1 : 0;
     last = sent;
-    await new Promise((r) => setTimeout(r, 2));
+    await new Promise((r) => setTimeout(r, 4));
   }
 }
 

@@ -16,6 +16,8 @@ export interface LiveStream {
   index: number;
   /** Main-thread duplicate of a TCP sender's socket, for TCP_INFO; closed by release(). */
   infoFd?: number;
+  /** Bytes the connection carried before the payload (the client's 37-byte cookie), which TCP_INFO counts. */
+  preambleBytes?: number;
 }
 
 const us = (s: number) => Math.round(s * 1e6) / 1e6;
@@ -50,7 +52,17 @@ export class StreamSampler {
   /** TCP senders whose retransmits we can read (3.12's sender_has_retransmits); fixed when the test starts. */
   readonly hasRetransmits: boolean;
 
+  /** Counters taken when a stream stopped counting (a sender at TEST_END) while others still settle. */
+  private readonly frozen = new Map<LiveStream, Base>();
+
+  /** From now on these streams report what they have now (their Workers may write a little more). */
+  freeze(which: (s: LiveStream) => boolean): void {
+    for (const s of this.streams) if (which(s) && !this.frozen.has(s)) this.frozen.set(s, this.read(s));
+  }
+
   private read(s: LiveStream): Base {
+    const f = this.frozen.get(s);
+    if (f) return f;
     const c = s.plane.snapshot().streams[s.index]!;
     const info = s.infoFd !== undefined ? this.tcpInfo?.(s.infoFd) : undefined;
     return { c, retrans: info?.total_retrans ?? 0 };
@@ -79,7 +91,14 @@ export class StreamSampler {
     this.sample(nowMs);
     this.omitting = false;
     this.t0 = this.lastMs = nowMs;
-    this.base = this.streams.map((s, i) => ({ ...this.last[i]! }));
+    this.base = this.streams.map((s, i) => {
+      const b = { ...this.last[i]!, c: { ...this.last[i]!.c } };
+      // A TCP sender's written bytes run ahead of what the peer has by what sits in the socket buffers; the peer
+      // restarts its count at its own omit end, so ours restarts from what the peer has acknowledged.
+      const info = !this.udp && s.report.sender && s.infoFd !== undefined ? this.tcpInfo?.(s.infoFd) : undefined;
+      if (info?.bytes_acked !== undefined) b.c.bytes = Math.min(b.c.bytes, Math.max(0, info.bytes_acked - (s.preambleBytes ?? 0)));
+      return b;
+    });
     this.streams.forEach((s, i) => {
       const r = s.report;
       const c = this.last[i]!.c;

@@ -24,7 +24,7 @@ import { StreamSampler, type LiveStream } from "./sampler.ts";
 import { CpuWindow, IPERF_VERSION_STRING, SideReport, blankStream, modeOf, plainAddress, sendsOn, systemInfo } from "./side.ts";
 import { adoptedTcpSpec, serverUdpRecvSpec, serverUdpSendSpec } from "./stream-specs.ts";
 import { acceptedLine, connectedLine, serverListening } from "./text-report.ts";
-import { everyInterval, type GridTimer } from "./timers.ts";
+import { atTime, everyInterval, type GridTimer } from "./timers.ts";
 
 interface ConnState {
   kind: "pending" | "control" | "gone";
@@ -207,7 +207,7 @@ class ServerTest {
   private readonly cpu = new CpuWindow();
   private tick: ReturnType<typeof setInterval>;
   private intervalTimer?: GridTimer;
-  private omitTimer?: ReturnType<typeof setTimeout>;
+  private omitTimer?: { stop(): void };
   private udpCatcher?: UdpSocket;
   private holdsUdp = false;
   private text = "";
@@ -264,7 +264,7 @@ class ServerTest {
         void this.begin();
         return;
       case "stop":
-        this.stop();
+        void this.stop();
         return;
       case "client-results":
         return;
@@ -451,7 +451,7 @@ class ServerTest {
       });
     }
     if (p.omitS > 0) {
-      this.omitTimer = setTimeout(() => {
+      this.omitTimer = atTime(now + p.omitS * 1000, () => {
         this.sampler?.omitEnd(performance.now());
         this.flushIntervals();
         // Interval boundaries restart with the measured part, as 3.12's omit timer does.
@@ -462,7 +462,7 @@ class ServerTest {
             this.flushIntervals();
           });
         }
-      }, p.omitS * 1000);
+      });
     }
   }
 
@@ -472,12 +472,28 @@ class ServerTest {
     if (!this.plan.output.json) this.text += text;
   }
 
-  private stop(): void {
+  /**
+   * TEST_END: the client has stopped sending, but what it sent last may still be on the way. Unlike 3.12, which
+   * stops counting at once, we let our receive streams settle (their counters stand still, at most 100 ms) so our
+   * received total matches the client's sent total; the test's duration still ends at TEST_END.
+   */
+  private async stop(): Promise<void> {
     const now = performance.now();
-    const p = this.params!;
-    const side = this.side!;
     this.stopTimers();
     const cpu = this.cpu.stop();
+    if (this.sampler && this.live.some((s) => s && !s.report.sender)) {
+      // Our senders stop counting now; only what the client sent may still arrive.
+      this.sampler.freeze((s) => s.report.sender);
+      for (const s of this.live) if (s?.report.sender) void s.plane.stop();
+      await settleReceived(this.sampler, this.params!.len);
+    }
+    if (this.closed) return;
+    this.finishStop(now, cpu);
+  }
+
+  private finishStop(now: number, cpu: [number, number, number]): void {
+    const p = this.params!;
+    const side = this.side!;
     side.test.cpu = cpu;
     if (this.sampler) {
       this.sampler.finish(now);
@@ -504,7 +520,7 @@ class ServerTest {
 
   private stopTimers(): void {
     this.intervalTimer?.stop();
-    clearTimeout(this.omitTimer);
+    this.omitTimer?.stop();
     this.intervalTimer = undefined;
     this.omitTimer = undefined;
   }
@@ -553,6 +569,17 @@ class ServerTest {
     if (this.plan.output.json) block = this.side ? jsonDocumentText(this.jsonDoc(error)) : errorLine;
     else block = this.text + errorLine;
     this.server.finishedTest(this, block);
+  }
+}
+
+/** Waits until the received counters stop moving (data in flight has landed), at most 100 ms. */
+async function settleReceived(sampler: StreamSampler, len: number): Promise<void> {
+  let last = -1;
+  for (let i = 0; i < 20; i++) {
+    const got = sampler.progress(len).received;
+    if (got === last) return;
+    last = got;
+    await new Promise((r) => setTimeout(r, 5));
   }
 }
 

@@ -31,3 +31,27 @@ export class GridTimer {
 export function everyInterval(periodMs: number, fn: () => void, startMs?: number): GridTimer {
   return new GridTimer(periodMs, fn, startMs);
 }
+
+/**
+ * A one-shot timer that fires at `dueMs` (performance.now() clock) within about a millisecond: it sleeps until a
+ * few ms before, then waits out the rest actively. The omit and end boundaries decide which bytes count, and the
+ * peer's boundaries are exact; a timer a few ms late would shift our window against the peer's.
+ */
+export function atTime(dueMs: number, fn: () => void): { stop(): void } {
+  let stopped = false;
+  const spin = () => {
+    while (!stopped && performance.now() < dueMs) {
+      // spin: at most SPIN_MS
+    }
+    if (!stopped) fn();
+  };
+  const t = setTimeout(spin, Math.max(0, dueMs - performance.now() - SPIN_MS));
+  return {
+    stop() {
+      stopped = true;
+      clearTimeout(t);
+    },
+  };
+}
+
+const SPIN_MS = 4;

@@ -24,8 +24,13 @@ export const Slot = {
   duplicates: 14,
   /** Bytes a sending stream read back on the same socket (full duplex: tcp-send with countReceived). */
   received: 15,
+  /** From TCP_INFO of the stream's open sockets, sampled once a second by the Worker (Linux, Bun): levels... */
+  tcpRttUs: 16, // mean smoothed RTT
+  tcpCwnd: 17, // sum of congestion windows, segments
+  /** ...and a counter: segments retransmitted, summed over every socket the stream ever had. */
+  tcpRetrans: 18,
 } as const;
-export const SLOTS_PER_STREAM = 16;
+export const SLOTS_PER_STREAM = 24;
 
 /** Latency histogram: log-linear buckets over microseconds; layout in src/histogram.ts. */
 export const HIST_BUCKETS = 2048;
@@ -59,6 +64,9 @@ export interface StreamCounters {
   duplicates: number;
   /** Bytes read by a sending stream that also counts what it receives (tcp-send countReceived). */
   received: number;
+  tcpRttUs: number;
+  tcpCwnd: number;
+  tcpRetrans: number;
   /** Per-bucket transaction counts (see src/histogram.ts). */
   histogram: Uint32Array;
 }
@@ -91,6 +99,9 @@ export function snapshot(buffers: CounterBuffers, streams: number, atMs: number,
       maxSeq: c[o + Slot.maxSeq]!,
       duplicates: c[o + Slot.duplicates]!,
       received: c[o + Slot.received]!,
+      tcpRttUs: c[o + Slot.tcpRttUs]!,
+      tcpCwnd: c[o + Slot.tcpCwnd]!,
+      tcpRetrans: c[o + Slot.tcpRetrans]!,
       histogram: withHistograms ? h.slice(i * HIST_BUCKETS, (i + 1) * HIST_BUCKETS) : new Uint32Array(0),
     });
   }
@@ -117,6 +128,9 @@ export function delta(from: StreamCounters, to: StreamCounters): StreamCounters 
     maxSeq: to.maxSeq,
     duplicates: to.duplicates - from.duplicates,
     received: to.received - from.received,
+    tcpRttUs: to.tcpRttUs,
+    tcpCwnd: to.tcpCwnd,
+    tcpRetrans: to.tcpRetrans - from.tcpRetrans,
     histogram: hist,
   };
 }

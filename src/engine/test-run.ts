@@ -229,6 +229,13 @@ export class TestRun {
     return { seconds, sum: this.sideFigures(this.measureStart, end, seconds, this.reportingSide()) };
   }
 
+  /** Retransmits of every sending stream's own sockets over the window; undefined when TCP_INFO was not read. */
+  private tcpRetransmits(start: Snapshot[], end: Snapshot[]): number | undefined {
+    const senders = this.streamCounters(start, end, ["send", "client"]);
+    if (this.info.transport !== "tcp" || !senders.some((s) => s.tcpRttUs > 0)) return undefined;
+    return senders.reduce((a, s) => a + s.tcpRetrans, 0);
+  }
+
   results(version = VERSION): Results {
     const zero = this.groups.map((g) => ({ atMs: 0, streams: g.plane.snapshot(false).streams.map(zeroCounters) }));
     const start = this.measureStart.length ? this.measureStart : this.snaps(true);
@@ -272,21 +279,28 @@ export class TestRun {
         cycles_per_byte: cycles,
         host,
       },
-      retransmits: host?.tcp?.retransSegs,
+      retransmits: this.tcpRetransmits(start, end) ?? host?.tcp?.retransSegs,
       errors: this.errors,
     };
   }
 }
 
 function zeroCounters(s: StreamCounters): StreamCounters {
-  return { ...s, bytes: 0, packets: 0, transactions: 0, lost: 0, outOfOrder: 0, sendErrors: 0, latencySumUs: 0, connections: 0, closed: 0, duplicates: 0, histogram: new Uint32Array(0) };
+  return { ...s, bytes: 0, packets: 0, transactions: 0, lost: 0, outOfOrder: 0, sendErrors: 0, latencySumUs: 0, connections: 0, closed: 0, duplicates: 0, received: 0, tcpRetrans: 0, histogram: new Uint32Array(0) };
 }
 
 /** Figures of a set of streams over one window; the formulas live in src/formulas.ts. */
 export function figures(streams: StreamCounters[], seconds: number, info: Pick<TestInfo, "transport" | "test">, receiving = true): Figures {
   let bytes = 0, packets = 0, transactions = 0, lost = 0, ooo = 0, jitter = 0, sendErrors = 0;
   let hist: Uint32Array | undefined;
+  let retrans = 0, rttSum = 0, rttN = 0, cwnd = 0;
   for (const s of streams) {
+    retrans += s.tcpRetrans;
+    cwnd += s.tcpCwnd;
+    if (s.tcpRttUs > 0) {
+      rttSum += s.tcpRttUs;
+      rttN++;
+    }
     bytes += s.bytes;
     packets += s.packets;
     transactions += s.transactions;
@@ -300,6 +314,12 @@ export function figures(streams: StreamCounters[], seconds: number, info: Pick<T
     }
   }
   const f: Figures = { bytes, seconds, throughput_bps: throughputBps(bytes, seconds) };
+  // An RTT of 0 means TCP_INFO was never read (no ffi, or UDP): the figures are unavailable, not zero.
+  if (info.transport === "tcp" && rttN > 0) {
+    f.retransmits = retrans;
+    f.rtt_us = rttSum / rttN;
+    f.cwnd = cwnd;
+  }
   if (info.transport === "udp" && info.test === "stream") {
     f.packets = packets;
     f.packets_per_second = packetsPerSecond(packets, seconds);

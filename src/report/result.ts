@@ -29,6 +29,10 @@ export const Figures = z.object({
   transactions: z.number().nonnegative().optional(),
   transactions_per_second: z.number().nonnegative().optional(),
   latency_us: Latency.optional(),
+  /** TCP_INFO of the sockets (Linux): segments retransmitted, mean smoothed RTT, summed congestion window. */
+  retransmits: z.number().nonnegative().optional(),
+  rtt_us: z.number().nonnegative().optional(),
+  cwnd: z.number().nonnegative().optional(),
 });
 export type Figures = z.infer<typeof Figures>;
 
@@ -82,6 +86,7 @@ export const Results = z.object({
     cycles_per_byte: z.number().optional(),
     host: HostWindow.optional(),
   }),
+  /** TCP segments retransmitted: the test's own sockets (TCP_INFO) where read, else the host's RetransSegs. */
   retransmits: z.number().optional(),
   errors: z.array(z.string()),
 });

@@ -54,4 +54,13 @@ export interface Runner {
   go(): void;
   stop(): Promise<void>;
   send?(bytes: Uint8Array, to?: Endpoint): void;
+  /** fds of the stream's open TCP sockets, for TCP_INFO sampling. */
+  tcpFds?(): number[];
+}
+
+/** fds of the open sockets among `socks` (Bun reports -1 or nothing once a socket is gone). */
+export function openFds(socks: Iterable<{ fd?: number; data: { closed: boolean } | undefined }>): number[] {
+  const out: number[] = [];
+  for (const s of socks) if (s.data && !s.data.closed && s.fd !== undefined && s.fd >= 0) out.push(s.fd);
+  return out;
 }

@@ -9,6 +9,7 @@ import { StreamContext, type Runner } from "./context.ts";
 import type { FromWorker, ToWorker } from "./messages.ts";
 import type { StreamSpec } from "../stream-spec.ts";
 import type { WorkerEnv } from "./sockets.ts";
+import { TcpInfoSampler } from "./tcp-info-sampler.ts";
 import { TcpSender } from "./tcp-send.ts";
 import { TcpReceiver } from "./tcp-recv.ts";
 import { UdpSender } from "./udp-send.ts";
@@ -24,6 +25,26 @@ interface Entry {
   runner: Runner;
   ctx: StreamContext;
   idle?: ReturnType<typeof setInterval>;
+  tcpInfo?: TcpInfoSampler;
+}
+
+const TCP_INFO_EVERY_MS = 1000;
+let tcpInfoTimer: ReturnType<typeof setInterval> | undefined;
+
+/** One timer per Worker reads TCP_INFO of every TCP stream it owns; it runs only while there are such streams. */
+function sampleTcpInfo(): void {
+  let any = false;
+  for (const streams of planes.values()) {
+    for (const e of streams.values()) {
+      if (!e.tcpInfo || !e.runner.tcpFds) continue;
+      any = true;
+      e.tcpInfo.sample(e.runner.tcpFds());
+    }
+  }
+  if (!any && tcpInfoTimer) {
+    clearInterval(tcpInfoTimer);
+    tcpInfoTimer = undefined;
+  }
 }
 /** plane → stream → entry */
 const planes = new Map<number, Map<number, Entry>>();
@@ -53,7 +74,8 @@ async function open(m: Extract<ToWorker, { t: "open" }>): Promise<void> {
   const runner = makeRunner(m.spec, ctx, env);
   let streams = planes.get(m.plane);
   if (!streams) planes.set(m.plane, (streams = new Map()));
-  const entry: Entry = { runner, ctx };
+  const entry: Entry = { runner, ctx, tcpInfo: env.sockopt && runner.tcpFds ? new TcpInfoSampler(env.sockopt, ctx) : undefined };
+  if (entry.tcpInfo) tcpInfoTimer ??= setInterval(sampleTcpInfo, TCP_INFO_EVERY_MS);
   streams.set(m.stream, entry);
   try {
     const { localPort } = await runner.open();
@@ -89,6 +111,8 @@ async function stop(plane: number, stream?: number): Promise<void> {
       if (!e) return;
       streams.delete(id);
       if (e.idle) clearInterval(e.idle);
+      // Last look before the sockets go, so short tests still report their retransmits.
+      if (e.tcpInfo && e.runner.tcpFds) e.tcpInfo.sample(e.runner.tcpFds());
       try {
         await e.runner.stop();
       } catch (err) {

@@ -2,7 +2,7 @@ import { Slot } from "../counters.ts";
 import { record } from "../histogram.ts";
 import type { RrClientSpec } from "../stream-spec.ts";
 import type { TcpSocket, UdpSocket } from "../net/types.ts";
-import { nowMs, type Runner, type StreamContext } from "./context.ts";
+import { nowMs, openFds, type Runner, type StreamContext } from "./context.ts";
 import { connectTcp, applyOptions, halfClose, type WorkerEnv } from "./sockets.ts";
 
 interface Conn {
@@ -67,6 +67,10 @@ export class RrClient implements Runner {
     drain: () => {},
     error: () => {},
   };
+
+  tcpFds(): number[] {
+    return this.tcp ? openFds([this.tcp]) : [];
+  }
 
   go(): void {
     this.running = true;

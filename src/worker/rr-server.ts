@@ -1,7 +1,7 @@
 import { Slot } from "../counters.ts";
 import type { RrServerSpec } from "../stream-spec.ts";
 import type { TcpListener, TcpSocket, UdpSocket } from "../net/types.ts";
-import { nowMs, type Runner, type StreamContext } from "./context.ts";
+import { nowMs, openFds, type Runner, type StreamContext } from "./context.ts";
 import { applyOptions, type WorkerEnv } from "./sockets.ts";
 
 interface Conn {
@@ -117,6 +117,10 @@ export class RrServer implements Runner {
   }
 
   go(): void {}
+
+  tcpFds(): number[] {
+    return openFds(this.socks);
+  }
 
   stop(): Promise<void> {
     this.listener?.stop(false);

@@ -1,7 +1,7 @@
 import { Slot } from "../counters.ts";
 import type { TcpRecvSpec } from "../stream-spec.ts";
 import type { TcpListener, TcpSocket } from "../net/types.ts";
-import { nowMs, type Runner, type StreamContext } from "./context.ts";
+import { nowMs, openFds, type Runner, type StreamContext } from "./context.ts";
 import { applyOptions, connectTcp, type WorkerEnv } from "./sockets.ts";
 
 interface ConnState {
@@ -75,6 +75,10 @@ export class TcpReceiver implements Runner {
   }
 
   go(): void {}
+
+  tcpFds(): number[] {
+    return openFds(this.socks);
+  }
 
   stop(): Promise<void> {
     this.stopped = true;

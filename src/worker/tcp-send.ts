@@ -2,7 +2,7 @@ import { Slot } from "../counters.ts";
 import type { Pacer } from "../pacer.ts";
 import type { TcpSendSpec } from "../stream-spec.ts";
 import type { TcpSocket } from "../net/types.ts";
-import { nowMs, type Runner, type StreamContext } from "./context.ts";
+import { nowMs, openFds, type Runner, type StreamContext } from "./context.ts";
 import type { EndReason } from "./messages.ts";
 import { connectTcp, halfClose, senderPacer, type WorkerEnv } from "./sockets.ts";
 
@@ -60,6 +60,10 @@ export class TcpSender implements Runner {
 
   private state(): ConnState {
     return { off: 0, pre: this.spec.preamble?.byteLength ?? 0, closed: false };
+  }
+
+  tcpFds(): number[] {
+    return openFds(this.socks);
   }
 
   go(): void {

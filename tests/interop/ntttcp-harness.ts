@@ -48,6 +48,21 @@ export function linuxTotalBytes(out: string): number {
   return Number(m[1]);
 }
 
+/** Bytes per second of the Linux summary (total bytes / test duration). */
+export function linuxRate(out: string): number {
+  const m = /test duration\t:([\d.]+) seconds/.exec(out);
+  if (!m) throw new Error(`no test duration in:\n${out}`);
+  return linuxTotalBytes(out) / Number(m[1]);
+}
+
+/** Bytes per second of the Windows totals table (Throughput(MB/s) is MiB/s). */
+export function windowsRate(out: string): number {
+  const lines = out.split("\n");
+  const i = lines.findIndex((l) => l.startsWith("   Bytes(MEG)"));
+  if (i < 0) throw new Error(`no Windows totals in:\n${out}`);
+  return Number(lines[i + 2]!.trim().split(/\s+/)[3]) * 1048576;
+}
+
 /** Bytes(MEG) of the Windows totals table (MiB), back to bytes. */
 export function windowsTotalBytes(out: string): number {
   const lines = out.split("\n");

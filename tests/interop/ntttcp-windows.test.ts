@@ -18,7 +18,7 @@ describe("Windows sync handshake against the emulation", () => {
     const listening = new Promise<void>((r) => (up = r));
     const rx = emulateReceiver({ host: "127.0.0.1", base: 28701, threads: 2, sync: true, offset: 100, warmupS: 0, runS: 2, cooldownS: 0 }, up);
     await listening;
-    const tx = await spawnOurs(words("--windows -s -m 2,*,127.0.0.1 -t 2 -p 28701 -thr 250000"), env).done;
+    const tx = await spawnOurs(words("--windows -s -m 2,*,127.0.0.1 -t 2 -p 28701 -thr 62500"), env).done;
     const r = await rx;
     expectOk(tx);
     expectClose(r.recordedBytes, windowsTotalBytes(tx.stdout), 0.02);

@@ -9,6 +9,7 @@ import { LinuxSyncSender, type LinuxSyncSenderEvent } from "../../interop/ntttcp
 import type { Transport } from "../../interop/ntttcp/transport.ts";
 import { WINDOWS_CONNECT_RETRIES, WINDOWS_CONNECT_RETRY_MS, WindowsTokenGate } from "../../interop/ntttcp/windows-token.ts";
 import { connectControl, listenControl } from "./control.ts";
+import { cycleTiming } from "./cycle.ts";
 import { hostFigures } from "./host-figures.ts";
 import type { NtttcpPlan } from "./plan.ts";
 import type { NtttcpResults, ThreadResult } from "./results.ts";
@@ -50,15 +51,6 @@ const sleep = (ms: number, signal?: AbortSignal) =>
 
 function syncHost(p: NtttcpPlan): string {
   return p.threads[0]!.host;
-}
-
-/** The measured part of a cycle: t, shortened when the negotiated cycle leaves less after warm-up (§4.3). */
-function cycleTiming(p: NtttcpPlan, cycle: number | undefined) {
-  if (cycle === undefined) return { warmupS: p.warmup, durationS: p.duration, cooldownS: p.cooldown };
-  if (cycle === 0) return { warmupS: p.warmup, durationS: 0, cooldownS: 0 };
-  const warmupS = Math.min(p.warmup, cycle);
-  const durationS = p.duration === 0 ? 0 : Math.min(p.duration, cycle - warmupS);
-  return { warmupS, durationS, cooldownS: Math.max(0, cycle - warmupS - durationS) };
 }
 
 /** Opens the data plane, retrying refused connects like the Windows sender (100 × 100 ms) when asked to. */

@@ -6,6 +6,7 @@
 import { basename } from "node:path";
 import { UserError } from "./src/errors.ts";
 import { VERSION } from "./src/version.ts";
+import { takeHttpOptions } from "./src/status/global-http.ts";
 
 type Entry = (argv: string[]) => Promise<number>;
 
@@ -28,9 +29,36 @@ ${Object.keys(dialects).map((d) => `  ${d.padEnd(15)} ${d}-compatible command li
   --version       print the version
 run 'anyperf <command> --help' for the options of a command`;
 
+/** After the run, the endpoint stays up this long so a poller can still fetch /results (Ctrl+C skips it). */
+const HTTP_LINGER_MS = 5_000;
+
+/** Server roles keep the status endpoint up between tests. */
+function looksLikeServer(mode: string, argv: string[]): boolean {
+  if (mode === "netserver") return true;
+  if (mode === "ntttcp") return argv.some((a) => /^-r/i.test(a));
+  return argv.some((a) => a === "-s" || a === "--server");
+}
+
+async function withStatus(mode: string, argv: string[], entry: Entry): Promise<number> {
+  const { rest, http, token } = takeHttpOptions(argv);
+  if (http === undefined) return entry(rest);
+  const server = looksLikeServer(mode, rest);
+  const { startGlobalStatus } = await import("./src/status/global-http.ts");
+  const stop = await startGlobalStatus({ http, token, mode, role: server ? "server" : "client", persistent: server });
+  try {
+    const code = await entry(rest);
+    const { shutdownSignal } = await import("./src/signals.ts");
+    const signal = shutdownSignal();
+    if (!signal.aborted) await new Promise((r) => { const t = setTimeout(r, HTTP_LINGER_MS); signal.addEventListener("abort", () => { clearTimeout(t); r(undefined); }); });
+    return code;
+  } finally {
+    await stop();
+  }
+}
+
 async function dispatch(argv: string[]): Promise<number> {
   const self = basename(process.argv0 ?? "anyperf").replace(/\.(exe|ts)$/, "");
-  if (dialects[self]) return (await dialects[self]())(argv);
+  if (dialects[self]) return withStatus(self, argv, await dialects[self]());
   const [cmd, ...rest] = argv;
   if (cmd === "--version" || cmd === "-V" || cmd === "version") {
     console.log(`anyperf ${VERSION}`);
@@ -45,7 +73,7 @@ async function dispatch(argv: string[]): Promise<number> {
     console.error(`anyperf: unknown command '${cmd}'\n${USAGE}`);
     return 2;
   }
-  return (await load())(rest);
+  return withStatus(cmd, rest, await load());
 }
 
 try {

@@ -4,7 +4,6 @@ import { DataPlane } from "./engine/data-plane.ts";
 import { TestRun } from "./engine/test-run.ts";
 import { WorkerPool, cores } from "./engine/worker-pool.ts";
 import type { Results } from "./report/result.ts";
-import { lossPercent } from "./formulas.ts";
 
 /** anyperf's own datagram header needs 16 bytes; smaller datagrams go unstamped and loss is sent − received. */
 const STAMP_BYTES = 16;
@@ -76,13 +75,5 @@ export async function runLoopback(plan: Plan, hooks: { signal?: AbortSignal; onR
     await rx.stop();
     run.finish();
   }
-  const results = run.results();
-  if (plan.transport === "udp" && plan.test === "stream" && plan.datagramBytes < STAMP_BYTES) {
-    // Unstamped datagrams: loss is what the senders sent and the receivers never saw.
-    const sent = results.totals.sent_packets ?? 0;
-    const lost = sent - (results.totals.received_packets ?? 0);
-    results.summary.lost = lost;
-    results.summary.loss_percent = lossPercent(lost, sent);
-  }
-  return results;
+  return run.results();
 }

@@ -8,6 +8,7 @@ import { HIST_BUCKETS } from "../counters.ts";
 import type { Figures, Interval, Phase, Results, StreamFigures } from "../report/result.ts";
 import type { DataPlane } from "./data-plane.ts";
 import { VERSION } from "../version.ts";
+import { announceRun } from "./registry.ts";
 
 export type Side = StreamFigures["side"];
 
@@ -61,6 +62,7 @@ export class TestRun {
 
   constructor(readonly info: TestInfo, readonly timing: Timing) {
     this.sampler = createHostSampler();
+    announceRun(this);
   }
 
   attach(plane: DataPlane, side: Side): void {
@@ -229,6 +231,11 @@ export class TestRun {
     return { seconds, sum: this.sideFigures(this.measureStart, end, seconds, this.reportingSide()) };
   }
 
+  /** No receiving stream saw a sequence number (datagrams too small to carry one, or a format without). */
+  private unstamped(): boolean {
+    return this.groups.every((g) => g.side !== "recv" || g.plane.specs.every((s) => s.kind !== "udp-recv" || s.format === "none"));
+  }
+
   /** Retransmits of every sending stream's own sockets over the window; undefined when TCP_INFO was not read. */
   private tcpRetransmits(start: Snapshot[], end: Snapshot[]): number | undefined {
     const senders = this.streamCounters(start, end, ["send", "client"]);
@@ -247,6 +254,13 @@ export class TestRun {
     const sum = (side: Side, key: "bytes" | "packets" | "transactions") =>
       sides.has(side) ? this.streamCounters(zero, total, [side]).reduce((a, s) => a + s[key], 0) : undefined;
     const summary = this.sideFigures(start, end, seconds, this.reportingSide());
+    const sentPackets = sum("send", "packets");
+    const receivedPackets = sum("recv", "packets");
+    if (this.info.transport === "udp" && sentPackets !== undefined && receivedPackets !== undefined && this.unstamped()) {
+      // Both ends in this process and no sequence numbers on the wire: loss is what was sent and never arrived.
+      summary.lost = sentPackets - receivedPackets;
+      summary.loss_percent = lossPercent(summary.lost, sentPackets);
+    }
     const host = this.host;
     // cycles/byte describes bulk transfer; for transactions it would only measure idle time.
     const cycles = host?.cycles && summary.bytes > 0 && this.info.test === "stream" ? cyclesPerByte(host.cycles, summary.bytes) : undefined;
@@ -267,8 +281,8 @@ export class TestRun {
       totals: {
         sent_bytes: sum("send", "bytes"),
         received_bytes: sum("recv", "bytes"),
-        sent_packets: sum("send", "packets"),
-        received_packets: sum("recv", "packets"),
+        sent_packets: sentPackets,
+        received_packets: receivedPackets,
         transactions: sum("client", "transactions"),
       },
       streams: this.figuresPerStream(start, end, seconds),

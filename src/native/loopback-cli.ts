@@ -11,7 +11,6 @@ import { intervalsCsv } from "../report/csv.ts";
 import { attachProgress } from "../report/progress.ts";
 import type { TestRun } from "../engine/test-run.ts";
 import { interruptedExitCode, shutdownSignal } from "../signals.ts";
-import { parseHttpOption } from "../status/http-option.ts";
 
 export const LOOPBACK_USAGE = `usage: anyperf loopback [options]
   -t, --time S         measured seconds (default 5)
@@ -27,7 +26,7 @@ export const LOOPBACK_USAGE = `usage: anyperf loopback [options]
       --workers N      data Workers (default min(2 x streams, cores))
       --json           one JSON document on stdout
       --csv FILE       interval rows as CSV
-      --http [ADDR:]PORT  live status endpoint`;
+  every command also takes --http [ADDR:]PORT (live status endpoint) and --http-token TOKEN`;
 
 const SINGLE_STREAM_WRITE = 1 << 20;
 
@@ -58,8 +57,6 @@ export function parseLoopbackArgs(argv: string[]) {
       workers: { type: "string" },
       json: { type: "boolean" },
       csv: { type: "string" },
-      http: { type: "string" },
-      "http-token": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -95,7 +92,7 @@ export function parseLoopbackArgs(argv: string[]) {
     const issue = parsed.error.issues[0]!;
     throw new UserError(`bad option value: ${issue.path.join(".") || "plan"}: ${issue.message}`, 2);
   }
-  return { plan: parsed.data, json: values.json ?? false, csv: values.csv, help: values.help ?? false, http: values.http, httpToken: values["http-token"] };
+  return { plan: parsed.data, json: values.json ?? false, csv: values.csv, help: values.help ?? false };
 }
 
 /** Writes next to the target and renames, so a reader never sees half a file and Ctrl+C never leaves one. */
@@ -111,31 +108,19 @@ export async function loopbackMain(argv: string[], hooks: { onRun?: (run: TestRu
     console.log(LOOPBACK_USAGE);
     return 0;
   }
-  // A bad --http value fails before the test starts; Hono is loaded only when asked for.
-  const listen = opts.http === undefined ? undefined : parseHttpOption(opts.http);
-  const status = listen && (await import("../status/server.ts"));
-  const source = status ? new status.TestRunSource({ mode: "loopback", role: "both" }) : undefined;
-  const server = status && source ? status.startStatusServer({ ...listen!, token: opts.httpToken }, source) : undefined;
-  if (server) console.error(`status: ${server.url}`);
   let detach = () => {};
   const signal = shutdownSignal();
-  let run: TestRun | undefined;
   let results;
   try {
     results = await runLoopback(opts.plan, {
       signal,
       onRun: (r) => {
-        run = r;
-        source?.add(r);
         if (!opts.json) detach = attachProgress(r);
         hooks.onRun?.(r);
       },
     });
-    if (run) source?.setResults(run, results);
   } finally {
     detach();
-    await server?.stop();
-    source?.close();
   }
   Results.parse(results);
   if (opts.csv) await writeAtomically(opts.csv, intervalsCsv(results.intervals));

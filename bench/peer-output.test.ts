@@ -1,0 +1,70 @@
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { iperf2CsvTotal, iperf3Received, netperfKeyval, netperfNumber, ntttcpReceiverBps } from "./peer-output.ts";
+
+/** testdata files hold the exact command on their first line and the tool's verbatim output below it. */
+function fixture(name: string): string {
+  const text = readFileSync(new URL(`./testdata/${name}`, import.meta.url), "utf8");
+  return text.slice(text.indexOf("\n") + 1);
+}
+
+describe("iperf3Received", () => {
+  test("TCP -P 2: the receiver's sum, not the sender's", () => {
+    const f = iperf3Received(fixture("iperf3-tcp-p2.json.txt"));
+    expect(f.bitsPerSecond).toBeCloseTo(2009693343.5097415, 3);
+    expect(f.lostPercent).toBeUndefined();
+  });
+  test("UDP at -b 0: received rate, packets and loss as the server counted them", () => {
+    const f = iperf3Received(fixture("iperf3-udp-1400.json.txt"));
+    expect(f.bitsPerSecond).toBeCloseTo(295501425.01691926, 3);
+    expect(f.packets).toBe(170160);
+    expect(f.lostPercent).toBeCloseTo(84.48930418429713, 9);
+  });
+  test("iperf3's own error becomes the run's error", () => {
+    expect(() => iperf3Received(fixture("iperf3-refused.json.txt"))).toThrow("unable to connect to server: Connection refused");
+  });
+  test("text that is not JSON names what was printed", () => {
+    expect(() => iperf3Received("iperf3: error - unable to connect\n")).toThrow("no JSON document: iperf3: error");
+  });
+});
+
+describe("iperf2CsvTotal", () => {
+  test("server -y C with -P 4 and no summary line: the four streams added up", () => {
+    const t = iperf2CsvTotal(fixture("iperf2-server-p4.csv.txt"));
+    expect(t.streams).toBe(4);
+    expect(t.bitsPerSecond).toBe(2129168706 + 1547008622 + 1569752907 + 1602645924);
+  });
+  test("a summary line (id -1) wins over the sum of streams", () => {
+    const text = "x,127.0.0.1,1,127.0.0.1,2,3,0.0-1.0,10,80\nx,127.0.0.1,1,127.0.0.1,2,4,0.0-1.0,10,80\nx,127.0.0.1,0,127.0.0.1,2,-1,0.0-1.0,20,150\n";
+    expect(iperf2CsvTotal(text)).toEqual({ bitsPerSecond: 150, streams: 2 });
+  });
+  test("no report lines is an error", () => {
+    expect(() => iperf2CsvTotal("connect failed: Connection refused\n")).toThrow("no CSV report");
+  });
+});
+
+describe("netperf keyval", () => {
+  test("UDP_STREAM -m 1: receiver calls over elapsed time", () => {
+    const kv = netperfKeyval(fixture("netperf-udp-stream-m1.keyval.txt"));
+    expect(netperfNumber(kv, "REMOTE_RECV_CALLS")).toBe(85526);
+    expect(netperfNumber(kv, "ELAPSED_TIME")).toBe(1);
+    expect(kv.get("THROUGHPUT_UNITS")).toBe("10^6bits/s");
+  });
+  test("TCP_RR: transactions per second", () => {
+    expect(netperfNumber(netperfKeyval(fixture("netperf-tcp-rr.keyval.txt")), "THROUGHPUT")).toBe(73013.68);
+  });
+  test("a missing or non-numeric key is an error naming the key", () => {
+    const kv = netperfKeyval("THROUGHPUT_UNITS=Trans/s\n");
+    expect(() => netperfNumber(kv, "THROUGHPUT")).toThrow("no numeric THROUGHPUT");
+    expect(() => netperfNumber(kv, "THROUGHPUT_UNITS")).toThrow("got Trans/s");
+  });
+});
+
+describe("ntttcpReceiverBps", () => {
+  test("total bytes over the test duration of the receiver's totals", () => {
+    expect(ntttcpReceiverBps(fixture("ntttcp-receiver.txt"))).toBeCloseTo((13338542080 * 8) / 3, 3);
+  });
+  test("a receiver that printed no totals is an error", () => {
+    expect(() => ntttcpReceiverBps("NTTTCP for Linux 1.4.3\nERROR: cannot bind\n")).toThrow("no totals");
+  });
+});

@@ -1,0 +1,98 @@
+import { z } from "zod";
+
+/** Readers of the stock tools' machine-readable output: the figures the bench compares, nothing else. */
+
+const Iperf3Sum = z.object({
+  seconds: z.number(),
+  bytes: z.number(),
+  bits_per_second: z.number(),
+  packets: z.number().optional(),
+  lost_packets: z.number().optional(),
+  lost_percent: z.number().optional(),
+});
+
+const Iperf3Json = z.object({
+  error: z.string().optional(),
+  end: z.object({ sum_received: Iperf3Sum.optional() }),
+});
+
+export interface ReceivedFigures {
+  bitsPerSecond: number;
+  /** UDP only: datagrams the receiver is told were sent, and the share of them it never got. */
+  packets?: number;
+  lostPercent?: number;
+}
+
+/**
+ * iperf3 -J (client side): the receiver's figures, which iperf3 3.12 reports as end.sum_received for TCP and UDP
+ * alike (for UDP its bytes are what the server received; packets and lost_packets come from the server).
+ */
+export function iperf3Received(text: string): ReceivedFigures {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new Error(`iperf3 printed no JSON document: ${firstLine(text)}`);
+  }
+  const doc = Iperf3Json.parse(raw);
+  if (doc.error) throw new Error(`iperf3: ${doc.error}`);
+  const sum = doc.end.sum_received;
+  if (!sum) throw new Error("iperf3 JSON has no end.sum_received");
+  return { bitsPerSecond: sum.bits_per_second, packets: sum.packets, lostPercent: sum.lost_percent };
+}
+
+/**
+ * iperf 2 -y C, TCP: one line per stream (timestamp,src,sport,dst,dport,id,interval,bytes,bits/s); with -P a
+ * summary line has id -1, which 2.1.8's server does not always print, so without it the streams are added up.
+ */
+export function iperf2CsvTotal(text: string): { bitsPerSecond: number; streams: number } {
+  let sum: number | undefined;
+  let total = 0, streams = 0;
+  for (const line of text.split("\n")) {
+    const f = line.trim().split(",");
+    if (f.length < 9) continue;
+    const id = Number(f[5]), bps = Number(f[8]);
+    if (!Number.isFinite(id) || !Number.isFinite(bps)) continue;
+    if (id === -1) sum = bps;
+    else {
+      total += bps;
+      streams++;
+    }
+  }
+  if (streams === 0 && sum === undefined) throw new Error(`iperf printed no CSV report: ${firstLine(text)}`);
+  return { bitsPerSecond: sum ?? total, streams };
+}
+
+/** netperf -k KEY,...: one KEY=VALUE line each. */
+export function netperfKeyval(text: string): Map<string, string> {
+  const kv = new Map<string, string>();
+  for (const line of text.split("\n")) {
+    const eq = line.indexOf("=");
+    if (eq > 0) kv.set(line.slice(0, eq).trim(), line.slice(eq + 1).trim());
+  }
+  return kv;
+}
+
+export function netperfNumber(kv: Map<string, string>, key: string): number {
+  const v = kv.get(key);
+  const n = v === undefined ? NaN : Number(v);
+  if (!Number.isFinite(n)) throw new Error(`netperf output has no numeric ${key} (got ${v ?? "nothing"})`);
+  return n;
+}
+
+/**
+ * ntttcp-for-linux receiver console: the "Totals" block's total bytes over its test duration (the printed
+ * "throughput :35.56Gbps" is the same figure rounded to two digits).
+ */
+export function ntttcpReceiverBps(text: string): number {
+  const bytes = /total bytes\s*:(\d+)/.exec(text)?.[1];
+  const secs = /test duration\s*:([\d.]+) seconds/.exec(text)?.[1];
+  if (bytes === undefined || secs === undefined || Number(secs) <= 0) {
+    throw new Error(`ntttcp printed no totals: ${firstLine(text)}`);
+  }
+  return (Number(bytes) * 8) / Number(secs);
+}
+
+function firstLine(text: string): string {
+  return text.trim().split("\n")[0]?.slice(0, 120) || "(empty output)";
+}

@@ -1,14 +1,17 @@
 import { lookup } from "node:dns/promises";
 import { DataPlane } from "../../src/engine/data-plane.ts";
+import { WorkerPool } from "../../src/engine/worker-pool.ts";
 import { explainSocketError } from "../../src/errors.ts";
 import type { Net, TcpSocket } from "../../src/net/types.ts";
 import { NetperfClientSession, type ClientAction, type ClientDataCounters, type ClientFailure, type ClientRound } from "../../interop/netperf/client-session.ts";
 import { OmniRequest } from "../../interop/netperf/omni-request.ts";
 import { buildOmniRequest, isRequestResponse, testShape } from "../../interop/netperf/test-request.ts";
 import { flushQueued, newQueued, SocketTransport, type Queued } from "../iperf2/socket-transport.ts";
+import { ConfidenceTracker, confidenceWarning } from "./confidence.ts";
 import { CpuMeter, cpuCount } from "./cpu-meter.ts";
 import { clientCounters, clientSpec, defaultCongestion, effectiveBuffers } from "./data-specs.ts";
-import { averageFigures, computeFigures, type Figures, type LatencyStats, type LocalSockets } from "./figures.ts";
+import { averageFigures, computeFigures, defaultFormat, type Figures, type LatencyStats, type LocalSockets } from "./figures.ts";
+import { InterimClock, interimText, interimUnits } from "./interim.ts";
 import { latencyStats } from "./latency.ts";
 import { legacyBody, topHeader } from "./legacy-output.ts";
 import { renderOmni, resolveSelection } from "./omni-output.ts";
@@ -75,6 +78,7 @@ interface Control extends Queued {
 
 /** One netperf test: control connection, rounds, output text. */
 class Instance {
+  /** Standard output kept for the end (with --instances); a lone test prints as it goes, as netperf does. */
   private out = "";
   private errText = "";
   private control: TcpSocket<Control> | undefined;
@@ -88,7 +92,6 @@ class Instance {
   private readonly request: OmniRequest;
   private readonly wantCong: boolean;
   private readonly blocks;
-  private remoteIp = "";
   private lastLatency: LatencyStats | undefined;
   private lastRound: ClientRound | undefined;
   private done!: (code: number) => void;
@@ -96,12 +99,19 @@ class Instance {
   private readonly uuid = crypto.randomUUID();
   private readonly cpus = cpuCount();
   private pps: { sent: number; received: number } | undefined;
+  private readonly confidence: ConfidenceTracker | undefined;
+  private readonly interim: InterimClock | undefined;
 
   constructor(
     private readonly plan: NetperfPlan,
     private readonly io: ClientIo,
+    /** The control host, resolved. */
+    private readonly remoteIp: string,
     private readonly dataFamily: "ipv4" | "ipv6",
+    private readonly live: boolean,
   ) {
+    if (plan.iterationMax > 1) this.confidence = new ConfidenceTracker(plan.confidenceLevel, plan.confidenceInterval, plan.resultConfidenceOnly);
+    if (plan.demoIntervalS !== undefined) this.interim = new InterimClock(performance.now());
     const shape = testShape(plan.test);
     const buffers = effectiveBuffers(shape.protocol, plan.socketBuffers.local.send, plan.socketBuffers.local.recv);
     this.localSockets = {
@@ -163,18 +173,20 @@ class Instance {
 
   async run(): Promise<InstanceResult> {
     const { plan, io } = this;
-    try {
-      this.remoteIp = await resolve(plan.host, plan.family);
-    } catch (e) {
-      return { exitCode: 1, stdout: "", stderr: `${e instanceof Error ? e.message : String(e)}\n` };
-    }
     this.session = new NetperfClientSession(
       {
         write: (b) => this.control && new SocketTransport(this.control).write(b),
         close: () => this.control?.end(),
         act: (a) => this.act(a),
       },
-      { request: this.request, rounds: plan.iterationMax > 1 ? plan.iterationMin : 1, passphrase: plan.passphrase, responseTimeoutMs: RESPONSE_TIMEOUT_MS, closeTimeoutMs: CLOSE_TIMEOUT_MS },
+      {
+        request: this.request,
+        rounds: plan.iterationMax,
+        another: (done) => this.roundDone(done),
+        passphrase: plan.passphrase,
+        responseTimeoutMs: RESPONSE_TIMEOUT_MS,
+        closeTimeoutMs: CLOSE_TIMEOUT_MS,
+      },
     );
     try {
       this.control = await io.net.connect<Control>({
@@ -197,9 +209,9 @@ class Instance {
       this.errText +=
         `establish control: are you sure there is a netserver listening on ${plan.host} at port ${plan.controlPort}?\n` +
         `establish_control could not establish the control connection from 0.0.0.0 port 0 address family AF_UNSPEC to ${this.remoteIp} port ${plan.controlPort} address family ${fam}\n`;
-      return { exitCode: 1, stdout: this.out, stderr: this.errText };
+      return { exitCode: 255, stdout: this.out, stderr: this.errText };
     }
-    if (plan.printHeaders) this.out += this.header();
+    if (plan.printHeaders) this.print(this.header());
     const onAbort = () => {
       if (this.plane) void this.plane.stop();
     };
@@ -217,6 +229,11 @@ class Instance {
       sentPps: this.pps?.sent,
       receivedPps: this.pps?.received,
     };
+  }
+
+  private print(text: string): void {
+    if (this.live) this.io.out(text);
+    else this.out += text;
   }
 
   private controlClosed(): void {
@@ -283,7 +300,7 @@ class Instance {
     switch (f.kind) {
       case "remote-errno":
         // netperf: the message on stdout without a newline, then perror's text on stderr; exit status 255.
-        this.out += `netperf: remote error ${f.errno}`;
+        this.print(`netperf: remote error ${f.errno}`);
         this.errText += `${STRERROR[f.errno] ?? `Unknown error ${f.errno}`}\n`;
         this.done(255);
         return;
@@ -311,8 +328,6 @@ class Instance {
   private async dataPhase(dataPort: number): Promise<void> {
     const { plan } = this;
     if (plan.waitSeconds > 0) await new Promise((r) => setTimeout(r, plan.waitSeconds * 1000));
-    const cpu = plan.localCpu ? new CpuMeter() : undefined;
-    const t0 = performance.now();
     const count = plan.testLength < 0 ? -plan.testLength : 0;
     const plane = await DataPlane.open([
       clientSpec({
@@ -336,12 +351,18 @@ class Instance {
       }),
     ]);
     this.plane = plane;
+    // The clock starts once the stream is connected: a Worker that is still starting up (100-400 ms on a busy
+    // host) is not part of the test netperf times, and counting it would cut the data phase short.
+    const cpu = plan.localCpu ? new CpuMeter() : undefined;
+    const t0 = performance.now();
     let stopTimer: ReturnType<typeof setTimeout> | undefined;
-    if (plan.testLength > 0) stopTimer = setTimeout(() => void plane.stop(), Math.max(0, plan.testLength * 1000 - (performance.now() - t0)));
-    if (process.env.NP_DEBUG) plane.onStreamEnd((_s, e) => console.error("stream end", e, performance.now() - t0));
+    if (plan.testLength > 0) stopTimer = setTimeout(() => void plane.stop(), plan.testLength * 1000);
     plane.go();
+    const interimTimer = this.startInterim(plane);
     await plane.ended;
     if (stopTimer) clearTimeout(stopTimer);
+    if (interimTimer) clearInterval(interimTimer);
+    this.interimTick(plane);
     const elapsedS = (performance.now() - t0) / 1000;
     const snap = plane.snapshot(true).streams[0]!;
     const local: ClientDataCounters = clientCounters(plan, snap, elapsedS);
@@ -356,26 +377,48 @@ class Instance {
   private localCpuStats: ReturnType<CpuMeter["stop"]>;
   private localPackets = 0;
 
+  /** Demo mode (-D): the interval's rate, printed while the test runs. */
+  private startInterim(plane: DataPlane): ReturnType<typeof setInterval> | undefined {
+    if (!this.interim || this.plan.demoIntervalS === undefined) return undefined;
+    this.interim.restart(performance.now());
+    return setInterval(() => this.interimTick(plane), this.plan.demoIntervalS * 1000);
+  }
+
+  private interimTick(plane: DataPlane): void {
+    if (!this.interim) return;
+    const { plan } = this;
+    const libfmt = defaultFormat(plan.test, plan.format);
+    const units = interimUnits(plan.test, libfmt, plane.snapshot().streams[0]!, plan.requestSize, plan.responseSize);
+    const line = this.interim.tick(units, performance.now(), Date.now());
+    if (line) this.print(interimText(plan.output, libfmt, line));
+  }
+
+  /** A round's figures, as soon as its results are in; with -i, whether netperf would run another round. */
+  private roundDone(done: readonly ClientRound[]): boolean {
+    const { plan } = this;
+    const r = done[done.length - 1]!;
+    const f = computeFigures({
+      test: plan.test,
+      format: plan.format,
+      firstBurst: plan.firstBurst,
+      local: r.local,
+      localSendSize: this.sendSize,
+      localRecvSize: this.recvSize,
+      sockets: this.localSockets,
+      response: r.response,
+      results: r.results,
+      localCpu: this.localCpuStats,
+      localCpuCount: this.cpus,
+      latency: this.lastLatency,
+    });
+    this.figures.push(f);
+    if (!this.confidence) return true;
+    this.confidence.add(f);
+    return this.confidence.wantsAnother(plan.iterationMin, plan.iterationMax);
+  }
+
   private report(rounds: ClientRound[]): void {
     const { plan } = this;
-    for (const r of rounds) {
-      this.figures.push(
-        computeFigures({
-          test: plan.test,
-          format: plan.format,
-          firstBurst: plan.firstBurst,
-          local: r.local,
-          localSendSize: this.sendSize,
-          localRecvSize: this.recvSize,
-          sockets: this.localSockets,
-          response: r.response,
-          results: r.results,
-          localCpu: this.localCpuStats,
-          localCpuCount: this.cpus,
-          latency: this.lastLatency,
-        }),
-      );
-    }
     const last = rounds[rounds.length - 1]!;
     this.lastRound = last;
     const f = averageFigures(this.figures);
@@ -383,7 +426,8 @@ class Instance {
       this.pps = { sent: this.localPackets / f.elapsed, received: last.results.recvCalls / f.elapsed };
     }
     if (plan.output === "legacy") {
-      this.out += legacyBody({
+      if (this.confidence?.missed) this.print(confidenceWarning(this.confidence.widthsPct()));
+      this.print(legacyBody({
         test: plan.test,
         f,
         printHeaders: plan.printHeaders,
@@ -410,10 +454,10 @@ class Instance {
         remoteOffset: plan.offset.remote,
         transportMss: -1,
         firstBurst: plan.firstBurst,
-      });
+      }));
       return;
     }
-    this.out += renderOmni(plan.output, this.blocks, this.selectorContext(f, last), plan.printHeaders);
+    this.print(renderOmni(plan.output, this.blocks, this.selectorContext(f, last), plan.printHeaders));
   }
 
   private selectorContext(f: Figures, last: ClientRound): SelectorContext {
@@ -442,6 +486,7 @@ class Instance {
       confidenceLevel: plan.confidenceLevel,
       confidenceIntervalPct: plan.iterationMax > 1 ? plan.confidenceInterval * 100 : -1,
       iterations: this.figures.length,
+      confidenceWidthsPct: this.confidence?.widthsPct(),
       localCpuBind: plan.cpuAffinity.local,
       remoteCpuBind: plan.cpuAffinity.remote,
       localCpuCount: plan.localCpu ? this.cpus : 0,
@@ -476,14 +521,15 @@ function dataFamilyOf(plan: NetperfPlan, controlIp: string): "ipv4" | "ipv6" {
   return familyOf(controlIp);
 }
 
-export async function runInstance(plan: NetperfPlan, io: ClientIo): Promise<InstanceResult> {
+/** One test. `live`: print standard output as it comes instead of returning it. */
+export async function runInstance(plan: NetperfPlan, io: ClientIo, live = false): Promise<InstanceResult> {
   let ip: string;
   try {
     ip = await resolve(plan.host, plan.family);
   } catch (e) {
-    return { exitCode: 1, stdout: "", stderr: `${e instanceof Error ? e.message : String(e)}\n` };
+    return { exitCode: 255, stdout: "", stderr: `${e instanceof Error ? e.message : String(e)}\n` };
   }
-  return new Instance(plan, io, dataFamilyOf(plan, ip)).run();
+  return new Instance(plan, io, ip, dataFamilyOf(plan, ip), live).run();
 }
 
 /** The line after N instances: the sum of each one's main figure (trans/s for RR, pps for UDP_STREAM). */
@@ -504,9 +550,10 @@ export function aggregateText(plan: NetperfPlan, results: InstanceResult[]): str
 }
 
 export async function runNetperf(plan: NetperfPlan, io: ClientIo): Promise<number> {
+  // The data Workers start up while the control connection is set up.
+  WorkerPool.shared();
   if (plan.instances === 1) {
-    const r = await runInstance(plan, io);
-    io.out(r.stdout);
+    const r = await runInstance(plan, io, true);
     io.err(r.stderr);
     return r.exitCode;
   }

@@ -16,6 +16,8 @@ const GLOBAL_SPEC = "A:a:b:B:CcdD:f:F:H:hi:I:jk:K:l:L:n:NO:o:P:p:rSs:t:T:v:VW:w:
 const TEST_SPEC = "aBb:cCd:De:FgG:hH:i:Ij:kK:l:L:m:M:nNoOp:P:r:R:s:S:t:T:u:UVw:W:46";
 
 export const NETPERF_VERSION = "2.7.0";
+/** netperf -D 0 would print on every send; interim lines come at most this often. */
+const MIN_DEMO_INTERVAL_S = 0.01;
 
 export type NetperfCommand = { kind: "run"; plan: NetperfPlan } | { kind: "print"; text: string; exitCode: number };
 
@@ -85,6 +87,8 @@ export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
     iterationMin: 1,
     confidenceLevel: 0,
     confidenceInterval: 0,
+    resultConfidenceOnly: false,
+    demoIntervalS: undefined as number | undefined,
     align: { local: { send: 8, recv: 8 }, remote: { send: 8, recv: 8 } },
     offset: { local: { send: 0, recv: 0 }, remote: { send: 0, recv: 0 } },
     cpuAffinity: { local: -1, remote: -1 },
@@ -243,10 +247,20 @@ export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
       case "6":
         p.family = "ipv6";
         return;
+      case "r":
+        p.resultConfidenceOnly = true;
+        return;
+      case "D": {
+        // atof() of the first part, 1 s when it is empty; a negative interval only asks for exact timestamps.
+        const [interval] = breakArgsExplicit(value);
+        const s = interval ? Math.abs(Number.parseFloat(interval) || 0) : 1;
+        p.demoIntervalS = Math.max(MIN_DEMO_INTERVAL_S, s);
+        return;
+      }
       case "N":
         throw new UserError("netperf -N (no control connection) is not supported by anyperf: run anyperf netserver on the peer");
       default:
-        // -b -d -D -j -k -K -n -r -w: accepted and, as in this netperf build, without effect on the tests we run.
+        // -b -d -j -k -K -n -w: accepted and, as in this netperf build, without effect on the tests we run.
         return;
     }
   });

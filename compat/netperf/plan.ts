@@ -35,7 +35,12 @@ export const NetperfPlan = z.object({
   iterationMax: z.number().int().min(1).max(30),
   iterationMin: z.number().int().min(1).max(30),
   confidenceLevel: z.number().int(),
+  /** -I ,width as a fraction (5 % = 0.05); 0 without -i/-I. */
   confidenceInterval: z.number(),
+  /** Global -r: confidence is reached on the result alone, whatever the CPU figures do. */
+  resultConfidenceOnly: z.boolean(),
+  /** Global -D: seconds between interim results (its sign and units guess do not change what we print). */
+  demoIntervalS: z.number().positive().optional(),
   align: pair(z.object({ send: z.number().int(), recv: z.number().int() })),
   offset: pair(z.object({ send: z.number().int(), recv: z.number().int() })),
   cpuAffinity: pair(z.number().int()),

@@ -33,6 +33,8 @@ export interface SelectorContext {
   confidenceLevel: number;
   confidenceIntervalPct: number;
   iterations: number;
+  /** Achieved confidence widths in percent (-i/-I runs); undefined otherwise, printed as -1. */
+  confidenceWidthsPct: { result: number; localCpu: number; remoteCpu: number } | undefined;
   localCpuBind: number;
   remoteCpuBind: number;
   localCpuCount: number;
@@ -124,9 +126,9 @@ const ROWS: Row[] = [
   ["CONFIDENCE_LEVEL", "Confidence", "Level", "Percent", "", "%d", (c) => c.confidenceLevel],
   ["CONFIDENCE_INTERVAL", "Confidence", "Width", "Target", "", "%f", (c) => c.confidenceIntervalPct],
   ["CONFIDENCE_ITERATION", "Confidence", "Iterations", "Run", "", "%d", (c) => c.iterations],
-  ["THROUGHPUT_CONFID", "Throughput", "Confidence", "Width (%)", "", "%.3f", () => -1],
-  ["LOCAL_CPU_CONFID", "Local", "CPU", "Confidence", "Width (%)", "%.3f", () => -1],
-  ["REMOTE_CPU_CONFID", "Remote", "CPU", "Confidence", "Width (%)", "%.3f", () => -1],
+  ["THROUGHPUT_CONFID", "Throughput", "Confidence", "Width (%)", "", "%.3f", (c) => c.confidenceWidthsPct?.result ?? -1],
+  ["LOCAL_CPU_CONFID", "Local", "CPU", "Confidence", "Width (%)", "%.3f", (c) => c.confidenceWidthsPct?.localCpu ?? -1],
+  ["REMOTE_CPU_CONFID", "Remote", "CPU", "Confidence", "Width (%)", "%.3f", (c) => c.confidenceWidthsPct?.remoteCpu ?? -1],
   ["TRANSACTION_RATE", "Transaction", "Rate", "Tran/s", "", "%.3f", (c) => c.f.transactionRate],
   ["RT_LATENCY", "Round", "Trip", "Latency", "usec/tran", "%.3f", (c) => c.f.rttLatency],
   ["BURST_SIZE", "Initial", "Burst", "Requests", "", "%d", (c) => c.firstBurst],

@@ -120,6 +120,22 @@ describe("NetperfClientSession edge cases", () => {
     expect(rec2.actions.at(-1)).toEqual({ kind: "failed", failure: { kind: "closed", partialBytes: 100, waitingFor: "response" } });
   });
 
+  test("-i: `another` sees every finished round and can stop before the most rounds", () => {
+    const rec = new Recorder();
+    const seen: number[] = [];
+    const s = new NetperfClientSession(rec.io, { ...opts, rounds: 5, another: (done) => (seen.push(done.length), done.length < 2) });
+    s.start(0);
+    for (let round = 0; round < 2; round++) {
+      s.receive(setupReply!, round * 10);
+      s.dataDone(LOCAL, round * 10 + 5);
+      s.receive(resultsReply!, round * 10 + 6);
+    }
+    expect(seen).toEqual([1, 2]);
+    expect(rec.written.length).toBe(2);
+    expect(s.state).toBe("draining");
+    expect(rec.actions.map((a) => a.kind)).toEqual(["start-data", "start-data", "shutdown-write"]);
+  });
+
   test("waits the full reply timeout for results after the local end (UDP end markers lost, TCP_CRR)", () => {
     const rec = new Recorder();
     const s = new NetperfClientSession(rec.io, opts);

@@ -51,8 +51,13 @@ export interface ClientSessionIo {
 
 export interface ClientSessionOptions {
   request: OmniRequest;
-  /** Rounds on one connection (netperf -i); each sends the same request. */
+  /** Most rounds on one connection (netperf -i max); each sends the same request. */
   rounds: number;
+  /**
+   * Asked after each complete round (results and local counters in) whether another is wanted (netperf -i stops
+   * early once its confidence interval is narrow enough); without it, all `rounds` run.
+   */
+  another?: (done: readonly ClientRound[]) => boolean;
   passphrase?: string;
   /** netperf waits 120 s for the first byte of each reply. */
   responseTimeoutMs: number;
@@ -203,7 +208,8 @@ export class NetperfClientSession {
   private completeRound(nowMs: number): void {
     this.rounds.push({ response: this.response!, results: this.results!, local: this.local! });
     this.round++;
-    if (this.round < this.options.rounds) {
+    const wanted = this.options.another?.(this.rounds) ?? true;
+    if (this.round < this.options.rounds && wanted) {
       this.sendRequest(nowMs);
       this.drain(nowMs);
       return;

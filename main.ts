@@ -82,9 +82,10 @@ try {
 } catch (e) {
   if (e instanceof UserError) {
     console.error(`anyperf: ${e.message}`);
-    process.exitCode = e.exitCode;
+    // Exit explicitly: Deno's Workers cannot be unref'd and would keep the process alive.
+    process.exit(e.exitCode);
   } else if (e instanceof Error && e.name === "TypeError" && "code" in e && String(e.code).startsWith("ERR_PARSE_ARGS")) {
     console.error(`anyperf: ${e.message}; see --help`);
-    process.exitCode = 2;
+    process.exit(2);
   } else throw e;
 }

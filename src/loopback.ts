@@ -4,12 +4,13 @@ import { DataPlane } from "./engine/data-plane.ts";
 import { TestRun } from "./engine/test-run.ts";
 import { WorkerPool, cores } from "./engine/worker-pool.ts";
 import type { Results } from "./report/result.ts";
+import { loadSockopt } from "./sockopt/sockopt.ts";
 
 /** anyperf's own datagram header needs 16 bytes; smaller datagrams go unstamped and loss is sent − received. */
 const STAMP_BYTES = 16;
 const UDP_RECV_BUFFER = 4 << 20;
 
-function receivers(plan: Plan): StreamSpecInput[] {
+function receivers(plan: Plan, canSetOptions: boolean): StreamSpecInput[] {
   const listen = { host: plan.host, port: 0 };
   const options = plan.socket;
   return Array.from({ length: plan.streams }, (_, id): StreamSpecInput => {
@@ -20,7 +21,7 @@ function receivers(plan: Plan): StreamSpecInput[] {
     }
     if (plan.transport === "udp") {
       // A bigger receive queue rides out scheduling hiccups of the receiving Worker (iperf3's FAQ says the same: -w 2M).
-      const udpOptions = { recvBuffer: UDP_RECV_BUFFER, ...options };
+      const udpOptions = canSetOptions ? { recvBuffer: UDP_RECV_BUFFER, ...options } : options;
       return { kind: "udp-recv", id, listen: at, datagramSize: Math.max(plan.datagramBytes, 1), format: plan.datagramBytes >= STAMP_BYTES ? "anyperf" : "none", options: udpOptions };
     }
     return { kind: "tcp-recv", id, listen: at, connections: 1, readSize: plan.bufferBytes, options };
@@ -53,7 +54,7 @@ export async function runLoopback(plan: Plan, hooks: { signal?: AbortSignal; onR
     { warmupS: plan.warmupS, durationS: plan.durationS, cooldownS: plan.cooldownS, intervalS: plan.intervalS },
   );
   hooks.onRun?.(run);
-  const rx = await DataPlane.open(receivers(plan));
+  const rx = await DataPlane.open(receivers(plan, (await loadSockopt()) !== undefined));
   run.attach(rx, plan.test === "stream" ? "recv" : "server");
   let tx: DataPlane;
   try {

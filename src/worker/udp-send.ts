@@ -132,7 +132,8 @@ export class UdpSender implements Runner {
       this.pacer?.consume(sent * size, sent);
       // Unsent datagrams are restamped with the next numbers in the next batch, so no gap is seen.
       if (sent < n) c[o + Slot.sendErrors]! += n - sent;
-      if (nowMs() - started > 2) break;
+      // A refused batch means a full socket buffer: yield instead of spinning on it.
+      if (sent < n || nowMs() - started > 2) break;
     }
     this.ctx.touch();
     this.timer = setTimeout(this.pump, 0);

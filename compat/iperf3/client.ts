@@ -59,6 +59,8 @@ class Iperf3Client {
   private tick?: ReturnType<typeof setInterval>;
   private congestion?: string;
   private ctrlMss = 0;
+  private ctrlFd = -1;
+  private lastCookieMs: number | undefined;
   private ended = false;
   private opening: Promise<void> = Promise.resolve();
   private endDueMs: number | undefined;
@@ -98,7 +100,8 @@ class Iperf3Client {
     signal.addEventListener("abort", onAbort, { once: true });
     try {
       const ctrl = await this.connectControl();
-      const mss = this.fd.maxSeg(ctrl.fd ?? -1) ?? 0;
+      this.ctrlFd = ctrl.fd ?? -1;
+      const mss = this.fd.maxSeg(this.ctrlFd) ?? 0;
       this.ctrlMss = mss;
       if (this.plan.udpLenFromMss) {
         // 3.12: UDP block = the control connection's MSS when it is a usable datagram size.
@@ -178,9 +181,12 @@ class Iperf3Client {
         this.opening = this.openStreams();
         return;
       case "start": {
-        // The server starts its clock now, once it has accepted our connections; ours starts now too, even if our
-        // Workers are still adopting them.
-        const t0 = performance.now();
+        // The server started its clock when it sent TEST_START, right after our last data connection arrived: half
+        // a round trip after we wrote its cookie. We may read the message later (a busy event loop); both ends'
+        // clocks must match, or -O and -t windows slide against the server's.
+        const now = performance.now();
+        const rttMs = (this.fd.tcpInfo(this.ctrlFd)?.rtt_us ?? 0) / 1000;
+        const t0 = this.lastCookieMs !== undefined ? Math.min(now, this.lastCookieMs + rttMs / 2) : now;
         this.starting = this.opening.then(() => {
           if (this.session?.phase !== "closed") this.startTest(t0);
         });
@@ -276,6 +282,7 @@ class Iperf3Client {
     }
     const cookie = encodeCookie(this.side.start.cookie!);
     if (s.write(cookie) !== cookie.length) throw new Iperf3ProtocolError("could not send the cookie on a data connection", IErrno.IESTREAMWRITE, Errno.EIO);
+    this.lastCookieMs = performance.now();
     const local = s.fd !== undefined ? this.fd.sockopt.localAddress(s.fd) : undefined;
     const r = this.report(i, sender, local?.port ?? s.localPort ?? 0);
     if (local) r.localHost = plainAddress(local.host);

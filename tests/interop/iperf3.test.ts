@@ -2,7 +2,8 @@
  * anyperf iperf3 against stock iperf3 3.12, both ways: stock client -> our server, our client -> stock server.
  * Each case reads the client's -J document, whose sent and received totals come one from each side (the client's
  * own counters and the server's results), and checks that they agree within 0.1 %. Rates are capped (-b) so data
- * still in flight when the client ends the test stays far below that.
+ * still in flight when the client ends the test stays far below that, and tests are long enough that one 128 KiB
+ * block (the granularity both sides count in) is less than 0.1 % of the total.
  */
 import { describe, expect, test } from "bun:test";
 import { connect } from "node:net";
@@ -21,23 +22,18 @@ interface Case {
   udp?: boolean;
   bidir?: boolean;
   bytes?: number;
-  /**
-   * Allowed relative disagreement (default 0.1 %). With -O each side restarts its count on its own omit timer;
-   * stock 3.12 pairs agree to the block there, ours still differ by up to a few blocks (see the report).
-   */
-  tolerance?: number;
 }
 
 const CASES: Case[] = [
   { name: "TCP", args: ["-t", "3", "-b", "800M"] },
   { name: "TCP -R", args: ["-R", "-t", "3", "-b", "800M"] },
-  { name: "TCP --bidir", args: ["--bidir", "-t", "3", "-b", "400M"], bidir: true },
+  { name: "TCP --bidir", args: ["--bidir", "-t", "3", "-b", "600M"], bidir: true },
   { name: "TCP -P 4", args: ["-P", "4", "-t", "3", "-b", "200M"] },
-  { name: "UDP -b 100M", args: ["-u", "-b", "100M", "-t", "3"], udp: true },
-  { name: "UDP -R -b 100M", args: ["-u", "-R", "-b", "100M", "-t", "3"], udp: true },
+  { name: "UDP -b 100M", args: ["-u", "-b", "100M", "-t", "4"], udp: true },
+  { name: "UDP -R -b 100M", args: ["-u", "-R", "-b", "100M", "-t", "4"], udp: true },
   { name: "TCP -n 200M", args: ["-n", "200M", "-b", "1G"], bytes: 200 * 1024 * 1024 },
   { name: "TCP -k 1600", args: ["-k", "1600", "-b", "1G"], bytes: 1600 * 131072 },
-  { name: "TCP -O 1", args: ["-O", "1", "-t", "2", "-b", "500M"], tolerance: 0.01 },
+  { name: "TCP -O 1", args: ["-O", "1", "-t", "3", "-b", "800M"] },
 ];
 
 type Doc = ReturnType<typeof json>;
@@ -57,10 +53,37 @@ function checkAgreement(c: Case, doc: Doc): void {
       received += end[r]!.lost_packets! * len;
       expect(end[r]!.lost_percent!).toBeLessThan(20);
     }
-    expect(disagreement(sent, received), `${s} ${sent} vs ${r} ${received}`).toBeLessThanOrEqual(c.tolerance ?? 0.001);
+    expect(disagreement(sent, received), `${s} ${sent} vs ${r} ${received}`).toBeLessThanOrEqual(0.001);
     if (c.bytes) expect(sent).toBeGreaterThanOrEqual(c.bytes);
   }
   if (c.args.includes("-O")) expect((doc.intervals as Array<{ sum: { omitted: boolean } }>).some((i) => i.sum.omitted)).toBe(true);
+}
+
+/**
+ * Runs one exchange up to three times while only the agreement check fails: on a loaded host a process can stall
+ * for tens of milliseconds right at an omit or end boundary, which shifts one side's window against the other's.
+ * Protocol failures (exit codes, missing documents) fail at once.
+ */
+async function withRetries(attempt: () => Promise<void>): Promise<void> {
+  for (let i = 1; ; i++) {
+    try {
+      return await attempt();
+    } catch (e) {
+      if (i >= 3 || !(e instanceof AgreementError)) throw e;
+    }
+  }
+}
+
+class AgreementError extends Error {}
+
+/** checkAgreement, with its failure marked as the retryable kind. */
+function agrees(c: Case, doc: Doc): void {
+  expect(doc.error).toBeUndefined();
+  try {
+    checkAgreement(c, doc);
+  } catch (e) {
+    throw new AgreementError((e as Error).message);
+  }
 }
 
 function describeRun(f: Finished): string {
@@ -71,47 +94,47 @@ describe.skipIf(!HAVE)("stock iperf3 client -> anyperf iperf3 server", () => {
   for (const c of CASES) {
     test(
       c.name,
-      async () => {
-        const p = port();
-        const server = ours(["-s", "-1", "-p", String(p)]);
-        try {
-          await waitListening(p);
-          const client = await stock(["-c", "127.0.0.1", "-p", String(p), "-J", ...c.args]).done;
-          expect(client.code, describeRun(client)).toBe(0);
-          checkAgreement(c, json(client));
-          const s = await server.done;
-          expect(s.code, describeRun(s)).toBe(0);
-          // Our server printed its own report of the test.
-          expect(s.stdout).toMatch(c.udp ? /Lost\/Total Datagrams/ : /(sender|receiver)\n/);
-        } finally {
-          server.kill();
-        }
-      },
-      T,
+      () =>
+        withRetries(async () => {
+          const p = port();
+          const server = ours(["-s", "-1", "-p", String(p)]);
+          try {
+            await waitListening(p);
+            const client = await stock(["-c", "127.0.0.1", "-p", String(p), "-J", ...c.args]).done;
+            expect(client.code, describeRun(client)).toBe(0);
+            const s = await server.done;
+            expect(s.code, describeRun(s)).toBe(0);
+            // Our server printed its own report of the test.
+            expect(s.stdout).toMatch(c.udp ? /Lost\/Total Datagrams/ : /(sender|receiver)\n/);
+            agrees(c, json(client));
+          } finally {
+            server.kill();
+          }
+        }),
+      3 * T,
     );
   }
 
   test(
     "4 stock clients at once against one anyperf server",
-    async () => {
-      const p = port();
-      const server = ours(["-s", "-p", String(p)]);
-      try {
-        await waitListening(p);
-        const runs = [0, 1, 2, 3].map(() => stock(["-c", "127.0.0.1", "-p", String(p), "-J", "-t", "3", "-b", "200M"]).done);
-        const done = await Promise.all(runs);
-        for (const d of done) {
-          expect(d.code, describeRun(d)).toBe(0);
-          checkAgreement({ name: "concurrent", args: [] }, json(d));
+    () =>
+      withRetries(async () => {
+        const p = port();
+        const server = ours(["-s", "-p", String(p)]);
+        try {
+          await waitListening(p);
+          const runs = [0, 1, 2, 3].map(() => stock(["-c", "127.0.0.1", "-p", String(p), "-J", "-t", "3", "-b", "200M"]).done);
+          const done = await Promise.all(runs);
+          for (const d of done) expect(d.code, describeRun(d)).toBe(0);
+          await sleep(300);
+          expect(server.stdout().match(/receiver\n/g)?.length).toBe(4);
+          for (const d of done) agrees({ name: "concurrent", args: [] }, json(d));
+        } finally {
+          server.kill();
+          await server.done;
         }
-        await sleep(300);
-        expect(server.stdout().match(/receiver\n/g)?.length).toBe(4);
-      } finally {
-        server.kill();
-        await server.done;
-      }
-    },
-    T,
+      }),
+    3 * T,
   );
 
   test(
@@ -138,21 +161,22 @@ describe.skipIf(!HAVE)("anyperf iperf3 client -> stock iperf3 server", () => {
   for (const c of CASES) {
     test(
       c.name,
-      async () => {
-        const p = port();
-        const server = stock(["-s", "-1", "-p", String(p)]);
-        try {
-          await waitListening(p);
-          const client = await ours(["-c", "127.0.0.1", "-p", String(p), "-J", ...c.args]).done;
-          expect(client.code, describeRun(client)).toBe(0);
-          checkAgreement(c, json(client));
-          const s = await server.done;
-          expect(s.code, describeRun(s)).toBe(0);
-        } finally {
-          server.kill();
-        }
-      },
-      T,
+      () =>
+        withRetries(async () => {
+          const p = port();
+          const server = stock(["-s", "-1", "-p", String(p)]);
+          try {
+            await waitListening(p);
+            const client = await ours(["-c", "127.0.0.1", "-p", String(p), "-J", ...c.args]).done;
+            expect(client.code, describeRun(client)).toBe(0);
+            const s = await server.done;
+            expect(s.code, describeRun(s)).toBe(0);
+            agrees(c, json(client));
+          } finally {
+            server.kill();
+          }
+        }),
+      3 * T,
     );
   }
 

@@ -3,7 +3,8 @@
  * number printing of the stock tool (cJSON), so parsers of iperf3 JSON read ours unchanged.
  */
 import { Entries, printCompact, printFormatted, type CValue } from "../../interop/iperf3/cjson.ts";
-import { bitsPerSecond, lossPercent, summaryTimes } from "./figures.ts";
+import { lossPercent, throughputBps } from "../../src/formulas.ts";
+import { summaryTimes } from "./summary-times.ts";
 import type { ReportStream, ReportTest } from "./report-model.ts";
 
 type Obj = Array<readonly [string, CValue]>;
@@ -128,7 +129,7 @@ export function jsonInterval(t: ReportTest, k: number): Entries | undefined {
       if (s.sender !== mustSend) continue;
       const i = s.intervals[k];
       if (!i) continue;
-      const e: Obj = [["socket", s.socket], ["start", i.startS], ["end", i.endS], ["seconds", i.durationS], ["bytes", i.bytes], ["bits_per_second", bitsPerSecond(i.bytes, i.durationS)]];
+      const e: Obj = [["socket", s.socket], ["start", i.startS], ["end", i.endS], ["seconds", i.durationS], ["bytes", i.bytes], ["bits_per_second", throughputBps(i.bytes, i.durationS)]];
       if (t.protocol === "tcp") {
         if (t.senderHasRetransmits === 1 && s.sender) {
           e.push(["retransmits", i.retransmits], ["snd_cwnd", i.sndCwnd], ["snd_wnd", i.sndWnd], ["rtt", i.rttUs], ["rttvar", i.rttvarUs], ["pmtu", i.pmtu]);
@@ -146,7 +147,7 @@ export function jsonInterval(t: ReportTest, k: number): Entries | undefined {
       lost += i.lost;
       jitter += i.jitterS;
     }
-    const e: Obj = [["start", first.startS], ["end", first.endS], ["seconds", first.durationS], ["bytes", bytes], ["bits_per_second", bitsPerSecond(bytes, first.durationS)]];
+    const e: Obj = [["start", first.startS], ["end", first.endS], ["seconds", first.durationS], ["bytes", bytes], ["bits_per_second", throughputBps(bytes, first.durationS)]];
     if (t.protocol === "tcp") {
       if (t.senderHasRetransmits === 1 && mustSend) e.push(["retransmits", retrans]);
     } else if (mustSend) {
@@ -198,7 +199,7 @@ export function jsonEnd(t: ReportTest): Entries {
               "udp",
               obj([
                 ["socket", s.socket], ["start", 0], ["end", senderTimeS], ["seconds", senderTimeS], ["bytes", s.bytesSent],
-                ["bits_per_second", bitsPerSecond(s.bytesSent, senderTimeS)], ["jitter_ms", s.jitterS * 1000], ["lost_packets", lost],
+                ["bits_per_second", throughputBps(s.bytesSent, senderTimeS)], ["jitter_ms", s.jitterS * 1000], ["lost_packets", lost],
                 ["packets", packetCount - s.omittedPacketCount], ["lost_percent", lossPercent(lost, senderPackets - s.omittedPacketCount)],
                 ["out_of_order", s.outOfOrder - s.omittedOutOfOrder], ["sender", mustSend],
               ]),
@@ -209,31 +210,31 @@ export function jsonEnd(t: ReportTest): Entries {
     }
     const sfx = reverseSuffix(t, mustSend);
     if (t.protocol === "tcp") {
-      const sent: Obj = [["start", 0], ["end", senderTimeS], ["seconds", senderTimeS], ["bytes", totalSent], ["bits_per_second", bitsPerSecond(totalSent, senderTimeS)]];
+      const sent: Obj = [["start", 0], ["end", senderTimeS], ["seconds", senderTimeS], ["bytes", totalSent], ["bits_per_second", throughputBps(totalSent, senderTimeS)]];
       if (shr) sent.push(["retransmits", totalRetrans]);
       sent.push(["sender", mustSend]);
       tail.push([`sum_sent${sfx}`, obj(sent)]);
-      tail.push([`sum_received${sfx}`, obj([["start", 0], ["end", receiverTimeS], ["seconds", receiverTimeS], ["bytes", totalReceived], ["bits_per_second", bitsPerSecond(totalReceived, receiverTimeS)], ["sender", mustSend]])]);
+      tail.push([`sum_received${sfx}`, obj([["start", 0], ["end", receiverTimeS], ["seconds", receiverTimeS], ["bytes", totalReceived], ["bits_per_second", throughputBps(totalReceived, receiverTimeS)], ["sender", mustSend]])]);
     } else {
       const avgJitterMs = (jitter / t.numStreams) * 1000;
       tail.push([
         `sum${sfx}`,
         obj([
-          ["start", 0], ["end", receiverTimeS], ["seconds", receiverTimeS], ["bytes", totalSent], ["bits_per_second", bitsPerSecond(totalSent, senderTimeS)],
+          ["start", 0], ["end", receiverTimeS], ["seconds", receiverTimeS], ["bytes", totalSent], ["bits_per_second", throughputBps(totalSent, senderTimeS)],
           ["jitter_ms", avgJitterMs], ["lost_packets", lostPackets], ["packets", totalPackets], ["lost_percent", lossPercent(lostPackets, totalPackets)], ["sender", mustSend],
         ]),
       ]);
       tail.push([
         `sum_sent${sfx}`,
         obj([
-          ["start", 0], ["end", senderTimeS], ["seconds", senderTimeS], ["bytes", totalSent], ["bits_per_second", bitsPerSecond(totalSent, senderTimeS)],
+          ["start", 0], ["end", senderTimeS], ["seconds", senderTimeS], ["bytes", totalSent], ["bits_per_second", throughputBps(totalSent, senderTimeS)],
           ["jitter_ms", 0], ["lost_packets", 0], ["packets", senderTotal], ["lost_percent", 0], ["sender", true],
         ]),
       ]);
       tail.push([
         `sum_received${sfx}`,
         obj([
-          ["start", 0], ["end", receiverTimeS], ["seconds", receiverTimeS], ["bytes", totalReceived], ["bits_per_second", bitsPerSecond(totalReceived, receiverTimeS)],
+          ["start", 0], ["end", receiverTimeS], ["seconds", receiverTimeS], ["bytes", totalReceived], ["bits_per_second", throughputBps(totalReceived, receiverTimeS)],
           ["jitter_ms", avgJitterMs], ["lost_packets", lostPackets], ["packets", receiverTotal], ["lost_percent", lossPercent(lostPackets, totalPackets)], ["sender", false],
         ]),
       ]);
@@ -254,12 +255,12 @@ export function jsonEnd(t: ReportTest): Entries {
 }
 
 function tcpStreamEnd(s: ReportStream, shr: boolean, mustSend: boolean, senderTimeS: number, receiverTimeS: number, endTimeS: number): Entries {
-  const sender: Obj = [["socket", s.socket], ["start", 0], ["end", senderTimeS], ["seconds", senderTimeS], ["bytes", s.bytesSent], ["bits_per_second", bitsPerSecond(s.bytesSent, senderTimeS)]];
+  const sender: Obj = [["socket", s.socket], ["start", 0], ["end", senderTimeS], ["seconds", senderTimeS], ["bytes", s.bytesSent], ["bits_per_second", throughputBps(s.bytesSent, senderTimeS)]];
   if (shr) {
     sender.push(["retransmits", s.retransmits], ["max_snd_cwnd", s.maxSndCwnd], ["max_snd_wnd", s.maxSndWnd], ["max_rtt", s.maxRttUs], ["min_rtt", s.minRttUs], ["mean_rtt", s.meanRttUs]);
   }
   sender.push(["sender", mustSend]);
-  const receiver: Obj = [["socket", s.socket], ["start", 0], ["end", receiverTimeS], ["seconds", endTimeS], ["bytes", s.bytesReceived], ["bits_per_second", bitsPerSecond(s.bytesReceived, receiverTimeS)], ["sender", mustSend]];
+  const receiver: Obj = [["socket", s.socket], ["start", 0], ["end", receiverTimeS], ["seconds", endTimeS], ["bytes", s.bytesReceived], ["bits_per_second", throughputBps(s.bytesReceived, receiverTimeS)], ["sender", mustSend]];
   return obj([["sender", obj(sender)], ["receiver", obj(receiver)]]);
 }
 

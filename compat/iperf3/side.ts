@@ -5,7 +5,7 @@
 import { hostname, machine, release, type, version } from "node:os";
 import type { TestParams } from "../../interop/iperf3/params.ts";
 import type { Results } from "../../interop/iperf3/results.ts";
-import { cpuPercent } from "./figures.ts";
+import { processCpuPercent } from "../../src/formulas.ts";
 import { jsonEnd, jsonInterval, jsonStart, type StartInfo } from "./json-report.ts";
 import type { Entries } from "../../interop/iperf3/cjson.ts";
 import type { Mode, ReportStream, ReportTest } from "./report-model.ts";
@@ -62,8 +62,8 @@ export class CpuWindow {
   stop(): [number, number, number] {
     const wallS = (performance.now() - this.wall0) / 1000;
     const d = process.cpuUsage(this.cpu0);
-    const user = cpuPercent(d.user / 1e6, wallS);
-    const system = cpuPercent(d.system / 1e6, wallS);
+    const user = processCpuPercent(d.user, 1e6, wallS);
+    const system = processCpuPercent(d.system, 1e6, wallS);
     this.result = [user + system, user, system];
     return this.result;
   }

@@ -5,7 +5,8 @@
  */
 import { formatFixed, formatIperf } from "../../src/units.ts";
 import { formatG, printFormatted, type CValue } from "../../interop/iperf3/cjson.ts";
-import { intervalRate, lossPercent, summaryTimes } from "./figures.ts";
+import { bytesPerSecond, lossPercent } from "../../src/formulas.ts";
+import { summaryTimes } from "./summary-times.ts";
 import type { ReportStream, ReportTest } from "./report-model.ts";
 
 export const SEPARATOR_LINE = "-----------------------------------------------------------\n";
@@ -95,7 +96,7 @@ export function intervalBlock(t: ReportTest, k: number): string {
     if (t.numStreams <= 1) continue;
     const fi = first.intervals[k];
     if (!fi) continue;
-    const head = `[SUM]${mbuf} ${f62(fi.startS)}-${fl62(fi.endS)} sec  ${xfer(bytes)}  ${rate(t, intervalRate(bytes, fi.durationS))}`;
+    const head = `[SUM]${mbuf} ${f62(fi.startS)}-${fl62(fi.endS)} sec  ${xfer(bytes)}  ${rate(t, bytesPerSecond(bytes, fi.durationS))}`;
     const omitted = fi.omitted ? OMITTED : "";
     if (t.protocol === "tcp") {
       if (t.senderHasRetransmits === 1 && mustSend) out += `${head}  ${d3(retrans)}             ${omitted}\n`;
@@ -117,7 +118,7 @@ function streamInterval(t: ReportTest, s: ReportStream, k: number): string {
     if (k === 0) out += intervalHeader(t);
     else if (t.numStreams > 1) out += BW_SEPARATOR;
   }
-  const head = `[${d3(s.socket)}]${roleTag(t, s.sender)} ${f62(i.startS)}-${fl62(i.endS)} sec  ${xfer(i.bytes)}  ${rate(t, intervalRate(i.bytes, i.durationS))}`;
+  const head = `[${d3(s.socket)}]${roleTag(t, s.sender)} ${f62(i.startS)}-${fl62(i.endS)} sec  ${xfer(i.bytes)}  ${rate(t, bytesPerSecond(i.bytes, i.durationS))}`;
   const omitted = i.omitted ? OMITTED : "";
   if (t.protocol === "tcp") {
     if (t.senderHasRetransmits === 1 && s.sender) return `${out}${head}  ${d3(i.retransmits)}   ${xfer(i.sndCwnd)}       ${omitted}\n`;

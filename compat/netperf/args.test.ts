@@ -79,6 +79,16 @@ describe("netperf command line", () => {
     expect(plan("-f x").format).toBe("m");
   });
 
+  test("-D: interval from the first part, its sign dropped, 1 s when empty, never 0; -r: result-only confidence", () => {
+    expect(plan("-H h").demoIntervalS).toBeUndefined();
+    expect(plan("-D -0.20 -H h").demoIntervalS).toBe(0.2);
+    expect(plan("-D 2").demoIntervalS).toBe(2);
+    expect(plan("-D ,1000").demoIntervalS).toBe(1);
+    expect(plan("-D 0").demoIntervalS).toBe(0.01);
+    expect(plan("-i 10,3").resultConfidenceOnly).toBe(false);
+    expect(plan("-i 10,3 -r")).toMatchObject({ resultConfidenceOnly: true, iterationMax: 10, iterationMin: 3 });
+  });
+
   test("errors name the cause and the fix", () => {
     const fails = (argv: string, re: RegExp) => {
       try {

@@ -1,7 +1,6 @@
 import { lookup } from "node:dns/promises";
 import { DataPlane } from "../../src/engine/data-plane.ts";
 import { WorkerPool } from "../../src/engine/worker-pool.ts";
-import { explainSocketError } from "../../src/errors.ts";
 import type { Net, TcpSocket } from "../../src/net/types.ts";
 import { NetperfClientSession, type ClientAction, type ClientDataCounters, type ClientFailure, type ClientRound } from "../../interop/netperf/client-session.ts";
 import { OmniRequest } from "../../interop/netperf/omni-request.ts";
@@ -63,12 +62,27 @@ function familyOf(address: string): "ipv4" | "ipv6" {
   return address.includes(":") ? "ipv6" : "ipv4";
 }
 
-async function resolve(host: string, family: "any" | "ipv4" | "ipv6"): Promise<string> {
+/** getaddrinfo's return codes and gai_strerror texts, as netperf prints them when a name does not resolve. */
+const GAI: Record<string, [number, string]> = {
+  EAI_AGAIN: [-3, "Temporary failure in name resolution"],
+  EAI_FAIL: [-4, "Non-recoverable failure in name resolution"],
+  EAI_NODATA: [-5, "No address associated with hostname"],
+};
+
+/** The address, or what netperf prints on standard output when it cannot resolve the host. */
+async function resolve(host: string, family: "any" | "ipv4" | "ipv6"): Promise<{ ip: string } | { failure: string }> {
   try {
     const r = await lookup(host, { family: family === "ipv4" ? 4 : family === "ipv6" ? 6 : 0 });
-    return r.address;
-  } catch {
-    throw explainSocketError(Object.assign(new Error("not found"), { code: "ENOTFOUND" }), { host, port: 0, role: "connect" });
+    return { ip: r.address };
+  } catch (e) {
+    const [code, text] = GAI[(e as { code?: string }).code ?? ""] ?? [-2, "Name or service not known"];
+    const af = family === "ipv4" ? "AF_INET" : family === "ipv6" ? "AF_INET6" : "AF_UNSPEC";
+    return {
+      failure:
+        `resolve_host: could not resolve host '${host}' port '(null)' af ${af}\n` +
+        `\tgetaddrinfo returned ${code} ${text}\n` +
+        `Netperf could not resolve ${host} as a host name\n`,
+    };
   }
 }
 
@@ -206,9 +220,11 @@ class Instance {
       });
     } catch {
       const fam = familyOf(this.remoteIp) === "ipv6" ? "AF_INET6" : "AF_INET";
-      this.errText +=
+      // netperf prints these on standard output.
+      this.print(
         `establish control: are you sure there is a netserver listening on ${plan.host} at port ${plan.controlPort}?\n` +
-        `establish_control could not establish the control connection from 0.0.0.0 port 0 address family AF_UNSPEC to ${this.remoteIp} port ${plan.controlPort} address family ${fam}\n`;
+        `establish_control could not establish the control connection from 0.0.0.0 port 0 address family AF_UNSPEC to ${this.remoteIp} port ${plan.controlPort} address family ${fam}\n`,
+      );
       return { exitCode: 255, stdout: this.out, stderr: this.errText };
     }
     if (plan.printHeaders) this.print(this.header());
@@ -523,13 +539,12 @@ function dataFamilyOf(plan: NetperfPlan, controlIp: string): "ipv4" | "ipv6" {
 
 /** One test. `live`: print standard output as it comes instead of returning it. */
 export async function runInstance(plan: NetperfPlan, io: ClientIo, live = false): Promise<InstanceResult> {
-  let ip: string;
-  try {
-    ip = await resolve(plan.host, plan.family);
-  } catch (e) {
-    return { exitCode: 255, stdout: "", stderr: `${e instanceof Error ? e.message : String(e)}\n` };
+  const r = await resolve(plan.host, plan.family);
+  if ("failure" in r) {
+    if (live) io.out(r.failure);
+    return { exitCode: 255, stdout: live ? "" : r.failure, stderr: "" };
   }
-  return new Instance(plan, io, ip, dataFamilyOf(plan, ip), live).run();
+  return new Instance(plan, io, r.ip, dataFamilyOf(plan, r.ip), live).run();
 }
 
 /** The line after N instances: the sum of each one's main figure (trans/s for RR, pps for UDP_STREAM). */

@@ -24,6 +24,11 @@ export async function netperfMain(argv: string[]): Promise<number> {
   return interruptedExitCode(signal) ?? code;
 }
 
+/** Set in the detached server: it reports its start (or failure) to the parent, then writes nothing more. */
+const DETACHED_ENV = "ANYPERF_NETSERVER_DETACHED";
+/** How long the parent waits for the detached server to listen or fail. */
+const START_TIMEOUT_MS = 15_000;
+
 /** `anyperf netserver ...` (or run as `netserver`). Without -D it detaches, as netserver daemonises. */
 export async function netserverMain(argv: string[]): Promise<number> {
   const cmd = parseNetserverArgs(argv);
@@ -31,20 +36,65 @@ export async function netserverMain(argv: string[]): Promise<number> {
     (cmd.exitCode === 0 ? process.stdout : process.stderr).write(cmd.text);
     return cmd.exitCode;
   }
-  if (!cmd.plan.foreground) return daemonize(argv);
+  const detached = process.env[DETACHED_ENV] === "1";
+  if (!cmd.plan.foreground && !detached) return daemonize(argv);
   const signal = shutdownSignal();
+  // A detached server's stdout and stderr are pipes to a parent that exits once we listen.
+  let attached = true;
   await runNetserver(cmd.plan, {
-    out: (t) => void process.stdout.write(t),
-    err: (t) => void process.stderr.write(t),
+    out: (t) => void (attached && process.stdout.write(t)),
+    err: (t) => void (attached && process.stderr.write(t)),
     signal,
+    started: () => {
+      if (detached) attached = false;
+    },
   });
   return interruptedExitCode(signal) ?? 0;
 }
 
-function daemonize(argv: string[]): number {
+/**
+ * netserver without -D: the server runs on in a detached process; this one relays what it printed up to the moment
+ * it listens (the "Starting netserver" line) or failed (the reason, and its exit status), then returns.
+ */
+function daemonize(argv: string[]): Promise<number> {
   // From source the runtime needs the entry script; a compiled binary is its own entry.
   const script = process.argv[1] && /\.ts$/.test(process.argv[1]) ? [process.argv[1]] : [];
-  const child = spawn(process.execPath, [...script, "netserver", "-D", ...argv], { detached: true, stdio: "ignore" });
-  child.unref();
-  return 0;
+  const child = spawn(process.execPath, [...script, "netserver", ...argv], {
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, [DETACHED_ENV]: "1" },
+  });
+  return new Promise((resolve) => {
+    let out = "";
+    let err = "";
+    let settled = false;
+    const settle = (code: number) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      child.stdout.destroy();
+      child.stderr.destroy();
+      child.removeAllListeners();
+      child.unref();
+      process.stdout.write(out);
+      process.stderr.write(err);
+      resolve(code);
+    };
+    const timer = setTimeout(() => {
+      child.kill();
+      err += `netserver: the detached server did not start within ${START_TIMEOUT_MS / 1000} s: run with -D to see why\n`;
+      settle(1);
+    }, START_TIMEOUT_MS);
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+      if (out.includes("\n")) settle(0);
+    });
+    child.stderr.on("data", (d: Buffer) => void (err += d.toString()));
+    child.on("error", (e) => {
+      err += `netserver: cannot start the detached server: ${e.message}\n`;
+      settle(1);
+    });
+    // "close" comes after the exit and after stderr, which holds the reason, has been read to its end.
+    child.on("close", (code) => settle(code ?? 1));
+  });
 }

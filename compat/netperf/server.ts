@@ -23,6 +23,8 @@ export interface NetserverIo {
   out(text: string): void;
   err(text: string): void;
   signal: AbortSignal;
+  /** Called once the control port listens (a detaching netserver hands back to its shell here). */
+  started?(): void;
 }
 
 interface Control extends Queued {
@@ -348,7 +350,7 @@ export class NetserverServer {
         },
       });
     } catch (e) {
-      throw explainSocketError(e, { host, port: plan.port, role: "listen" });
+      throw explainSocketError(e, { host: plan.listenAddress ?? "any address", port: plan.port, role: "listen" });
     }
     const family = plan.family === "ipv4" ? "AF_INET" : plan.family === "ipv6" ? "AF_INET6" : "AF_UNSPEC";
     this.io.out(`Starting netserver with host '${plan.listenAddress ?? "IN(6)ADDR_ANY"}' port '${this.port}' and family ${family}\n`);
@@ -374,6 +376,7 @@ export class NetserverServer {
 /** Runs until the signal aborts (Ctrl+C). */
 export async function runNetserver(plan: NetserverPlan, io: NetserverIo): Promise<number> {
   const server = await NetserverServer.start(plan, io);
+  io.started?.();
   await new Promise<void>((resolve) => {
     if (io.signal.aborted) return resolve();
     io.signal.addEventListener("abort", () => resolve(), { once: true });

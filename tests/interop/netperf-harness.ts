@@ -1,14 +1,20 @@
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 
 /** Process helpers for the netperf interop tests: stock netperf/netserver and ours, bounded in time, killed by pid. */
 
-const CLI = join(import.meta.dir, "netperf-cli.ts");
+/** anyperf's entry, as users run it from source: `bun main.ts netperf ...`. */
+const CLI = join(import.meta.dir, "../../main.ts");
 
 export interface Finished {
   code: number | null;
   out: string;
   err: string;
+  /** When the first standard output arrived, ms after the start (undefined: none). */
+  firstOutMs: number | undefined;
+  /** When the process ended, ms after the start. */
+  endMs: number;
 }
 
 export interface Proc {
@@ -18,14 +24,20 @@ export interface Proc {
 }
 
 function run(cmd: string[]): Proc {
+  const start = performance.now();
   const p = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe" });
   let out = "";
   let err = "";
+  let firstOutMs: number | undefined;
   const pump = async (s: ReadableStream<Uint8Array>, into: (t: string) => void) => {
     const dec = new TextDecoder();
     for await (const chunk of s) into(dec.decode(chunk, { stream: true }));
   };
-  const done = Promise.all([pump(p.stdout, (t) => (out += t)), pump(p.stderr, (t) => (err += t)), p.exited]).then(([, , code]) => ({ code, out, err }));
+  const toOut = (t: string) => {
+    firstOutMs ??= performance.now() - start;
+    out += t;
+  };
+  const done = Promise.all([pump(p.stdout, toOut), pump(p.stderr, (t) => (err += t)), p.exited]).then(([, , code]) => ({ code, out, err, firstOutMs, endMs: performance.now() - start }));
   return { done, text: () => out + err, kill: () => p.kill() };
 }
 
@@ -73,7 +85,7 @@ export async function finish(p: Proc, limitMs: number): Promise<Finished> {
 export function keyvals(text: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const line of text.split("\n")) {
-    const m = /^([A-Z0-9_]+)=(.*)$/.exec(line);
+    const m = /^([A-Z0-9_]+(?:\[\d+\])?)=(.*)$/.exec(line);
     if (m) out[m[1]!] = m[2]!;
   }
   return out;
@@ -97,4 +109,39 @@ export function rawExchange(port: number, bytes: Uint8Array, ms: number): Promis
       resolve({ reply: Buffer.concat(chunks), closed });
     }, ms);
   });
+}
+
+/** The pid of the process listening on a TCP port of this host (for a server that detached itself), from /proc. */
+export function listenerPid(port: number): number | undefined {
+  const inodes = new Set<string>();
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    let text = "";
+    try {
+      text = readFileSync(table, "utf8");
+    } catch {
+      continue;
+    }
+    for (const line of text.split("\n").slice(1)) {
+      const f = line.trim().split(/\s+/);
+      // local address "ADDR:PORT" in hex, state 0A = LISTEN, inode in column 10.
+      if (f.length > 9 && f[3] === "0A" && Number.parseInt(f[1]!.split(":")[1]!, 16) === port) inodes.add(f[9]!);
+    }
+  }
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    let fds: string[];
+    try {
+      fds = readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      try {
+        const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+        if (m && inodes.has(m[1]!)) return Number(pid);
+      } catch {
+        // the fd closed while we looked
+      }
+    }
+  }
+  return undefined;
 }

@@ -1,18 +1,21 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { encodeOmniRequest } from "../../interop/netperf/omni-request.ts";
 import { buildOmniRequest } from "../../interop/netperf/test-request.ts";
-import { finish, hasStockNetperf, keyvals, oursNetperf, oursNetserver, rawExchange, stockNetperf, stockNetserver, waitListening, type Proc } from "./netperf-harness.ts";
+import { finish, hasStockNetperf, keyvals, listenerPid, oursNetperf, oursNetserver, rawExchange, stockNetperf, stockNetserver, waitListening, type Proc } from "./netperf-harness.ts";
 
 /**
  * anyperf netserver driven by stock netperf 2.7.0, and anyperf netperf driving stock netserver, on 127.0.0.1 with
- * ports 26600-26999 (control 26600/26601, data ports from 26610 up, each test its own pair). Every test is -l 2 and
- * bounded; both sides' counts, as netperf reports them with -k, must agree.
+ * ports 26600-26999 (control 26600/26601, 26602 for a detached server, 26698 never listened on, data ports from
+ * 26610 up, each test its own pair). Every test is -l 2 and bounded; both sides' counts, as netperf reports them
+ * with -k, must agree.
  */
 
 if (!hasStockNetperf()) throw new Error("stock netperf 2.7.0 is not installed: run scripts/install-peers (Debian package 'netperf')");
 
 const OURS = 26600;
 const STOCK = 26601;
+const DETACHED = 26602;
+const NOBODY = 26698;
 const LIMIT_MS = 25_000;
 const SELECT = [
   "ELAPSED_TIME",
@@ -204,6 +207,63 @@ describe("anyperf netperf against stock netserver", () => {
   );
 
   test(
+    "-i 3,3: three rounds on one control connection, their mean and the confidence width",
+    async () => {
+      const r = await finish(oursNetperf(["-H", "127.0.0.1", "-p", String(STOCK), "-l", "1", "-i", "3,3", "-I", "99,5", "-P", "0", "-t", "TCP_RR", "--", "-P", dataPorts(), "-k", "THROUGHPUT,CONFIDENCE_ITERATION,CONFIDENCE_LEVEL,THROUGHPUT_CONFID,LOCAL_CPU_CONFID"]), LIMIT_MS);
+      expect({ code: r.code, err: r.err }).toEqual({ code: 0, err: "" });
+      const kv = keyvals(r.out);
+      expect(kv.CONFIDENCE_ITERATION).toBe("3");
+      expect(kv.CONFIDENCE_LEVEL).toBe("99");
+      // Unmeasured CPU never widens: 0 exactly; the throughput's width is whatever three rounds gave.
+      expect(kv.LOCAL_CPU_CONFID).toBe("0.000");
+      expect(n(kv, "THROUGHPUT_CONFID")).toBeGreaterThanOrEqual(0);
+      expect(n(kv, "THROUGHPUT")).toBeGreaterThan(0);
+    },
+    LIMIT_MS + 5000,
+  );
+
+  test(
+    "-D -0.5: interim results while the test runs, in netperf's keyval form (as flent reads them)",
+    async () => {
+      const r = await finish(oursNetperf(["-H", "127.0.0.1", "-p", String(STOCK), "-l", "2", "-D", "-0.5", "-P", "0", "-t", "TCP_RR", "--", "-P", dataPorts(), "-k", "THROUGHPUT,ELAPSED_TIME"]), LIMIT_MS);
+      expect({ code: r.code, err: r.err }).toEqual({ code: 0, err: "" });
+      const kv = keyvals(r.out);
+      const count = Object.keys(kv).filter((k) => k.startsWith("NETPERF_INTERIM_RESULT[")).length;
+      expect(count).toBeGreaterThanOrEqual(3);
+      expect(count).toBeLessThanOrEqual(5);
+      let seconds = 0;
+      let transactions = 0;
+      for (let i = 0; i < count; i++) {
+        expect(kv[`NETPERF_UNITS[${i}]`]).toBe("Trans/s");
+        expect(kv[`NETPERF_ENDING[${i}]`]).toMatch(/^\d{10}\.\d{3}$/);
+        seconds += n(kv, `NETPERF_INTERVAL[${i}]`);
+        transactions += n(kv, `NETPERF_INTERIM_RESULT[${i}]`) * n(kv, `NETPERF_INTERVAL[${i}]`);
+      }
+      // The intervals tile the test, and their transactions add up to the final rate's (both rounded to print).
+      expect(Math.abs(seconds - n(kv, "ELAPSED_TIME"))).toBeLessThan(0.1);
+      expect(Math.abs(transactions / seconds - n(kv, "THROUGHPUT")) / n(kv, "THROUGHPUT")).toBeLessThan(0.1);
+    },
+    LIMIT_MS + 5000,
+  );
+
+  test(
+    "the banner comes at once, the results when the test is over, as netperf prints them",
+    async () => {
+      const r = await finish(oursNetperf(["-H", "127.0.0.1", "-p", String(STOCK), "-l", "2", "-t", "TCP_RR", "--", "-P", dataPorts()]), LIMIT_MS);
+      expect(r.code).toBe(0);
+      expect(r.endMs - r.firstOutMs!).toBeGreaterThan(1500);
+    },
+    LIMIT_MS + 5000,
+  );
+
+  test("no netserver there: netperf's two lines and its exit status 255", async () => {
+    const args = ["-H", "127.0.0.1", "-p", String(NOBODY), "-l", "1"];
+    const [ours, stock] = await Promise.all([finish(oursNetperf(args), LIMIT_MS), finish(stockNetperf(args), LIMIT_MS)]);
+    expect(stock.code).toBe(255);
+    expect({ code: ours.code, out: ours.out, err: ours.err }).toEqual({ code: stock.code, out: stock.out, err: stock.err });
+  });
+
+  test(
     "-C: stock netserver's CPU figures come through",
     async () => {
       const r = await finish(oursNetperf(["-H", "127.0.0.1", "-p", String(STOCK), "-l", "2", "-C", "-P", "0", "-t", "TCP_STREAM", "--", "-P", dataPorts(), "-k", "REMOTE_CPU_UTIL,REMOTE_CPU_METHOD"]), LIMIT_MS);
@@ -232,6 +292,33 @@ describe("--instances", () => {
     },
     LIMIT_MS + 5000,
   );
+});
+
+describe("anyperf netserver without -D", () => {
+  test(
+    "detaches as netserver does: the start line, exit 0, and the server keeps serving",
+    async () => {
+      const r = await finish(oursNetserver(["-p", String(DETACHED)]), LIMIT_MS);
+      const pid = listenerPid(DETACHED);
+      try {
+        expect({ code: r.code, out: r.out, err: r.err }).toEqual({ code: 0, out: `Starting netserver with host 'IN(6)ADDR_ANY' port '${DETACHED}' and family AF_UNSPEC\n`, err: "" });
+        expect(pid).toBeNumber();
+        const t = await finish(stockNetperf(["-H", "127.0.0.1", "-p", String(DETACHED), "-l", "1", "-P", "0", "-t", "TCP_RR", "--", "-P", dataPorts(), "-k", "TRANSACTION_RATE"]), LIMIT_MS);
+        expect(t.code).toBe(0);
+        expect(n(keyvals(t.out), "TRANSACTION_RATE")).toBeGreaterThan(0);
+      } finally {
+        if (pid) process.kill(pid);
+      }
+    },
+    LIMIT_MS + 5000,
+  );
+
+  test("a port already taken: the reason on stderr and a failed exit, not a silent success", async () => {
+    const r = await finish(oursNetserver(["-p", String(OURS)]), LIMIT_MS);
+    expect(r.code).toBe(1);
+    expect(r.out).toBe("");
+    expect(r.err).toBe(`anyperf: port ${OURS} in use on any address: pass another port (-p) or stop the other server\n`);
+  });
 });
 
 describe("anyperf netserver under bad requests", () => {

@@ -374,6 +374,8 @@ class Instance {
     let stopTimer: ReturnType<typeof setTimeout> | undefined;
     if (plan.testLength > 0) stopTimer = setTimeout(() => void plane.stop(), plan.testLength * 1000);
     plane.go();
+    // Ctrl+C before the data phase began still ends it (the abort listener only hears later signals).
+    if (this.io.signal.aborted) void plane.stop();
     const interimTimer = this.startInterim(plane);
     await plane.ended;
     if (stopTimer) clearTimeout(stopTimer);

@@ -21,6 +21,8 @@ export interface Proc {
   done: Promise<Finished>;
   text(): string;
   kill(): void;
+  /** Ctrl+C. */
+  interrupt(): void;
 }
 
 function run(cmd: string[]): Proc {
@@ -38,7 +40,7 @@ function run(cmd: string[]): Proc {
     out += t;
   };
   const done = Promise.all([pump(p.stdout, toOut), pump(p.stderr, (t) => (err += t)), p.exited]).then(([, , code]) => ({ code, out, err, firstOutMs, endMs: performance.now() - start }));
-  return { done, text: () => out + err, kill: () => p.kill() };
+  return { done, text: () => out + err, kill: () => p.kill(), interrupt: () => p.kill("SIGINT") };
 }
 
 export const oursNetperf = (args: string[]): Proc => run([process.execPath, CLI, "netperf", ...args]);

@@ -256,6 +256,22 @@ describe("anyperf netperf against stock netserver", () => {
     LIMIT_MS + 5000,
   );
 
+  test(
+    "Ctrl+C ends a long test early and reports it, exit status 0, as netperf does",
+    async () => {
+      const p = oursNetperf(["-H", "127.0.0.1", "-p", String(STOCK), "-l", "30", "-P", "0", "-t", "TCP_RR", "--", "-P", dataPorts(), "-k", "ELAPSED_TIME,TRANSACTION_RATE"]);
+      // Once the banner-less run has started its data phase; a 30 s test must not run to its end.
+      await new Promise((r) => setTimeout(r, 2000));
+      p.interrupt();
+      const r = await finish(p, LIMIT_MS);
+      expect({ code: r.code, err: r.err }).toEqual({ code: 0, err: "" });
+      const kv = keyvals(r.out);
+      expect(n(kv, "ELAPSED_TIME")).toBeLessThan(5);
+      expect(n(kv, "TRANSACTION_RATE")).toBeGreaterThan(0);
+    },
+    LIMIT_MS + 5000,
+  );
+
   test("no netserver there: netperf's two lines and its exit status 255", async () => {
     const args = ["-H", "127.0.0.1", "-p", String(NOBODY), "-l", "1"];
     const [ours, stock] = await Promise.all([finish(oursNetperf(args), LIMIT_MS), finish(stockNetperf(args), LIMIT_MS)]);

@@ -1,6 +1,7 @@
 import { DataPlane } from "../../src/engine/data-plane.ts";
-import { explainSocketError } from "../../src/errors.ts";
+import { UserError } from "../../src/errors.ts";
 import type { TcpListener, TcpSocket } from "../../src/net/types.ts";
+import type { Sockopt } from "../../src/sockopt/sockopt.ts";
 import type { SocketOptions, StreamSpecInput } from "../../src/stream-spec.ts";
 import { encodeClientHeader } from "../../interop/iperf2/client-header.ts";
 import { type ClientRequestInput, buildClientHeader } from "../../interop/iperf2/client-request.ts";
@@ -12,7 +13,10 @@ import { type Member, ReportGroup } from "./groups.ts";
 import { localAddressToward } from "./local-address.ts";
 import { type ClientPlan, clientLen, clientRate } from "./plan.ts";
 import { defaultBuffers } from "./socket-defaults.ts";
+import { connectionNotes, withInterface } from "./connection-notes.ts";
+import { type Handed, connectMain, handToWorker, initialTcp, resolveHost } from "./tcp-connect.ts";
 import type { ServerIo } from "./tcp-server.ts";
+import type { TcpInit } from "./tcp-stats.ts";
 import {
   type Endpoint,
   HEADER_BW,
@@ -92,12 +96,12 @@ function specRate(plan: ClientPlan): { bitsPerSecond?: number; packetsPerSecond?
 export async function runClient(plan: ClientPlan, io: ClientIo): Promise<number> {
   const localHost = await localAddressToward(io.net, io.sockopt, plan.host);
   if (plan.udp) return plan.reverse ? udpReverse(plan, io, localHost) : udpForward(plan, io, localHost);
-  if (plan.reverse || plan.fullDuplex) return tcpReverse(plan, io, localHost);
+  if (plan.reverse || plan.fullDuplex) return tcpReverse(plan, io);
   return tcpForward(plan, io, localHost);
 }
 
 function group(plan: ClientPlan, io: ClientIo, key: string, expected: number): ReportGroup {
-  return new ReportGroup(key, expected, io.printer, { format: plan.format, enhanced: false, csv: plan.csv, intervalS: plan.intervalS, epochZeroFinalCsv: false });
+  return new ReportGroup(key, expected, io.printer, { format: plan.format, enhanced: plan.enhanced, csv: plan.csv, intervalS: plan.intervalS, epochZeroFinalCsv: false });
 }
 
 /** The -r/-d listener: each connection the server opens back is adopted by a Worker and reported as its own stream. */
@@ -176,28 +180,79 @@ class ConnectBackListener {
   }
 }
 
+/** One test connection made on the main thread and handed to a Worker, or (without socket fds) left to the Worker. */
+interface ClientConn {
+  local: Endpoint;
+  init?: TcpInit;
+  handed?: Handed;
+  sock?: number;
+  connectMs?: number;
+  at?: Date;
+}
+
+function bindOf(plan: ClientPlan): Endpoint | undefined {
+  return plan.bind ? { host: plan.bind.host, port: plan.bind.port ?? 0 } : undefined;
+}
+
+/** Connects one test connection here (options before connect), writes `header` if given, and hands it over. */
+async function connectTest(plan: ClientPlan, io: ClientIo, sockopt: Sockopt, host: string, header?: Uint8Array): Promise<ClientConn> {
+  const start = performance.now();
+  const s = await connectMain(io, { host, port: plan.port }, socketOptions(plan), bindOf(plan));
+  const connectMs = performance.now() - start;
+  const init = initialTcp(sockopt, s);
+  const local = { host: sockopt.localAddress(s.fd!)?.host ?? host, port: s.localPort ?? 0 };
+  const sock = s.fd;
+  // A fresh socket's buffer takes a header of 60-odd bytes whole.
+  if (header && header.length > 0) s.write(header, 0, header.length);
+  return { local, init, sock, connectMs, at: new Date(), handed: handToWorker(sockopt, s, plan.enhanced) };
+}
+
+function tcpLine(plan: ClientPlan, id: number, c: ClientConn, server: Endpoint): string {
+  const direction = plan.fullDuplex ? "full-duplex" : plan.reverse ? "reverse" : undefined;
+  const notes = connectionNotes({ direction, enhanced: plan.enhanced, sock: c.sock, init: c.init, connectMs: c.connectMs, at: c.at });
+  return connectionLine(id, withInterface(c.local, plan.enhanced), server, notes);
+}
+
+function tcpBanner(plan: ClientPlan, io: ClientIo, len: number): void {
+  io.printer.info(
+    ...clientBanner({
+      host: plan.host, port: plan.port, udp: false, buffer: plan.window ?? defaultBuffers.tcpSend(), requested: plan.window, enhanced: plan.enhanced,
+      pid: process.pid, writeLen: len, flows: plan.parallel, tos: plan.tos, noDelay: plan.noDelay,
+    }),
+  );
+}
+
 async function tcpForward(plan: ClientPlan, io: ClientIo, localHost: string): Promise<number> {
   const len = clientLen(plan);
   const header = buildClientHeader(request(plan));
   const headerBytes = header ? encodeClientHeader(header, "tcp") : undefined;
-  const back = plan.dual || plan.tradeoff;
   let listener: ConnectBackListener | undefined;
   const forward = group(plan, io, "forward", plan.parallel);
   if (plan.dual) {
     listener = new ConnectBackListener(plan, io, forward, plan.parallel + 1);
     if (!listener.start()) listener = undefined;
   }
-  io.printer.info(...clientBanner({ host: plan.host, port: plan.port, udp: false, buffer: plan.window ?? defaultBuffers.tcpSend(), requested: plan.window, enhanced: plan.enhanced, pid: process.pid, writeLen: len, flows: plan.parallel }));
+  tcpBanner(plan, io, len);
   if (plan.tradeoff) {
     listener = new ConnectBackListener(plan, io, null, plan.parallel + 1);
     if (!listener.start()) listener = undefined;
   }
-  const specs: StreamSpecInput[] = Array.from({ length: plan.parallel }, (_, i) => ({
+  const { sockopt } = io;
+  const host = await resolveHost(plan.host, plan.ipv6);
+  const conns: ClientConn[] = [];
+  try {
+    // All connections first, as iperf does (its -P threads wait for each other before sending).
+    for (let i = 0; i < plan.parallel; i++) conns.push(sockopt ? await connectTest(plan, io, sockopt, host) : { local: { host: localHost, port: 0 } });
+  } catch (e) {
+    for (const c of conns) c.handed?.release();
+    throw e;
+  }
+  const specs: StreamSpecInput[] = conns.map((c, i) => ({
     kind: "tcp-send" as const,
     id: i,
-    connect: { host: plan.host, port: plan.port },
-    bind: plan.bind ? { host: plan.bind.host, port: plan.bind.port ?? 0 } : undefined,
-    options: socketOptions(plan),
+    ...(c.handed
+      ? { adopt: { fd: c.handed.fd, pending: 0 } }
+      : { connect: { host, port: plan.port }, bind: bindOf(plan), options: socketOptions(plan) }),
     preamble: headerBytes,
     payload: digitsPayload(len),
     writeSize: len,
@@ -207,14 +262,15 @@ async function tcpForward(plan: ClientPlan, io: ClientIo, localHost: string): Pr
   }));
   const plane = await DataPlane.open(specs);
   const server = { host: plan.host, port: plan.port };
-  const members: Member[] = specs.map((_, i) => {
-    const local = { host: localHost, port: plane.localPorts[i] ?? 0 };
-    io.printer.info(connectionLine(i + 1, local, server));
+  const members: Member[] = conns.map((c, i) => {
+    if (!c.handed) c.local = { host: localHost, port: plane.localPorts[i] ?? 0 };
+    const local = c.local;
+    io.printer.info(tcpLine(plan, i + 1, c, server));
     // The header counts as sent data, as it does for the stock client and server.
     const extra = headerBytes?.length ?? 0;
     return {
       id: String(i + 1), numericId: i + 1, bytes: () => plane.snapshot().streams[i]!.bytes + extra, calls: () => plane.snapshot().streams[i]!.packets,
-      startMs: 0, client: local, server, role: "send",
+      startMs: 0, client: local, server, role: "send", tcp: c.handed?.tcp,
     };
   });
   const startMs = performance.now();
@@ -222,18 +278,23 @@ async function tcpForward(plan: ClientPlan, io: ClientIo, localHost: string): Pr
     m.startMs = startMs;
     forward.add(m, true);
   }
-  plane.onStreamEnd((stream) => forward.ended(members[stream]!));
+  plane.onStreamEnd((stream) => {
+    forward.ended(members[stream]!);
+    conns[stream]!.handed?.release();
+  });
   plane.go();
-  await runFor(plan, plane, io.signal);
+  await runFor(plan, plane, io.signal, () => {
+    for (const c of conns) c.handed?.tcp?.settle();
+  });
   if (listener) await listener.finish(io.signal);
-  if (!back) return 0;
   return 0;
 }
 
 /** Time-limited tests end when we stop them; byte-limited ones end by themselves. */
-async function runFor(plan: ClientPlan, plane: DataPlane, signal: AbortSignal): Promise<void> {
+async function runFor(plan: ClientPlan, plane: DataPlane, signal: AbortSignal, stopping: () => void = () => {}): Promise<void> {
   if (plan.amount.kind === "time") {
     await within(plane.ended, plan.amount.seconds * 1000, signal);
+    stopping();
     await plane.stop();
   } else {
     signal.addEventListener("abort", () => void plane.stop(), { once: true });
@@ -241,53 +302,59 @@ async function runFor(plan: ClientPlan, plane: DataPlane, signal: AbortSignal): 
   }
 }
 
-/** -R and --full-duplex: we connect and send the header here, then the socket goes to Workers for the data. */
-async function tcpReverse(plan: ClientPlan, io: ClientIo, localHost: string): Promise<number> {
+/**
+ * -R and --full-duplex: we connect and send the header here, then the socket goes to a Worker. --full-duplex is one
+ * stream that sends and counts what it reads on the same socket.
+ */
+async function tcpReverse(plan: ClientPlan, io: ClientIo): Promise<number> {
   const { sockopt } = io;
-  if (!sockopt) throw new Error("-R and --full-duplex need socket fds (Linux, Bun): run the compiled binary on Linux");
+  if (!sockopt) throw new UserError("-R and --full-duplex need socket fds (Linux, Bun): run the compiled binary on Linux", 2);
   const len = clientLen(plan);
   const header = buildClientHeader(request(plan));
   const headerBytes = header ? encodeClientHeader(header, "tcp") : new Uint8Array(0);
-  io.printer.info(...clientBanner({ host: plan.host, port: plan.port, udp: false, buffer: plan.window ?? defaultBuffers.tcpSend(), requested: plan.window, enhanced: plan.enhanced, pid: process.pid, writeLen: len, flows: plan.parallel }));
+  tcpBanner(plan, io, len);
   const server = { host: plan.host, port: plan.port };
   const g = group(plan, io, "reverse", plan.parallel);
+  const host = await resolveHost(plan.host, plan.ipv6);
   const runs: Promise<void>[] = [];
   for (let i = 0; i < plan.parallel; i++) {
-    let s: TcpSocket<null>;
-    try {
-      s = await io.net.connect<null>({ hostname: plan.host, port: plan.port, data: null, socket: { data: () => {}, error: () => {} } });
-    } catch (e) {
-      throw explainSocketError(e, { host: plan.host, port: plan.port, role: "connect" });
-    }
+    const c = await connectTest(plan, io, sockopt, host, headerBytes);
+    const handed = c.handed!;
     const id = i + 1;
-    const local = { host: localHost, port: s.localPort ?? 0 };
-    io.printer.info(connectionLine(id, local, server, [plan.fullDuplex ? "(full-duplex)" : "(reverse)"]));
+    io.printer.info(tcpLine(plan, id, c, server));
     const startMs = performance.now();
-    s.write(headerBytes, 0, headerBytes.length);
-    const fds = sockopt.handOff(s, plan.fullDuplex ? 2 : 1);
-    const fdRecv = fds[0]!;
-    const fdSend = fds[1] ?? -1;
-    const specs: StreamSpecInput[] = [{ kind: "tcp-recv", id: 0, adopt: { fd: fdRecv, pending: 0 }, endOnEof: true, idleTimeoutMs: 60_000 }];
-    if (plan.fullDuplex) {
-      specs.push({
-        kind: "tcp-send", id: 1, adopt: { fd: fdSend, pending: 0 }, payload: digitsPayload(len), writeSize: len, rate: specRate(plan),
-        limitBytes: plan.amount.kind === "bytes" ? plan.amount.bytes : 0, end: "fin-wait-eof",
-      });
+    const spec: StreamSpecInput = plan.fullDuplex
+      ? {
+          kind: "tcp-send", id: 0, adopt: { fd: handed.fd, pending: 0 }, payload: digitsPayload(len), writeSize: len, rate: specRate(plan),
+          limitBytes: plan.amount.kind === "bytes" ? plan.amount.bytes : 0, end: "fin-wait-eof", countReceived: true, idleTimeoutMs: 60_000,
+        }
+      : { kind: "tcp-recv", id: 0, adopt: { fd: handed.fd, pending: 0 }, endOnEof: true, idleTimeoutMs: 60_000 };
+    let plane: DataPlane;
+    try {
+      plane = await DataPlane.open([spec]);
+    } catch (e) {
+      handed.release();
+      throw e;
     }
-    const plane = await DataPlane.open(specs);
+    const counters = () => plane.snapshot().streams[0]!;
     const recv: Member = {
-      id: `*${id}`, numericId: id, bytes: () => plane.snapshot().streams[0]!.bytes, calls: () => plane.snapshot().streams[0]!.packets,
-      startMs, client: local, server, role: "recv",
+      id: `*${id}`, numericId: id, bytes: () => (plan.fullDuplex ? counters().received : counters().bytes), calls: () => counters().packets,
+      startMs, client: c.local, server, role: "recv",
     };
-    const members = [recv];
-    if (plan.fullDuplex) {
-      members.unshift({
-        id: String(id), numericId: id, bytes: () => plane.snapshot().streams[1]!.bytes + headerBytes.length, calls: () => plane.snapshot().streams[1]!.packets,
-        startMs, client: local, server, role: "send",
-      });
-    }
-    members.forEach((m, k) => g.add(m, k === 0));
-    plane.onStreamEnd((stream) => g.ended(stream === 0 ? recv : members[0]!));
+    const sender: Member | undefined = plan.fullDuplex
+      ? {
+          id: String(id), numericId: id, bytes: () => counters().bytes + headerBytes.length, calls: () => counters().packets,
+          startMs, client: c.local, server, role: "send", tcp: handed.tcp,
+        }
+      : undefined;
+    if (sender) g.add(sender, true);
+    g.add(recv, !sender);
+    let sendStoppedMs: number | undefined;
+    plane.onStreamEnd(() => {
+      if (sender) g.ended(sender, sendStoppedMs);
+      g.ended(recv);
+      handed.release();
+    });
     plane.go();
     runs.push(
       (async () => {
@@ -295,7 +362,10 @@ async function tcpReverse(plan: ClientPlan, io: ClientIo, localHost: string): Pr
           const seconds = plan.amount.seconds;
           if (plan.fullDuplex) {
             await within(plane.ended, seconds * 1000, io.signal);
-            plane.stopStream(1);
+            // Our half ends now; the stream goes on reading until the server's FIN.
+            sendStoppedMs = performance.now();
+            handed.tcp?.settle();
+            plane.stopStream(0);
           }
           // The server ends the reverse direction; a server that never does is cut off after a grace period.
           await within(plane.ended, seconds * 1000 + REVERSE_GRACE_MS, io.signal);

@@ -1,5 +1,14 @@
-import { HEADER_BW, bwLine, tcpReadEnhancedLine, HEADER_TCP_READ_ENHANCED } from "./text-report.ts";
+import {
+  HEADER_BW,
+  HEADER_TCP_READ_ENHANCED,
+  HEADER_TCP_WRITE_ENHANCED,
+  bwLine,
+  tcpReadEnhancedLine,
+  tcpWriteEnhancedLine,
+  tcpWriteEnhancedSumLine,
+} from "./text-report.ts";
 import { csvTcpLine, type CsvFigures } from "./csv-report.ts";
+import type { TcpStatsTracker } from "./tcp-stats.ts";
 import type { Printer } from "./printer.ts";
 import type { FormatLetter } from "./units.ts";
 import type { Endpoint } from "./text-report.ts";
@@ -25,7 +34,12 @@ export interface Member {
   server: Endpoint;
   /** Sender side of an -e report prints writes, receiver side reads. */
   role: "send" | "recv";
+  /** -e senders: TCP_INFO of the socket (retransmits, cwnd, RTT); absent where the runtime cannot read it. */
+  tcp?: TcpStatsTracker;
 }
+
+/** What -e prints in a sender's TCP columns when the socket's TCP_INFO cannot be read: iperf's "NA" form. */
+const NO_TCP_INFO = { retry: 0, cwndK: null, rttUs: 0, rttVarUs: 0 };
 
 export interface GroupOptions {
   format: FormatLetter;
@@ -34,7 +48,15 @@ export interface GroupOptions {
   intervalS: number;
   /** Stock servers print 19700101000000 in final CSV lines when -i is not set; clients print the real time. */
   epochZeroFinalCsv: boolean;
+  /**
+   * How long a group whose streams have all ended waits for the rest of the streams its header announced. Stock
+   * clients open all -P connections before sending, so a missing one is a bad or vanished peer: the group must not
+   * swallow a later, unrelated client from the same host.
+   */
+  lateStreamMs?: number;
 }
+
+const LATE_STREAM_MS = 1000;
 
 export class ReportGroup {
   readonly members: Member[] = [];
@@ -44,6 +66,7 @@ export class ReportGroup {
   private lastBytes = new Map<Member, number>();
   private lastCalls = new Map<Member, number>();
   private closed = false;
+  private grace: ReturnType<typeof setTimeout> | undefined;
   private readonly clockMs = performance.now();
 
   constructor(
@@ -56,29 +79,54 @@ export class ReportGroup {
     if (o.intervalS > 0) this.timer = setInterval(() => this.interval(), o.intervalS * 1000);
   }
 
+  /** Still waiting for streams of the client's -P: not closed and fewer forward streams than announced. */
   get accepting(): boolean {
     return !this.closed && this.forward < this.expected;
   }
 
   add(m: Member, forward: boolean): void {
+    clearTimeout(this.grace);
+    this.grace = undefined;
     this.members.push(m);
     if (forward) this.forward++;
     this.lastBytes.set(m, 0);
     this.lastCalls.set(m, 0);
   }
 
-  private heading(): string {
-    return this.o.enhanced ? HEADER_TCP_READ_ENHANCED : HEADER_BW;
+  private heading(role: "send" | "recv"): string {
+    if (!this.o.enhanced) return HEADER_BW;
+    return role === "send" ? HEADER_TCP_WRITE_ENHANCED : HEADER_TCP_READ_ENHANCED;
   }
 
-  private line(m: Member, start: number, end: number, bytes: number, calls: number, at: Date | null): void {
+  /** The sum's heading and columns follow its streams when they all go one way; mixed sums print plain figures. */
+  private sumRole(): "send" | "recv" | null {
+    const roles = new Set(this.members.map((m) => m.role));
+    return roles.size === 1 ? [...roles][0]! : null;
+  }
+
+  private line(m: Member, start: number, end: number, bytes: number, calls: number, at: Date | null, final: boolean): void {
     if (this.o.csv) {
       const f: CsvFigures = { at, client: m.client, server: m.server, id: m.numericId, start, end, bytes };
       this.printer.csvLine(csvTcpLine(f));
       return;
     }
-    const text = this.o.enhanced && m.role === "recv" ? tcpReadEnhancedLine({ id: m.id, start, end, bytes }, calls, this.o.format) : bwLine({ id: m.id, start, end, bytes }, this.o.format);
-    this.printer.report(this.heading(), text);
+    const fig = { id: m.id, start, end, bytes };
+    let text = bwLine(fig, this.o.format);
+    if (this.o.enhanced && m.role === "recv") text = tcpReadEnhancedLine(fig, calls, this.o.format);
+    if (this.o.enhanced && m.role === "send") {
+      const tcp = m.tcp ? (final ? m.tcp.final() : m.tcp.interval()) : NO_TCP_INFO;
+      text = tcpWriteEnhancedLine(fig, calls, 0, tcp, this.o.format);
+    }
+    this.printer.report(this.heading(m.role), text);
+  }
+
+  private sumLine(start: number, end: number, bytes: number, calls: number): void {
+    const role = this.sumRole();
+    if (this.o.enhanced && role === "send") {
+      this.printer.report(this.heading("send"), tcpWriteEnhancedSumLine({ start, end, bytes }, calls, 0, 0, this.o.format));
+      return;
+    }
+    this.printer.report(role ? this.heading(role) : HEADER_BW, bwLine({ id: "SUM", start, end, bytes }, this.o.format));
   }
 
   private interval(): void {
@@ -88,16 +136,18 @@ export class ReportGroup {
     const end = start + this.o.intervalS;
     this.tick++;
     let sum = 0;
+    let sumCalls = 0;
     for (const m of live) {
       const b = m.bytes();
       const c = m.calls();
       const d = b - this.lastBytes.get(m)!;
-      this.line(m, start, end, d, c - this.lastCalls.get(m)!, new Date());
+      this.line(m, start, end, d, c - this.lastCalls.get(m)!, new Date(), false);
+      sumCalls += c - this.lastCalls.get(m)!;
       this.lastBytes.set(m, b);
       this.lastCalls.set(m, c);
       sum += d;
     }
-    if (this.members.length > 1 && !this.o.csv) this.printer.report(this.heading(), bwLine({ id: "SUM", start, end, bytes: sum }, this.o.format));
+    if (this.members.length > 1 && !this.o.csv) this.sumLine(start, end, sum, sumCalls);
   }
 
   /** A member's stream ended: its final line, then the sum once the whole test is over. */
@@ -107,14 +157,26 @@ export class ReportGroup {
     if (this.timer && (endMs - this.clockMs) / 1000 >= (this.tick + 1) * this.o.intervalS - 0.05) this.interval();
     m.endMs = endMs;
     const seconds = (endMs - m.startMs) / 1000;
-    this.line(m, 0, seconds, m.bytes(), m.calls(), this.o.epochZeroFinalCsv && this.o.intervalS === 0 ? null : new Date());
-    if (this.forward < this.expected || this.members.some((x) => x.endMs === undefined)) return;
+    this.line(m, 0, seconds, m.bytes(), m.calls(), this.o.epochZeroFinalCsv && this.o.intervalS === 0 ? null : new Date(), true);
+    if (this.members.some((x) => x.endMs === undefined)) return;
+    if (this.forward < this.expected) {
+      clearTimeout(this.grace);
+      this.grace = setTimeout(() => this.finish(), this.o.lateStreamMs ?? LATE_STREAM_MS);
+      return;
+    }
+    this.finish();
+  }
+
+  /** Every stream has ended: the sum, once. */
+  private finish(): void {
+    if (this.closed) return;
     this.close();
     if (this.members.length > 1 && !this.o.csv) {
       const bytes = this.members.reduce((n, x) => n + x.bytes(), 0);
+      const calls = this.members.reduce((n, x) => n + x.calls(), 0);
       const last = Math.max(...this.members.map((x) => x.endMs!));
       const first = Math.min(...this.members.map((x) => x.startMs));
-      this.printer.report(this.heading(), bwLine({ id: "SUM", start: 0, end: (last - first) / 1000, bytes }, this.o.format));
+      this.sumLine(0, (last - first) / 1000, bytes, calls);
     }
   }
 
@@ -123,5 +185,7 @@ export class ReportGroup {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    clearTimeout(this.grace);
+    this.grace = undefined;
   }
 }

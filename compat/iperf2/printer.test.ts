@@ -57,6 +57,21 @@ describe("report groups", () => {
     expect(g.accepting).toBe(false);
   });
 
+  test("streams announced but never coming: the sum after a grace period, and the group takes no later client", async () => {
+    const { lines, printer } = capture();
+    const g = new ReportGroup("h", 3, printer, { ...options, lateStreamMs: 20 });
+    const [a, b] = [member(1, 1000, 0), member(2, 1000, 0)];
+    g.add(a, true);
+    g.add(b, true);
+    g.ended(a, 1000);
+    g.ended(b, 1000);
+    expect(lines.some((l) => l.startsWith("[SUM]"))).toBe(false);
+    expect(g.accepting).toBe(true);
+    await Bun.sleep(60);
+    expect(lines.at(-1)).toBe("[SUM] 0.0000-1.0000 sec  1.95 KBytes  16.0 Kbits/sec");
+    expect(g.accepting).toBe(false);
+  });
+
   test("a single stream prints no sum; CSV finals of a server carry the epoch-zero stamp without -i", () => {
     const { lines, printer } = capture(true);
     const g = new ReportGroup("h", 1, printer, { ...options, csv: true });

@@ -11,12 +11,21 @@ import type { ServerPlan } from "./plan.ts";
 import type { Printer } from "./printer.ts";
 import { type Queued, SocketTransport, flushQueued, newQueued } from "./socket-transport.ts";
 import { defaultBuffers } from "./socket-defaults.ts";
+import { connectionNotes, withInterface } from "./connection-notes.ts";
+import { connectMain, handToWorker, initialTcp } from "./tcp-connect.ts";
+import type { TcpInit } from "./tcp-stats.ts";
 import { type Endpoint, clientBanner, connectionLine, serverBanner } from "./text-report.ts";
 
 /** How long an accepted connection may take to show its header before we drop it. */
 const HEADER_DEADLINE_MS = 10_000;
 /** A receiving stream with no byte for this long is ended (a vanished client must not hold its Worker slot). */
 const IDLE_MS = 60_000;
+/**
+ * Largest write we make for a client's -R / -d / -r / --full-duplex traffic. The header's length word is the
+ * client's -l; honouring any 31-bit value would let one bad header allocate gigabytes. Larger -l values only change
+ * how the same bytes are cut into writes.
+ */
+const MAX_SERVER_WRITE = 1 << 20;
 
 export interface ServerIo {
   net: Net;
@@ -31,7 +40,15 @@ interface Conn extends Queued {
   timer?: ReturnType<typeof setTimeout>;
   handed: boolean;
   acceptedMs: number;
+  /** Read at accept: a peer that closes at once must still have a name in the lines printed about it. */
+  peer: Endpoint;
+  local: Endpoint;
+  init?: TcpInit;
+  sock?: number;
+  at: Date;
 }
+
+const unaccepted = (): Conn => ({ ...newQueued(), handed: false, acceptedMs: 0, peer: { host: "?", port: 0 }, local: { host: "?", port: 0 }, at: new Date(0) });
 
 /** The next transfer id; stock servers number every connection they accept or open, 1, 2, 3, ... */
 export class Ids {
@@ -44,8 +61,8 @@ export class Ids {
 function sendSpec(send: ServerSend): Omit<Extract<StreamSpecInput, { kind: "tcp-send" }>, "kind" | "id"> {
   const rate = send.rate > 0 ? (send.rateUnits === "pps" ? { packetsPerSecond: send.rate } : { bitsPerSecond: send.rate }) : {};
   return {
-    payload: digitsPayload(send.writeSize),
-    writeSize: send.writeSize,
+    payload: digitsPayload(Math.min(send.writeSize, MAX_SERVER_WRITE)),
+    writeSize: Math.min(send.writeSize, MAX_SERVER_WRITE),
     rate,
     limitBytes: send.amount.kind === "bytes" ? send.amount.bytes : 0,
     end: "fin-wait-eof",
@@ -82,7 +99,7 @@ export class TcpServer {
       this.listener = io.net.listen<Conn>({
         hostname: host,
         port: plan.port,
-        data: { ...newQueued(), handed: false, acceptedMs: 0 },
+        data: unaccepted(),
         socket: {
           open: (s) => this.accept(s),
           data: (s, d) => s.data.session?.onData(d),
@@ -107,16 +124,17 @@ export class TcpServer {
   }
 
   private accept(s: TcpSocket<Conn>): void {
-    s.data = { ...newQueued(), handed: false, acceptedMs: performance.now() };
+    const peer = { host: s.remoteAddress ?? "?", port: s.remotePort ?? 0 };
+    s.data = { ...unaccepted(), acceptedMs: performance.now(), peer, local: this.local(s), init: initialTcp(this.io.sockopt, s), sock: s.fd, at: new Date() };
     const session = new TcpServerSession(new SocketTransport(s), {
       test: (t) => {
         clearTimeout(s.data.timer);
-        void this.run(s, t).catch((e: unknown) => this.io.warn(`test from ${s.remoteAddress}: ${e instanceof Error ? e.message : String(e)}`));
+        void this.run(s, t).catch((e: unknown) => this.io.warn(`test from ${peer.host} port ${peer.port}: ${e instanceof Error ? e.message : String(e)}`));
       },
       end: () => {},
       error: (e) => {
         clearTimeout(s.data.timer);
-        this.io.warn(`dropped connection from ${s.remoteAddress} port ${s.remotePort}: ${e.message}`);
+        this.io.warn(`dropped connection from ${peer.host} port ${peer.port}: ${e.message}`);
       },
     });
     s.data.session = session;
@@ -131,8 +149,13 @@ export class TcpServer {
 
   private local(s: TcpSocket<Conn>): Endpoint {
     const fd = s.fd;
-    const addr = fd !== undefined ? this.io.sockopt?.localAddress(fd) : undefined;
-    return { host: addr?.host ?? this.plan.bind?.host ?? "0.0.0.0", port: s.localPort ?? this.plan.port };
+    let host: string | undefined;
+    try {
+      host = fd !== undefined ? this.io.sockopt?.localAddress(fd)?.host : undefined;
+    } catch {
+      // closed already: the bound address stands in
+    }
+    return { host: host ?? this.plan.bind?.host ?? "0.0.0.0", port: s.localPort ?? this.plan.port };
   }
 
   private group(host: string, expected: number): ReportGroup {
@@ -154,79 +177,119 @@ export class TcpServer {
   private async run(s: TcpSocket<Conn>, t: TcpServerTest): Promise<void> {
     const { io, plan } = this;
     const id = this.ids.next();
-    const peer: Endpoint = { host: s.remoteAddress ?? "?", port: s.remotePort ?? 0 };
-    const local = this.local(s);
+    const { peer, local, init, sock, at } = s.data;
     const r = t.request;
-    const notes: string[] = [];
-    if (r?.direction === "reverse") notes.push("(reverse)");
-    if (r?.direction === "full-duplex") notes.push("(full-duplex)");
-    if (plan.enhanced && r && r.version.high !== 0) notes.push(`(peer ${versionString(r.version)})`);
-    io.printer.info(connectionLine(id, local, peer, notes));
+    const notes = connectionNotes({
+      direction: r?.direction === "forward" ? undefined : r?.direction,
+      enhanced: plan.enhanced,
+      sock,
+      peerVersion: r && r.version.high !== 0 ? versionString(r.version) : undefined,
+      init,
+      at: r?.direction === "reverse" ? undefined : at,
+    });
+    io.printer.info(connectionLine(id, withInterface(local, plan.enhanced), peer, notes));
     const group = this.group(peer.host, r?.numThreads ?? 1);
     if (s.fd === undefined || !io.sockopt) {
       io.warn("cannot hand the connection to a data Worker on this runtime (no socket fds): closing it");
       s.terminate();
       return;
     }
-    // From here the socket belongs to Workers: duplicates of its fd for each direction.
+    // From here the socket belongs to a Worker. --full-duplex runs on one stream that sends and counts what it reads:
+    // two Workers reading dups of one fd would split the incoming bytes between them.
     s.data.handed = true;
     s.data.session?.handOff();
-    const fds = io.sockopt.handOff(s, r?.direction === "full-duplex" ? 2 : 1);
-    const fdRecv = fds[0]!;
-    const fdSend = fds[1] ?? fdRecv;
-    const specs: StreamSpecInput[] = [];
+    const handed = handToWorker(io.sockopt, s, plan.enhanced && t.sendHere !== null);
+    const fd = handed.fd;
+    const fullDuplex = r?.direction === "full-duplex";
     const receives = r?.direction !== "reverse";
-    if (receives) specs.push({ kind: "tcp-recv", id: specs.length, adopt: { fd: fdRecv, pending: t.received }, endOnEof: true, idleTimeoutMs: IDLE_MS, connections: 1 });
-    if (t.sendHere) specs.push({ kind: "tcp-send", id: specs.length, adopt: { fd: fdSend, pending: 0 }, ...sendSpec(t.sendHere), idleTimeoutMs: IDLE_MS });
-    const plane = await DataPlane.open(specs);
+    const send = t.sendHere;
+    const spec: StreamSpecInput = send
+      ? { kind: "tcp-send", id: 0, adopt: { fd, pending: fullDuplex ? t.received : 0 }, ...sendSpec(send), countReceived: fullDuplex, idleTimeoutMs: IDLE_MS }
+      : { kind: "tcp-recv", id: 0, adopt: { fd, pending: t.received }, endOnEof: true, idleTimeoutMs: IDLE_MS, connections: 1 };
+    let plane: DataPlane;
+    try {
+      plane = await DataPlane.open([spec]);
+    } catch (e) {
+      handed.release();
+      throw e;
+    }
     this.planes.add(plane);
     const startMs = s.data.acceptedMs;
-    const member = (index: number, memberId: string, role: "send" | "recv"): Member => ({
+    const counters = () => plane.snapshot().streams[0]!;
+    const member = (memberId: string, role: "send" | "recv"): Member => ({
       id: memberId,
       numericId: id,
-      bytes: () => plane.snapshot().streams[index]!.bytes,
-      calls: () => plane.snapshot().streams[index]!.packets,
+      // A full-duplex stream's reads land in `received`; a plain receiver's in `bytes`.
+      bytes: () => (role === "recv" && send ? counters().received : counters().bytes),
+      calls: () => counters().packets,
       startMs,
       client: peer,
       server: local,
       role,
+      tcp: role === "send" ? handed.tcp : undefined,
     });
-    const members: Member[] = [];
-    if (receives) members.push(member(0, String(id), "recv"));
-    if (t.sendHere) members.push(member(receives ? 1 : 0, r?.direction === "full-duplex" ? `*${id}` : String(id), "send"));
+    const recv = receives ? member(String(id), "recv") : undefined;
+    const sender = send ? member(fullDuplex ? `*${id}` : String(id), "send") : undefined;
+    const members = [recv, sender].filter((m): m is Member => m !== undefined);
     members.forEach((m, i) => group.add(m, i === 0));
-    plane.onStreamEnd((stream) => group.ended(members[stream]!));
+    let sendStoppedMs: number | undefined;
+    plane.onStreamEnd(() => {
+      if (recv) group.ended(recv);
+      if (sender) group.ended(sender, sendStoppedMs);
+      handed.release();
+    });
     plane.go();
-    if (t.sendHere?.amount.kind === "time") {
-      const sendIndex = specs.length - 1;
-      const timer = setTimeout(() => plane.stopStream(sendIndex), t.sendHere.amount.seconds * 1000);
+    if (send?.amount.kind === "time") {
+      const timer = setTimeout(() => {
+        sendStoppedMs = performance.now();
+        handed.tcp?.settle();
+        plane.stopStream(0);
+      }, send.amount.seconds * 1000);
       void plane.ended.then(() => clearTimeout(timer));
     }
-    if (t.connectBack?.when === "now") void this.connectBack(peer.host, local.host, t.connectBack, group);
+    if (t.connectBack?.when === "now") void this.connectBack(peer.host, t.connectBack, group);
     await plane.ended;
     this.planes.delete(plane);
-    if (t.connectBack?.when === "after-eof") await this.connectBack(peer.host, local.host, t.connectBack, null);
+    if (t.connectBack?.when === "after-eof") await this.connectBack(peer.host, t.connectBack, null);
     this.tests++;
     if (plan.singleClient && this.tests >= 1) void this.stop();
   }
 
   /** -d (now, same report group) and -r (after the forward test, its own report): we connect to the client's -L port. */
-  private async connectBack(host: string, localHost: string, cb: ServerSend & { port: number }, joined: ReportGroup | null): Promise<void> {
-    const { io } = this;
+  private async connectBack(host: string, cb: ServerSend & { port: number }, joined: ReportGroup | null): Promise<void> {
+    const { io, plan } = this;
+    const server = { host, port: cb.port };
+    if (cb.port === 0 || !io.sockopt || host === "?") {
+      io.warn(`not connecting back to ${host} port ${cb.port}: the header names no port we can reach`);
+      return;
+    }
     const id = this.ids.next();
     io.printer.info(...clientBanner({ host, port: cb.port, udp: false, buffer: defaultBuffers.tcpSend() }));
+    let s: TcpSocket<null>;
+    const connectStart = performance.now();
+    try {
+      s = await connectMain(io, server, {});
+    } catch (e) {
+      io.warn(`connect back to ${host} port ${cb.port} failed: ${e instanceof Error ? e.message : String(e)}`);
+      return;
+    }
+    const connectMs = performance.now() - connectStart;
+    const init = initialTcp(io.sockopt, s);
+    const sock = s.fd;
+    const local = { host: io.sockopt.localAddress(s.fd!)?.host ?? "0.0.0.0", port: s.localPort ?? 0 };
+    const handed = handToWorker(io.sockopt, s, plan.enhanced);
     let plane: DataPlane;
     try {
-      plane = await DataPlane.open([{ kind: "tcp-send", id: 0, connect: { host, port: cb.port }, ...sendSpec(cb), idleTimeoutMs: IDLE_MS }]);
+      plane = await DataPlane.open([{ kind: "tcp-send", id: 0, adopt: { fd: handed.fd, pending: 0 }, ...sendSpec(cb), idleTimeoutMs: IDLE_MS }]);
     } catch (e) {
+      handed.release();
       io.warn(`connect back to ${host} port ${cb.port} failed: ${e instanceof Error ? e.message : String(e)}`);
       return;
     }
     this.planes.add(plane);
     const startMs = performance.now();
-    const local = { host: localHost, port: plane.localPorts[0] ?? 0 };
-    const server = { host, port: cb.port };
-    io.printer.info(connectionLine(`*${id}`, local, server, ["(reverse)"]));
+    const notes = connectionNotes({ direction: "reverse", enhanced: plan.enhanced, sock, init, connectMs, at: new Date() });
+    io.printer.info(connectionLine(`*${id}`, withInterface(local, plan.enhanced), server, notes));
     const group = joined ?? this.group(`${host}#back${id}`, 1);
     const m: Member = {
       id: `*${id}`,
@@ -237,12 +300,19 @@ export class TcpServer {
       client: server,
       server: local,
       role: "send",
+      tcp: handed.tcp,
     };
     group.add(m, joined === null);
-    plane.onStreamEnd(() => group.ended(m));
+    plane.onStreamEnd(() => {
+      group.ended(m);
+      handed.release();
+    });
     plane.go();
     if (cb.amount.kind === "time") {
-      const timer = setTimeout(() => plane.stopStream(0), cb.amount.seconds * 1000);
+      const timer = setTimeout(() => {
+        handed.tcp?.settle();
+        plane.stopStream(0);
+      }, cb.amount.seconds * 1000);
       void plane.ended.then(() => clearTimeout(timer));
     }
     await plane.ended;

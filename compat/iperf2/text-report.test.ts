@@ -3,7 +3,21 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { loadCapture } from "../../tests/fixtures/iperf2/captures.ts";
 import { decodeServerReport } from "../../interop/iperf2/server-report.ts";
-import { bwLine, clientBanner, connectionLine, idTag, reportedLine, serverBanner, udpLine, udpSumLine } from "./text-report.ts";
+import { connectionNotes, wallClockText } from "./connection-notes.ts";
+import {
+  HEADER_TCP_WRITE_ENHANCED,
+  bwLine,
+  clientBanner,
+  connectionLine,
+  idTag,
+  netPowerText,
+  reportedLine,
+  serverBanner,
+  tcpWriteEnhancedLine,
+  tcpWriteEnhancedSumLine,
+  udpLine,
+  udpSumLine,
+} from "./text-report.ts";
 
 const outputsDir = join(import.meta.dir, "../../tests/fixtures/iperf2/outputs");
 const outputs = readdirSync(outputsDir).map((f) => loadCapture(join("outputs", f)));
@@ -78,5 +92,59 @@ describe("Server Report lines from the captured report datagrams", () => {
 
   test("a reply too short to decode prints the zero line", () => {
     expect(reportedLine(1, null, "a").text).toBe("[  1] 0.0000-0.0000 sec  0.000 Bytes  -nan bits/sec   0.000 ms 0/0 (-nan%)");
+  });
+});
+
+describe("-e (enhanced) TCP lines against stock 2.1.8 output (outputs/tcp_e.txt, udp_e.txt, tcp_fd.txt)", () => {
+  const byCmd = (flag: string) => outputs.find((o) => o.commands.some((c) => c.includes(flag)))!;
+  const tcpE = byCmd("-t 2 -e -i 1 -b 50M");
+  const udpE = byCmd("-u -t 2 -e -i 1 -b 10M");
+
+  test("banners: pid, write buffer, TOS/Nagle, read buffer with its histogram bin width", () => {
+    expect(clientBanner({ host: "127.0.0.1", port: 27003, udp: false, buffer: 16384, enhanced: true, pid: 5830, writeLen: 131072, flows: 1 })).toEqual(tcpE.clientOutput.slice(0, 6));
+    expect(serverBanner({ port: 27003, udp: false, buffer: 131072, enhanced: true, pid: 5802, readLen: 131072 })).toEqual(tcpE.serverOutput.slice(0, 5));
+    expect(clientBanner({ host: "127.0.0.1", port: 27006, udp: true, buffer: 212992, enhanced: true, pid: 6818, datagramSize: 1470, rateBps: 10 * 2 ** 20, flows: 1 })).toEqual(udpE.clientOutput.slice(0, 6));
+    expect(serverBanner({ port: 27006, udp: true, buffer: 212992, enhanced: true, pid: 6802, readLen: 1470 })).toEqual(udpE.serverOutput.slice(0, 5));
+    const nagleOff = clientBanner({ host: "h", port: 1, udp: false, buffer: 16384, enhanced: true, pid: 1, writeLen: 8, tos: 0x10, noDelay: true });
+    expect(nagleOff).toContain("TOS set to 0x10 and nodelay (Nagle off)");
+  });
+
+  test("sender lines: writes, retries, cwnd/RTT(var) and NetPwr (the first interval carries the 60-byte header)", () => {
+    const [first, second, final] = tcpE.clientOutput.slice(-3);
+    const tcp = (rttUs: number, rttVarUs: number) => ({ retry: 0, cwndK: 1151, rttUs, rttVarUs });
+    expect(tcpWriteEnhancedLine({ id: 1, start: 0, end: 1, bytes: 50 * 131072 + 60 }, 50, 0, tcp(55, 18), "a")).toBe(first!);
+    expect(tcpWriteEnhancedLine({ id: 1, start: 1, end: 2, bytes: 50 * 131072 }, 50, 0, tcp(32, 7), "a")).toBe(second!);
+    expect(tcpE.clientOutput.at(-4)).toBe(HEADER_TCP_WRITE_ENHANCED);
+    // The final line's duration is printed to 4 decimals only; the byte count is 101 writes + header.
+    const line = tcpWriteEnhancedLine({ id: 1, start: 0, end: 2.02792, bytes: 101 * 131072 + 60 }, 101, 0, tcp(33, 8), "a");
+    expect(line).toBe(final!);
+  });
+
+  test("without TCP_INFO the window column reads NA and NetPwr NAN", () => {
+    const line = tcpWriteEnhancedLine({ id: 2, start: 0, end: 1, bytes: 1000 }, 3, 0, { retry: 0, cwndK: null, rttUs: 0, rttVarUs: 0 }, "a");
+    expect(line).toBe("[  2] 0.0000-1.0000 sec  1000 Bytes  8.00 Kbits/sec  3/0          0       NA/0 us  NAN");
+  });
+
+  test("sum of senders: writes/errors and retries", () => {
+    expect(tcpWriteEnhancedSumLine({ start: 0, end: 1, bytes: 3 * 2 ** 20 }, 24, 0, 5, "a")).toBe("[SUM] 0.0000-1.0000 sec  3.00 MBytes  25.2 Mbits/sec  24/0         5");
+  });
+
+  test("NetPwr text: integer above 100, two decimals above 10, six below; NAN without delay", () => {
+    expect([netPowerText(119157.45), netPowerText(42.123), netPowerText(0.5), netPowerText(Number.NaN), netPowerText(-2e7)]).toEqual(["119157", "42.12", "0.500000", "NAN", "OBL"]);
+  });
+
+  test("connection lines: direction, handshake figures; with -e socket, peer version, interface and time", () => {
+    const fd = outputs.find((o) => o.commands.some((c) => c.includes("--full-duplex")))!;
+    const init = (cwndK: number, mss: number, rttUs: number) => ({ cwndK, mss, rttUs });
+    expect(connectionLine(1, { host: "127.0.0.1", port: 36124 }, { host: "127.0.0.1", port: 27016 }, connectionNotes({ direction: "full-duplex", enhanced: false, init: init(319, 32741, 29) }))).toBe(
+      fd.clientOutput[4]!,
+    );
+    const at = new Date(2026, 11, 2, 10, 26, 41);
+    const server = connectionLine(1, { host: "127.0.0.1%lo", port: 27003 }, { host: "127.0.0.1", port: 58772 }, connectionNotes({ enhanced: true, sock: 4, peerVersion: "2.1.8", init: init(320, 32768, 16), at }));
+    const client = connectionLine(1, { host: "127.0.0.1%lo", port: 58772 }, { host: "127.0.0.1", port: 27003 }, connectionNotes({ enhanced: true, sock: 3, init: init(319, 32741, 28), connectMs: 0.67, at }));
+    // The fixture was taken in UTC; the zone name is whatever this machine's is.
+    const zone = /\(.*\)$/.exec(wallClockText(at))![0];
+    expect(server).toBe(tcpE.serverOutput[5]!.replace("(UTC)", zone));
+    expect(client).toBe(tcpE.clientOutput[6]!.replace("(UTC)", zone));
   });
 });

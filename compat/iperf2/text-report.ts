@@ -1,5 +1,7 @@
+import { iperf2NetPower } from "../../src/formulas.ts";
 import { formatFixed } from "../../src/units.ts";
 import { type ServerReport, latencyValid } from "../../interop/iperf2/server-report.ts";
+import type { TcpInit, TcpWriteStats } from "./tcp-stats.ts";
 import { type FormatLetter, formatG2, formatUnits } from "./units.ts";
 
 /**
@@ -73,16 +75,25 @@ export interface UdpLatency {
   pps: number;
 }
 
+/**
+ * The NetPwr column: "NAN" without a delay, "OBL" far below zero (clock trouble), else more decimals the smaller the
+ * figure (0 above 100, 2 above 10, 6 below).
+ */
+export function netPowerText(value: number): string {
+  if (Number.isNaN(value)) return "NAN";
+  if (value < -1e7) return "OBL";
+  return formatFixed(value, value > 100 ? 0 : value > 10 ? 2 : 6);
+}
+
 /** -e receiver columns: latency avg/min/max/stdev in ms, PPS, Rx/inP (no in-progress estimate here: 0(0)), NetPwr. */
 export function udpEnhancedLine(f: UdpFigures, l: UdpLatency, packets: number, format: FormatLetter): string {
   const ms = (s: number) => formatFixed(s * 1000, 3);
   const seconds = f.end - f.start;
-  // iperf 2's "network power": bytes per second over mean latency in seconds, in millions (278444 for 1.32 MB/s at 4.7 us).
-  const netPower = l.meanS > 0 && seconds > 0 ? Math.round(f.bytes / seconds / l.meanS / 1e6) : 0;
   return (
     `${idTag(f.id)} ${intervalText(f.start, f.end)}  ${transferAndRate(f.bytes, seconds, format)}  ` +
     `${formatFixed(f.jitterS * 1000, 3, 6)} ms ${lossText(f.lost, f.total)} ` +
-    `${ms(l.meanS)}/${ms(l.minS)}/${ms(l.maxS)}/${ms(l.stdevS)} ms ${Math.round(l.pps)} pps ${packets}/0(0) pkts ${netPower}`
+    `${ms(l.meanS)}/${ms(l.minS)}/${ms(l.maxS)}/${ms(l.stdevS)} ms ${Math.round(l.pps)} pps ${packets}/0(0) pkts ` +
+    netPowerText(iperf2NetPower(f.bytes, seconds, l.meanS))
   );
 }
 
@@ -91,9 +102,25 @@ export function udpSumLine(f: Omit<UdpFigures, "jitterS">, format: FormatLetter)
   return `${bwLine(f, format)}   ${lossText(f.lost, f.total)}`;
 }
 
-/** -e sender columns for TCP: writes/errors (retries and cwnd/RTT only with TCP_INFO; "-" when unknown). */
-export function tcpWriteEnhancedLine(f: BwFigures, writes: number, errors: number, format: FormatLetter): string {
-  return `${idTag(f.id)} ${intervalText(f.start, f.end)}  ${transferAndRate(f.bytes, f.end - f.start, format)}  ${writes}/${errors}`;
+/**
+ * -e sender columns for TCP: writes/errors, retransmits, cwnd/RTT(var) and NetPwr from TCP_INFO. Without a cwnd
+ * (TCP_INFO unreadable) iperf prints "NA/<rtt> us" in its place.
+ */
+export function tcpWriteEnhancedLine(f: BwFigures, writes: number, errors: number, tcp: TcpWriteStats, format: FormatLetter): string {
+  const seconds = f.end - f.start;
+  const power = netPowerText(iperf2NetPower(f.bytes, seconds, tcp.rttUs * 1e-6));
+  const window = tcp.cwndK === null ? `      NA/${tcp.rttUs} us` : `${String(tcp.cwndK).padStart(8)}K/${tcp.rttUs}(${tcp.rttVarUs}) us`;
+  return `${idTag(f.id)} ${intervalText(f.start, f.end)}  ${transferAndRate(f.bytes, seconds, format)}  ${writes}/${errors} ${String(tcp.retry).padStart(10)} ${window}  ${power}`;
+}
+
+/** -e sum over senders: writes/errors and retransmits only. */
+export function tcpWriteEnhancedSumLine(f: Omit<BwFigures, "id">, writes: number, errors: number, retry: number, format: FormatLetter): string {
+  return `${idTag("SUM")} ${intervalText(f.start, f.end)}  ${transferAndRate(f.bytes, f.end - f.start, format)}  ${writes}/${errors}${String(retry).padStart(10)}`;
+}
+
+/** The connection line's TCP part: "(icwnd/mss/irtt=319/32741/28)". */
+export function tcpInitNote(i: TcpInit): string {
+  return `(icwnd/mss/irtt=${i.cwndK}/${i.mss}/${i.rttUs})`;
 }
 
 /** -e receiver columns for TCP: the read count (the size distribution is not measured here). */
@@ -129,6 +156,9 @@ export interface BannerOptions {
   requested?: number;
   enhanced?: boolean;
   pid?: number;
+  /** -e clients say "TOS set to 0x0 (Nagle on)". */
+  tos?: number;
+  noDelay?: boolean;
 }
 
 function bufferLine(o: BannerOptions): string {
@@ -140,7 +170,8 @@ function bufferLine(o: BannerOptions): string {
 
 export function serverBanner(o: BannerOptions & { readLen?: number }): string[] {
   const lines = [RULE, `Server listening on ${o.udp ? "UDP" : "TCP"} port ${o.port}${o.enhanced && o.pid ? ` with pid ${o.pid}` : ""}`];
-  if (o.enhanced && o.readLen) lines.push(`Read buffer size: ${bufferText(o.readLen)}`);
+  // Reads are binned by size in eight bins for -e (iperf's read histogram, "Reads=Dist").
+  if (o.enhanced && o.readLen) lines.push(`Read buffer size: ${bufferText(o.readLen)} (Dist bin width=${bufferText(Math.floor(o.readLen / 8))})`);
   lines.push(bufferLine(o), RULE);
   return lines;
 }
@@ -150,6 +181,10 @@ export function clientBanner(
 ): string[] {
   const lines = [RULE, `Client connecting to ${o.host}, ${o.udp ? "UDP" : "TCP"} port ${o.port}${o.enhanced && o.pid ? ` with pid ${o.pid} (${o.flows ?? 1} flows)` : ""}`];
   if (o.enhanced && !o.udp && o.writeLen) lines.push(`Write buffer size: ${o.writeLen} Byte`);
+  if (o.enhanced) {
+    const tos = `TOS set to 0x${(o.tos ?? 0).toString(16)}`;
+    lines.push(o.noDelay ? `${tos} and nodelay (Nagle off)` : `${tos} (Nagle on)`);
+  }
   if (o.udp && o.datagramSize) {
     const ipg = o.pps ? 1e6 / o.pps : o.rateBps ? (o.datagramSize * 8 * 1e6) / o.rateBps : 0;
     lines.push(`Sending ${o.datagramSize} byte datagrams, IPG target: ${formatFixed(ipg, 2)} us (kalman adjust)`);

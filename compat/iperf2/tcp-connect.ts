@@ -1,0 +1,72 @@
+import { lookup } from "node:dns/promises";
+import { isIP } from "node:net";
+import { UserError, explainSocketError } from "../../src/errors.ts";
+import type { Net, TcpSocket } from "../../src/net/types.ts";
+import type { Sockopt } from "../../src/sockopt/sockopt.ts";
+import type { Endpoint, SocketOptions } from "../../src/stream-spec.ts";
+import { connectTcp } from "../../src/worker/sockets.ts";
+import { type TcpInit, TcpStatsTracker, tcpInit } from "./tcp-stats.ts";
+
+/**
+ * iperf 2 TCP connections are made (or accepted) on the main thread and then handed to a Worker: the main thread
+ * reads TCP_INFO right after the handshake for the connection line's (icwnd/mss/irtt=...), writes a -R header, and
+ * for -e keeps one descriptor of the socket so it can sample retransmits, cwnd and RTT while the Worker sends.
+ */
+
+export interface Handed {
+  /** The descriptor the Worker adopts. */
+  fd: number;
+  /** -e: TCP_INFO of the socket while the Worker owns it. */
+  tcp?: TcpStatsTracker;
+  /**
+   * Closes the descriptor kept for TCP_INFO. Call it as soon as the stream has ended (after its final report): while
+   * it is open the kernel socket stays open, so a Worker's close alone sends no FIN.
+   */
+  release(): void;
+}
+
+/** The connection line's figures of a connected or accepted socket (undefined where TCP_INFO is unavailable). */
+export function initialTcp(sockopt: Sockopt | undefined, s: { fd?: number }): TcpInit | undefined {
+  return s.fd !== undefined ? tcpInit(sockopt?.tcpInfo(s.fd)) : undefined;
+}
+
+/** Takes `s` away from Bun for a Worker (Sockopt.handOff); with `keepInfo` one more duplicate stays here for TCP_INFO. */
+export function handToWorker(sockopt: Sockopt, s: { fd?: number; terminate(): void }, keepInfo: boolean): Handed {
+  const fds = sockopt.handOff(s, keepInfo ? 2 : 1);
+  const infoFd = fds[1];
+  if (infoFd === undefined) return { fd: fds[0]!, release: () => {} };
+  let open = true;
+  return {
+    fd: fds[0]!,
+    tcp: new TcpStatsTracker(() => (open ? sockopt.tcpInfo(infoFd) : undefined)),
+    release: () => {
+      if (!open) return;
+      open = false;
+      sockopt.close(infoFd);
+    },
+  };
+}
+
+/** An IP literal for `host` (the socket options that must precede connect need a socket made by hand). */
+export async function resolveHost(host: string, ipv6: boolean): Promise<string> {
+  if (isIP(host)) return host;
+  try {
+    return (await lookup(host, { family: ipv6 ? 6 : 4 })).address;
+  } catch (e) {
+    throw explainSocketError(e, { host, port: 0, role: "connect" });
+  }
+}
+
+/** Connects on the main thread with the options applied before connect (-M, -w, -B), like iperf's own sockets. */
+export async function connectMain(
+  io: { net: Net; sockopt: Sockopt | undefined },
+  to: Endpoint,
+  options: SocketOptions,
+  bind?: Endpoint,
+): Promise<TcpSocket<null>> {
+  try {
+    return await connectTcp(io, to, bind, options, null, { data: () => {}, error: () => {} });
+  } catch (e) {
+    throw e instanceof UserError ? e : explainSocketError(e, { host: to.host, port: to.port, role: "connect" });
+  }
+}

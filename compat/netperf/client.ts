@@ -383,7 +383,7 @@ class Instance {
     this.interimTick(plane);
     const elapsedS = (performance.now() - t0) / 1000;
     const snap = plane.snapshot(true).streams[0]!;
-    const local: ClientDataCounters = clientCounters(plan, snap, elapsedS);
+    const local: ClientDataCounters = clientCounters({ ...plan, sendSize: this.sendSize }, snap, elapsedS);
     this.lastLatency = latencyStats(snap);
     this.localCpuStats = cpu?.stop();
     if (plan.test === "UDP_STREAM") this.localPackets = snap.packets;

@@ -31,8 +31,10 @@ test("UDP streams end with netperf's three empty datagrams; CRR connects per tra
 });
 
 test("counters read back in netperf's terms", () => {
-  expect(clientCounters({ test: "UDP_STREAM", requestSize: 1, responseSize: 1 }, counters, 2)).toEqual({ elapsedS: 2, bytesSent: 1000, bytesReceived: 0, sendCalls: 10, recvCalls: 0, failedSends: 2, transactions: 0 });
-  expect(clientCounters({ test: "TCP_RR", requestSize: 32, responseSize: 1024 }, counters, 1)).toMatchObject({ bytesSent: 7 * 32, bytesReceived: 7 * 1024, transactions: 7 });
+  expect(clientCounters({ test: "UDP_STREAM", requestSize: 1, responseSize: 1, sendSize: 100 }, counters, 2)).toEqual({ elapsedS: 2, bytesSent: 1000, bytesReceived: 0, sendCalls: 10, recvCalls: 0, failedSends: 2, transactions: 0 });
+  // 1000 bytes in 10 writes of a 300-byte message: netperf would have made 4 send() calls, the last cut short.
+  expect(clientCounters({ test: "TCP_STREAM", requestSize: 1, responseSize: 1, sendSize: 300 }, counters, 2)).toMatchObject({ bytesSent: 1000, sendCalls: 4 });
+  expect(clientCounters({ test: "TCP_RR", requestSize: 32, responseSize: 1024, sendSize: 0 }, counters, 1)).toMatchObject({ bytesSent: 7 * 32, bytesReceived: 7 * 1024, transactions: 7 });
   const req = OmniRequest.parse(buildOmniRequest({ test: "TCP_RR", testLength: 2, requestSize: 32, responseSize: 1024, localSendBuf: 1, localRecvBuf: 1 }).request);
   const check = checkOmniRequest(req, DEFAULT_LIMITS);
   if (!check.ok) throw new Error(check.reason);

@@ -241,7 +241,7 @@ class ServerTest {
     const setup = this.setup;
     const c = this.plane?.snapshot().streams[0];
     const counts = c
-      ? serverCounters(setup, c)
+      ? serverCounters(setup, c, this.maertsRun?.sendSize)
       : { bytesReceived: 0, recvCalls: 0, bytesSent: 0, sendCalls: 0, transactions: 0 };
     if (this.cpuTimer) clearTimeout(this.cpuTimer);
     const stats = this.cpu?.stop(this.cpuAtLength);

@@ -27,6 +27,7 @@ const SELECT = [
   "REMOTE_BYTES_RECVD",
   "LOCAL_SEND_CALLS",
   "REMOTE_RECV_CALLS",
+  "REMOTE_SEND_CALLS",
   "P99_LATENCY",
   "LOCAL_SEND_SIZE",
   "REMOTE_SEND_SIZE",
@@ -71,6 +72,8 @@ function expectSidesAgree(test: string, kv: Kv): void {
       expect(n(kv, "LOCAL_BYTES_SENT")).toBeGreaterThan(0);
       expect(extra).toBeGreaterThanOrEqual(0);
       expect(extra).toBeLessThan(n(kv, "LOCAL_SEND_SIZE"));
+      // One send() per message, however the bytes went out.
+      expect(n(kv, "LOCAL_SEND_CALLS")).toBe(Math.ceil(n(kv, "LOCAL_BYTES_SENT") / n(kv, "LOCAL_SEND_SIZE")));
       return;
     }
     case "TCP_MAERTS": {
@@ -80,6 +83,7 @@ function expectSidesAgree(test: string, kv: Kv): void {
       expect(n(kv, "LOCAL_BYTES_RECVD")).toBeGreaterThan(0);
       expect(unread).toBeGreaterThan(-n(kv, "REMOTE_SEND_SIZE"));
       expect(unread).toBeLessThan(64 * 1024 * 1024);
+      expect(n(kv, "REMOTE_SEND_CALLS")).toBe(Math.ceil(n(kv, "REMOTE_BYTES_SENT") / n(kv, "REMOTE_SEND_SIZE")));
       return;
     }
     case "UDP_STREAM":

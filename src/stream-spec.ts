@@ -93,10 +93,15 @@ export const TcpRecvSpec = z.object({
   endOnEof: z.boolean().default(true),
 });
 
+/** A bound (and usually connected) UDP socket made on the main thread (Sockopt.sharedUdpSocket), and its peer. */
+const UdpAdopt = z.object({ fd: z.number().int().nonnegative(), peer: Endpoint });
+
 export const UdpSendSpec = z.object({
   kind: z.literal("udp-send"),
   ...base,
+  /** The receiver; with `adopt` the peer of the adopted socket. */
   connect: Endpoint,
+  adopt: UdpAdopt.optional(),
   bind: Endpoint.optional(),
   datagramSize: z.number().int().min(0).max(65507).default(1400),
   format: DatagramFormat.default("anyperf"),
@@ -116,6 +121,10 @@ export const UdpRecvSpec = z.object({
   kind: z.literal("udp-recv"),
   ...base,
   listen: Endpoint,
+  /** Receive on an adopted socket (iperf3's per-stream sockets sharing the server port) instead of binding `listen`. */
+  adopt: UdpAdopt.optional(),
+  /** Sent once to the adopted socket's peer when the stream opens (iperf3's reply to the client's hello). */
+  greeting: z.instanceof(Uint8Array).optional(),
   datagramSize: z.number().int().min(1).max(65535).default(65535),
   format: DatagramFormat.default("anyperf"),
   /** Reply to the first datagram with these bytes and connect to its source (iperf3's UDP handshake). */

@@ -167,7 +167,8 @@ export const nodeNet: Net = {
       stop: () => { server.close(); },
     };
   },
-  udpSocket(o: { hostname?: string; port?: number; connect?: { hostname: string; port: number }; socket: UdpHandlers }) {
+  udpSocket(o: { hostname?: string; port?: number; fd?: number; connect?: { hostname: string; port: number }; socket: UdpHandlers }) {
+    if (o.fd !== undefined) return Promise.reject(new Error("adopting a UDP socket needs the Bun runtime: run the compiled binary or bun"));
     return new Promise<UdpSocket>((resolve, reject) => {
       const family = (o.connect?.hostname ?? o.hostname ?? "").includes(":") ? "udp6" : "udp4";
       const sock = dgram.createSocket(family);

@@ -59,6 +59,8 @@ export interface Net {
   udpSocket(o: {
     hostname?: string;
     port?: number;
+    /** Adopt a bound socket; Bun then treats it as unconnected (every send names the peer). */
+    fd?: number;
     connect?: { hostname: string; port: number };
     socket: UdpHandlers;
   }): Promise<UdpSocket>;

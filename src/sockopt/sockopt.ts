@@ -24,6 +24,7 @@ import {
   SO_SNDBUF,
   SO_TYPE,
   SOCK_CLOEXEC,
+  SOCK_DGRAM,
   SOCK_STREAM,
   SOL_SOCKET,
   TCP_CONGESTION,
@@ -34,7 +35,7 @@ import {
 } from "./constants.ts";
 import { SyscallError, errnoName } from "./errno.ts";
 import { loadLibc, type Libc } from "./libc.ts";
-import { decodeSockaddr, encodeSockaddr, type SocketFamily } from "./sockaddr.ts";
+import { decodeSockaddr, encodeSockaddr, familyOf, type SocketFamily } from "./sockaddr.ts";
 import { parseTcpInfo, TCP_INFO_BUFFER, type TcpInfo } from "./tcp-info.ts";
 
 const F_DUPFD_CLOEXEC = 1030;
@@ -309,6 +310,31 @@ export class Sockopt {
    * shape the SYN: runtime notes R3), optionally bound to a local address. Hand it to connectNonBlocking, then to
    * Bun.connect({ fd }). On failure the socket is closed and a UserError thrown.
    */
+  /**
+   * A UDP socket bound with SO_REUSEADDR, optionally connected, for a Worker to adopt (`Bun.udpSocket({ fd })`).
+   * Several sockets share one port this way, as iperf3's server does: the kernel hands a connected socket its
+   * peer's datagrams and everything else to the unconnected one.
+   */
+  sharedUdpSocket(bind: { host: string; port: number }, connect?: { host: string; port: number }): number {
+    const family = familyOf(bind.host);
+    if (!family) throw new UserError(`${bind.host} is not an IP address: pass a numeric address to bind a shared UDP socket`);
+    const fd = this.c.socket(family === "ipv4" ? AF_INET : AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) throw new UserError(`cannot create a UDP socket (${errnoName(this.c.errno())}): check the process limits`);
+    try {
+      this.setInt(fd, SOL_SOCKET, SO_REUSEADDR, 1);
+      const sa = encodeSockaddr(family, bind.host, bind.port);
+      if (this.c.bind(fd, sa, sa.length) !== 0) throw explainSocketError(new SyscallError("bind", this.c.errno()), { ...bind, role: "listen" });
+      if (connect) {
+        const peer = encodeSockaddr(family, connect.host, connect.port);
+        if (this.c.connect(fd, peer, peer.length) !== 0) throw explainSocketError(new SyscallError("connect", this.c.errno()), { ...connect, role: "connect" });
+      }
+      return fd;
+    } catch (e) {
+      this.c.close(fd);
+      throw e;
+    }
+  }
+
   preparedTcpSocket(family: SocketFamily, opts: SocketOptions, bind?: { host: string; port: number }): number {
     const fd = this.c.socket(family === "ipv4" ? AF_INET : AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) {

@@ -22,12 +22,15 @@ export class UdpReceiver implements Runner {
 
   async open(): Promise<{ localPort?: number }> {
     const { spec } = this;
-    this.sock = await this.env.net.udpSocket({
-      hostname: spec.listen.host,
-      port: spec.listen.port,
-      socket: { data: (_s, d, port, address) => this.onDatagram(d, port, address), error: () => {} },
-    });
+    const socket = { data: (_s: UdpSocket, d: Uint8Array, port: number, address: string) => this.onDatagram(d, port, address), error: () => {} };
+    this.sock = spec.adopt
+      ? await this.env.net.udpSocket({ fd: spec.adopt.fd, socket })
+      : await this.env.net.udpSocket({ hostname: spec.listen.host, port: spec.listen.port, socket });
     applyOptions(this.env, this.sock.fd, spec.options);
+    if (spec.adopt) {
+      this.peer = spec.adopt.peer;
+      if (spec.greeting) this.sock.send(spec.greeting, this.peer.port, this.peer.host);
+    }
     return { localPort: this.sock.port };
   }
 

@@ -17,7 +17,9 @@ const HELLO_TIMEOUT_MS = 30_000;
 export class UdpSender implements Runner {
   private sock: UdpSocket | undefined;
   private readonly codec;
-  private readonly batch: Uint8Array[];
+  private batch: (Uint8Array | number | string)[];
+  /** Array entries per datagram in `batch`: 1 on a connected socket, 3 (data, port, host) on an adopted one. */
+  private perPacket = 1;
   private readonly views: DataView[];
   private readonly pacer: Pacer | undefined;
   private seq = 0;
@@ -42,18 +44,27 @@ export class UdpSender implements Runner {
 
   async open(): Promise<{ localPort?: number }> {
     const { spec } = this;
-    this.sock = await this.env.net.udpSocket({
-      hostname: spec.bind?.host,
-      port: spec.bind?.port,
-      connect: { hostname: spec.connect.host, port: spec.connect.port },
-      socket: {
-        data: (_s, d, port, address) => {
-          if (this.reply) this.reply(d);
-          else this.ctx.event("datagram", new Uint8Array(d), { host: address, port });
-        },
-        error: () => {},
+    const socket = {
+      data: (_s: UdpSocket, d: Uint8Array, port: number, address: string) => {
+        if (this.reply) this.reply(d);
+        else this.ctx.event("datagram", new Uint8Array(d), { host: address, port });
       },
-    });
+      error: () => {},
+    };
+    if (spec.adopt) {
+      // Bun treats an adopted socket as unconnected: every datagram names the peer, so the batch carries it.
+      const { host, port } = spec.adopt.peer;
+      this.batch = this.batch.flatMap((b) => [b, port, host]);
+      this.perPacket = 3;
+      this.sock = await this.env.net.udpSocket({ fd: spec.adopt.fd, socket });
+    } else {
+      this.sock = await this.env.net.udpSocket({
+        hostname: spec.bind?.host,
+        port: spec.bind?.port,
+        connect: { hostname: spec.connect.host, port: spec.connect.port },
+        socket,
+      });
+    }
     applyOptions(this.env, this.sock.fd, spec.options);
     if (spec.hello) await this.handshake(spec.hello);
     return { localPort: this.sock.port };
@@ -73,7 +84,7 @@ export class UdpSender implements Runner {
         this.ctx.event("datagram", new Uint8Array(d));
         resolve();
       };
-      this.sock!.send(hello);
+      this.sendOne(hello);
       if (!this.spec.awaitReply) {
         clearTimeout(t);
         this.reply = undefined;
@@ -119,7 +130,8 @@ export class UdpSender implements Runner {
       }
       let sent: number;
       try {
-        sent = n === this.batch.length ? this.sock.sendMany(this.batch) : this.sock.sendMany(this.batch.slice(0, n));
+        const k = n * this.perPacket;
+        sent = k === this.batch.length ? this.sock.sendMany(this.batch) : this.sock.sendMany(this.batch.slice(0, k));
       } catch {
         // A connected socket reports the peer's ICMP port-unreachable here; keep going, the receiver may come up.
         c[o + Slot.sendErrors]!++;
@@ -140,7 +152,13 @@ export class UdpSender implements Runner {
   };
 
   send(bytes: Uint8Array): void {
-    this.sock?.send(bytes);
+    this.sendOne(bytes);
+  }
+
+  private sendOne(bytes: Uint8Array, sock = this.sock): void {
+    const peer = this.spec.adopt?.peer;
+    if (peer) sock?.send(bytes, peer.port, peer.host);
+    else sock?.send(bytes);
   }
 
   async stop(): Promise<void> {
@@ -159,7 +177,7 @@ export class UdpSender implements Runner {
     const { spec } = this;
     const safe = (b: Uint8Array) => {
       try {
-        sock.send(b);
+        this.sendOne(b, sock);
       } catch {
         // the peer is gone; nothing to tell it
       }
@@ -171,7 +189,7 @@ export class UdpSender implements Runner {
     }
     if (spec.endMarker !== "iperf2-fin" && spec.endMarker !== "anyperf-fin") return;
     // The receiver answers a FIN with its report; resend until one arrives, as iperf 2 does.
-    const fin = new Uint8Array(this.batch[0]!);
+    const fin = new Uint8Array(this.batch[0] as Uint8Array);
     const v = new DataView(fin.buffer);
     let finSeq = -(this.seq + 1);
     await new Promise<void>((resolve) => {

@@ -17,9 +17,9 @@ test("UDP flows sharing one server port are counted apart by adopted connected s
     [0, 1].map(() => Bun.udpSocket({ connect: { hostname: "127.0.0.1", port }, socket: { data: (_s, d) => void greetings.push(d.toString()) } })),
   );
   const plane = await DataPlane.open(
-    clients.map((c) => {
+    clients.map((c, i) => {
       const peer = { host: "127.0.0.1", port: c.port };
-      return { kind: "udp-recv" as const, listen: { host: "127.0.0.1", port }, format: "none" as const, adopt: { fd: sockopt.sharedUdpSocket({ host: "127.0.0.1", port }, peer), peer }, greeting: new TextEncoder().encode("6789") };
+      return { kind: "udp-recv" as const, id: i, listen: { host: "127.0.0.1", port }, format: "none" as const, adopt: { fd: sockopt.sharedUdpSocket({ host: "127.0.0.1", port }, peer), peer }, greeting: new TextEncoder().encode("6789") };
     }),
   );
   const stranger = await Bun.udpSocket({ connect: { hostname: "127.0.0.1", port }, socket: { data() {} } });
@@ -44,7 +44,7 @@ test("a UDP sender on an adopted socket sends from the shared server port to its
   const serverPort = 24790;
   const peer = { host: "127.0.0.1", port: client.port };
   const plane = await DataPlane.open([
-    { kind: "udp-send", connect: peer, adopt: { fd: sockopt.sharedUdpSocket({ host: "127.0.0.1", port: serverPort }, peer), peer }, datagramSize: 100, format: "iperf3", limitPackets: 500 },
+    { kind: "udp-send", id: 0, connect: peer, adopt: { fd: sockopt.sharedUdpSocket({ host: "127.0.0.1", port: serverPort }, peer), peer }, datagramSize: 100, format: "iperf3", limitPackets: 500, rate: { bitsPerSecond: 8e6 } },
   ]);
   plane.go();
   await plane.ended;

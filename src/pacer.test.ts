@@ -212,3 +212,14 @@ describe("Pacer", () => {
     expect(p.allowance(10)).toBe(50);
   });
 });
+
+test("startEmpty: no credit at first, then exactly the rate", () => {
+  let now = 0;
+  const p = new Pacer({ bitsPerSecond: 8000, burstBytes: 100, startEmpty: true }, () => now);
+  expect(p.allowance(0, 1)).toBe(0);
+  expect(p.waitMs(0, 1)).toBeCloseTo(1, 4);
+  now = 50;
+  expect(p.allowance(now, 1)).toBe(50);
+  now = 1000;
+  expect(p.allowance(now, 1)).toBe(100);
+});

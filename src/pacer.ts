@@ -24,6 +24,8 @@ export interface PacerOptions {
   burstBytes?: number;
   /** Packet bucket size; default DEFAULT_BURST_MS worth of the packet rate (at least 1 packet). */
   burstPackets?: number;
+  /** Start with no credit instead of a full bucket, so a sender's first interval is not one burst over its rate. */
+  startEmpty?: boolean;
 }
 
 /**
@@ -73,6 +75,10 @@ export class Pacer {
     this.lastMs = clock();
     this.byteBase = this.lastMs;
     this.pktBase = this.lastMs;
+    if (options.startEmpty) {
+      this.byteSpent = this.byteCap;
+      this.pktSpent = this.pktCap;
+    }
   }
 
   /** Moves the clock forward; a bucket that has filled up again restarts its sums from now. */

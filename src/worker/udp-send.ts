@@ -111,18 +111,20 @@ export class UdpSender implements Runner {
       let n = spec.batch;
       if (spec.limitPackets > 0) n = Math.min(n, spec.limitPackets - c[o + Slot.packets]!);
       if (spec.limitBytes > 0) n = Math.min(n, Math.ceil((spec.limitBytes - c[o + Slot.bytes]!) / Math.max(1, size)));
-      const t = nowMs();
-      if (this.pacer) {
-        n = Math.min(n, Math.floor(this.pacer.allowance(t, size) / Math.max(1, size)) || (this.pacer.allowance(t, size) > 0 ? 1 : 0));
-        if (n <= 0) {
-          this.timer = setTimeout(this.pump, Math.max(0, this.pacer.waitMs(t, size)));
-          return;
-        }
-      }
       if (n <= 0) {
         this.ctx.end("limit");
         void this.stop();
         return;
+      }
+      if (this.pacer) {
+        const t = nowMs();
+        // Any credit lets one whole datagram go (the bucket goes into debt), as the pacer intends.
+        const allowed = this.pacer.allowance(t, size);
+        n = Math.min(n, allowed >= size ? Math.floor(allowed / Math.max(1, size)) : allowed > 0 ? 1 : 0);
+        if (n <= 0) {
+          this.timer = setTimeout(this.pump, Math.max(0, this.pacer.waitMs(t, size)));
+          return;
+        }
       }
       if (codec.headerBytes > 0) {
         const us = wallUs();

@@ -8,7 +8,7 @@ import { buildOmniRequest, isRequestResponse, testShape } from "../../interop/ne
 import { flushQueued, newQueued, SocketTransport, type Queued } from "../iperf2/socket-transport.ts";
 import { ConfidenceTracker, confidenceWarning } from "./confidence.ts";
 import { CpuMeter, cpuCount } from "./cpu-meter.ts";
-import { clientCounters, clientSpec, defaultCongestion, effectiveBuffers } from "./data-specs.ts";
+import { clientCounters, clientSpec, defaultCongestion, effectiveBuffers, releasePlane } from "./data-specs.ts";
 import { averageFigures, computeFigures, defaultFormat, type Figures, type LatencyStats, type LocalSockets } from "./figures.ts";
 import { InterimClock, interimText, interimUnits } from "./interim.ts";
 import { latencyStats } from "./latency.ts";
@@ -383,6 +383,7 @@ class Instance {
     this.interimTick(plane);
     const elapsedS = (performance.now() - t0) / 1000;
     const snap = plane.snapshot(true).streams[0]!;
+    releasePlane(plane);
     const local: ClientDataCounters = clientCounters({ ...plan, sendSize: this.sendSize }, snap, elapsedS);
     this.lastLatency = latencyStats(snap);
     this.localCpuStats = cpu?.stop();

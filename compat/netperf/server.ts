@@ -9,7 +9,7 @@ import { DEFAULT_LIMITS } from "../../interop/netperf/request-check.ts";
 import { DEFAULT_SERVER_OPTIONS, NetserverSession, type ServerAction } from "../../interop/netperf/server-session.ts";
 import { flushQueued, newQueued, SocketTransport, type Queued } from "../iperf2/socket-transport.ts";
 import { CpuMeter, cpuCount, readProcStat } from "./cpu-meter.ts";
-import { defaultCongestion, effectiveBuffers, netperfPayload, serverCounters, serverSpec } from "./data-specs.ts";
+import { defaultCongestion, effectiveBuffers, netperfPayload, releasePlane, serverCounters, serverSpec } from "./data-specs.ts";
 import { NicRateReporter } from "./nic-rate.ts";
 import type { NetserverPlan } from "./plan.ts";
 
@@ -64,6 +64,9 @@ function errnoOf(e: unknown): number {
   const byCode: Record<string, number> = { EADDRINUSE: Errno.EADDRINUSE, EADDRNOTAVAIL: Errno.EADDRNOTAVAIL, EACCES: Errno.EACCES, EPERM: Errno.EPERM, EINVAL: Errno.EINVAL };
   return (code && byCode[code]) || Errno.EIO;
 }
+
+/** How long a data port the previous round used may stay busy before a rebind fails with EADDRINUSE. */
+const REBIND_WINDOW_MS = 1000;
 
 /** One control connection: its session and the data phase it asks for. */
 class ServerTest {
@@ -152,7 +155,7 @@ class ServerTest {
     try {
       if (setup.serverSends && !setup.serverReceives) port = this.listenForMaerts(setup);
       else {
-        this.plane = await DataPlane.open([serverSpec(setup)]);
+        this.plane = await this.openPlane(setup);
         port = this.plane.localPorts[0] ?? setup.port;
       }
     } catch (e) {
@@ -165,6 +168,27 @@ class ServerTest {
     this.session.dataBound({ port, recvBufSize: this.buffers.recv, sendBufSize: this.buffers.send }, performance.now());
     this.schedule();
   }
+
+  /**
+   * netperf -i asks every round for the data port the first round was given. The previous round's Worker releases
+   * it on its own thread, so a bind that races that release is tried again for a moment before it counts as busy.
+   */
+  private async openPlane(setup: ServerDataSetup): Promise<DataPlane> {
+    const reuse = setup.port !== 0 && setup.port === this.lastDataPort;
+    for (const until = performance.now() + REBIND_WINDOW_MS; ; ) {
+      try {
+        const plane = await DataPlane.open([serverSpec(setup)]);
+        this.lastDataPort = plane.localPorts[0];
+        return plane;
+      } catch (e) {
+        const busy = (e as { code?: string } | null)?.code === "EADDRINUSE";
+        if (!reuse || !busy || performance.now() > until) throw e;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    }
+  }
+
+  private lastDataPort: number | undefined;
 
   /** TCP_MAERTS: the server sends on the connection it accepts; the accepted socket is handed to a Worker. */
   private listenForMaerts(setup: ServerDataSetup): number {
@@ -240,6 +264,7 @@ class ServerTest {
     this.reported = true;
     const setup = this.setup;
     const c = this.plane?.snapshot().streams[0];
+    if (this.plane) releasePlane(this.plane);
     const counts = c
       ? serverCounters(setup, c, this.maertsRun?.sendSize)
       : { bytesReceived: 0, recvCalls: 0, bytesSent: 0, sendCalls: 0, transactions: 0 };

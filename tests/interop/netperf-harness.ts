@@ -23,6 +23,7 @@ export interface Proc {
   kill(): void;
   /** Ctrl+C. */
   interrupt(): void;
+  pid: number;
 }
 
 function run(cmd: string[]): Proc {
@@ -40,7 +41,7 @@ function run(cmd: string[]): Proc {
     out += t;
   };
   const done = Promise.all([pump(p.stdout, toOut), pump(p.stderr, (t) => (err += t)), p.exited]).then(([, , code]) => ({ code, out, err, firstOutMs, endMs: performance.now() - start }));
-  return { done, text: () => out + err, kill: () => p.kill(), interrupt: () => p.kill("SIGINT") };
+  return { done, text: () => out + err, kill: () => p.kill(), interrupt: () => p.kill("SIGINT"), pid: p.pid };
 }
 
 export const oursNetperf = (args: string[]): Proc => run([process.execPath, CLI, "netperf", ...args]);
@@ -113,37 +114,63 @@ export function rawExchange(port: number, bytes: Uint8Array, ms: number): Promis
   });
 }
 
-/** The pid of the process listening on a TCP port of this host (for a server that detached itself), from /proc. */
-export function listenerPid(port: number): number | undefined {
-  const inodes = new Set<string>();
-  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+interface SocketRow {
+  port: number;
+  inode: string;
+  /** TCP LISTEN, or any bound UDP socket. */
+  listening: boolean;
+}
+
+/** Sockets of this host from /proc/net: local port, inode, and whether they listen (TCP) or are bound (UDP). */
+function socketRows(): SocketRow[] {
+  const rows: SocketRow[] = [];
+  for (const table of ["tcp", "tcp6", "udp", "udp6"]) {
     let text = "";
     try {
-      text = readFileSync(table, "utf8");
+      text = readFileSync(`/proc/net/${table}`, "utf8");
     } catch {
       continue;
     }
     for (const line of text.split("\n").slice(1)) {
       const f = line.trim().split(/\s+/);
-      // local address "ADDR:PORT" in hex, state 0A = LISTEN, inode in column 10.
-      if (f.length > 9 && f[3] === "0A" && Number.parseInt(f[1]!.split(":")[1]!, 16) === port) inodes.add(f[9]!);
+      if (f.length < 10) continue;
+      // local address "ADDR:PORT" in hex; TCP state 0A = LISTEN; the inode is column 10.
+      rows.push({ port: Number.parseInt(f[1]!.split(":")[1]!, 16), inode: f[9]!, listening: table.startsWith("udp") || f[3] === "0A" });
     }
   }
-  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
-    let fds: string[];
+  return rows;
+}
+
+function socketInodes(pid: number): Set<string> {
+  const out = new Set<string>();
+  let fds: string[] = [];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return out;
+  }
+  for (const fd of fds) {
     try {
-      fds = readdirSync(`/proc/${pid}/fd`);
+      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (m) out.add(m[1]!);
     } catch {
-      continue;
+      // the fd closed while we looked
     }
-    for (const fd of fds) {
-      try {
-        const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
-        if (m && inodes.has(m[1]!)) return Number(pid);
-      } catch {
-        // the fd closed while we looked
-      }
-    }
+  }
+  return out;
+}
+
+/** The pid of the process listening on a TCP port of this host (for a server that detached itself). */
+export function listenerPid(port: number): number | undefined {
+  const inodes = new Set(socketRows().filter((r) => r.listening && r.port === port).map((r) => r.inode));
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    for (const inode of socketInodes(Number(pid))) if (inodes.has(inode)) return Number(pid);
   }
   return undefined;
+}
+
+/** The ports a process listens on (TCP) or has bound (UDP), sorted. */
+export function boundPorts(pid: number): number[] {
+  const mine = socketInodes(pid);
+  return [...new Set(socketRows().filter((r) => r.listening && mine.has(r.inode)).map((r) => r.port))].sort((a, b) => a - b);
 }

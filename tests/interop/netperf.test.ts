@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { encodeOmniRequest } from "../../interop/netperf/omni-request.ts";
 import { buildOmniRequest } from "../../interop/netperf/test-request.ts";
-import { finish, hasStockNetperf, keyvals, listenerPid, oursNetperf, oursNetserver, rawExchange, stockNetperf, stockNetserver, waitListening, type Proc } from "./netperf-harness.ts";
+import { boundPorts, finish, hasStockNetperf, keyvals, listenerPid, oursNetperf, oursNetserver, rawExchange, stockNetperf, stockNetserver, waitListening, type Proc } from "./netperf-harness.ts";
 
 /**
  * anyperf netserver driven by stock netperf 2.7.0, and anyperf netperf driving stock netserver, on 127.0.0.1 with
@@ -170,6 +170,24 @@ describe("stock netperf against anyperf netserver", () => {
     },
     2 * LIMIT_MS,
   );
+
+  test(
+    "-i 3,3: every round asks for the first round's data port again, and gets it",
+    async () => {
+      for (const name of ["TCP_RR", "UDP_RR"]) {
+        const r = await finish(stockNetperf(["-H", "127.0.0.1", "-p", String(OURS), "-l", "1", "-i", "3,3", "-P", "0", "-t", name, "--", "-k", "THROUGHPUT,CONFIDENCE_ITERATION"]), LIMIT_MS);
+        expect({ name, code: r.code, err: r.err }).toEqual({ name, code: 0, err: "" });
+        expect(keyvals(r.out).CONFIDENCE_ITERATION).toBe("3");
+      }
+    },
+    2 * LIMIT_MS,
+  );
+
+  test("finished tests leave no data port bound: only the control port stays", async () => {
+    // Releasing happens on the Workers' threads; give it a moment.
+    for (const until = Date.now() + 2000; boundPorts(ourServer.pid).length > 1 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 50));
+    expect(boundPorts(ourServer.pid)).toEqual([OURS]);
+  });
 
   test(
     "many clients at once: 40 stock netperf TCP_RR, every one completes",

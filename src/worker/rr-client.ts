@@ -99,6 +99,8 @@ export class RrClient implements Runner {
   }
 
   private tcpSend(s: TcpSocket<Conn>): void {
+    // The clock starts before the write: on loopback the answer can be ready by the time write() returns.
+    s.data.sentAt.push(nowMs());
     // Requests are tiny; a partial write here would mean a full socket buffer with one transaction in flight.
     let off = 0;
     while (off < this.req.byteLength) {
@@ -106,7 +108,6 @@ export class RrClient implements Runner {
       if (n < 0) return;
       off += n;
     }
-    s.data.sentAt.push(nowMs());
     this.ctx.c[this.ctx.o + Slot.bytes]! += this.req.byteLength;
   }
 
@@ -152,12 +153,12 @@ export class RrClient implements Runner {
   }
 
   private udpSend(): void {
+    this.udpPending.push(nowMs());
     try {
       this.udp!.send(this.req);
     } catch {
       this.ctx.c[this.ctx.o + Slot.sendErrors]!++;
     }
-    this.udpPending.push(nowMs());
     this.ctx.c[this.ctx.o + Slot.bytes]! += this.req.byteLength;
     this.armUdpTimer();
   }

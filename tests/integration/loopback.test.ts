@@ -53,6 +53,9 @@ describe("loopback runs reconcile sender and receiver", () => {
     expect(l.p50).toBeLessThanOrEqual(l.p90);
     expect(l.p90).toBeLessThanOrEqual(l.p99);
     expect(l.p99).toBeLessThanOrEqual(l.p999);
+    // One transaction in flight: the mean latency is the time per transaction (Little's law), within timer noise.
+    expect((l.mean * r.summary.transactions_per_second!) / 1e6).toBeGreaterThan(0.8);
+    expect((l.mean * r.summary.transactions_per_second!) / 1e6).toBeLessThan(1.05);
     const server = r.streams.filter((s) => s.side === "server").reduce((a, s) => a + (s.transactions ?? 0), 0);
     // Both sides' windows are cut within microseconds of each other, with one transaction in flight: at most one apart.
     expect(Math.abs(server - r.summary.transactions!)).toBeLessThanOrEqual(1);

@@ -1,5 +1,6 @@
 import { DataPlane } from "../../src/engine/data-plane.ts";
 import { UserError } from "../../src/errors.ts";
+import { packetsPerSecond } from "../../src/formulas.ts";
 import type { TcpListener, TcpSocket } from "../../src/net/types.ts";
 import type { Sockopt } from "../../src/sockopt/sockopt.ts";
 import type { SocketOptions, StreamSpecInput } from "../../src/stream-spec.ts";
@@ -21,6 +22,7 @@ import {
   type Endpoint,
   HEADER_BW,
   HEADER_UDP,
+  HEADER_UDP_WRITE_ENHANCED,
   bwLine,
   clientBanner,
   connectionLine,
@@ -29,6 +31,7 @@ import {
   reportedLine,
   serverReportLine,
   udpLine,
+  udpWriteEnhancedLine,
 } from "./text-report.ts";
 import { wallSeconds } from "./udp-reverse-sender.ts";
 
@@ -413,7 +416,8 @@ async function udpForward(plan: ClientPlan, io: ClientIo, localHost: string): Pr
   }));
   const plane = await DataPlane.open(specs);
   const results: UdpStreamResult[] = sessions.map((_, i) => ({ id: i + 1, local: { host: localHost, port: plane.localPorts[i] ?? 0 }, report: undefined }));
-  for (const r of results) io.printer.info(connectionLine(r.id, r.local, { host: plan.host, port: plan.port }));
+  const udpNotes = connectionNotes({ enhanced: plan.enhanced, noUdpFin: plan.noUdpFin, at: new Date() });
+  for (const r of results) io.printer.info(connectionLine(r.id, withInterface(r.local, plan.enhanced), { host: plan.host, port: plan.port }, udpNotes));
   plane.onEvent((e) => {
     const r = results[e.stream];
     if (!r || e.name !== "datagram" || !e.bytes || r.report !== undefined) return;
@@ -423,7 +427,7 @@ async function udpForward(plan: ClientPlan, io: ClientIo, localHost: string): Pr
   const startMs = performance.now();
   let stopMs = 0;
   let ticks = 0;
-  const last = results.map(() => ({ bytes: 0, packets: 0 }));
+  const last = results.map(() => ({ bytes: 0, packets: 0, sendErrors: 0 }));
   const intervals = plan.intervalS > 0 ? setInterval(() => udpInterval(), plan.intervalS * 1000) : undefined;
   const udpInterval = () => {
     const snap = plane.snapshot();
@@ -431,10 +435,10 @@ async function udpForward(plan: ClientPlan, io: ClientIo, localHost: string): Pr
     ticks++;
     results.forEach((r, i) => {
       const c = snap.streams[i]!;
-      const bytes = c.bytes - last[i]!.bytes;
-      const packets = c.packets - last[i]!.packets;
-      last[i] = { bytes: c.bytes, packets: c.packets };
-      udpSenderLine(plan, io, r, start, start + plan.intervalS, bytes, packets, new Date());
+      const was = last[i]!;
+      last[i] = { bytes: c.bytes, packets: c.packets, sendErrors: c.sendErrors };
+      const moved = { bytes: c.bytes - was.bytes, packets: c.packets - was.packets, sendErrors: c.sendErrors - was.sendErrors };
+      udpSenderLine(plan, io, r, start, start + plan.intervalS, moved, new Date());
     });
   };
   plane.go();
@@ -459,11 +463,14 @@ async function udpForward(plan: ClientPlan, io: ClientIo, localHost: string): Pr
   const snap = plane.snapshot();
   let sumBytes = 0;
   let sumPackets = 0;
+  // The stock client's total counts its FIN datagram too (92 data datagrams: "134 KBytes" = 93 x 1470), as the
+  // server does; its write count does not.
+  const finBytes = plan.noUdpFin ? 0 : len;
   results.forEach((r, i) => {
     const c = snap.streams[i]!;
-    sumBytes += c.bytes;
+    sumBytes += c.bytes + finBytes;
     sumPackets += c.packets;
-    udpSenderLine(plan, io, r, 0, seconds, c.bytes, c.packets, new Date());
+    udpSenderLine(plan, io, r, 0, seconds, { ...c, bytes: c.bytes + finBytes }, new Date());
     // Stock counts the FIN and one more in "Sent": 92 data datagrams print "Sent 94 datagrams".
     io.printer.report(null, sentLine(r.id, c.packets + 2));
   });
@@ -484,12 +491,23 @@ async function udpForward(plan: ClientPlan, io: ClientIo, localHost: string): Pr
   return 0;
 }
 
-function udpSenderLine(plan: ClientPlan, io: ClientIo, r: UdpStreamResult, start: number, end: number, bytes: number, packets: number, at: Date): void {
+function udpSenderLine(
+  plan: ClientPlan,
+  io: ClientIo,
+  r: UdpStreamResult,
+  start: number,
+  end: number,
+  c: { bytes: number; packets: number; sendErrors: number },
+  at: Date,
+): void {
+  const { bytes, packets } = c;
   if (plan.csv) {
     io.printer.csvLine(csvUdpLine({ at, client: r.local, server: { host: plan.host, port: plan.port }, id: r.id, start, end, bytes, jitterS: 0, lost: 0, total: packets, outOfOrder: 0 }));
     return;
   }
-  io.printer.report(HEADER_BW, bwLine({ id: r.id, start, end, bytes }, plan.format));
+  const fig = { id: r.id, start, end, bytes };
+  if (plan.enhanced) io.printer.report(HEADER_UDP_WRITE_ENHANCED, udpWriteEnhancedLine(fig, packets, c.sendErrors, packetsPerSecond(packets, end - start), plan.format));
+  else io.printer.report(HEADER_BW, bwLine(fig, plan.format));
 }
 
 /** UDP -R: one datagram with the request from our receiving socket, then the server's stream until its FIN. */
@@ -508,7 +526,7 @@ async function udpReverse(plan: ClientPlan, io: ClientIo, localHost: string): Pr
   ]);
   const local = { host: localHost, port: plane.localPorts[0] ?? 0 };
   const server = { host: plan.host, port: plan.port };
-  io.printer.info(connectionLine(1, local, server, ["(reverse)"]));
+  io.printer.info(connectionLine(1, withInterface(local, plan.enhanced), server, connectionNotes({ direction: "reverse", enhanced: plan.enhanced, at: new Date() })));
   let firstMs = 0;
   let finMs = 0;
   let finished!: () => void;

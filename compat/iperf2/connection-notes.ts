@@ -11,6 +11,8 @@ import { type Endpoint, tcpInitNote } from "./text-report.ts";
 
 export interface ConnectionFacts {
   direction?: "reverse" | "full-duplex";
+  /** UDP tests without the final report exchange (-R implies it). */
+  noUdpFin?: boolean;
   enhanced: boolean;
   /** The socket's descriptor number ("(sock=3)"). */
   sock?: number;
@@ -26,6 +28,7 @@ export interface ConnectionFacts {
 export function connectionNotes(f: ConnectionFacts): string[] {
   const notes: string[] = [];
   if (f.direction) notes.push(`(${f.direction})`);
+  if (f.noUdpFin) notes.push("(no-udp-fin)");
   if (f.enhanced && f.sock !== undefined) notes.push(`(sock=${f.sock})`);
   if (f.enhanced && f.peerVersion) notes.push(`(peer ${f.peerVersion})`);
   if (f.init) notes.push(tcpInitNote(f.init));

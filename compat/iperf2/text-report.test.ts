@@ -6,6 +6,7 @@ import { decodeServerReport } from "../../interop/iperf2/server-report.ts";
 import { connectionNotes, wallClockText } from "./connection-notes.ts";
 import {
   HEADER_TCP_WRITE_ENHANCED,
+  HEADER_UDP_WRITE_ENHANCED,
   bwLine,
   clientBanner,
   connectionLine,
@@ -17,6 +18,7 @@ import {
   tcpWriteEnhancedSumLine,
   udpLine,
   udpSumLine,
+  udpWriteEnhancedLine,
 } from "./text-report.ts";
 
 const outputsDir = join(import.meta.dir, "../../tests/fixtures/iperf2/outputs");
@@ -118,6 +120,14 @@ describe("-e (enhanced) TCP lines against stock 2.1.8 output (outputs/tcp_e.txt,
     // The final line's duration is printed to 4 decimals only; the byte count is 101 writes + header.
     const line = tcpWriteEnhancedLine({ id: 1, start: 0, end: 2.02792, bytes: 101 * 131072 + 60 }, 101, 0, tcp(33, 8), "a");
     expect(line).toBe(final!);
+  });
+
+  test("UDP sender lines: writes/errors and the packet rate", () => {
+    const [first, , final] = udpE.clientOutput.slice(8, 11);
+    expect(udpE.clientOutput[7]).toBe(HEADER_UDP_WRITE_ENHANCED);
+    expect(udpWriteEnhancedLine({ id: 1, start: 0, end: 1, bytes: 892 * 1470 }, 892, 0, 894, "a")).toBe(first!);
+    // The final total counts the FIN datagram (1787 x 1470), the write count does not.
+    expect(udpWriteEnhancedLine({ id: 1, start: 0, end: 2.002, bytes: 1787 * 1470 }, 1786, 0, 893, "a")).toBe(final!);
   });
 
   test("without TCP_INFO the window column reads NA and NetPwr NAN", () => {

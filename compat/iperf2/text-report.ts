@@ -128,11 +128,9 @@ export function tcpReadEnhancedLine(f: BwFigures, reads: number, format: FormatL
   return `${idTag(f.id)} ${intervalText(f.start, f.end)}  ${transferAndRate(f.bytes, f.end - f.start, format)}  ${reads}`;
 }
 
-/** -e sender columns for UDP: datagrams written/errors and packets per second. */
-export function udpWriteEnhancedLine(f: BwFigures, writes: number, errors: number, format: FormatLetter): string {
-  const seconds = f.end - f.start;
-  const pps = seconds > 0 ? Math.round(writes / seconds) : 0;
-  return `${idTag(f.id)} ${intervalText(f.start, f.end)}  ${transferAndRate(f.bytes, seconds, format)}  ${`${writes}/${errors}`.padEnd(10)} ${pps} pps`;
+/** -e sender columns for UDP: datagrams written/errors and the packet rate. */
+export function udpWriteEnhancedLine(f: BwFigures, writes: number, errors: number, pps: number, format: FormatLetter): string {
+  return `${idTag(f.id)} ${intervalText(f.start, f.end)}  ${transferAndRate(f.bytes, f.end - f.start, format)}  ${writes}/${errors} ${formatFixed(pps, 0, 8)} pps`;
 }
 
 export function sentLine(id: string | number, datagrams: number): string {

@@ -3,6 +3,7 @@ import type { UdpSocket } from "../../src/net/types.ts";
 import { versionString } from "../../interop/iperf2/client-header.ts";
 import type { ServerReport } from "../../interop/iperf2/server-report.ts";
 import { type UdpFlow, UdpServerSession } from "../../interop/iperf2/udp-server-session.ts";
+import { connectionNotes, withInterface } from "./connection-notes.ts";
 import { csvUdpLine } from "./csv-report.ts";
 import type { ServerPlan } from "./plan.ts";
 import { DEFAULT_UDP_RATE } from "./plan.ts";
@@ -127,11 +128,16 @@ export class UdpServer {
     const id = this.ids.next();
     const r = f.request;
     const local = this.localFor(f.peer);
-    const notes: string[] = [];
-    if (r?.direction === "reverse") notes.push("(reverse)");
-    if (r && (r.direction === "reverse" || r.noUdpFin)) notes.push("(no-udp-fin)");
-    if (plan.enhanced && r && r.version.high !== 0) notes.push(`(peer ${versionString(r.version)})`);
-    io.printer.info(connectionLine(id, local, f.peer, notes));
+    const reverse = r?.direction === "reverse";
+    const notes = connectionNotes({
+      direction: reverse ? "reverse" : undefined,
+      noUdpFin: r !== null && (reverse || r.noUdpFin),
+      enhanced: plan.enhanced,
+      sock: this.sock?.fd,
+      peerVersion: r && r.version.high !== 0 ? versionString(r.version) : undefined,
+      at: reverse ? undefined : new Date(),
+    });
+    io.printer.info(connectionLine(id, withInterface(local, plan.enhanced), f.peer, notes));
     const group = this.groupFor(f.peer.host, r?.numThreads ?? 1);
     group.flows.push(f);
     const st: FlowState = { id, local, last: { bytes: 0, datagrams: 0, lost: 0 }, tick: 0, group };

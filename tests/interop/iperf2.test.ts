@@ -128,6 +128,9 @@ describe("TCP, exact byte counts through -y C", () => {
     { name: "-r", args: (p) => ["-r", "-L", String(p + 50)], streams: 2 },
     { name: "-d", args: (p) => ["-d", "-L", String(p + 50)], streams: 2 },
     { name: "-R", args: () => ["-R"], streams: 1 },
+    { name: "-n 2M -l 64K (byte count wins over -t)", args: () => ["-n", "2M", "-l", "64K"], streams: 1 },
+    { name: "-w 256K -P 2", args: () => ["-w", "256K", "-P", "2"], streams: 2 },
+    { name: "-R -n 1M -l 16K", args: () => ["-R", "-n", "1M", "-l", "16K"], streams: 1 },
   ];
   let port = 27110;
   for (const v of variants) {
@@ -144,6 +147,113 @@ describe("TCP, exact byte counts through -y C", () => {
       }, 30_000);
     }
   }
+});
+
+describe("--full-duplex, -e and many clients", () => {
+  /** Final CSV byte counts of one side, sorted: a full-duplex connection prints its sent and its received bytes. */
+  const byteCounts = (text: string) => csv(text).map((l) => l.bytes).sort((a, b) => a - b);
+
+  test("--full-duplex both ways: each side received exactly what the other sent (-y C)", async () => {
+    for (const [port, serverIsOurs] of [[27132, true], [27133, false]] as const) {
+      const srv = serverIsOurs ? ours(["-s", "-p", String(port), "-y", "C"]) : stock(["-s", "-p", String(port), "-y", "C"]);
+      const args = ["-c", L, "-p", String(port), "-t", "1", "-b", "10M", "--full-duplex", "-y", "C"];
+      await waitListening(port, "tcp");
+      const r = await session(srv, /.*/, () => (serverIsOurs ? stock(args) : ours(args)), 20_000);
+      expect(r.client.code).toBe(0);
+      const [client, server] = [byteCounts(r.client.out), byteCounts(r.server)];
+      expect(client).toHaveLength(2);
+      expect(server).toEqual(client);
+      // 10 Mbit/s (binary) each way for 1 s: about 1.3 MB each, the client's count including its 60-byte header.
+      for (const b of client) expect(b).toBeGreaterThan(500_000);
+    }
+  }, 40_000);
+
+  test("-e: our sender's columns (writes, retries, cwnd/RTT, NetPwr) and the stock receiver agree on the bytes", async () => {
+    const port = 27134;
+    const r = await session(stock(["-s", "-p", String(port), "-e"]), TCP_BANNER(port), () => ours(["-c", L, "-p", String(port), "-t", "2", "-e", "-i", "1", "-b", "20M"]), 20_000);
+    expect(r.client.code).toBe(0);
+    expect(r.client.out).toContain("TOS set to 0x0 (Nagle on)");
+    expect(r.client.out).toMatch(/connected with 127\.0\.0\.1 port 27134 \(sock=\d+\) \(icwnd\/mss\/irtt=\d+\/\d+\/\d+\) \(ct=[\d.]+ ms\) on \d{4}-/);
+    const write = /^\[  1\] (\d+\.\d{4})-(\d+\.\d{4}) sec  (.+?)  (\d+)\/0 +(\d+) +(\d+)K\/(\d+)\((\d+)\) us  (\d+(?:\.\d+)?)$/;
+    const lines = r.client.out.split("\n").filter((l) => write.test(l));
+    expect(lines.length).toBe(3);
+    for (const l of lines) {
+      const m = write.exec(l)!;
+      expect(Number(m[4])).toBeGreaterThan(0); // writes
+      expect(Number(m[6])).toBeGreaterThan(0); // cwnd
+      expect(Number(m[7])).toBeGreaterThan(0); // RTT
+      // NetPwr = bytes/s over RTT (s) / 10^6, from the printed figures (rounded, so within a few percent).
+      const seconds = Number(m[2]) - Number(m[1]);
+      const bytes = /^([\d.]+) ([KMG]?)Bytes/.exec(m[3]!)!;
+      const b = Number(bytes[1]) * { "": 1, K: 1024, M: 2 ** 20, G: 2 ** 30 }[bytes[2] as "" | "K" | "M" | "G"];
+      expect(Math.abs(Number(m[9]) - b / seconds / (Number(m[7]) * 1e-6) / 1e6) / Number(m[9])).toBeLessThan(0.05);
+    }
+    const serverFinal = reportLines(r.server).at(-1)!.line;
+    expect(transfer(figures(serverFinal))).toBe(transfer(figures(lines.at(-1)!)));
+  }, 30_000);
+
+  test("-e -R: our server's sender columns, the stock client's reads", async () => {
+    const port = 27135;
+    const r = await session(ours(["-s", "-p", String(port), "-e"]), TCP_BANNER(port), () => stock(["-c", L, "-p", String(port), "-t", "1", "-e", "-R", "-b", "20M"]), 20_000);
+    expect(r.client.code).toBe(0);
+    expect(r.server).toContain("Read buffer size:  128 KByte (Dist bin width=16.0 KByte)");
+    expect(r.server).toMatch(/\(reverse\) \(sock=\d+\) \(peer 2\.1\.8\) \(icwnd\/mss\/irtt=\d+\/\d+\/\d+\)\n/);
+    const ours1 = reportLines(r.server).find((x) => x.id === "1")!.line;
+    expect(ours1).toMatch(/ \d+\/0 +\d+ +\d+K\/\d+\(\d+\) us  [\d.]+$/);
+    const theirs = reportLines(r.client.out).find((x) => x.id === "*1")!.line;
+    expect(transfer(figures(theirs))).toBe(transfer(figures(ours1)));
+  }, 30_000);
+
+  test("UDP -e: our sender's Write/Err PPS lines; our total counts the FIN datagram as the stock server does", async () => {
+    const port = 27138;
+    const r = await session(stock(["-s", "-u", "-p", String(port), "-e"]), UDP_BANNER(port), () => ours(["-c", L, "-p", String(port), "-u", "-t", "1", "-e", "-b", "2M"]), 20_000);
+    expect(r.client.code).toBe(0);
+    const out = r.client.out.split("\n");
+    const heading = out.indexOf("[ ID] Interval            Transfer     Bandwidth      Write/Err  PPS");
+    expect(heading).toBeGreaterThan(0);
+    const final = /^\[  1\] 0\.0000-[\d.]+ sec  (.+?)  (\d+)\/0 +(\d+) pps$/.exec(out[heading + 1]!)!;
+    const sent = Number(/Sent (\d+) datagrams/.exec(r.client.out)![1]);
+    expect(Number(final[2])).toBe(sent - 2);
+    const [, lost, total] = / (\d+)\/(\d+) \(/.exec(reportLines(r.server).at(-1)!.line)!.map(Number);
+    // Data datagrams + FIN, nothing lost at 2 Mbit/s on loopback: the same bytes on both sides.
+    expect(total).toBe(sent - 1);
+    if (lost === 0) expect(transfer(final[1]!.trim())).toBe(transfer(figures(reportLines(r.server).at(-1)!.line)));
+  }, 30_000);
+
+  test("many stock clients at once (TCP, -P 2, -R, UDP) against one anyperf server each: every count agrees", async () => {
+    const tcpPort = 27136;
+    const udpPort = 27137;
+    const tcp = ours(["-s", "-p", String(tcpPort), "-y", "C"]);
+    const udp = ours(["-s", "-u", "-p", String(udpPort)]);
+    try {
+      await Promise.all([waitListening(tcpPort, "tcp"), waitListening(udpPort, "udp")]);
+      const base = ["-c", L, "-t", "1", "-b", "10M", "-y", "C"];
+      const clients = [
+        ...Array.from({ length: 4 }, () => stock([...base, "-p", String(tcpPort)])),
+        stock([...base, "-p", String(tcpPort), "-P", "2"]),
+        stock([...base, "-p", String(tcpPort), "-R"]),
+        stock([...base, "-p", String(tcpPort), "--full-duplex"]),
+        ...Array.from({ length: 3 }, () => stock(["-c", L, "-p", String(udpPort), "-u", "-t", "1", "-b", "5M"])),
+      ];
+      const done = await Promise.all(clients.map((c) => c.done));
+      for (const d of done) expect(d.code).toBe(0);
+      await sleep(500);
+      const theirs = done.slice(0, 7).flatMap((d) => csv(d.out)).map((l) => l.bytes).sort((a, b) => a - b);
+      const mine = csv(tcp.text()).map((l) => l.bytes).sort((a, b) => a - b);
+      // 4 + 2 + 1 + 2 (full duplex both ways) stream reports on each side.
+      expect(theirs).toHaveLength(9);
+      expect(mine).toEqual(theirs);
+      for (const d of done.slice(7)) {
+        expect(d.out).toContain("Server Report:");
+        expect(d.out).not.toContain("WARNING");
+      }
+      expect(reportLines(udp.text()).filter((x) => x.id !== "SUM")).toHaveLength(3);
+    } finally {
+      tcp.kill();
+      udp.kill();
+      await Promise.all([tcp.done, udp.done]);
+    }
+  }, 40_000);
 });
 
 describe("a bad peer never takes the server down", () => {

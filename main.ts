@@ -58,7 +58,9 @@ async function withStatus(mode: string, argv: string[], entry: Entry): Promise<n
 
 async function dispatch(argv: string[]): Promise<number> {
   const self = basename(process.argv0 ?? "anyperf").replace(/\.(exe|ts)$/, "");
-  if (dialects[self]) return withStatus(self, argv, await dialects[self]());
+  // NTttcp ships role-named binaries too (ntttcps sends, ntttcpr receives); the dialect reads argv0 for the role.
+  const link = /^ntttcp[sr]$/i.test(self) ? "ntttcp" : self;
+  if (dialects[link]) return withStatus(link, argv, await dialects[link]());
   const [cmd, ...rest] = argv;
   if (cmd === "--version" || cmd === "-V" || cmd === "version") {
     console.log(`anyperf ${VERSION}`);

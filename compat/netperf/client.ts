@@ -8,7 +8,7 @@ import { buildOmniRequest, isRequestResponse, testShape } from "../../interop/ne
 import { flushQueued, newQueued, SocketTransport, type Queued } from "../iperf2/socket-transport.ts";
 import { ConfidenceTracker, confidenceWarning } from "./confidence.ts";
 import { CpuMeter, cpuCount } from "./cpu-meter.ts";
-import { clientCounters, clientSpec, defaultCongestion, effectiveBuffers, releasePlane } from "./data-specs.ts";
+import { clientCounters, clientSpec, defaultCongestion, effectiveBuffers, releasePlane, transportRetrans } from "./data-specs.ts";
 import { averageFigures, computeFigures, defaultFormat, type Figures, type LatencyStats, type LocalSockets } from "./figures.ts";
 import { InterimClock, interimText, interimUnits } from "./interim.ts";
 import { latencyStats } from "./latency.ts";
@@ -388,6 +388,7 @@ class Instance {
     this.lastLatency = latencyStats(snap);
     this.localCpuStats = cpu?.stop();
     if (plan.test === "UDP_STREAM") this.localPackets = snap.packets;
+    this.localRetrans = transportRetrans(testShape(plan.test), snap);
     this.plane = undefined;
     this.session.dataDone(local, performance.now());
     this.schedule();
@@ -395,6 +396,7 @@ class Instance {
 
   private localCpuStats: ReturnType<CpuMeter["stop"]>;
   private localPackets = 0;
+  private localRetrans = -1;
 
   /** Demo mode (-D): the interval's rate, printed while the test runs. */
   private startInterim(plane: DataPlane): ReturnType<typeof setInterval> | undefined {
@@ -520,8 +522,8 @@ class Instance {
       remoteDataPort: String(plan.remoteDataPort),
       remoteDataAddress: plan.remoteDataAddress ?? plan.host,
       remoteDataFamily: this.dataFamily === "ipv6" ? 10 : 2,
-      // TCP_INFO of the Worker's data socket is not reported back yet: -1 is netperf's "not available".
-      localTransportRetrans: -1,
+      localTransportRetrans: this.localRetrans,
+      // The Workers do not report TCP_MAXSEG: -1 is netperf's "not available".
       transportMss: -1,
       localCongestion: testShape(plan.test).protocol === "tcp" ? plan.congestion.local || defaultCongestion() : "",
       remoteCongestion: this.wantCong ? last.results.congControl : "",

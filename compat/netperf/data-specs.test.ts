@@ -3,9 +3,9 @@ import { StreamSpec } from "../../src/stream-spec.ts";
 import { checkOmniRequest, DEFAULT_LIMITS } from "../../interop/netperf/request-check.ts";
 import { OmniRequest } from "../../interop/netperf/omni-request.ts";
 import { buildOmniRequest, MigratedTest } from "../../interop/netperf/test-request.ts";
-import { clientCounters, clientSpec, netperfPayload, serverCounters, serverSpec } from "./data-specs.ts";
+import { clientCounters, clientSpec, netperfPayload, serverCounters, serverSpec, transportRetrans } from "./data-specs.ts";
 
-const counters = { bytes: 1000, received: 0, packets: 10, transactions: 7, lost: 0, outOfOrder: 0, jitter: 0, sendErrors: 2, latencySumUs: 0, connections: 1, closed: 1, latencyMinUs: 0, latencyMaxUs: 0, maxSeq: 0, duplicates: 0, tcpRttUs: 0, tcpCwnd: 0, tcpRetrans: 0, histogram: new Uint32Array(0) };
+const counters = { bytes: 1000, received: 0, tcpRttUs: 0, tcpCwnd: 0, tcpRetrans: 3, packets: 10, transactions: 7, lost: 0, outOfOrder: 0, jitter: 0, sendErrors: 2, latencySumUs: 0, connections: 1, closed: 1, latencyMinUs: 0, latencyMaxUs: 0, maxSeq: 0, duplicates: 0, histogram: new Uint32Array(0) };
 
 test("netperf's fill pattern", () => {
   expect(new TextDecoder().decode(netperfPayload(12))).toBe("netperf\0netp");
@@ -39,4 +39,11 @@ test("counters read back in netperf's terms", () => {
   const check = checkOmniRequest(req, DEFAULT_LIMITS);
   if (!check.ok) throw new Error(check.reason);
   expect(serverCounters(check.setup, counters)).toEqual({ bytesReceived: 7 * 32, recvCalls: 7, bytesSent: 7 * 1024, sendCalls: 7, transactions: 7 });
+});
+
+test("transport retransmissions: TCP_INFO's count for one-connection TCP tests, -1 for UDP and TCP_CRR", () => {
+  expect(transportRetrans({ protocol: "tcp", connectPerTransaction: false }, counters)).toBe(3);
+  expect(transportRetrans({ protocol: "tcp", connectPerTransaction: true }, counters)).toBe(-1);
+  expect(transportRetrans({ protocol: "udp", connectPerTransaction: false }, counters)).toBe(-1);
+  expect(transportRetrans({ protocol: "tcp", connectPerTransaction: false }, undefined)).toBe(-1);
 });

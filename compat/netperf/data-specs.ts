@@ -177,3 +177,12 @@ export function clientCounters(i: { test: MigratedTest; requestSize: number; res
 export function releasePlane(plane: DataPlane): void {
   for (let i = 0; i < plane.size; i++) plane.stopStream(i);
 }
+
+/**
+ * netperf's transport_retrans: TCP_INFO's total_retrans of the data socket, or -1 where it has none to read (UDP;
+ * TCP_CRR, whose last socket is already closed). The Worker samples it once a second and when it stops a stream.
+ */
+export function transportRetrans(shape: { protocol: "tcp" | "udp"; connectPerTransaction: boolean }, c: StreamCounters | undefined): number {
+  if (shape.protocol !== "tcp" || shape.connectPerTransaction || !c) return -1;
+  return c.tcpRetrans;
+}

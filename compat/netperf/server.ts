@@ -9,7 +9,7 @@ import { DEFAULT_LIMITS } from "../../interop/netperf/request-check.ts";
 import { DEFAULT_SERVER_OPTIONS, NetserverSession, type ServerAction } from "../../interop/netperf/server-session.ts";
 import { flushQueued, newQueued, SocketTransport, type Queued } from "../iperf2/socket-transport.ts";
 import { CpuMeter, cpuCount, readProcStat } from "./cpu-meter.ts";
-import { defaultCongestion, effectiveBuffers, netperfPayload, releasePlane, serverCounters, serverSpec } from "./data-specs.ts";
+import { defaultCongestion, effectiveBuffers, netperfPayload, releasePlane, serverCounters, serverSpec, transportRetrans } from "./data-specs.ts";
 import { NicRateReporter } from "./nic-rate.ts";
 import type { NetserverPlan } from "./plan.ts";
 
@@ -278,8 +278,7 @@ class ServerTest {
         ...counts,
         recvBufSize: this.buffers.recv,
         sendBufSize: this.buffers.send,
-        // TCP_INFO of Worker-owned sockets is not reported back yet: -1 is netperf's "not available".
-        transportRetrans: -1,
+        transportRetrans: transportRetrans({ protocol: setup.protocol, connectPerTransaction: setup.connectPerTransaction }, c),
         congestionName: setup.congestion ?? this.server.congestion,
         cpu,
       },

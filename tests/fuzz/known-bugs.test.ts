@@ -10,7 +10,9 @@ import { decodeServerReport, ServerReport } from "../../interop/iperf2/server-re
 import { UdpServerSession } from "../../interop/iperf2/udp-server-session.ts";
 import { encodeSyncInt, SyncCommand } from "../../interop/ntttcp/linux-sync-codec.ts";
 import { LinuxSyncReceiver } from "../../interop/ntttcp/linux-sync-receiver.ts";
-import { encodeOmniRequest } from "../../interop/netperf/omni-request.ts";
+import { NetperfClientSession } from "../../interop/netperf/client-session.ts";
+import { encodeOmniRequest, OmniRequest } from "../../interop/netperf/omni-request.ts";
+import { encodeOmniResponse } from "../../interop/netperf/omni-response.ts";
 import { DEFAULT_SERVER_OPTIONS, NetserverSession } from "../../interop/netperf/server-session.ts";
 import { createStatusApp } from "../../src/status/app.ts";
 import { MemorySource } from "../../src/status/memory-source.ts";
@@ -36,6 +38,26 @@ describe("netperf (bug: KNOWN.netperfInfiniteCpuRate)", () => {
     expect(s.state).toBe("binding");
     expect(() => s.dataBound({ port: 40000, recvBufSize: 131072, sendBufSize: 16384 }, 0)).not.toThrow();
     expect(written.length).toBe(1);
+  });
+});
+
+describe("netperf (bug: KNOWN.netperfClientFailsTwice)", () => {
+  test.failing("a client that gave up on a chatty server ignores what the server sends afterwards", () => {
+    const finals: string[] = [];
+    let closes = 0;
+    const s = new NetperfClientSession(
+      { write: () => {}, close: () => void closes++, act: (a) => void ((a.kind === "failed" || a.kind === "finished") && finals.push(a.kind)) },
+      { request: OmniRequest.parse({}), rounds: 1, responseTimeoutMs: 1000, closeTimeoutMs: 1000 },
+    );
+    s.start(0);
+    const reply = encodeOmniResponse({ servErrno: 0, dataPort: 40000 });
+    const many = new Uint8Array(reply.length * 8);
+    for (let i = 0; i < 8; i++) many.set(reply, i * reply.length);
+    s.receive(many, 1);
+    expect(finals).toEqual(["failed"]);
+    s.receive(reply, 2);
+    expect(finals).toEqual(["failed"]);
+    expect(closes).toBe(1);
   });
 });
 

@@ -60,6 +60,15 @@ export const KNOWN = {
   },
 
   /**
+   * netperf: NetperfClientSession.receive has no guard for the "done" state. Once the session has ended (any
+   * failure, e.g. a timeout, or the "nobody asked for" check itself), frames that keep arriving pile up until that
+   * check fires: another "failed" action and another io.close(), again for every further frame.
+   */
+  netperfClientFailsTwice(ends: ReadonlyArray<{ kind: string; failure?: { kind: string; detail?: string } }>): boolean {
+    return ends.slice(1).every((a) => a.kind === "failed" && a.failure?.kind === "protocol" && a.failure.detail === "server sent messages nobody asked for");
+  },
+
+  /**
    * iperf 2: decodeClientHeader reads the rate as 32 low bits plus 24 high bits (up to 2^56) while ClientHeaderExt
    * allows at most MAX_RATE = 2^53 - 1, so a decoded header can fail its own schema and encodeClientHeader rejects
    * it (bad-value); rates past 2^53 are also not exact.

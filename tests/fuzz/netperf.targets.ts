@@ -189,9 +189,9 @@ function runServer(p: ServerPlan): void {
         const how = p.glue[step++ % p.glue.length];
         if (how === "fail") quiet("dataFailed", () => s.dataFailed(98, now));
         else {
-          const r = typed("NetserverSession.dataBound", () => s.dataBound(BOUND[p.bound]!, now));
+          const r = typed("NetserverSession.dataBound", () => s.dataBound(BOUND[p.bound]!, now), Error);
           // Reported: a wire cpu_rate of +Infinity reaches the response encoder's zod check (see known-bugs.ts).
-          if (!r.ok && !KNOWN.netperfInfiniteCpuRate(r.error)) throw r.error;
+          if (!r.ok && !KNOWN.netperfInfiniteCpuRate(r.error)) throw new Error(`dataBound threw ${r.error.name}: ${r.error.message}`);
         }
       } else if (a.kind === "start") {
         const how = p.glue[step++ % p.glue.length];
@@ -268,9 +268,11 @@ function runClient(bytes: Uint8Array, cuts: readonly number[] | "bytewise", opti
   else quiet("NetperfClientSession.tick", () => s.tick(now + 86_400_000));
   quiet("NetperfClientSession.controlClosed", () => s.controlClosed(now + 86_400_000));
   check(s.state === "done", `netperf session still ${s.state} after close and a day`);
-  check(closes === 1, `control connection closed ${closes} times`);
   const ends = log.filter((a) => a.kind === "finished" || a.kind === "failed");
-  check(ends.length === 1 && log[log.length - 1] === ends[0], `${ends.length} final actions, or actions after the final one`);
+  // Reported: bytes that keep coming after a "nobody asked for" failure fail the session again (see known-bugs.ts).
+  const repeated = ends.length > 1 && KNOWN.netperfClientFailsTwice(ends);
+  check(closes === (repeated ? ends.length : 1), `control connection closed ${closes} times`);
+  check((ends.length === 1 || repeated) && log[log.length - 1] === ends[ends.length - 1], `${ends.length} final actions, or actions after the final one`);
   check(written >= 1, "no request was written");
 }
 

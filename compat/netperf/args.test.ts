@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { UserError } from "../../src/errors.ts";
 import { atoi, breakArgs, breakArgsExplicit, convert } from "./getopt.ts";
-import { parseNetperfArgs } from "./netperf-args.ts";
+import { parseNetperfArgs, unappliedOptionNotes } from "./netperf-args.ts";
 import { parseNetserverArgs } from "./netserver-args.ts";
 import type { NetperfPlan } from "./plan.ts";
 
@@ -87,6 +87,15 @@ describe("netperf command line", () => {
     expect(plan("-D 0").demoIntervalS).toBe(0.01);
     expect(plan("-i 10,3").resultConfidenceOnly).toBe(false);
     expect(plan("-i 10,3 -r")).toMatchObject({ resultConfidenceOnly: true, iterationMax: 10, iterationMin: 3 });
+  });
+
+  test("TCP_CRR -p min,max is read, and said to be not applied rather than silently dropped", () => {
+    expect(plan("-t TCP_CRR -- -p 20000,30000")).toMatchObject({ clientPortMin: 20000, clientPortMax: 30000 });
+    expect(unappliedOptionNotes(plan("-t TCP_CRR -- -p 20000,30000"))).toEqual([
+      "anyperf netperf: test option -p 20000,30000 is not applied: each TCP_CRR connection takes an ephemeral local port\n",
+    ]);
+    expect(unappliedOptionNotes(plan("-t TCP_CRR"))).toEqual([]);
+    expect(unappliedOptionNotes(plan("-t TCP_RR -- -p 20000,30000"))).toEqual([]);
   });
 
   test("errors name the cause and the fix", () => {

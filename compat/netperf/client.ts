@@ -14,6 +14,7 @@ import { InterimClock, interimText, interimUnits } from "./interim.ts";
 import { latencyStats } from "./latency.ts";
 import { legacyBody, topHeader } from "./legacy-output.ts";
 import { renderOmni, resolveSelection } from "./omni-output.ts";
+import { unappliedOptionNotes } from "./netperf-args.ts";
 import type { NetperfPlan } from "./plan.ts";
 import type { SelectorContext } from "./selectors.ts";
 
@@ -570,6 +571,7 @@ export function aggregateText(plan: NetperfPlan, results: InstanceResult[]): str
 }
 
 export async function runNetperf(plan: NetperfPlan, io: ClientIo): Promise<number> {
+  for (const note of unappliedOptionNotes(plan)) io.err(note);
   // The data Workers start up while the control connection is set up.
   WorkerPool.shared();
   if (plan.instances === 1) {

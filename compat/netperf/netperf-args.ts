@@ -285,8 +285,8 @@ export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
     noDelay: false,
     localDataPort: 0,
     remoteDataPort: 0,
-    clientPortMin: 5000,
-    clientPortMax: 65535,
+    clientPortMin: CRR_PORTS.min,
+    clientPortMax: CRR_PORTS.max,
     routingAllowed: undefined as boolean | undefined,
     dataFamily: "any" as "any" | "ipv4" | "ipv6",
     remoteDataAddress: undefined as string | undefined,
@@ -448,6 +448,21 @@ export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
     kind: "run",
     plan: NetperfPlan.parse({ ...p, ...t, host, test, instances, commandLine }),
   };
+}
+
+/** netperf's TCP_CRR local port range when -p is not given. */
+const CRR_PORTS = { min: 5000, max: 65535 };
+
+/**
+ * One line on stderr for each option anyperf reads but cannot honour yet, so a result is never silently different
+ * from what was asked for.
+ */
+export function unappliedOptionNotes(plan: NetperfPlan): string[] {
+  const notes: string[] = [];
+  if (plan.test === "TCP_CRR" && (plan.clientPortMin !== CRR_PORTS.min || plan.clientPortMax !== CRR_PORTS.max)) {
+    notes.push(`anyperf netperf: test option -p ${plan.clientPortMin},${plan.clientPortMax} is not applied: each TCP_CRR connection takes an ephemeral local port\n`);
+  }
+  return notes;
 }
 
 function portNumber(text: string, what: string): number {

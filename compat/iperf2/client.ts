@@ -204,10 +204,11 @@ async function connectTest(plan: ClientPlan, io: ClientIo, sockopt: Sockopt, hos
   const connectMs = performance.now() - start;
   const init = initialTcp(sockopt, s);
   const local = { host: sockopt.localAddress(s.fd!)?.host ?? host, port: s.localPort ?? 0 };
-  const sock = s.fd;
   // A fresh socket's buffer takes a header of 60-odd bytes whole.
   if (header && header.length > 0) s.write(header, 0, header.length);
-  return { local, init, sock, connectMs, at: new Date(), handed: handToWorker(sockopt, s, plan.enhanced) };
+  const handed = handToWorker(sockopt, s, plan.enhanced);
+  // "(sock=N)" names the descriptor the Worker keeps; the one Bun had is closed and reused at once.
+  return { local, init, sock: handed.fd, connectMs, at: new Date(), handed };
 }
 
 function tcpLine(plan: ClientPlan, id: number, c: ClientConn, server: Endpoint): string {

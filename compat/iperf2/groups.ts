@@ -61,13 +61,14 @@ const LATE_STREAM_MS = 1000;
 export class ReportGroup {
   readonly members: Member[] = [];
   private forward = 0;
-  private timer: ReturnType<typeof setInterval> | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
   private tick = 0;
   private lastBytes = new Map<Member, number>();
   private lastCalls = new Map<Member, number>();
   private closed = false;
   private grace: ReturnType<typeof setTimeout> | undefined;
-  private readonly clockMs = performance.now();
+  /** Where interval 0 starts: the first stream's start (connecting and opening streams are not part of it). */
+  private clockMs = 0;
 
   constructor(
     readonly key: string,
@@ -76,7 +77,6 @@ export class ReportGroup {
     private readonly printer: Printer,
     private readonly o: GroupOptions,
   ) {
-    if (o.intervalS > 0) this.timer = setInterval(() => this.interval(), o.intervalS * 1000);
   }
 
   /** Still waiting for streams of the client's -P: not closed and fewer forward streams than announced. */
@@ -91,6 +91,16 @@ export class ReportGroup {
     if (forward) this.forward++;
     this.lastBytes.set(m, 0);
     this.lastCalls.set(m, 0);
+    if (this.members.length === 1 && this.o.intervalS > 0 && !this.closed) this.startClock(m.startMs);
+  }
+
+  private startClock(originMs: number): void {
+    this.clockMs = originMs;
+    const every = this.o.intervalS * 1000;
+    this.timer = setTimeout(() => {
+      this.interval();
+      if (!this.closed) this.timer = setInterval(() => this.interval(), every);
+    }, Math.max(0, originMs + every - performance.now()));
   }
 
   private heading(role: "send" | "recv"): string {
@@ -183,7 +193,8 @@ export class ReportGroup {
   /** No more members (all done, or the client vanished before announcing all of them). */
   close(): void {
     this.closed = true;
-    if (this.timer) clearInterval(this.timer);
+    // One timer handle, a timeout first and an interval after: clearTimeout cancels either.
+    clearTimeout(this.timer);
     this.timer = undefined;
     clearTimeout(this.grace);
     this.grace = undefined;

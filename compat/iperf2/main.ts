@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { WorkerPool } from "../../src/engine/worker-pool.ts";
 import { loadNet } from "../../src/net/net.ts";
 import { interruptedExitCode, shutdownSignal } from "../../src/signals.ts";
 import { loadSockopt } from "../../src/sockopt/sockopt.ts";
@@ -24,6 +25,8 @@ export async function main(argv: string[]): Promise<number> {
   }
   const { plan } = cmd;
   if (plan.role === "server" && plan.daemon) return daemonize(argv);
+  // Data Workers take a moment to start: begin now, so the first test's clock does not run while they load.
+  if (plan.role === "client" || !plan.udp) WorkerPool.shared();
   const signal = shutdownSignal();
   const [net, sockopt] = await Promise.all([loadNet(), loadSockopt()]);
   const printer = Printer.to(plan.output, plan.csv);

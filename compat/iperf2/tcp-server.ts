@@ -44,7 +44,6 @@ interface Conn extends Queued {
   peer: Endpoint;
   local: Endpoint;
   init?: TcpInit;
-  sock?: number;
   at: Date;
 }
 
@@ -125,7 +124,7 @@ export class TcpServer {
 
   private accept(s: TcpSocket<Conn>): void {
     const peer = { host: s.remoteAddress ?? "?", port: s.remotePort ?? 0 };
-    s.data = { ...unaccepted(), acceptedMs: performance.now(), peer, local: this.local(s), init: initialTcp(this.io.sockopt, s), sock: s.fd, at: new Date() };
+    s.data = { ...unaccepted(), acceptedMs: performance.now(), peer, local: this.local(s), init: initialTcp(this.io.sockopt, s), at: new Date() };
     const session = new TcpServerSession(new SocketTransport(s), {
       test: (t) => {
         clearTimeout(s.data.timer);
@@ -177,19 +176,21 @@ export class TcpServer {
   private async run(s: TcpSocket<Conn>, t: TcpServerTest): Promise<void> {
     const { io, plan } = this;
     const id = this.ids.next();
-    const { peer, local, init, sock, at } = s.data;
+    const { peer, local, init, at } = s.data;
     const r = t.request;
-    const notes = connectionNotes({
-      direction: r?.direction === "forward" ? undefined : r?.direction,
-      enhanced: plan.enhanced,
-      sock,
-      peerVersion: r && r.version.high !== 0 ? versionString(r.version) : undefined,
-      init,
-      at: r?.direction === "reverse" ? undefined : at,
-    });
-    io.printer.info(connectionLine(id, withInterface(local, plan.enhanced), peer, notes));
-    const group = this.group(peer.host, r?.numThreads ?? 1);
+    const line = (sock: number | undefined) => {
+      const notes = connectionNotes({
+        direction: r?.direction === "forward" ? undefined : r?.direction,
+        enhanced: plan.enhanced,
+        sock,
+        peerVersion: r && r.version.high !== 0 ? versionString(r.version) : undefined,
+        init,
+        at: r?.direction === "reverse" ? undefined : at,
+      });
+      io.printer.info(connectionLine(id, withInterface(local, plan.enhanced), peer, notes));
+    };
     if (s.fd === undefined || !io.sockopt) {
+      line(s.fd);
       io.warn("cannot hand the connection to a data Worker on this runtime (no socket fds): closing it");
       s.terminate();
       return;
@@ -200,6 +201,9 @@ export class TcpServer {
     s.data.session?.handOff();
     const handed = handToWorker(io.sockopt, s, plan.enhanced && t.sendHere !== null);
     const fd = handed.fd;
+    // "(sock=N)" names the descriptor the Worker keeps: Bun's own is closed by the hand-off and soon reused.
+    line(fd);
+    const group = this.group(peer.host, r?.numThreads ?? 1);
     const fullDuplex = r?.direction === "full-duplex";
     const receives = r?.direction !== "reverse";
     const send = t.sendHere;
@@ -275,9 +279,9 @@ export class TcpServer {
     }
     const connectMs = performance.now() - connectStart;
     const init = initialTcp(io.sockopt, s);
-    const sock = s.fd;
     const local = { host: io.sockopt.localAddress(s.fd!)?.host ?? "0.0.0.0", port: s.localPort ?? 0 };
     const handed = handToWorker(io.sockopt, s, plan.enhanced);
+    const sock = handed.fd;
     let plane: DataPlane;
     try {
       plane = await DataPlane.open([{ kind: "tcp-send", id: 0, adopt: { fd: handed.fd, pending: 0 }, ...sendSpec(cb), idleTimeoutMs: IDLE_MS }]);

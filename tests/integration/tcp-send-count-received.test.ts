@@ -66,7 +66,8 @@ describe("tcp-send countReceived", () => {
 
   test("an unlimited sender ends on the peer's EOF, after counting everything the peer sent", async () => {
     const { a, b } = await pair(
-      { writeSize: 32 * 1024, limitBytes: 4 << 20, end: "fin-wait-eof", countReceived: true },
+      // a's limit takes ~170 ms at this pace, so b is surely sending before a's FIN.
+      { writeSize: 32 * 1024, limitBytes: 4 << 20, rate: { bitsPerSecond: 200e6 }, end: "fin-wait-eof", countReceived: true },
       { writeSize: 32 * 1024, rate: { bitsPerSecond: 200e6 }, end: "fin-wait-eof", countReceived: true },
     );
     const reasons: string[] = [];
@@ -102,13 +103,15 @@ describe("tcp-send countReceived", () => {
   }, 20_000);
 
   test("without countReceived a sender's reads are not counted (the default stays a pure sender)", async () => {
+    // Both paced and stopped by time, so both have surely sent before either end closes.
     const { a, b } = await pair(
-      // Paced so that b is surely sending before a is done.
-      { writeSize: 32 * 1024, limitBytes: 2 << 20, rate: { bitsPerSecond: 50e6 }, end: "fin-wait-eof" },
-      { writeSize: 32 * 1024, limitBytes: 1 << 20, end: "fin-wait-eof", countReceived: true },
+      { writeSize: 32 * 1024, rate: { bitsPerSecond: 50e6 }, end: "fin-wait-eof" },
+      { writeSize: 32 * 1024, rate: { bitsPerSecond: 50e6 }, end: "fin-wait-eof", countReceived: true },
     );
     a.go();
     b.go();
+    await Bun.sleep(300);
+    a.stopStream(0);
     await Promise.all([a.ended, b.ended]);
     expect(counters(b).received).toBe(counters(a).bytes);
     expect(counters(a).bytes).toBeGreaterThan(0);

@@ -213,13 +213,17 @@ describe("Pacer", () => {
   });
 });
 
-test("startEmpty: no credit at first, then exactly the rate", () => {
+test("initial credit: one unit at once, then exactly the rate", () => {
   let now = 0;
-  const p = new Pacer({ bitsPerSecond: 8000, burstBytes: 100, startEmpty: true }, () => now);
+  const p = new Pacer({ bitsPerSecond: 8000, burstBytes: 100, initialBytes: 1 }, () => now);
+  expect(p.allowance(0, 1)).toBe(1);
+  p.consume(1, 1);
   expect(p.allowance(0, 1)).toBe(0);
   expect(p.waitMs(0, 1)).toBeCloseTo(1, 4);
   now = 50;
   expect(p.allowance(now, 1)).toBe(50);
+  const full = new Pacer({ packetsPerSecond: 1000, burstPackets: 10, initialPackets: 1 }, () => 0);
+  expect(full.allowance(0, 1)).toBe(1);
   now = 1000;
   expect(p.allowance(now, 1)).toBe(100);
 });

@@ -24,8 +24,12 @@ export interface PacerOptions {
   burstBytes?: number;
   /** Packet bucket size; default DEFAULT_BURST_MS worth of the packet rate (at least 1 packet). */
   burstPackets?: number;
-  /** Start with no credit instead of a full bucket, so a sender's first interval is not one burst over its rate. */
-  startEmpty?: boolean;
+  /**
+   * Credit at the start instead of a full bucket, so a sender's first interval is not one burst over its rate.
+   * Senders give one write or datagram: the peers send their first unit at once, then pace.
+   */
+  initialBytes?: number;
+  initialPackets?: number;
 }
 
 /**
@@ -75,10 +79,8 @@ export class Pacer {
     this.lastMs = clock();
     this.byteBase = this.lastMs;
     this.pktBase = this.lastMs;
-    if (options.startEmpty) {
-      this.byteSpent = this.byteCap;
-      this.pktSpent = this.pktCap;
-    }
+    if (options.initialBytes !== undefined) this.byteSpent = Math.max(0, this.byteCap - options.initialBytes);
+    if (options.initialPackets !== undefined) this.pktSpent = Math.max(0, this.pktCap - options.initialPackets);
   }
 
   /** Moves the clock forward; a bucket that has filled up again restarts its sums from now. */

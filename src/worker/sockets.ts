@@ -46,15 +46,16 @@ export async function connectTcp<T>(
 
 /**
  * Senders' pacing: timers in a busy process wake late, so the bucket holds 100 ms of credit (at least two writes)
- * and a late wake-up catches up instead of losing the time; it starts empty so the first interval is not a burst
- * over the rate. Undefined when no rate is asked for.
+ * and a late wake-up catches up instead of losing the time; it starts with one unit of credit (the first write or
+ * datagram goes at once, as the peers do) so the first interval is not a burst over the rate. Undefined when no rate is asked for.
  */
 export function senderPacer(rate: Rate, unitBytes: number): Pacer | undefined {
   const { bitsPerSecond: bps = 0, packetsPerSecond: pps = 0 } = rate;
   if (!bps && !pps) return undefined;
   return new Pacer({
     ...rate,
-    startEmpty: true,
+    initialBytes: bps ? unitBytes : undefined,
+    initialPackets: pps ? 1 : undefined,
     burstBytes: bps ? Math.max(2 * unitBytes, (bps / 8) * PACER_BURST_S) : undefined,
     burstPackets: pps ? Math.max(2, pps * PACER_BURST_S) : undefined,
   });

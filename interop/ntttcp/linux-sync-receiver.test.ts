@@ -145,6 +145,29 @@ describe("hand-made probes against the real receiver", () => {
     expect(replies).toEqual([...Array(7).fill(SyncCommand.wait), SyncCommand.exit]);
   });
 
+  test("-M: a sender repeating 'R' holds one seat, and once it closed the last client's 'L' does not write to it", () => {
+    const rx = new LinuxSyncReceiver({ duration: 2, multiClient: true }, () => {});
+    const repeater = new RecordingTransport();
+    const cr = rx.attach(repeater);
+    cr.onData(encodeSyncInt(SyncCommand.run));
+    cr.onData(encodeSyncInt(SyncCommand.run));
+    const runOnce = () => {
+      const t = new RecordingTransport();
+      rx.attach(t).onData(encodeSyncInt(SyncCommand.run));
+      return new SyncFramer().push(concat(t.writes));
+    };
+    // Seven seats: the repeater's one plus six others; the next is turned away.
+    for (let i = 0; i < 6; i++) expect(runOnce()).toEqual([SyncCommand.wait]);
+    expect(runOnce()).toEqual([SyncCommand.exit]);
+    cr.onClose();
+    expect(runOnce()).toEqual([SyncCommand.wait]);
+    const last = new RecordingTransport();
+    // RecordingTransport throws on a write after close: the repeater must be skipped.
+    rx.attach(last).onData(encodeSyncInt(SyncCommand.last));
+    expect(new SyncFramer().push(concat(repeater.writes))).toEqual([SyncCommand.wait, SyncCommand.wait]);
+    expect(new SyncFramer().push(concat(last.writes))).toEqual([SyncCommand.run, SyncCommand.run]);
+  });
+
   test("a sender that leaves while waiting is not released later", () => {
     const rx = new LinuxSyncReceiver({ duration: 2, multiClient: true }, () => {});
     const gone = new RecordingTransport();

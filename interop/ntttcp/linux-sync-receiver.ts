@@ -32,7 +32,8 @@ export class LinuxSyncReceiver {
   state: TestState = TestState.notStarted;
   /** Undefined until some sender proposed a cycle; 0 = continuous. */
   negotiatedCycle: number | undefined;
-  private readonly waiting: Transport[] = [];
+  /** A Set, so a sender repeating 'R' holds one seat and is forgotten whole when it closes. */
+  private readonly waiting = new Set<Transport>();
   /** The real receiver keeps its last reply in one variable; an 'L' without -M re-sends it (§4.3). */
   private lastReply = 0;
   private readonly conns = new Set<LinuxSyncReceiverConnection>();
@@ -52,14 +53,14 @@ export class LinuxSyncReceiver {
   /** The local timer ended the test. */
   finish(): void {
     this.state = TestState.finished;
-    this.waiting.length = 0;
+    this.waiting.clear();
   }
 
   /** -H: get ready for the next test. */
   reset(): void {
     this.state = TestState.notStarted;
     this.negotiatedCycle = undefined;
-    this.waiting.length = 0;
+    this.waiting.clear();
   }
 
   closeAll(): void {
@@ -69,8 +70,7 @@ export class LinuxSyncReceiver {
   /** @internal */
   forget(c: LinuxSyncReceiverConnection): void {
     this.conns.delete(c);
-    const i = this.waiting.indexOf(c.transport);
-    if (i >= 0) this.waiting.splice(i, 1);
+    this.waiting.delete(c.transport);
   }
 
   /** @internal Answers one request; returns the values to write to this connection (in order). */
@@ -91,11 +91,11 @@ export class LinuxSyncReceiver {
         break;
       case SyncCommand.run:
         if (options.multiClient) {
-          if (this.waiting.length >= MAX_REMOTE_ENDPOINTS - 1) {
+          if (!this.waiting.has(from) && this.waiting.size >= MAX_REMOTE_ENDPOINTS - 1) {
             this.emit(err("too many client endpoints. reject one."));
             reply = SyncCommand.exit;
           } else {
-            this.waiting.push(from);
+            this.waiting.add(from);
             reply = SyncCommand.wait;
           }
         } else {
@@ -107,10 +107,10 @@ export class LinuxSyncReceiver {
         if (options.multiClient) {
           // Everyone waiting, including this sender, is released first; this sender then also gets the normal
           // reply, so the last client reads two 'R' (verified in ntttcp-linux-sync-multiclient.txt).
-          this.waiting.push(from);
+          this.waiting.add(from);
           const release = encodeSyncInt(SyncCommand.run);
           for (const t of this.waiting) t.write(release);
-          this.waiting.length = 0;
+          this.waiting.clear();
           reply = SyncCommand.run;
           this.begin();
         } else {

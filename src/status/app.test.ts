@@ -173,14 +173,17 @@ describe("token", () => {
 describe("loopbackHostsOnly", () => {
   const { source } = fakeSource({ intervals: 3 });
   const app = createStatusApp(source, { loopbackHostsOnly: true });
-  test.each(["127.0.0.1:8080", "localhost:8080", "[::1]:8080", "localhost"])("Host %s is served", async (host) => {
+  test.each(["127.0.0.1:8080", "localhost:8080", "[::1]:8080", "localhost", "[::1]", "127.0.0.1:"])("Host %s is served", async (host) => {
     expect((await app.request("/status", { headers: { Host: host } })).status).toBe(200);
   });
-  test.each(["evil.example:8080", "10.1.2.3", "[::]:80"])("Host %s is refused (DNS rebinding)", async (host) => {
-    const res = await app.request("/status", { headers: { Host: host } });
-    expect(res.status).toBe(421);
-    expect((await res.json()).error).toContain("answers only loopback names");
-  });
+  test.each(["evil.example:8080", "10.1.2.3", "[::]:80", "127.0.0.1:80@evil.com", "[::1]x", "localhost:80x", "[::1]:8080:1"])(
+    "Host %s is refused (DNS rebinding, or not a bare name and port)",
+    async (host) => {
+      const res = await app.request("/status", { headers: { Host: host } });
+      expect(res.status).toBe(421);
+      expect((await res.json()).error).toContain("answers only loopback names");
+    },
+  );
 });
 
 test("GET / is one self-contained page", async () => {

@@ -33,10 +33,12 @@ export function checkToken(token: string): void {
   }
 }
 
-function hostOf(hostHeader: string): string {
-  if (hostHeader.startsWith("[")) return hostHeader.slice(1, hostHeader.indexOf("]"));
-  const colon = hostHeader.lastIndexOf(":");
-  return colon < 0 ? hostHeader : hostHeader.slice(0, colon);
+/**
+ * The name in a Host header, "name[:port]" or "[v6][:port]"; undefined when anything but a port follows the name, so
+ * "127.0.0.1:80@evil.com" or "[::1]x" is refused rather than read as loopback.
+ */
+function hostOf(hostHeader: string): string | undefined {
+  return /^(\[[^\]]*\]|[^:[\]]*)(?::\d*)?$/.exec(hostHeader)?.[1];
 }
 
 function resultsMissing(source: StatusSource, id: string | undefined): string {
@@ -62,7 +64,8 @@ export function createStatusApp(source: StatusSource, opts: StatusAppOptions = {
   if (opts.loopbackHostsOnly) {
     app.use("*", async (c, next) => {
       const host = c.req.header("host");
-      if (host !== undefined && !isLoopbackHost(hostOf(host))) {
+      const name = host === undefined ? undefined : hostOf(host);
+      if (host !== undefined && (name === undefined || !isLoopbackHost(name))) {
         return c.json({ error: `Host "${host}" refused: this status server answers only loopback names (127.0.0.1, localhost, [::1])` }, 421);
       }
       await next();

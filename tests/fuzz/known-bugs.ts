@@ -32,24 +32,6 @@ function at(root: unknown, path: string): unknown {
 
 export const KNOWN = {
   /**
-   * status: with loopbackHostsOnly, app.ts hostOf() cuts the Host at the last ':' (or the first ']') without checking
-   * what follows, so malformed Hosts such as "127.0.0.1:80@evil.com" or "[::1]x" are served. Browsers never send such
-   * a Host (DNS rebinding is still refused); hardening only.
-   */
-  statusLaxHost(host: string): boolean {
-    return /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\]|\[::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3}\])(:|\]|$)/i.test(host) || /^\[(::1|::ffff:127\.[\d.]+)\]/i.test(host);
-  },
-
-  /**
-   * ntttcp: in -M mode LinuxSyncReceiver queues a sender's transport once per 'R' it sends, so a sender repeating
-   * 'R' takes several of the 7 seats (locking out real senders: "too many client endpoints"), and forget() on its
-   * close removes only one entry: the 'L' of the last client then writes 'R' to the closed connection.
-   */
-  ntttcpRepeatedRun(multiClient: boolean, runsPerConnection: readonly number[]): boolean {
-    return multiClient && runsPerConnection.some((n) => n > 1);
-  },
-
-  /**
    * netperf: a DO_OMNI with MEASURE_CPU and a cpu_rate float of +Infinity (0x7f800000 at offset 60) passes
    * checkOmniRequest; NetserverSession.dataBound then copies it into the OMNI_RESPONSE, whose zod schema rejects
    * Infinity, and a ZodError escapes dataBound (compat/netperf/server.ts calls it from an async bind(): rejected

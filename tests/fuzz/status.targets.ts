@@ -12,7 +12,6 @@ import { MemorySource } from "../../src/status/memory-source.ts";
 import { StatusDocument } from "../../src/status/schema.ts";
 import type { StatusSource } from "../../src/status/source.ts";
 import { FakeRun } from "../fixtures/status/fake-run.ts";
-import { KNOWN } from "./known-bugs.ts";
 import { asyncTarget, boundedAsync, check, syncTarget, typed, type FuzzTarget } from "./harness.ts";
 
 const TOKEN = "s3cr3t-T0ken_~+/=";
@@ -120,7 +119,7 @@ async function checkRequest(r: Req): Promise<void> {
   try {
     check(EXPECTED_STATUS.has(res.status), () => `${r.method} ${route} answered ${res.status}`);
     const host = req.headers.get("host") ?? undefined;
-    const foreign = host !== undefined && !LOOPBACK_HOST.test(host) && !KNOWN.statusLaxHost(host);
+    const foreign = host !== undefined && !LOOPBACK_HOST.test(host);
     if (res.status === 200 && r.app.loopbackHostsOnly && foreign) {
       check(false, () => `loopback-only server answered 200 to Host ${JSON.stringify(host)}`);
     }

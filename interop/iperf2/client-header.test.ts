@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { type CapturedMessage, allMessages } from "../../tests/fixtures/iperf2/captures.ts";
-import { UDP_HEADER_OFFSET, clientHeaderLength, decodeClientHeader, encodeClientHeader, versionString } from "./client-header.ts";
-import { type ClientRequestInput, buildClientHeader, describeClientHeader } from "./client-request.ts";
+import { ClientHeader, UDP_HEADER_OFFSET, clientHeaderLength, decodeClientHeader, encodeClientHeader, versionString } from "./client-header.ts";
+import { ClientRequest, type ClientRequestInput, buildClientHeader, describeClientHeader } from "./client-request.ts";
 import { Iperf2WireError } from "./wire-error.ts";
 
 const SERVER_PORTS = new Set([20501, 20511, 20521, 20541]);
@@ -148,6 +148,28 @@ describe("client header edge cases", () => {
     expect(v.getUint32(48)).toBe(0x40000000);
     expect(v.getUint32(52)).toBe(0x00000100);
     expect(describeClientHeader(decodeClientHeader(bytes, "tcp"), "tcp").rate).toBe(5 * 2 ** 30);
+  });
+
+  test("a rate past 2^53 - 1 (high word 0x20000000: 2^53 bit/s) is a typed bad-value error, 2^53 - 1 still decodes", () => {
+    const bytes = capturedHeaders().find((c) => c.transport === "tcp" && c.bytes.length === 60)!.bytes.slice();
+    const v = new DataView(bytes.buffer);
+    v.setUint32(52, 0x2000_0000);
+    expect(() => decodeClientHeader(bytes, "tcp")).toThrow(expect.objectContaining({ code: "bad-value" }));
+    v.setUint32(48, 0xffff_ffff);
+    v.setUint32(52, 0x1fff_ff00); // (2^21 - 1) << 32 | 0xffffffff = 2^53 - 1
+    const h = decodeClientHeader(bytes, "tcp");
+    expect(h.ext?.rate).toBe(2 ** 53 - 1);
+    expect(ClientHeader.safeParse(h).success).toBe(true);
+    expect(encodeClientHeader(h, "tcp")).toEqual(bytes);
+  });
+
+  test("the longest time the amount word carries (0x80000000 = 21474836.48 s) is a valid request and round-trips", () => {
+    const bytes = capturedHeaders().find((c) => c.transport === "tcp" && c.bytes.length === 60)!.bytes.slice();
+    new DataView(bytes.buffer).setUint32(20, 0x8000_0000);
+    const r = describeClientHeader(decodeClientHeader(bytes, "tcp"), "tcp");
+    expect(r.amount).toEqual({ kind: "time", seconds: 21474836.48 });
+    expect(ClientRequest.safeParse(r).success).toBe(true);
+    expect(buildClientHeader(r)!.amount).toBe(-0x8000_0000);
   });
 
   test("byte amounts above 2^31-1 are clamped rather than wrapped", () => {

@@ -108,6 +108,9 @@ export function decodeClientHeader(bytes: Uint8Array, transport: Transport): Cli
   };
   if (length >= EXTENDED_LENGTH && hasFlag(flags, HeaderFlag.extend)) {
     const rateHigh = u32(bytes, 52);
+    const rate = u32(bytes, 48) + (rateHigh >>> 8) * 4294967296;
+    // Past 2^53 bit/s (9 Pbit/s) the rate is no longer exact and could not be re-encoded: not a request to honour.
+    if (rate > MAX_RATE) throw new Iperf2WireError("bad-value", `client header rate ${rate} exceeds ${MAX_RATE}`);
     header.ext = {
       type: i32(bytes, 24),
       length: i32(bytes, 28),
@@ -115,7 +118,7 @@ export function decodeClientHeader(bytes: Uint8Array, transport: Transport): Cli
       lowerOptions: u16(bytes, 34),
       version: { high: u32(bytes, 36), low: u32(bytes, 40) },
       tos: u16(bytes, 46),
-      rate: u32(bytes, 48) + (rateHigh >>> 8) * 4294967296,
+      rate,
       rateUnits: rateHigh & 0xff,
       writePrefetch: u32(bytes, 56),
     };

@@ -8,8 +8,11 @@ import { Iperf2WireError } from "./wire-error.ts";
  * (server side); `buildClientHeader` writes the header a 2.1.8 client would send for it (client side).
  */
 
+/** Longest time the amount word carries: -2^31 hundredths of a second (stock sign-extends and negates it). */
+const MAX_SECONDS = 2 ** 31 / 100;
+
 export const TestAmount = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("time"), seconds: z.number().positive().max(21474836) }),
+  z.object({ kind: z.literal("time"), seconds: z.number().positive().max(MAX_SECONDS) }),
   z.object({ kind: z.literal("bytes"), bytes: z.number().int().nonnegative() }),
 ]);
 export type TestAmount = z.infer<typeof TestAmount>;
@@ -47,7 +50,7 @@ export function amountFromWord(word: number): TestAmount {
 }
 
 export function amountToWord(amount: TestAmount): number {
-  if (amount.kind === "time") return -Math.max(1, Math.min(0x7fffffff, Math.round(amount.seconds * 100)));
+  if (amount.kind === "time") return -Math.max(1, Math.min(MAX_SECONDS * 100, Math.round(amount.seconds * 100)));
   // iperf 2.1.8 truncates -n above 2 GiB modulo 2^32; clamping keeps the request sane instead.
   return Math.min(amount.bytes, 0x7fffffff);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { loadCapture } from "../../tests/fixtures/iperf2/captures.ts";
-import { REPORT_LENGTH, REPORT_MIN_LENGTH, decodeServerReport, encodeServerReport, latencyValid } from "./server-report.ts";
+import { REPORT_LENGTH, REPORT_MIN_LENGTH, ServerReport, decodeServerReport, encodeServerReport, latencyValid } from "./server-report.ts";
 import { Iperf2WireError } from "./wire-error.ts";
 
 const plain = loadCapture("iperf2-udp.txt").messages.find((m) => m.length === 128)!;
@@ -60,6 +60,20 @@ describe("server report", () => {
     const r = decodeServerReport(bytes);
     expect([r.totalBytes, r.lost, r.outOfOrder, r.datagrams]).toEqual([2 ** 40 + 3, 2 ** 33 + 1, 7, 2 ** 34]);
     expect(r.duration).toBeCloseTo(300.5, 6);
+  });
+
+  test("64-bit counts past 2^53 saturate at 2^53 - 1, so a decoded report always passes its schema", () => {
+    const bytes = new Uint8Array(REPORT_LENGTH);
+    const v = new DataView(bytes.buffer);
+    v.setUint32(16, 0x8000_0000);
+    v.setUint32(20, 0xffff_ffff); // total bytes high word
+    for (const high of [116, 120, 124]) v.setUint32(high, 0x0020_0000); // lost, out of order, datagrams: 2^53
+    const r = decodeServerReport(bytes);
+    expect([r.totalBytes, r.lost, r.outOfOrder, r.datagrams]).toEqual(Array(4).fill(Number.MAX_SAFE_INTEGER));
+    expect(ServerReport.safeParse(r).success).toBe(true);
+    v.setUint32(124, 0x001f_ffff);
+    v.setUint32(44, 0xffff_fffe); // 2^53 - 2: still exact
+    expect(decodeServerReport(bytes).datagrams).toBe(2 ** 53 - 2);
   });
 
   test("negative counts are a typed bad-value error", () => {

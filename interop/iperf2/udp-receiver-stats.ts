@@ -1,5 +1,6 @@
 import type { ReportLatency, ServerReport } from "./server-report.ts";
 import { ReportFlag } from "./flags.ts";
+import { safeCount } from "./words.ts";
 
 /**
  * What an iperf 2 UDP receiver counts for one flow, fed one datagram at a time. The figures are the ones the server
@@ -112,15 +113,18 @@ export class UdpReceiverStats {
     };
   }
 
-  /** The report to send back for the FIN; `enhanced` (server -e) flags the latency words for the client to print. */
+  /**
+   * The report to send back for the FIN; `enhanced` (server -e) flags the latency words for the client to print.
+   * Counts saturate at 2^53 - 1: a sequence number near 2^63 (a FIN of -2^63) must still get a report, not an error.
+   */
   report(enhanced: boolean): ServerReport {
     return {
       flags: (ReportFlag.valid | ReportFlag.seqno64 | (enhanced ? ReportFlag.extend : 0)) >>> 0,
-      totalBytes: this.bytes,
+      totalBytes: safeCount(this.bytes),
       duration: this.duration,
-      lost: this.lost,
-      outOfOrder: this.outOfOrder,
-      datagrams: this.datagrams,
+      lost: safeCount(this.lost),
+      outOfOrder: safeCount(this.outOfOrder),
+      datagrams: safeCount(this.datagrams),
       jitter: this.jitter,
       latency: this.latency(),
     };

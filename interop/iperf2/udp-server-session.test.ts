@@ -105,6 +105,23 @@ describe("UDP server session", () => {
     expect(flows.length).toBe(2);
   });
 
+  test("a FIN with sequence -2^63 is answered with a report whose counts saturate at 2^53 - 1", () => {
+    const { datagrams } = replayUdp("iperf2-udp.txt", 20511);
+    const { s, out, ends } = server();
+    const from = { host: "127.0.0.1", port: 1001 };
+    s.onDatagram(datagrams[0]!.bytes, from, datagrams[0]!.arrival);
+    const fin = datagrams[0]!.bytes.slice();
+    const v = new DataView(fin.buffer);
+    v.setUint32(0, 0);
+    v.setUint32(12, 0x8000_0000);
+    expect(readIperf2(fin).seq).toBe(-(2 ** 63));
+    s.onDatagram(fin, from, datagrams[0]!.arrival + 0.5);
+    expect(out.sent.length).toBe(1);
+    const r = decodeServerReport(out.sent[0]!.bytes);
+    expect([r.datagrams, r.lost]).toEqual([Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER]);
+    expect(ends.length).toBe(1);
+  });
+
   test("idle flows are forgotten, and those without a FIN are returned", () => {
     const { datagrams } = replayUdp("iperf2-udp.txt", 20511);
     const { s } = server();

@@ -34,9 +34,17 @@ export function put16(bytes: Uint8Array, offset: number, value: number): void {
 
 const TWO_32 = 4294967296;
 
-/** A 64-bit count sent as two 32-bit words; safe up to 2^53, which no test reaches. */
+/**
+ * Counts past 2^53 (no real test gets there; a corrupt report or a FIN with sequence -2^63 does) saturate instead of
+ * turning into inexact numbers that every count schema refuses.
+ */
+export function safeCount(value: number): number {
+  return Math.min(value, Number.MAX_SAFE_INTEGER);
+}
+
+/** A 64-bit count sent as two 32-bit words, saturated at 2^53 - 1 (`safeCount`). */
 export function join64(high: number, low: number): number {
-  return (high >>> 0) * TWO_32 + (low >>> 0);
+  return safeCount((high >>> 0) * TWO_32 + (low >>> 0));
 }
 
 export function split64(value: number): { high: number; low: number } {

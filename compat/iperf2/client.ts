@@ -11,6 +11,7 @@ import { REPORT_MIN_LENGTH, type ServerReport, decodeServerReport } from "../../
 import { UdpClientSession } from "../../interop/iperf2/udp-client-session.ts";
 import { csvUdpLine } from "./csv-report.ts";
 import { type Member, ReportGroup } from "./groups.ts";
+import { LiveTest } from "./live-test.ts";
 import { localAddressToward } from "./local-address.ts";
 import { type ClientPlan, clientLen, clientRate } from "./plan.ts";
 import { defaultBuffers } from "./socket-defaults.ts";
@@ -98,9 +99,23 @@ function specRate(plan: ClientPlan): { bitsPerSecond?: number; packetsPerSecond?
 /** `anyperf iperf -c host ...`: returns the exit code. */
 export async function runClient(plan: ClientPlan, io: ClientIo): Promise<number> {
   const localHost = await localAddressToward(io.net, io.sockopt, plan.host);
-  if (plan.udp) return plan.reverse ? udpReverse(plan, io, localHost) : udpForward(plan, io, localHost);
-  if (plan.reverse || plan.fullDuplex) return tcpReverse(plan, io);
-  return tcpForward(plan, io, localHost);
+  const perStream = !plan.udp && (plan.reverse || plan.fullDuplex);
+  // -R/--full-duplex open one plane per connection; the other modes one plane for all -P streams (-d's connect-backs
+  // arrive after the window began and are not in it).
+  const live = new LiveTest(
+    {
+      role: "client", peer: { host: plan.host, port: plan.port }, transport: plan.udp ? "udp" : "tcp",
+      durationS: plan.amount.kind === "time" ? plan.amount.seconds : 0, intervalS: plan.intervalS,
+    },
+    perStream ? plan.parallel : 1,
+  );
+  try {
+    if (plan.udp) return await (plan.reverse ? udpReverse(plan, io, localHost, live) : udpForward(plan, io, localHost, live));
+    if (perStream) return await tcpReverse(plan, io, live);
+    return await tcpForward(plan, io, localHost, live);
+  } finally {
+    live.end();
+  }
 }
 
 function group(plan: ClientPlan, io: ClientIo, key: string, expected: number): ReportGroup {
@@ -226,7 +241,7 @@ function tcpBanner(plan: ClientPlan, io: ClientIo, len: number): void {
   );
 }
 
-async function tcpForward(plan: ClientPlan, io: ClientIo, localHost: string): Promise<number> {
+async function tcpForward(plan: ClientPlan, io: ClientIo, localHost: string, live: LiveTest): Promise<number> {
   const len = clientLen(plan);
   const header = buildClientHeader(request(plan));
   const headerBytes = header ? encodeClientHeader(header, "tcp") : undefined;
@@ -265,6 +280,7 @@ async function tcpForward(plan: ClientPlan, io: ClientIo, localHost: string): Pr
     end: "fin-wait-eof" as const,
   }));
   const plane = await DataPlane.open(specs);
+  live.attach(plane, "send");
   const server = { host: plan.host, port: plan.port };
   const members: Member[] = conns.map((c, i) => {
     if (!c.handed) c.local = { host: localHost, port: plane.localPorts[i] ?? 0 };
@@ -310,7 +326,7 @@ async function runFor(plan: ClientPlan, plane: DataPlane, signal: AbortSignal, s
  * -R and --full-duplex: we connect and send the header here, then the socket goes to a Worker. --full-duplex is one
  * stream that sends and counts what it reads on the same socket.
  */
-async function tcpReverse(plan: ClientPlan, io: ClientIo): Promise<number> {
+async function tcpReverse(plan: ClientPlan, io: ClientIo, live: LiveTest): Promise<number> {
   const { sockopt } = io;
   if (!sockopt) throw new UserError("-R and --full-duplex need socket fds (Linux, Bun): run the compiled binary on Linux", 2);
   const len = clientLen(plan);
@@ -340,6 +356,7 @@ async function tcpReverse(plan: ClientPlan, io: ClientIo): Promise<number> {
       handed.release();
       throw e;
     }
+    live.attach(plane, plan.fullDuplex ? "send" : "recv");
     const counters = () => plane.snapshot().streams[0]!;
     const recv: Member = {
       id: `*${id}`, numericId: id, bytes: () => (plan.fullDuplex ? counters().received : counters().bytes), calls: () => counters().packets,
@@ -390,7 +407,7 @@ interface UdpStreamResult {
   report: ServerReport | null | undefined;
 }
 
-async function udpForward(plan: ClientPlan, io: ClientIo, localHost: string): Promise<number> {
+async function udpForward(plan: ClientPlan, io: ClientIo, localHost: string, live: LiveTest): Promise<number> {
   const len = clientLen(plan);
   const rate = clientRate(plan);
   const sessions = Array.from({ length: plan.parallel }, () => new UdpClientSession(request(plan), len));
@@ -416,6 +433,7 @@ async function udpForward(plan: ClientPlan, io: ClientIo, localHost: string): Pr
     batch: UDP_BATCH,
   }));
   const plane = await DataPlane.open(specs);
+  live.attach(plane, "send");
   const results: UdpStreamResult[] = sessions.map((_, i) => ({ id: i + 1, local: { host: localHost, port: plane.localPorts[i] ?? 0 }, report: undefined }));
   const udpNotes = connectionNotes({ enhanced: plan.enhanced, noUdpFin: plan.noUdpFin, at: new Date() });
   for (const r of results) io.printer.info(connectionLine(r.id, withInterface(r.local, plan.enhanced), { host: plan.host, port: plan.port }, udpNotes));
@@ -512,7 +530,7 @@ function udpSenderLine(
 }
 
 /** UDP -R: one datagram with the request from our receiving socket, then the server's stream until its FIN. */
-async function udpReverse(plan: ClientPlan, io: ClientIo, localHost: string): Promise<number> {
+async function udpReverse(plan: ClientPlan, io: ClientIo, localHost: string, live: LiveTest): Promise<number> {
   const len = clientLen(plan);
   const session = new UdpClientSession(request(plan), len);
   const rate = clientRate(plan);
@@ -525,6 +543,7 @@ async function udpReverse(plan: ClientPlan, io: ClientIo, localHost: string): Pr
   const plane = await DataPlane.open([
     { kind: "udp-recv", id: 0, listen: { host: plan.bind?.host ?? (plan.ipv6 ? "::" : "0.0.0.0"), port: plan.bind?.port ?? 0 }, datagramSize: 65535, format: "iperf2", endOn: "fin" },
   ]);
+  live.attach(plane, "recv");
   const local = { host: localHost, port: plane.localPorts[0] ?? 0 };
   const server = { host: plan.host, port: plan.port };
   io.printer.info(connectionLine(1, withInterface(local, plan.enhanced), server, connectionNotes({ direction: "reverse", enhanced: plan.enhanced, at: new Date() })));

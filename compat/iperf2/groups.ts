@@ -12,6 +12,9 @@ import type { TcpStatsTracker } from "./tcp-stats.ts";
 import type { Printer } from "./printer.ts";
 import type { FormatLetter } from "./units.ts";
 import type { Endpoint } from "./text-report.ts";
+import type { DataPlane } from "../../src/engine/data-plane.ts";
+import type { Side } from "../../src/engine/test-run.ts";
+import type { LiveTest } from "./live-test.ts";
 
 /**
  * One iperf 2 "test" as the reports see it: the streams of one client invocation (its -P connections, the -d
@@ -54,6 +57,8 @@ export interface GroupOptions {
    * swallow a later, unrelated client from the same host.
    */
   lateStreamMs?: number;
+  /** The test as the status endpoint (--http) shows it; ends when the group closes. */
+  live?: LiveTest;
 }
 
 const LATE_STREAM_MS = 1000;
@@ -160,9 +165,15 @@ export class ReportGroup {
     if (this.members.length > 1 && !this.o.csv) this.sumLine(start, end, sum, sumCalls);
   }
 
+  /** A data plane of this test, for the status endpoint. */
+  attach(plane: DataPlane, side: Side): void {
+    this.o.live?.attach(plane, side);
+  }
+
   /** A member's stream ended: its final line, then the sum once the whole test is over. */
   ended(m: Member, endMs = performance.now()): void {
     if (m.endMs !== undefined) return;
+    this.o.live?.begin();
     // The end and the interval timer fall on the same instant: the interval that just closed comes first.
     if (this.timer && (endMs - this.clockMs) / 1000 >= (this.tick + 1) * this.o.intervalS - 0.05) this.interval();
     m.endMs = endMs;
@@ -193,6 +204,7 @@ export class ReportGroup {
   /** No more members (all done, or the client vanished before announcing all of them). */
   close(): void {
     this.closed = true;
+    this.o.live?.end();
     // One timer handle, a timeout first and an interval after: clearTimeout cancels either.
     clearTimeout(this.timer);
     this.timer = undefined;

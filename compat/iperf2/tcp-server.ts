@@ -7,6 +7,7 @@ import { versionString } from "../../interop/iperf2/client-header.ts";
 import { digitsPayload } from "../../interop/iperf2/datagram.ts";
 import { type ServerSend, type TcpServerTest, TcpServerSession } from "../../interop/iperf2/tcp-server-session.ts";
 import { type Member, ReportGroup } from "./groups.ts";
+import { LiveTest } from "./live-test.ts";
 import type { ServerPlan } from "./plan.ts";
 import type { Printer } from "./printer.ts";
 import { type Queued, SocketTransport, flushQueued, newQueued } from "./socket-transport.ts";
@@ -157,7 +158,8 @@ export class TcpServer {
     return { host: host ?? this.plan.bind?.host ?? "0.0.0.0", port: s.localPort ?? this.plan.port };
   }
 
-  private group(host: string, expected: number): ReportGroup {
+  /** `peer` and `planes` (forward streams, plus -d connect-backs) describe the test for the status endpoint. */
+  private group(host: string, expected: number, peer: Endpoint, planes: number, durationS: number): ReportGroup {
     const open = this.groups.find((g) => g.key === host && g.accepting);
     if (open) return open;
     const g = new ReportGroup(host, expected, this.io.printer, {
@@ -166,6 +168,7 @@ export class TcpServer {
       csv: this.plan.csv,
       intervalS: this.plan.intervalS,
       epochZeroFinalCsv: true,
+      live: new LiveTest({ role: "server", peer, transport: "tcp", durationS, intervalS: this.plan.intervalS }, planes),
     });
     this.groups.push(g);
     // Finished groups are dropped so a long-running server does not grow.
@@ -203,7 +206,9 @@ export class TcpServer {
     const fd = handed.fd;
     // "(sock=N)" names the descriptor the Worker keeps: Bun's own is closed by the hand-off and soon reused.
     line(fd);
-    const group = this.group(peer.host, r?.numThreads ?? 1);
+    const threads = r?.numThreads ?? 1;
+    const seconds = r?.amount.kind === "time" ? r.amount.seconds : 0;
+    const group = this.group(peer.host, threads, peer, t.connectBack?.when === "now" ? 2 * threads : threads, seconds);
     const fullDuplex = r?.direction === "full-duplex";
     const receives = r?.direction !== "reverse";
     const send = t.sendHere;
@@ -218,6 +223,7 @@ export class TcpServer {
       throw e;
     }
     this.planes.add(plane);
+    group.attach(plane, send ? "send" : "recv");
     const startMs = s.data.acceptedMs;
     const counters = () => plane.snapshot().streams[0]!;
     const member = (memberId: string, role: "send" | "recv"): Member => ({
@@ -294,7 +300,8 @@ export class TcpServer {
     const startMs = performance.now();
     const notes = connectionNotes({ direction: "reverse", enhanced: plan.enhanced, sock, init, connectMs, at: new Date() });
     io.printer.info(connectionLine(`*${id}`, withInterface(local, plan.enhanced), server, notes));
-    const group = joined ?? this.group(`${host}#back${id}`, 1);
+    const group = joined ?? this.group(`${host}#back${id}`, 1, server, 1, cb.amount.kind === "time" ? cb.amount.seconds : 0);
+    group.attach(plane, "send");
     const m: Member = {
       id: `*${id}`,
       numericId: id,

@@ -29,6 +29,8 @@ function run(cmd: string[]): Proc {
 }
 
 export const ours = (args: string[]): Proc => run([process.execPath, CLI, ...args]);
+/** Through main.ts, for the global options it strips before the dialect parses (--http). */
+export const oursMain = (args: string[]): Proc => run([process.execPath, join(import.meta.dir, "../../main.ts"), "iperf", ...args]);
 export const stock = (args: string[]): Proc => run(["iperf", ...args]);
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { type CsvLine, csv, figures, hasStockIperf, ours, reportLines, session, sleep, stock, waitListening } from "./iperf2-harness.ts";
+import { type CsvLine, csv, figures, hasStockIperf, ours, oursMain, reportLines, session, sleep, stock, waitListening } from "./iperf2-harness.ts";
+import { pollStatus } from "../../src/status/poll.ts";
+import type { StatusDocument } from "../../src/status/schema.ts";
 
 /**
  * anyperf iperf against Debian's iperf 2.1.8, both ways, on 127.0.0.1 ports 27100-27199. Each test starts a server,
@@ -302,4 +304,39 @@ describe("a bad peer never takes the server down", () => {
       expect(b.out).not.toMatch(/error:|TypeError|RangeError/);
     }
   }, 30_000);
+});
+
+describe("--http live status", () => {
+  test("a stock -P 2 client against anyperf iperf -s --http: /status shows the test measuring, /results its bytes", async () => {
+    const p = 27300;
+    const http = 27301;
+    const srv = oursMain(["-s", "-p", String(p), "-y", "C", "--http", `${L}:${http}`]);
+    try {
+      await waitListening(p, "tcp");
+      await waitListening(http, "tcp");
+      const docs: StatusDocument[] = [];
+      const stop = new AbortController();
+      const polling = pollStatus(`http://${L}:${http}/`, { hz: 10, durationMs: 20_000, signal: stop.signal, onDocument: (d) => docs.push(d) });
+      const client = await stock(["-c", L, "-p", String(p), "-t", "2", "-P", "2", "-y", "C"]).done;
+      await sleep(400);
+      stop.abort();
+      const report = await polling;
+      expect(client.code).toBe(0);
+      expect(report.failures + report.invalid).toBe(0);
+      const live = docs.filter((d) => d.test?.phase === "measuring");
+      expect(live.length).toBeGreaterThan(0);
+      expect(live.some((d) => d.test!.mode === "iperf" && d.test!.role === "server" && d.test!.bytes > 0)).toBe(true);
+      const res = await fetch(`http://${L}:${http}/results`);
+      expect(res.status).toBe(200);
+      const doc = (await res.json()) as { mode: string; role: string; transport: string; summary: { bytes: number }; totals: { received_bytes: number }; streams: unknown[] };
+      expect([doc.mode, doc.role, doc.transport, doc.streams.length]).toEqual(["iperf", "server", "tcp", 2]);
+      expect(doc.summary.bytes).toBeGreaterThan(0);
+      // Whole-test totals count the same bytes as our own final lines (the measured window starts with the data).
+      const printed = [...finals(csv(srv.text())).values()].reduce((n, l) => n + l.bytes, 0);
+      expect(doc.totals.received_bytes).toBe(printed);
+    } finally {
+      srv.kill();
+      await srv.done;
+    }
+  }, 40_000);
 });

@@ -48,6 +48,8 @@ beforeAll(async () => {
   ourServer = oursNetserver(["-D", "-p", String(OURS)]);
   stockServer = stockNetserver(["-D", "-p", String(STOCK)]);
   await Promise.all([waitListening(OURS, 10_000), waitListening(STOCK, 10_000)]);
+  // Something else on our port (a server left over from an interrupted run) would take these tests' traffic.
+  if (listenerPid(OURS) !== ourServer.pid) throw new Error(`port ${OURS} is held by pid ${listenerPid(OURS)}, not by this run's anyperf netserver`);
 });
 
 afterAll(async () => {
@@ -359,6 +361,9 @@ describe("anyperf netserver without -D", () => {
 
   test("a port already taken: the reason on stderr and a failed exit, not a silent success", async () => {
     const r = await finish(oursNetserver(["-p", String(OURS)]), LIMIT_MS);
+    // Were it to start after all, it must not outlive the test.
+    const stray = listenerPid(OURS);
+    if (stray !== undefined && stray !== ourServer.pid) process.kill(stray);
     expect(r.code).toBe(1);
     expect(r.out).toBe("");
     expect(r.err).toBe(`anyperf: port ${OURS} in use on any address: pass another port (-p) or stop the other server\n`);

@@ -65,8 +65,11 @@ function writeAll(fd: number, text: string): void {
     try {
       off += writeSync(fd, b, off);
     } catch (e) {
+      const code = (e as { code?: string }).code;
+      // The reader is gone (`| head`): end as 3.12 does, killed by SIGPIPE, instead of running on unseen.
+      if (code === "EPIPE") process.exit(128 + 13);
       // A non-blocking pipe that is full says EAGAIN; wait for the reader instead of dropping report lines.
-      if ((e as { code?: string }).code !== "EAGAIN") throw e;
+      if (code !== "EAGAIN") throw e;
       Atomics.wait(PAUSE, 0, 0, 1);
     }
   }

@@ -4,9 +4,10 @@
  * One connection that reads nothing, or a test that stalls, ends at its own deadline and blocks nobody else.
  */
 import { DataPlane } from "../../src/engine/data-plane.ts";
+import { TestRun } from "../../src/engine/test-run.ts";
 import { explainSocketError } from "../../src/errors.ts";
 import { loadNet } from "../../src/net/net.ts";
-import type { Net, TcpListener, TcpSocket, UdpSocket } from "../../src/net/types.ts";
+import type { Net, TcpListener, TcpSocket } from "../../src/net/types.ts";
 import { COOKIE_BYTES, decodeCookie } from "../../interop/iperf3/cookie.ts";
 import { State } from "../../interop/iperf3/constants.ts";
 import { Errno, IErrno, describeIperfError } from "../../interop/iperf3/error-codes.ts";
@@ -14,15 +15,15 @@ import { Iperf3ProtocolError, encodeServerError, encodeState } from "../../inter
 import type { TestParams } from "../../interop/iperf3/params.ts";
 import type { Results } from "../../interop/iperf3/results.ts";
 import { ServerSession, type ServerEvent } from "../../interop/iperf3/server-session.ts";
-import { replyToHello } from "../../interop/iperf3/udp.ts";
 import { QueuedWriter } from "./control-socket.ts";
 import type { FdTools } from "./fd-tools.ts";
 import { jsonDocumentText, jsonDocumentValue } from "./json-report.ts";
 import type { Output } from "./output.ts";
 import type { ServerPlan } from "./plan.ts";
 import { StreamSampler, type LiveStream } from "./sampler.ts";
-import { CpuWindow, IPERF_VERSION_STRING, SideReport, blankStream, modeOf, plainAddress, sendsOn, systemInfo } from "./side.ts";
+import { CpuWindow, IPERF_VERSION_STRING, SideReport, blankStream, modeOf, plainAddress, sendsOn, systemInfo, testRunPeer } from "./side.ts";
 import { adoptedTcpSpec, serverUdpRecvSpec, serverUdpSendSpec } from "./stream-specs.ts";
+import { UdpAcceptor, type Endpoint, type UdpTurnHolder } from "./udp-acceptor.ts";
 import { acceptedLine, connectedLine, serverListening } from "./text-report.ts";
 import { atTime, everyInterval, type GridTimer } from "./timers.ts";
 
@@ -36,7 +37,6 @@ interface ConnState {
 }
 
 const ERRNO: Record<string, number> = { EADDRINUSE: Errno.EADDRINUSE, EACCES: Errno.EACCES, EADDRNOTAVAIL: Errno.EADDRNOTAVAIL, EPERM: Errno.EPERM };
-const EOPNOTSUPP = 95;
 const TICK_MS = 100;
 
 function concat(parts: Uint8Array[]): Uint8Array {
@@ -54,7 +54,7 @@ export class Iperf3Server {
   private readonly byCookie = new Map<string, ServerTest>();
   readonly active = new Set<ServerTest>();
   private nextTest = 1;
-  private udpBusy = false;
+  private udp: UdpAcceptor | undefined;
   private finished!: (code: number) => void;
   readonly done = new Promise<number>((r) => (this.finished = r));
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
@@ -105,6 +105,7 @@ export class Iperf3Server {
     clearTimeout(this.idleTimer);
     this.listener?.stop(true);
     this.listener = undefined;
+    this.udp?.close();
     this.finished(code);
   }
 
@@ -175,14 +176,10 @@ export class Iperf3Server {
     this.byCookie.set(cookie, t);
   }
 
-  claimUdp(): boolean {
-    if (this.udpBusy) return false;
-    this.udpBusy = true;
-    return true;
-  }
-
-  releaseUdp(): void {
-    this.udpBusy = false;
+  /** The UDP side of the port, shared by every UDP test (made on first use). */
+  udpAcceptor(): UdpAcceptor {
+    this.udp ??= new UdpAcceptor(this.net, this.fd.sockopt, this.listenHost, this.plan.port);
+    return this.udp;
   }
 
   /** A test is over: free its slot, print its block, and stop a one-off server. */
@@ -208,8 +205,10 @@ class ServerTest {
   private tick: ReturnType<typeof setInterval>;
   private intervalTimer?: GridTimer;
   private omitTimer?: { stop(): void };
-  private udpCatcher?: UdpSocket;
-  private holdsUdp = false;
+  /** While this test waits for or holds the UDP port's turn (its hellos come here). */
+  private udpTurn?: UdpTurnHolder;
+  /** The engine's view of this test, for the status endpoint. */
+  private run?: TestRun;
   private text = "";
   private lastBytes = -1;
   private lastDataMs = 0;
@@ -304,76 +303,71 @@ class ServerTest {
       },
     );
     this.text += acceptedLine(this.peer.host, this.peer.port);
+    this.run = new TestRun(
+      { mode: "iperf3", role: "server", peer: testRunPeer(this.peer), transport: p.protocol, test: "stream" },
+      { warmupS: 0, durationS: p.bytes || p.blocks ? 0 : p.timeS, cooldownS: 0, intervalS: this.plan.output.intervalS || 1 },
+    );
     if (p.protocol === "tcp") return this.session.listenerReady(now);
-    this.prepareUdp(p);
+    this.prepareUdp();
   }
 
   /**
-   * UDP streams all use the server's port. Until the engine can share one port between several sockets (each
-   * connected to its client, as 3.12 does), a test gets the port to itself: one stream, one direction.
+   * UDP streams all use the server's port, each on its own socket connected to its client, as in 3.12. Hellos
+   * carry no cookie, so this test first waits for the port's turn (UdpAcceptor), then asks for its streams.
    */
-  private prepareUdp(p: TestParams): void {
-    if (p.parallel > 1 || p.bidirectional) {
-      return this.session.listenerFailed(IErrno.IESTREAMLISTEN, EOPNOTSUPP, "UDP with -P > 1 or --bidir is not supported by this server yet");
-    }
-    if (!this.server.claimUdp()) {
-      return this.session.listenerFailed(IErrno.IESTREAMLISTEN, Errno.EADDRINUSE, "another UDP test is using the port");
-    }
-    this.holdsUdp = true;
-    const host = this.server.listenHost;
-    const port = this.plan.port;
-    if (modeOf(p, "server") === "receiver") {
-      const spec = serverUdpRecvSpec(host, port, p);
-      const opened = DataPlane.open([spec]).then(
-        (plane) => {
-          if (this.closed) return void plane.stop();
-          plane.onEvent((ev) => {
-            if (ev.name !== "connected" || !ev.from) return;
-            const got = this.session.acceptStream(performance.now());
-            if (!got) return;
-            this.addLive(0, plane, undefined, got.id, false, { host: plainAddress(host === "::" ? "::" : host), port }, { host: plainAddress(ev.from.host), port: ev.from.port });
-          });
+  private prepareUdp(): void {
+    const turn: UdpTurnHolder = { hello: (from) => this.onUdpHello(from) };
+    this.udpTurn = turn;
+    this.server
+      .udpAcceptor()
+      .take(turn)
+      .then(
+        () => {
+          if (this.udpTurn !== turn) return;
           this.session.listenerReady(performance.now());
         },
-        (err: unknown) => this.session.listenerFailed(IErrno.IESTREAMLISTEN, ERRNO[(err as { code?: string }).code ?? ""] ?? Errno.EADDRINUSE, (err as Error).message),
+        (err: unknown) => {
+          this.udpTurn = undefined;
+          this.session.listenerFailed(IErrno.IESTREAMLISTEN, ERRNO[(err as { code?: string }).code ?? ""] ?? Errno.EADDRINUSE, (err as Error).message);
+        },
       );
-      this.opening.push(opened);
+  }
+
+  private releaseUdpTurn(): void {
+    if (!this.udpTurn) return;
+    this.server.udpAcceptor().release(this.udpTurn);
+    this.udpTurn = undefined;
+  }
+
+  /** A hello on the server port while this test holds the turn: the next stream, on a socket of its own. */
+  private onUdpHello(from: Endpoint): void {
+    // Another host's hello is not this client's stream (3.12 would take it; a stranger must not join a test).
+    if (plainAddress(from.host) !== this.peer.host) return;
+    const p = this.params!;
+    const now = performance.now();
+    const got = this.session.acceptStream(now);
+    if (!got) return;
+    const n = this.live.length;
+    this.live.push(undefined);
+    const sender = sendsOn(p, "server", n);
+    const acceptor = this.server.udpAcceptor();
+    let fd: number;
+    try {
+      fd = acceptor.streamSocket(from);
+    } catch (e) {
+      this.session.fail(new Iperf3ProtocolError(`cannot open a UDP stream socket: ${(e as Error).message}`, IErrno.IESTREAMACCEPT, ERRNO[(e as { code?: string }).code ?? ""] ?? Errno.EIO));
       return;
     }
-    // Sending: catch the hello on the main thread to learn the client's port, then send from the same port.
-    this.server.net
-      .udpSocket({
-        hostname: host,
-        port,
-        socket: {
-          data: (sock, d, fromPort, fromHost) => {
-            const reply = replyToHello(d);
-            if (!reply || this.udpCatcher !== sock) return;
-            sock.send(reply, fromPort, fromHost);
-            sock.close();
-            this.udpCatcher = undefined;
-            const to = { host: fromHost, port: fromPort };
-            const opened = DataPlane.open([serverUdpSendSpec(host, port, to, p)]).then(
-              (plane) => {
-                if (this.closed) return void plane.stop();
-                const got = this.session.acceptStream(performance.now());
-                if (!got) return void plane.stop();
-                this.addLive(0, plane, undefined, got.id, true, { host: plainAddress(host), port }, { host: plainAddress(fromHost), port: fromPort });
-              },
-              (err: unknown) => this.session.fail(new Iperf3ProtocolError((err as Error).message, IErrno.IESTREAMLISTEN, ERRNO[(err as { code?: string }).code ?? ""] ?? Errno.EIO)),
-            );
-            this.opening.push(opened);
-          },
-        },
-      })
-      .then(
-        (sock) => {
-          if (this.closed) return sock.close();
-          this.udpCatcher = sock;
-          this.session.listenerReady(performance.now());
-        },
-        (err: unknown) => this.session.listenerFailed(IErrno.IESTREAMLISTEN, ERRNO[(err as { code?: string }).code ?? ""] ?? Errno.EADDRINUSE, (err as Error).message),
-      );
+    const local = this.server.fd.sockopt.localAddress(fd) ?? { host: acceptor.host, port: acceptor.port };
+    const spec = sender ? serverUdpSendSpec(fd, from, p) : serverUdpRecvSpec(fd, from, { host: acceptor.host, port: acceptor.port }, p);
+    const opened = DataPlane.open([spec]).then(
+      (plane) => {
+        if (this.closed) return void plane.stop();
+        this.addLive(n, plane, undefined, got.id, sender, { host: plainAddress(local.host), port: local.port }, { host: plainAddress(from.host), port: from.port });
+      },
+      (err: unknown) => this.session.fail(new Iperf3ProtocolError(`data stream failed: ${(err as Error).message}`, IErrno.IESTREAMACCEPT, ERRNO[(err as { code?: string }).code ?? ""] ?? Errno.EIO)),
+    );
+    this.opening.push(opened);
   }
 
   /** A TCP data connection with our cookie: detach it from the main thread and give it to a Worker. */
@@ -420,10 +414,13 @@ class ServerTest {
     const report = blankStream(id, 5 + 2 * n, sender);
     Object.assign(report, { localHost: local.host, localPort: local.port, remoteHost: remote.host, remotePort: remote.port });
     this.live[n] = { report, plane, index: 0, infoFd };
+    this.run?.attach(plane, sender ? "send" : "recv");
     this.side?.start.connected.push({ socket: report.socket, localHost: local.host, localPort: local.port, remoteHost: remote.host, remotePort: remote.port });
   }
 
   private async begin(): Promise<void> {
+    // Every stream is in: the next UDP test may take the port's turn.
+    this.releaseUdpTurn();
     // streams-ready fires inside acceptStream(), before the caller has queued the last stream's open.
     await Promise.resolve();
     await Promise.allSettled(this.opening);
@@ -442,6 +439,7 @@ class ServerTest {
     this.sampler.start(now, p.omitS);
     this.lastDataMs = now;
     this.session.begin(now);
+    if (p.omitS === 0) this.run?.beginMeasuring();
     for (const pl of new Set(streams.map((s) => s.plane))) pl.go();
     const iv = this.plan.output.intervalS;
     if (iv > 0) {
@@ -453,6 +451,7 @@ class ServerTest {
     if (p.omitS > 0) {
       this.omitTimer = atTime(now + p.omitS * 1000, () => {
         this.sampler?.omitEnd(performance.now());
+        this.run?.beginMeasuring();
         this.flushIntervals();
         // Interval boundaries restart with the measured part, as 3.12's omit timer does.
         if (this.intervalTimer) {
@@ -494,6 +493,8 @@ class ServerTest {
   private finishStop(now: number, cpu: [number, number, number]): void {
     const p = this.params!;
     const side = this.side!;
+    // After the time-critical freeze above: ending the engine's window reads host counters.
+    this.run?.endMeasuring();
     side.test.cpu = cpu;
     if (this.sampler) {
       this.sampler.finish(now);
@@ -535,14 +536,7 @@ class ServerTest {
       }
       void s.plane.stop();
     }
-    this.udpCatcher?.close();
-    this.udpCatcher = undefined;
-    if (this.holdsUdp) {
-      // The worker's socket closes asynchronously; the port is free once its plane has stopped.
-      const planes = this.live.filter((s): s is LiveStream => s !== undefined).map((s) => s.plane.ended);
-      void Promise.all([...this.opening, ...planes]).finally(() => this.server.releaseUdp());
-      this.holdsUdp = false;
-    }
+    this.releaseUdpTurn();
   }
 
   private abort(clientTerminated: boolean, iErrno: number, errno: number, detail: string): void {
@@ -565,6 +559,7 @@ class ServerTest {
     clearInterval(this.tick);
     this.stopTimers();
     this.releaseData();
+    this.run?.finish();
     let block: string;
     if (this.plan.output.json) block = this.side ? jsonDocumentText(this.jsonDoc(error)) : errorLine;
     else block = this.text + errorLine;

@@ -23,6 +23,11 @@ export function plainAddress(a: string): string {
   return a.startsWith("::ffff:") && a.includes(".") ? a.slice(7) : a;
 }
 
+/** How a test names its peer on the status endpoint: host:port, IPv6 hosts in brackets. */
+export function testRunPeer(peer: { host: string; port: number }): string {
+  return peer.host.includes(":") ? `[${peer.host}]:${peer.port}` : `${peer.host}:${peer.port}`;
+}
+
 export function modeOf(p: TestParams, role: "client" | "server"): Mode {
   if (p.bidirectional) return "bidir";
   const clientSends = !p.reverse;

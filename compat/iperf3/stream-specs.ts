@@ -112,26 +112,32 @@ export function clientUdpRecvSpec(family: "ipv4" | "ipv6", bindPort: number | un
   };
 }
 
-/** Server receiving UDP: the test's port; the first datagram is the client's hello, answered and not counted. */
-export function serverUdpRecvSpec(host: string, port: number, p: TestParams): StreamSpecInput {
+/**
+ * Server receiving UDP: the stream's own socket on the server port, connected to the client (made on the main
+ * thread when the hello came in); the Worker answers the hello from it.
+ */
+export function serverUdpRecvSpec(fd: number, peer: { host: string; port: number }, listen: { host: string; port: number }, p: TestParams): StreamSpecInput {
   return {
     kind: "udp-recv",
     id: 0,
-    listen: { host, port },
+    listen,
+    adopt: { fd, peer },
+    greeting: UDP_REPLY,
     format: udpFormat(p),
     datagramSize: 65535,
-    helloReply: UDP_REPLY,
     options: udpRecvOptions(p),
   };
 }
 
-/** Server sending UDP (-R): from the test's port, connected to the client's stream socket. */
-export function serverUdpSendSpec(bindHost: string, port: number, to: { host: string; port: number }, p: TestParams): StreamSpecInput {
+/** Server sending UDP (-R, --bidir): the stream's own socket on the server port; the reply goes out first. */
+export function serverUdpSendSpec(fd: number, peer: { host: string; port: number }, p: TestParams): StreamSpecInput {
   return {
     kind: "udp-send",
     id: 0,
-    bind: { host: bindHost, port },
-    connect: to,
+    connect: peer,
+    adopt: { fd, peer },
+    hello: UDP_REPLY,
+    awaitReply: false,
     datagramSize: p.len,
     format: udpFormat(p),
     rate: rate(p),

@@ -4,6 +4,7 @@
  * stream is handed to the engine's Workers; UDP streams are opened by the Workers and shake hands one at a time.
  */
 import { lookup } from "node:dns/promises";
+import { writeSync } from "node:fs";
 import { DataPlane } from "../../src/engine/data-plane.ts";
 import { UserError } from "../../src/errors.ts";
 import { loadNet } from "../../src/net/net.ts";
@@ -281,22 +282,33 @@ class Iperf3Client {
       throw new Iperf3ProtocolError(`data connection to ${plan.host}:${plan.port} failed: ${(e as Error).message}`, IErrno.IESTREAMCONNECT, errnoOf(e));
     }
     const cookie = encodeCookie(this.side.start.cookie!);
-    if (s.write(cookie) !== cookie.length) throw new Iperf3ProtocolError("could not send the cookie on a data connection", IErrno.IESTREAMWRITE, Errno.EIO);
-    this.lastCookieMs = performance.now();
     const local = s.fd !== undefined ? this.fd.sockopt.localAddress(s.fd) : undefined;
     const r = this.report(i, sender, local?.port ?? s.localPort ?? 0);
     if (local) r.localHost = plainAddress(local.host);
     const raw = this.fd.detach(s);
     this.congestion ??= this.fd.congestion(raw);
     this.side.start.sockBufs.push({ sockBufsize: p.window, sndbufActual: this.fd.sockopt.getInt(raw, 1, 7), rcvbufActual: this.fd.sockopt.getInt(raw, 1, 8) });
-    const infoFd = sender ? this.fd.dup(raw) : undefined;
+    // The server starts its clock when the last cookie arrives, so the cookie goes out only once a Worker holds
+    // the socket: our sender can then start right at TEST_START instead of a Worker hand-off later.
+    const keep = this.fd.dup(raw);
+    let plane: DataPlane;
     try {
-      const plane = await DataPlane.open([adoptedTcpSpec(sender ? "send" : "recv", raw, 0, p)]);
-      return { report: r, plane, index: 0, infoFd, preambleBytes: cookie.length };
+      plane = await DataPlane.open([adoptedTcpSpec(sender ? "send" : "recv", raw, 0, p)]);
     } catch (e) {
-      if (infoFd !== undefined) this.fd.close(infoFd);
+      this.fd.close(keep);
       throw e;
     }
+    try {
+      // A fresh connection's send buffer always takes the 37 bytes at once.
+      if (writeSync(keep, cookie) !== cookie.length) throw new Error("short write");
+    } catch (e) {
+      this.fd.close(keep);
+      void plane.stop();
+      throw new Iperf3ProtocolError(`could not send the cookie on a data connection: ${(e as Error).message}`, IErrno.IESTREAMWRITE, errnoOf(e));
+    }
+    this.lastCookieMs = performance.now();
+    if (!sender) this.fd.close(keep);
+    return { report: r, plane, index: 0, infoFd: sender ? keep : undefined, preambleBytes: cookie.length };
   }
 
   private async openUdp(i: number, sender: boolean): Promise<LiveStream> {

@@ -65,8 +65,12 @@ export class TestRun {
     announceRun(this);
   }
 
+  /** A plane attached after the window started (a late stream) counts from the moment it joins. */
   attach(plane: DataPlane, side: Side): void {
     this.groups.push({ plane, side });
+    if (this.measureStartMs) this.measureStart.push(plane.snapshot(true));
+    if (this.measureEnd) this.measureEnd.push(plane.snapshot(true));
+    if (this.lastSample) this.lastSample.snaps.push(plane.snapshot(false));
     plane.onStreamEnd((stream, end) => {
       if (end.reason === "error" && end.error) this.errors.push(`stream ${stream}: ${end.error.message}`);
     });

@@ -84,3 +84,33 @@ describe("errors are clear", () => {
     }
   });
 });
+
+describe("TestRun", () => {
+  test("a plane attached after the window started counts from when it joined", async () => {
+    const { DataPlane } = await import("../../src/engine/data-plane.ts");
+    const { TestRun } = await import("../../src/engine/test-run.ts");
+    const run = new TestRun({ mode: "test", role: "both", transport: "tcp", test: "stream" }, { warmupS: 0, durationS: 0, cooldownS: 0, intervalS: 0.2 });
+    const rx1 = await DataPlane.open([{ kind: "tcp-recv", id: 0, listen: { host: "127.0.0.1", port: 0 } }]);
+    const tx1 = await DataPlane.open([{ kind: "tcp-send", id: 0, connect: { host: "127.0.0.1", port: rx1.localPorts[0]! }, rate: { bitsPerSecond: 80e6 } }]);
+    run.attach(rx1, "recv");
+    tx1.go();
+    run.beginMeasuring();
+    await Bun.sleep(300);
+    const rx2 = await DataPlane.open([{ kind: "tcp-recv", id: 0, listen: { host: "127.0.0.1", port: 0 } }]);
+    const tx2 = await DataPlane.open([{ kind: "tcp-send", id: 0, connect: { host: "127.0.0.1", port: rx2.localPorts[0]! }, rate: { bitsPerSecond: 80e6 } }]);
+    tx2.go();
+    await Bun.sleep(200);
+    run.attach(rx2, "recv");
+    await Bun.sleep(300);
+    run.endMeasuring();
+    run.finish();
+    const r = run.results();
+    await Promise.all([tx1.stop(), tx2.stop()]);
+    await Promise.all([rx1.stop(), rx2.stop()]);
+    const [a, b] = r.streams;
+    // The late stream ran 0.5 s but was attached for the last 0.3 s only; its bytes before joining are not counted.
+    expect(b!.bytes).toBeLessThan(a!.bytes * 0.75);
+    expect(b!.bytes).toBeGreaterThan(0);
+    expect(r.summary.bytes).toBe(a!.bytes + b!.bytes);
+  });
+});

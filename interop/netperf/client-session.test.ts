@@ -136,6 +136,19 @@ describe("NetperfClientSession edge cases", () => {
     expect(rec.actions.map((a) => a.kind)).toEqual(["start-data", "start-data", "shutdown-write"]);
   });
 
+  test("a session that gave up on a chatty server ends once and ignores what still comes", () => {
+    const rec = new Recorder();
+    const s = new NetperfClientSession(rec.io, opts);
+    s.start(0);
+    const many = new Uint8Array(setupReply!.length * 8);
+    for (let i = 0; i < 8; i++) many.set(setupReply!, i * setupReply!.length);
+    s.receive(many, 1);
+    s.receive(setupReply!, 2);
+    s.tick(500_000);
+    const ends = rec.actions.filter((a) => a.kind === "failed" || a.kind === "finished");
+    expect(ends).toEqual([{ kind: "failed", failure: { kind: "protocol", detail: "server sent messages nobody asked for" } }]);
+  });
+
   test("waits the full reply timeout for results after the local end (UDP end markers lost, TCP_CRR)", () => {
     const rec = new Recorder();
     const s = new NetperfClientSession(rec.io, opts);

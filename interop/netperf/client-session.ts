@@ -100,6 +100,8 @@ export class NetperfClientSession {
   }
 
   receive(bytes: Uint8Array, nowMs: number): void {
+    // Once the session has ended (failed or finished), whatever the server still sends is nobody's business.
+    if (this.stateValue === "done") return;
     for (const frame of this.frames.push(bytes)) {
       // A peer can be at most all remaining rounds ahead of us; more is not netserver.
       if (this.ahead.length >= MIN_FRAMES_AHEAD + 2 * this.options.rounds) {

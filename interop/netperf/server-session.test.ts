@@ -296,6 +296,19 @@ describe("NetserverSession timers and errors", () => {
     }
   });
 
+  test("a cpu_rate of +Inf or NaN with MEASURE_CPU gets our own rate back, not an exception", () => {
+    for (const rate of [Number.POSITIVE_INFINITY, Number.NaN, -5]) {
+      const b = request({ ...tcpStream, measureRemoteCpu: true });
+      new DataView(b.buffer).setFloat32(60, rate, false);
+      const rec = new Recorder();
+      const s = new NetserverSession(rec.io, OPTIONS, 0);
+      s.receive(b, 0);
+      expect(rec.kinds()).toEqual(["bind"]);
+      s.dataBound({ port: 40000, recvBufSize: 131072, sendBufSize: 16384 }, 0);
+      expect(decodeOmniResponse(rec.written[0]!).cpuRate).toBe(OPTIONS.cpuRate);
+    }
+  });
+
   test("alignment 0 (which crashes the stock netserver) is served", () => {
     const b = request(tcpStream);
     new DataView(b.buffer).setUint32(16, 0);

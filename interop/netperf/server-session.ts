@@ -180,7 +180,8 @@ export class NetserverSession {
         sendSize,
         sendWidth: clampI32(sendWidth),
         flags,
-        cpuRate: setup.measureCpu ? (req.cpuRate > 0 ? req.cpuRate : this.options.cpuRate) : 0,
+        // A rate that is not a finite positive number (a hostile +Inf, NaN) is not echoed: ours is sent instead.
+        cpuRate: setup.measureCpu ? (Number.isFinite(req.cpuRate) && req.cpuRate > 0 ? req.cpuRate : this.options.cpuRate) : 0,
         soRcvAvoid: req.soRcvAvoid,
         soSndAvoid: req.soSndAvoid,
         dataPort: bound.port,

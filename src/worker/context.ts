@@ -31,11 +31,15 @@ export class StreamContext {
   get ended(): boolean {
     return this.done;
   }
+  /** Set by the Worker loop: a stream that ends by itself (EOF, limit, marker) still holds sockets to release. */
+  onEnd: (() => void) | undefined;
+
   end(reason: EndReason, err?: unknown): void {
     if (this.done) return;
     this.done = true;
     const error = err === undefined ? undefined : { message: err instanceof Error ? err.message : String(err), code: (err as { code?: string }).code };
     this.post({ t: "ended", plane: this.plane, stream: this.stream, reason, error });
+    this.onEnd?.();
   }
   event(name: "datagram" | "fin" | "connected", bytes?: Uint8Array, from?: Endpoint): void {
     this.post({ t: "event", plane: this.plane, stream: this.stream, name, bytes, from });

@@ -74,6 +74,8 @@ async function open(m: Extract<ToWorker, { t: "open" }>): Promise<void> {
   const runner = makeRunner(m.spec, ctx, env);
   let streams = planes.get(m.plane);
   if (!streams) planes.set(m.plane, (streams = new Map()));
+  // Release the listener and sockets of a stream that ended by itself, so a server's ports are free for the next test.
+  ctx.onEnd = () => queueMicrotask(() => void stop(m.plane, m.stream));
   const entry: Entry = { runner, ctx, tcpInfo: env.sockopt && runner.tcpFds ? new TcpInfoSampler(env.sockopt, ctx) : undefined };
   if (entry.tcpInfo) tcpInfoTimer ??= setInterval(sampleTcpInfo, TCP_INFO_EVERY_MS);
   streams.set(m.stream, entry);

@@ -130,6 +130,8 @@ export class RrClient implements Runner {
     try {
       const s = await connectTcp(this.env, this.spec.connect, this.spec.bind, this.spec.options, this.conn(), this.tcpHandlers);
       this.ctx.c[this.ctx.o + Slot.connections]!++;
+      // Stopped while connecting: stop() found no open connection and has already ended the stream.
+      if (!this.running) return s.end();
       this.crrOpen = s;
       s.data.sentAt.push(start);
       let off = 0;
@@ -204,7 +206,9 @@ export class RrClient implements Runner {
       // a response still coming would make the server's answer meet a reset.
       const drained = Date.now() + 1_000;
       while (s.data.sentAt.length > 0 && !s.data.closed && Date.now() < drained) await new Promise((r) => setTimeout(r, 1));
-      await new Promise<void>((resolve) => {
+      // TCP_CRR: the server's close during that wait ended the transaction, and the close handler ran before a
+      // stopped() existed to call; waiting for it would sit out the 2 s deadline.
+      if (!s.data.closed) await new Promise<void>((resolve) => {
         const t = setTimeout(() => {
           s.terminate();
           resolve();

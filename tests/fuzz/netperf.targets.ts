@@ -19,7 +19,6 @@ import { MESSAGE_SIZE, messageType } from "../../interop/netperf/words.ts";
 import { CAPTURE_PARAMS } from "../fixtures/netperf/capture-params.ts";
 import { captureConversations, CAPTURES, split656 } from "../fixtures/netperf/load.ts";
 import { bounded, check, chunk, concatBytes, cutsArb, fixedSize, fuzzBytes, quiet, RUN_LIMIT_MS, syncTarget, typed, type FuzzTarget } from "./harness.ts";
-import { KNOWN } from "./known-bugs.ts";
 
 const conversations = CAPTURES.map((name) => ({ name, control: captureConversations(name)[0]! }));
 const toServer = conversations.map((c) => c.control.toServer);
@@ -190,8 +189,7 @@ function runServer(p: ServerPlan): void {
         if (how === "fail") quiet("dataFailed", () => s.dataFailed(98, now));
         else {
           const r = typed("NetserverSession.dataBound", () => s.dataBound(BOUND[p.bound]!, now), Error);
-          // Reported: a wire cpu_rate of +Infinity reaches the response encoder's zod check (see known-bugs.ts).
-          if (!r.ok && !KNOWN.netperfInfiniteCpuRate(r.error)) throw new Error(`dataBound threw ${r.error.name}: ${r.error.message}`);
+          if (!r.ok) throw new Error(`dataBound threw ${r.error.name}: ${r.error.message}`);
         }
       } else if (a.kind === "start") {
         const how = p.glue[step++ % p.glue.length];
@@ -269,10 +267,8 @@ function runClient(bytes: Uint8Array, cuts: readonly number[] | "bytewise", opti
   quiet("NetperfClientSession.controlClosed", () => s.controlClosed(now + 86_400_000));
   check(s.state === "done", `netperf session still ${s.state} after close and a day`);
   const ends = log.filter((a) => a.kind === "finished" || a.kind === "failed");
-  // Reported: bytes that keep coming after a "nobody asked for" failure fail the session again (see known-bugs.ts).
-  const repeated = ends.length > 1 && KNOWN.netperfClientFailsTwice(ends);
-  check(closes === (repeated ? ends.length : 1), `control connection closed ${closes} times`);
-  check((ends.length === 1 || repeated) && log[log.length - 1] === ends[ends.length - 1], `${ends.length} final actions, or actions after the final one`);
+  check(closes === 1, `control connection closed ${closes} times`);
+  check(ends.length === 1 && log[log.length - 1] === ends[ends.length - 1], `${ends.length} final actions, or actions after the final one`);
   check(written >= 1, "no request was written");
 }
 

@@ -6,6 +6,7 @@
 import { lookup } from "node:dns/promises";
 import { writeSync } from "node:fs";
 import { DataPlane } from "../../src/engine/data-plane.ts";
+import { TestRun } from "../../src/engine/test-run.ts";
 import { UserError } from "../../src/errors.ts";
 import { loadNet } from "../../src/net/net.ts";
 import type { Net, TcpSocket } from "../../src/net/types.ts";
@@ -23,7 +24,7 @@ import { jsonDocumentText, jsonStreamLine } from "./json-report.ts";
 import type { Output } from "./output.ts";
 import type { ClientPlan } from "./plan.ts";
 import { StreamSampler, type LiveStream } from "./sampler.ts";
-import { CpuWindow, IPERF_VERSION_STRING, SideReport, blankStream, modeOf, plainAddress, sendsOn, streamId, systemInfo } from "./side.ts";
+import { CpuWindow, IPERF_VERSION_STRING, SideReport, blankStream, modeOf, plainAddress, sendsOn, streamId, systemInfo, testRunPeer } from "./side.ts";
 import { adoptedTcpSpec, clientUdpRecvSpec, clientUdpSendSpec, socketOptions } from "./stream-specs.ts";
 import { DONE, connectedLine, connectingLines } from "./text-report.ts";
 import { atTime, everyInterval, type GridTimer } from "./timers.ts";
@@ -53,6 +54,8 @@ class Iperf3Client {
   private family: "ipv4" | "ipv6" = "ipv4";
   private readonly live: LiveStream[] = [];
   private sampler?: StreamSampler;
+  /** The engine's view of this test, for the status endpoint. */
+  private testRun?: TestRun;
   private readonly cpu = new CpuWindow();
   private timers: Array<ReturnType<typeof setTimeout>> = [];
   private exact: Array<{ stop(): void }> = [];
@@ -166,6 +169,10 @@ class Iperf3Client {
     start.cookie = cookie;
     if (p.protocol === "tcp") start.tcpMss = p.mss ? { explicit: true, value: p.mss } : { explicit: false, value: this.ctrlMss };
     start.targetBitrate = p.bandwidth;
+    this.testRun = new TestRun(
+      { mode: "iperf3", role: "client", peer: testRunPeer({ host: this.address, port: this.plan.port }), transport: p.protocol, test: "stream" },
+      { warmupS: 0, durationS: p.bytes || p.blocks ? 0 : p.timeS, cooldownS: 0, intervalS: this.plan.output.intervalS || 1 },
+    );
     this.session = new ClientSession(writer, (e) => this.onEvent(e), { cookie, params: p, nowMs: performance.now() });
     ctrl.data.writer = writer;
     ctrl.data.session = this.session;
@@ -240,6 +247,7 @@ class Iperf3Client {
         const sender = sendsOn(p, "client", i);
         const ls = p.protocol === "tcp" ? await this.openTcp(i, sender) : await this.openUdp(i, sender);
         this.live.push(ls);
+        this.testRun?.attach(ls.plane, sender ? "send" : "recv");
         const r = ls.report;
         if (this.text) this.out.out(connectedLine(r));
         this.side.start.connected.push({ socket: r.socket, localHost: r.localHost, localPort: r.localPort, remoteHost: r.remoteHost, remotePort: r.remotePort });
@@ -364,6 +372,7 @@ class Iperf3Client {
     if (this.stream) this.out.out(jsonStreamLine("start", side.jsonStart()));
     this.cpu.restart();
     this.sampler.start(now, p.omitS);
+    if (p.omitS === 0) this.testRun?.beginMeasuring();
     const iv = this.plan.output.intervalS;
     const startIntervals = () => {
       this.intervalTimer?.stop();
@@ -376,6 +385,7 @@ class Iperf3Client {
         atTime(t0 + p.omitS * 1000, () => {
           intervalStart = performance.now();
           this.sampler?.omitEnd(intervalStart);
+          this.testRun?.beginMeasuring();
           this.flushIntervals();
           startIntervals();
         }),
@@ -428,6 +438,8 @@ class Iperf3Client {
       this.sampler!.finish(now);
       this.flushIntervals();
       this.session?.endTest(performance.now());
+      // After TEST_END is out: ending the engine's window reads host counters.
+      this.testRun?.endMeasuring();
     });
   }
 
@@ -462,6 +474,7 @@ class Iperf3Client {
   private release(): void {
     this.clearTimers();
     clearInterval(this.tick);
+    this.testRun?.finish();
     for (const s of this.live) {
       if (s.infoFd !== undefined) {
         this.fd.close(s.infoFd);

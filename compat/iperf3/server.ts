@@ -205,10 +205,11 @@ class ServerTest {
   private tick: ReturnType<typeof setInterval>;
   private intervalTimer?: GridTimer;
   private omitTimer?: { stop(): void };
+  private endTimer?: { stop(): void };
   /** While this test waits for or holds the UDP port's turn (its hellos come here). */
   private udpTurn?: UdpTurnHolder;
   /** The engine's view of this test, for the status endpoint. */
-  private run?: TestRun;
+  private testRun?: TestRun;
   private text = "";
   private lastBytes = -1;
   private lastDataMs = 0;
@@ -303,7 +304,7 @@ class ServerTest {
       },
     );
     this.text += acceptedLine(this.peer.host, this.peer.port);
-    this.run = new TestRun(
+    this.testRun = new TestRun(
       { mode: "iperf3", role: "server", peer: testRunPeer(this.peer), transport: p.protocol, test: "stream" },
       { warmupS: 0, durationS: p.bytes || p.blocks ? 0 : p.timeS, cooldownS: 0, intervalS: this.plan.output.intervalS || 1 },
     );
@@ -414,7 +415,7 @@ class ServerTest {
     const report = blankStream(id, 5 + 2 * n, sender);
     Object.assign(report, { localHost: local.host, localPort: local.port, remoteHost: remote.host, remotePort: remote.port });
     this.live[n] = { report, plane, index: 0, infoFd };
-    this.run?.attach(plane, sender ? "send" : "recv");
+    this.testRun?.attach(plane, sender ? "send" : "recv");
     this.side?.start.connected.push({ socket: report.socket, localHost: local.host, localPort: local.port, remoteHost: remote.host, remotePort: remote.port });
   }
 
@@ -439,8 +440,9 @@ class ServerTest {
     this.sampler.start(now, p.omitS);
     this.lastDataMs = now;
     this.session.begin(now);
-    if (p.omitS === 0) this.run?.beginMeasuring();
     for (const pl of new Set(streams.map((s) => s.plane))) pl.go();
+    if (p.omitS === 0) this.testRun?.beginMeasuring();
+    this.armUdpSendEnd(now, streams);
     const iv = this.plan.output.intervalS;
     if (iv > 0) {
       this.intervalTimer = everyInterval(iv * 1000, () => {
@@ -451,7 +453,7 @@ class ServerTest {
     if (p.omitS > 0) {
       this.omitTimer = atTime(now + p.omitS * 1000, () => {
         this.sampler?.omitEnd(performance.now());
-        this.run?.beginMeasuring();
+        this.testRun?.beginMeasuring();
         this.flushIntervals();
         // Interval boundaries restart with the measured part, as 3.12's omit timer does.
         if (this.intervalTimer) {
@@ -463,6 +465,21 @@ class ServerTest {
         }
       });
     }
+  }
+
+  /**
+   * A timed test's UDP senders stop at its end on our clock, which started a little before the client's: datagrams
+   * sent while the client's TEST_END is on its way are never counted by the client. 3.12's server, one C thread,
+   * notices TEST_END within microseconds; our main thread may take milliseconds, and at tens of Mbit/s in 32 KiB
+   * datagrams that is a datagram or two sent but never received.
+   */
+  private armUdpSendEnd(now: number, streams: LiveStream[]): void {
+    const p = this.params!;
+    const senders = streams.filter((s) => s.report.sender);
+    if (p.protocol !== "udp" || p.timeS <= 0 || p.bytes > 0 || p.blocks > 0 || senders.length === 0) return;
+    this.endTimer = atTime(now + (p.omitS + p.timeS) * 1000, () => {
+      for (const s of senders) void s.plane.stop();
+    });
   }
 
   private flushIntervals(): void {
@@ -494,7 +511,7 @@ class ServerTest {
     const p = this.params!;
     const side = this.side!;
     // After the time-critical freeze above: ending the engine's window reads host counters.
-    this.run?.endMeasuring();
+    this.testRun?.endMeasuring();
     side.test.cpu = cpu;
     if (this.sampler) {
       this.sampler.finish(now);
@@ -522,8 +539,10 @@ class ServerTest {
   private stopTimers(): void {
     this.intervalTimer?.stop();
     this.omitTimer?.stop();
+    this.endTimer?.stop();
     this.intervalTimer = undefined;
     this.omitTimer = undefined;
+    this.endTimer = undefined;
   }
 
   /** Stops the data planes and closes the TCP_INFO duplicates; the stop itself runs in the background. */
@@ -559,7 +578,7 @@ class ServerTest {
     clearInterval(this.tick);
     this.stopTimers();
     this.releaseData();
-    this.run?.finish();
+    this.testRun?.finish();
     let block: string;
     if (this.plan.output.json) block = this.side ? jsonDocumentText(this.jsonDoc(error)) : errorLine;
     else block = this.text + errorLine;

@@ -129,6 +129,16 @@ export function serverUdpRecvSpec(fd: number, peer: { host: string; port: number
   };
 }
 
+/**
+ * Datagrams a timed test's UDP sender sends in all (0 = no cap): what its rate allows over omit + time. 3.12 sends
+ * whenever its average is below the rate, so it ends on ceil(); a sender of ours told to stop by a busy Worker would
+ * otherwise add datagrams the client, already done counting, never sees.
+ */
+export function timedUdpPackets(p: TestParams): number {
+  if (p.protocol !== "udp" || p.timeS <= 0 || p.bytes > 0 || p.blocks > 0 || p.bandwidth <= 0) return 0;
+  return Math.ceil((p.bandwidth * (p.timeS + p.omitS)) / 8 / p.len);
+}
+
 /** Server sending UDP (-R, --bidir): the stream's own socket on the server port; the reply goes out first. */
 export function serverUdpSendSpec(fd: number, peer: { host: string; port: number }, p: TestParams): StreamSpecInput {
   return {
@@ -138,6 +148,7 @@ export function serverUdpSendSpec(fd: number, peer: { host: string; port: number
     adopt: { fd, peer },
     hello: UDP_REPLY,
     awaitReply: false,
+    limitPackets: timedUdpPackets(p),
     datagramSize: p.len,
     format: udpFormat(p),
     rate: rate(p),

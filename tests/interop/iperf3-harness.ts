@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
 const CLI = join(import.meta.dir, "iperf3-cli.ts");
+const MAIN = join(import.meta.dir, "..", "..", "main.ts");
 
 export interface Finished {
   code: number | null;
@@ -37,6 +38,8 @@ function run(cmd: string[], limitMs: number): Proc {
 
 /** `anyperf iperf3 <args>`. */
 export const ours = (args: string[], limitMs = 30_000): Proc => run([process.execPath, CLI, ...args], limitMs);
+/** `anyperf iperf3 <args>` through main.ts, for what main.ts adds (the global --http status endpoint). */
+export const oursMain = (args: string[], limitMs = 30_000): Proc => run([process.execPath, MAIN, "iperf3", ...args], limitMs);
 /** Stock iperf3 3.12. */
 export const stock = (args: string[], limitMs = 30_000): Proc => run(["iperf3", ...args], limitMs);
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

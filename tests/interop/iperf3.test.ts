@@ -31,6 +31,10 @@ const CASES: Case[] = [
   { name: "TCP -P 4", args: ["-P", "4", "-t", "3", "-b", "200M"] },
   { name: "UDP -b 100M", args: ["-u", "-b", "100M", "-t", "4"], udp: true },
   { name: "UDP -R -b 100M", args: ["-u", "-R", "-b", "100M", "-t", "4"], udp: true },
+  // 8 KiB datagrams: one datagram still in flight at TEST_END stays under 0.1 % of a stream's total.
+  { name: "UDP -P 4", args: ["-u", "-b", "40M", "-l", "8192", "-P", "4", "-t", "4"], udp: true },
+  { name: "UDP --bidir", args: ["-u", "-b", "50M", "-l", "8192", "--bidir", "-t", "4"], udp: true, bidir: true },
+  { name: "UDP -R -P 3 --udp-counters-64bit", args: ["-u", "-R", "-b", "40M", "-l", "8192", "-P", "3", "--udp-counters-64bit", "-t", "4"], udp: true },
   { name: "TCP -n 200M", args: ["-n", "200M", "-b", "1G"], bytes: 200 * 1024 * 1024 },
   { name: "TCP -k 1600", args: ["-k", "1600", "-b", "1G"], bytes: 1600 * 131072 },
   { name: "TCP -O 1", args: ["-O", "1", "-t", "3", "-b", "800M"] },
@@ -70,6 +74,7 @@ async function withRetries(attempt: () => Promise<void>): Promise<void> {
       return await attempt();
     } catch (e) {
       if (i >= 3 || !(e instanceof AgreementError)) throw e;
+      console.warn(`attempt ${i} disagreed, retrying: ${e.message.split("\n")[0]}`);
     }
   }
 }
@@ -129,6 +134,43 @@ describe.skipIf(!HAVE)("stock iperf3 client -> anyperf iperf3 server", () => {
           await sleep(300);
           expect(server.stdout().match(/receiver\n/g)?.length).toBe(4);
           for (const d of done) agrees({ name: "concurrent", args: [] }, json(d));
+        } finally {
+          server.kill();
+          await server.done;
+        }
+      }),
+    3 * T,
+  );
+
+  test(
+    "UDP clients at once on one port: -b, -R -P 2 and --bidir, each counted apart",
+    () =>
+      withRetries(async () => {
+        const p = port();
+        const server = ours(["-s", "-p", String(p)]);
+        try {
+          await waitListening(p);
+          const udp = ["-u", "-l", "8192", "-t", "4", "-J"];
+          const cases: Case[] = [
+            { name: "forward", args: ["-b", "30M"], udp: true },
+            { name: "reverse", args: ["-R", "-P", "2", "-b", "20M"], udp: true },
+            { name: "bidir", args: ["--bidir", "-b", "25M"], udp: true, bidir: true },
+          ];
+          const runs = cases.map((c) => stock(["-c", "127.0.0.1", "-p", String(p), ...udp, ...c.args]).done);
+          const done = await Promise.all(runs);
+          for (const d of done) expect(d.code, describeRun(d)).toBe(0);
+          await sleep(300);
+          // Each finished test's report ends with the next "Server listening" banner.
+          expect(server.stdout().match(/Server listening on/g)?.length).toBe(4);
+          expect(server.stdout().match(/Lost\/Total Datagrams/g)?.length).toBeGreaterThanOrEqual(3);
+          done.forEach((d, i) => {
+            const doc = json(d);
+            agrees(cases[i]!, doc);
+            // Each test's receiver saw its own sequence run at its own rate (datagrams, lost ones included), not
+            // a share of the other tests' datagrams.
+            const want = ([30e6, 40e6, 25e6][i]! * 4) / 8 / 8192;
+            expect(disagreement(doc.end.sum_received!.packets!, want)).toBeLessThan(0.02);
+          });
         } finally {
           server.kill();
           await server.done;

@@ -1,0 +1,32 @@
+import { expect, test } from "bun:test";
+import { StreamSpec } from "../../src/stream-spec.ts";
+import { TestParams } from "../../interop/iperf3/params.ts";
+import { UDP_REPLY } from "../../interop/iperf3/udp.ts";
+import { serverUdpRecvSpec, serverUdpSendSpec, timedUdpPackets } from "./stream-specs.ts";
+
+const udp = (o: Partial<TestParams>) => TestParams.parse({ protocol: "udp", len: 32768, bandwidth: 100e6, timeS: 4, ...o });
+
+test("a timed UDP sender's datagram budget is ceil(rate x (omit + time) / len), as many as 3.12 sends", () => {
+  // 100 Mbit/s for 4 s in 32 KiB datagrams: 1525.88 -> 1526, the count the stock server sends in that test.
+  expect(timedUdpPackets(udp({}))).toBe(1526);
+  expect(timedUdpPackets(udp({ omitS: 1 }))).toBe(Math.ceil((100e6 * 5) / 8 / 32768));
+  expect(timedUdpPackets(udp({ len: 8192, bandwidth: 25e6 }))).toBe(1526);
+  // Exact multiples are not rounded up.
+  expect(timedUdpPackets(udp({ len: 1000, bandwidth: 8000, timeS: 10 }))).toBe(10);
+});
+
+test("no budget where the test does not end on time at a known rate", () => {
+  expect(timedUdpPackets(udp({ bandwidth: 0 }))).toBe(0);
+  expect(timedUdpPackets(udp({ timeS: 0, bytes: 1e6 }))).toBe(0);
+  expect(timedUdpPackets(udp({ timeS: 0, blocks: 100 }))).toBe(0);
+  expect(timedUdpPackets(TestParams.parse({ protocol: "tcp", len: 131072, bandwidth: 1e6, timeS: 4 }))).toBe(0);
+});
+
+test("server UDP streams adopt their connected socket and greet the client with the reply", () => {
+  const peer = { host: "127.0.0.1", port: 40000 };
+  const recv = StreamSpec.parse(serverUdpRecvSpec(7, peer, { host: "::", port: 5201 }, udp({ udpCounters64bit: true })));
+  expect(recv).toMatchObject({ kind: "udp-recv", adopt: { fd: 7, peer }, greeting: UDP_REPLY, format: "iperf3-64", listen: { host: "::", port: 5201 } });
+  const send = StreamSpec.parse(serverUdpSendSpec(8, peer, udp({ len: 1400 })));
+  expect(send).toMatchObject({ kind: "udp-send", adopt: { fd: 8, peer }, connect: peer, hello: UDP_REPLY, awaitReply: false, datagramSize: 1400, format: "iperf3" });
+  expect(send.kind === "udp-send" && send.limitPackets).toBe(Math.ceil((100e6 * 4) / 8 / 1400));
+});

@@ -8,10 +8,11 @@ import { buildOmniRequest, isRequestResponse, testShape } from "../../interop/ne
 import { flushQueued, newQueued, SocketTransport, type Queued } from "../iperf2/socket-transport.ts";
 import { ConfidenceTracker, confidenceWarning } from "./confidence.ts";
 import { CpuMeter, cpuCount } from "./cpu-meter.ts";
-import { clientCounters, clientSpec, defaultCongestion, effectiveBuffers, releasePlane, transportRetrans } from "./data-specs.ts";
+import { clientCounters, clientSpec, defaultCongestion, effectiveBuffers, transportRetrans } from "./data-specs.ts";
 import { averageFigures, computeFigures, defaultFormat, type Figures, type LatencyStats, type LocalSockets } from "./figures.ts";
 import { InterimClock, interimText, interimUnits } from "./interim.ts";
 import { latencyStats } from "./latency.ts";
+import { PhaseRun, peerName } from "./test-runs.ts";
 import { legacyBody, topHeader } from "./legacy-output.ts";
 import { renderOmni, resolveSelection } from "./omni-output.ts";
 import { unappliedOptionNotes } from "./netperf-args.ts";
@@ -374,17 +375,26 @@ class Instance {
     const t0 = performance.now();
     let stopTimer: ReturnType<typeof setTimeout> | undefined;
     if (plan.testLength > 0) stopTimer = setTimeout(() => void plane.stop(), plan.testLength * 1000);
+    const shape = testShape(plan.test);
+    const status = new PhaseRun(
+      "netperf",
+      "client",
+      peerName(plan.remoteDataAddress ?? this.remoteIp, dataPort),
+      { protocol: shape.protocol, sends: shape.clientSends, receives: shape.clientReceives, connectPerTransaction: shape.connectPerTransaction },
+      plan.testLength,
+    );
     plane.go();
+    status.begin(plane);
     // Ctrl+C before the data phase began still ends it (the abort listener only hears later signals).
     if (this.io.signal.aborted) void plane.stop();
     const interimTimer = this.startInterim(plane);
     await plane.ended;
+    status.end();
     if (stopTimer) clearTimeout(stopTimer);
     if (interimTimer) clearInterval(interimTimer);
     this.interimTick(plane);
     const elapsedS = (performance.now() - t0) / 1000;
     const snap = plane.snapshot(true).streams[0]!;
-    releasePlane(plane);
     const local: ClientDataCounters = clientCounters({ ...plan, sendSize: this.sendSize }, snap, elapsedS);
     this.lastLatency = latencyStats(snap);
     this.localCpuStats = cpu?.stop();

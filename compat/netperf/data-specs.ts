@@ -1,6 +1,5 @@
 import { readFileSync } from "node:fs";
 import type { StreamCounters } from "../../src/counters.ts";
-import type { DataPlane } from "../../src/engine/data-plane.ts";
 import type { SocketOptions, StreamSpecInput } from "../../src/stream-spec.ts";
 import type { ClientDataCounters } from "../../interop/netperf/client-session.ts";
 import type { ServerDataCounters, ServerDataSetup } from "../../interop/netperf/data-setup.ts";
@@ -167,15 +166,6 @@ export function clientCounters(i: { test: MigratedTest; requestSize: number; res
       return { elapsedS, bytesSent: t * i.requestSize, bytesReceived: t * i.responseSize, sendCalls: t, recvCalls: t, failedSends: c.sendErrors, transactions: t };
     }
   }
-}
-
-/**
- * Lets a finished plane's Worker close what it still holds. A stream that ended by itself (the peer's FIN or end
- * marker, a count reached) keeps its listener or socket in the Worker until it is told to stop, and DataPlane.stop()
- * does nothing once every stream has ended; without this each test would leave its data port bound.
- */
-export function releasePlane(plane: DataPlane): void {
-  for (let i = 0; i < plane.size; i++) plane.stopStream(i);
 }
 
 /**

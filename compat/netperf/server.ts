@@ -9,9 +9,10 @@ import { DEFAULT_LIMITS } from "../../interop/netperf/request-check.ts";
 import { DEFAULT_SERVER_OPTIONS, NetserverSession, type ServerAction } from "../../interop/netperf/server-session.ts";
 import { flushQueued, newQueued, SocketTransport, type Queued } from "../iperf2/socket-transport.ts";
 import { CpuMeter, cpuCount, readProcStat } from "./cpu-meter.ts";
-import { defaultCongestion, effectiveBuffers, netperfPayload, releasePlane, serverCounters, serverSpec, transportRetrans } from "./data-specs.ts";
+import { defaultCongestion, effectiveBuffers, netperfPayload, serverCounters, serverSpec, transportRetrans } from "./data-specs.ts";
 import { NicRateReporter } from "./nic-rate.ts";
 import type { NetserverPlan } from "./plan.ts";
+import { PhaseRun, peerName } from "./test-runs.ts";
 
 /**
  * `anyperf netserver`: accepts netperf control connections, runs one NetserverSession per connection and carries
@@ -82,6 +83,8 @@ class ServerTest {
   private cpuAtLength: ReturnType<typeof readProcStat>;
   private cpuTimer: ReturnType<typeof setTimeout> | undefined;
   private nic: NicRateReporter | undefined;
+  /** The running data phase as the status endpoint shows it. */
+  private phaseRun: PhaseRun | undefined;
 
   constructor(
     private readonly server: NetserverServer,
@@ -230,10 +233,20 @@ class ServerTest {
     }
     void this.plane.ended.then(() => this.report());
     this.plane.go();
+    this.phaseRun?.begin(this.plane);
   }
 
   private start(run: ServerDataRun): void {
     const { setup } = run;
+    this.phaseRun?.end();
+    this.phaseRun = new PhaseRun(
+      "netserver",
+      "server",
+      // The client as its control connection shows it: the request's data address is often the wildcard.
+      peerName(this.control.remoteAddress ?? setup.peer.address, this.control.remotePort ?? setup.peer.port),
+      { protocol: setup.protocol, sends: setup.serverSends, receives: setup.serverReceives, connectPerTransaction: setup.connectPerTransaction },
+      run.testLengthS,
+    );
     if (setup.measureCpu) {
       this.cpu = new CpuMeter();
       // The client stops at the test length; the server's padded timer may run 4 s longer (TCP_CRR, lost UDP
@@ -250,6 +263,7 @@ class ServerTest {
     const plane = this.plane!;
     void plane.ended.then(() => this.report());
     plane.go();
+    this.phaseRun.begin(plane);
   }
 
   private async stopData(): Promise<void> {
@@ -264,7 +278,8 @@ class ServerTest {
     this.reported = true;
     const setup = this.setup;
     const c = this.plane?.snapshot().streams[0];
-    if (this.plane) releasePlane(this.plane);
+    this.phaseRun?.end();
+    this.phaseRun = undefined;
     const counts = c
       ? serverCounters(setup, c, this.maertsRun?.sendSize)
       : { bytesReceived: 0, recvCalls: 0, bytesSent: 0, sendCalls: 0, transactions: 0 };
@@ -314,6 +329,8 @@ class ServerTest {
     this.dataListener = undefined;
     this.reported = true;
     if (this.plane) void this.plane.stop();
+    this.phaseRun?.end();
+    this.phaseRun = undefined;
     this.releaseSlot();
   }
 }

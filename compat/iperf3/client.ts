@@ -105,13 +105,6 @@ class Iperf3Client {
     try {
       const ctrl = await this.connectControl();
       this.ctrlFd = ctrl.fd ?? -1;
-      const mss = this.fd.maxSeg(this.ctrlFd) ?? 0;
-      this.ctrlMss = mss;
-      if (this.plan.udpLenFromMss) {
-        // 3.12: UDP block = the control connection's MSS when it is a usable datagram size.
-        this.params = { ...this.params, len: mss > 0 && mss <= Limits.maxUdpBlockSize ? mss : Defaults.udpBlockSizeFallback };
-      }
-      this.side = this.makeSide(this.params);
       this.startControl(ctrl);
     } catch (e) {
       this.side ??= this.makeSide(this.params);
@@ -162,6 +155,21 @@ class Iperf3Client {
   private startControl(ctrl: TcpSocket<CtrlState>): void {
     const writer = new QueuedWriter(ctrl as TcpSocket<unknown>);
     const cookie = generateCookie();
+    const session = new ClientSession(writer, (e) => this.onEvent(e), { cookie, params: this.params, nowMs: performance.now() });
+    this.session = session;
+    ctrl.data.writer = writer;
+    ctrl.data.session = session;
+    session.start(performance.now());
+    // Like 3.12, the MSS is read after the cookie went out: before the first write Linux reports a smaller one
+    // (32741 instead of 32768 on loopback).
+    const mss = this.fd.maxSeg(this.ctrlFd) ?? 0;
+    this.ctrlMss = mss;
+    if (this.plan.udpLenFromMss) {
+      // 3.12: UDP block = the control connection's MSS when it is a usable datagram size.
+      this.params = { ...this.params, len: mss > 0 && mss <= Limits.maxUdpBlockSize ? mss : Defaults.udpBlockSizeFallback };
+      session.setParams(this.params);
+    }
+    this.side = this.makeSide(this.params);
     const p = this.params;
     const start = this.side.start;
     start.timestamp = new Date();
@@ -173,11 +181,7 @@ class Iperf3Client {
       { mode: "iperf3", role: "client", peer: testRunPeer({ host: this.address, port: this.plan.port }), transport: p.protocol, test: "stream" },
       { warmupS: 0, durationS: p.bytes || p.blocks ? 0 : p.timeS, cooldownS: 0, intervalS: this.plan.output.intervalS || 1 },
     );
-    this.session = new ClientSession(writer, (e) => this.onEvent(e), { cookie, params: p, nowMs: performance.now() });
-    ctrl.data.writer = writer;
-    ctrl.data.session = this.session;
     this.tick = setInterval(() => this.session?.tick(performance.now()), 250);
-    this.session.start(performance.now());
   }
 
   private onEvent(e: ClientEvent): void {
@@ -301,7 +305,7 @@ class Iperf3Client {
     const keep = this.fd.dup(raw);
     let plane: DataPlane;
     try {
-      plane = await DataPlane.open([adoptedTcpSpec(sender ? "send" : "recv", raw, 0, p)]);
+      plane = await DataPlane.open([adoptedTcpSpec(sender ? "send" : "recv", raw, 0, p, i)]);
     } catch (e) {
       this.fd.close(keep);
       throw e;
@@ -327,7 +331,7 @@ class Iperf3Client {
     if (sender) {
       let plane: DataPlane;
       try {
-        plane = await DataPlane.open([clientUdpSendSpec(this.address, plan.port, bindPort, p)]);
+        plane = await DataPlane.open([clientUdpSendSpec(this.address, plan.port, bindPort, p, i)]);
       } catch (e) {
         throw new Iperf3ProtocolError((e as Error).message, IErrno.IESTREAMREAD, Errno.ETIMEDOUT);
       }
@@ -396,13 +400,14 @@ class Iperf3Client {
       this.exact.push(atTime(this.endDueMs, () => this.endTest()));
     }
     if (p.bytes > 0 || p.blocks > 0) {
-      // 3.12 ends as soon as the bytes (or blocks) sent or received reach the target; check often.
+      // 3.12 ends as soon as the bytes (or blocks) sent or received reach the target; check often (the stock
+      // server, sending for -R, stops only on our TEST_END).
       const poll = setInterval(() => {
         if (!this.sampler) return;
         const pr = this.sampler.progress(p.len);
         const hit = p.bytes > 0 ? pr.sent >= p.bytes || pr.received >= p.bytes : pr.sentBlocks >= p.blocks || pr.receivedBlocks >= p.blocks;
         if (hit) this.endTest();
-      }, 5);
+      }, 1);
       this.timers.push(poll as unknown as ReturnType<typeof setTimeout>);
     }
   }
@@ -432,9 +437,11 @@ class Iperf3Client {
     this.clearTimers();
     const now = performance.now();
     this.side.test.cpu = this.cpu.stop();
-    const senders = this.live.filter((s) => s.report.sender);
-    for (const s of senders) void s.plane.stop();
-    void settle(this.sampler, this.params.len).then(() => {
+    // Senders that already stopped on their -n / -k share need no settling; with none moving, TEST_END goes out
+    // at once, so a stock sender (which stops only on TEST_END) sends as little as possible that we do not count.
+    const moving = this.live.filter((s) => s.report.sender && s.plane.ends.some((e) => e === undefined));
+    for (const s of moving) void s.plane.stop();
+    void (moving.length > 0 ? settle(this.sampler, this.params.len) : Promise.resolve()).then(() => {
       this.sampler!.finish(now);
       this.flushIntervals();
       this.session?.endTest(performance.now());

@@ -360,7 +360,7 @@ class ServerTest {
       return;
     }
     const local = this.server.fd.sockopt.localAddress(fd) ?? { host: acceptor.host, port: acceptor.port };
-    const spec = sender ? serverUdpSendSpec(fd, from, p) : serverUdpRecvSpec(fd, from, { host: acceptor.host, port: acceptor.port }, p);
+    const spec = sender ? serverUdpSendSpec(fd, from, p, n) : serverUdpRecvSpec(fd, from, { host: acceptor.host, port: acceptor.port }, p);
     const opened = DataPlane.open([spec]).then(
       (plane) => {
         if (this.closed) return void plane.stop();
@@ -395,7 +395,7 @@ class ServerTest {
     this.side?.start.sockBufs.push({ sockBufsize: p.window, sndbufActual: this.server.fd.sockopt.getInt(fd, 1, 7), rcvbufActual: this.server.fd.sockopt.getInt(fd, 1, 8) });
     const infoFd = sender ? this.server.fd.dup(fd) : undefined;
     this.live.push(undefined);
-    const opened = DataPlane.open([adoptedTcpSpec(sender ? "send" : "recv", fd, pending, p)]).then(
+    const opened = DataPlane.open([adoptedTcpSpec(sender ? "send" : "recv", fd, pending, p, n)]).then(
       (plane) => {
         if (this.closed) {
           if (infoFd !== undefined) this.server.fd.close(infoFd);

@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import { StreamSpec } from "../../src/stream-spec.ts";
 import { TestParams } from "../../interop/iperf3/params.ts";
 import { UDP_REPLY } from "../../interop/iperf3/udp.ts";
-import { serverUdpRecvSpec, serverUdpSendSpec, timedUdpPackets } from "./stream-specs.ts";
+import { adoptedTcpSpec, sendBlocks, senderIndex, serverUdpRecvSpec, serverUdpSendSpec, timedUdpPackets, udpSendPackets } from "./stream-specs.ts";
 
 const udp = (o: Partial<TestParams>) => TestParams.parse({ protocol: "udp", len: 32768, bandwidth: 100e6, timeS: 4, ...o });
 
@@ -29,4 +29,26 @@ test("server UDP streams adopt their connected socket and greet the client with 
   const send = StreamSpec.parse(serverUdpSendSpec(8, peer, udp({ len: 1400 })));
   expect(send).toMatchObject({ kind: "udp-send", adopt: { fd: 8, peer }, connect: peer, hello: UDP_REPLY, awaitReply: false, datagramSize: 1400, format: "iperf3" });
   expect(send.kind === "udp-send" && send.limitPackets).toBe(Math.ceil((100e6 * 4) / 8 / 1400));
+});
+
+test("-n / -k: each sending stream stops on its share of the blocks, the shares add up to the target", () => {
+  const tcp = (o: Partial<TestParams>) => TestParams.parse({ protocol: "tcp", len: 131072, timeS: 0, ...o });
+  // 200 MiB in 128 KiB blocks: 1600 blocks, one stream.
+  expect(sendBlocks(tcp({ bytes: 200 * 1024 * 1024 }), 0)).toBe(1600);
+  // A partial last block is sent whole, as 3.12 does.
+  expect(sendBlocks(tcp({ bytes: 131073 }), 0)).toBe(2);
+  const p = tcp({ blocks: 801, parallel: 4 });
+  const shares = [0, 1, 2, 3].map((i) => sendBlocks(p, i));
+  expect(shares).toEqual([201, 200, 200, 200]);
+  // More streams than blocks: every stream sends one (0 would mean "no limit" to the engine).
+  expect([0, 1, 2].map((i) => sendBlocks(tcp({ blocks: 2, parallel: 3 }), i))).toEqual([1, 1, 1]);
+  expect(sendBlocks(tcp({ timeS: 10 }), 0)).toBe(0);
+  // --bidir: each direction's streams split the target among themselves.
+  const bidir = tcp({ blocks: 10, parallel: 2, bidirectional: true });
+  expect([0, 1, 2, 3].map((n) => sendBlocks(bidir, senderIndex(bidir, n)))).toEqual([5, 5, 5, 5]);
+  // The engine's limit on a TCP sender is whole blocks in bytes; a UDP sender's is datagrams.
+  const spec = StreamSpec.parse(adoptedTcpSpec("send", 9, 0, tcp({ blocks: 801, parallel: 4 }), 1));
+  expect(spec.limitBytes).toBe(200 * 131072);
+  expect(udpSendPackets(udp({ timeS: 0, bytes: 16 * 1024 * 1024, len: 8192 }), 0)).toBe(2048);
+  expect(udpSendPackets(udp({}), 0)).toBe(1526);
 });

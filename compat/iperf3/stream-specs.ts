@@ -39,11 +39,28 @@ export function payload(p: TestParams): Uint8Array<ArrayBuffer> | undefined {
 
 const rate = (p: TestParams) => (p.bandwidth > 0 ? { bitsPerSecond: p.bandwidth } : {});
 
-/** A TCP data connection accepted or connected on the main thread, handed to a Worker. */
-export function adoptedTcpSpec(role: "send" | "recv", fd: number, pending: number, p: TestParams): StreamSpecInput {
+/**
+ * Blocks the `i`-th of a side's sending streams sends in a -n / -k test (0 = the test ends on time). 3.12 stops
+ * its senders once the side's total reaches the target; here each stream stops on its even share, in whole
+ * blocks, so the total is the target too. Every stream sends at least one block (0 would mean "no limit").
+ */
+export function sendBlocks(p: TestParams, i: number): number {
+  const total = p.blocks > 0 ? p.blocks : p.bytes > 0 ? Math.ceil(p.bytes / p.len) : 0;
+  if (total === 0) return 0;
+  return Math.max(1, Math.floor(total / p.parallel) + (i < total % p.parallel ? 1 : 0));
+}
+
+/** Index of stream `n` (creation order) among the streams of its direction: --bidir's second half counts from 0. */
+export function senderIndex(p: TestParams, n: number): number {
+  return p.bidirectional ? n % p.parallel : n;
+}
+
+/** A TCP data connection accepted or connected on the main thread, handed to a Worker; `n` its creation index. */
+export function adoptedTcpSpec(role: "send" | "recv", fd: number, pending: number, p: TestParams, n = 0): StreamSpecInput {
   const options = socketOptions(p, false);
   if (role === "send") {
-    return { kind: "tcp-send", id: 0, adopt: { fd, pending: 0 }, writeSize: p.len, payload: payload(p), rate: rate(p), options };
+    const limitBytes = sendBlocks(p, senderIndex(p, n)) * p.len;
+    return { kind: "tcp-send", id: 0, adopt: { fd, pending: 0 }, writeSize: p.len, payload: payload(p), rate: rate(p), limitBytes, options };
   }
   return { kind: "tcp-recv", id: 0, adopt: { fd, pending }, readSize: Math.max(p.len, MIN_READ), endOnEof: true, options };
 }
@@ -79,11 +96,20 @@ export function udpFormat(p: TestParams): "iperf3" | "iperf3-64" {
   return p.udpCounters64bit ? "iperf3-64" : "iperf3";
 }
 
+/**
+ * Datagrams the `n`-th stream (creation order) sends in all, 0 = until stopped: its -n / -k share, or for a timed
+ * test what its rate allows.
+ */
+export function udpSendPackets(p: TestParams, n: number): number {
+  return sendBlocks(p, senderIndex(p, n)) || timedUdpPackets(p);
+}
+
 /** Client sending UDP: connect to the server port, say hello, wait for the reply, then send paced datagrams. */
-export function clientUdpSendSpec(host: string, port: number, bindPort: number | undefined, p: TestParams): StreamSpecInput {
+export function clientUdpSendSpec(host: string, port: number, bindPort: number | undefined, p: TestParams, n = 0): StreamSpecInput {
   return {
     kind: "udp-send",
     id: 0,
+    limitPackets: sendBlocks(p, senderIndex(p, n)),
     connect: { host, port },
     bind: bindPort ? { host: host.includes(":") ? "::" : "0.0.0.0", port: bindPort } : undefined,
     datagramSize: p.len,
@@ -140,7 +166,7 @@ export function timedUdpPackets(p: TestParams): number {
 }
 
 /** Server sending UDP (-R, --bidir): the stream's own socket on the server port; the reply goes out first. */
-export function serverUdpSendSpec(fd: number, peer: { host: string; port: number }, p: TestParams): StreamSpecInput {
+export function serverUdpSendSpec(fd: number, peer: { host: string; port: number }, p: TestParams, n = 0): StreamSpecInput {
   return {
     kind: "udp-send",
     id: 0,
@@ -148,7 +174,7 @@ export function serverUdpSendSpec(fd: number, peer: { host: string; port: number
     adopt: { fd, peer },
     hello: UDP_REPLY,
     awaitReply: false,
-    limitPackets: timedUdpPackets(p),
+    limitPackets: udpSendPackets(p, n),
     datagramSize: p.len,
     format: udpFormat(p),
     rate: rate(p),

@@ -208,3 +208,13 @@ function join(parts: Uint8Array[]): Uint8Array {
   }
   return out;
 }
+
+test("parameters set after the cookie (UDP block from the MSS) are the ones sent; once sent they are fixed", () => {
+  const first = TestParams.parse({ protocol: "udp", len: 1460, bandwidth: 1e6 });
+  const h = new Harness("a".repeat(36), first, false);
+  h.session.setParams({ ...first, len: 32768 });
+  h.session.receive(encodeState(State.PARAM_EXCHANGE), 1);
+  const sent = clientMessages(h.writes).find((m) => m.kind === "params");
+  expect(sent?.kind === "params" && decodeParams(sent.json).len).toBe(32768);
+  expect(() => h.session.setParams(first)).toThrow("parameters already sent");
+});

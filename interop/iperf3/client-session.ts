@@ -57,6 +57,7 @@ export class ClientSession {
   private eofPending = false;
   private deadline = Number.POSITIVE_INFINITY;
   private readonly timeouts: { setup: number; start: number; results: number };
+  private params: TestParams;
 
   constructor(
     private readonly transport: ControlTransport,
@@ -65,6 +66,16 @@ export class ClientSession {
   ) {
     this.decoder = new ServerStreamDecoder(opts.maxResultsBytes);
     this.timeouts = { setup: opts.setupTimeoutMs ?? 30_000, start: opts.startTimeoutMs ?? 60_000, results: opts.resultsTimeoutMs ?? 30_000 };
+    this.params = opts.params;
+  }
+
+  /**
+   * Replaces the parameters before they are sent: 3.12 sizes UDP blocks from the control connection's MSS, which
+   * it reads after writing the cookie (the kernel's MSS changes with the first write).
+   */
+  setParams(p: TestParams): void {
+    if (this.phase !== "connecting" && this.phase !== "params") throw new Error(`parameters already sent (${this.phase})`);
+    this.params = p;
   }
 
   /** The control connection is up: send the cookie. */
@@ -182,7 +193,7 @@ export class ClientSession {
     if (m.kind === "results") {
       if (this.phase !== "server-results") throw new Iperf3ProtocolError("results arrived out of order", IErrno.IEMESSAGE, Errno.OK);
       const r = decodeResults(m.json);
-      const n = streamCount(this.opts.params);
+      const n = streamCount(this.params);
       for (const s of r.streams) {
         if (s.id < 1 || s.id === 2 || s.id > n + 1) {
           throw new Iperf3ProtocolError(`server results name stream ${s.id}, which this test does not have`, IErrno.IESTREAMID, Errno.OK);
@@ -200,7 +211,7 @@ export class ClientSession {
     switch (state) {
       case State.PARAM_EXCHANGE:
         this.expect("params", state);
-        this.transport.write(encodeFrame(encodeParams(this.opts.params)));
+        this.transport.write(encodeFrame(encodeParams(this.params)));
         this.phase = "create-streams";
         this.deadline = nowMs + this.timeouts.setup;
         this.emit({ type: "connected" });

@@ -37,6 +37,9 @@ const CASES: Case[] = [
   { name: "UDP -R -P 3 --udp-counters-64bit", args: ["-u", "-R", "-b", "40M", "-l", "8192", "-P", "3", "--udp-counters-64bit", "-t", "4"], udp: true },
   { name: "TCP -n 200M", args: ["-n", "200M", "-b", "1G"], bytes: 200 * 1024 * 1024 },
   { name: "TCP -k 1600", args: ["-k", "1600", "-b", "1G"], bytes: 1600 * 131072 },
+  { name: "TCP -R -n 100M", args: ["-R", "-n", "100M", "-b", "1G"], bytes: 100 * 1024 * 1024 },
+  { name: "TCP -k 801 -P 2", args: ["-k", "801", "-P", "2", "-b", "500M"], bytes: 801 * 131072 },
+  { name: "UDP -n 16M", args: ["-u", "-n", "16M", "-b", "40M", "-l", "8192"], udp: true, bytes: 16 * 1024 * 1024 },
   { name: "TCP -O 1", args: ["-O", "1", "-t", "3", "-b", "800M"] },
 ];
 
@@ -58,7 +61,9 @@ function checkAgreement(c: Case, doc: Doc): void {
       expect(end[r]!.lost_percent!).toBeLessThan(20);
     }
     expect(disagreement(sent, received), `${s} ${sent} vs ${r} ${received}`).toBeLessThanOrEqual(0.001);
-    if (c.bytes) expect(sent).toBeGreaterThanOrEqual(c.bytes);
+    // The test stops at the target, as 3.12's does (not "at least"): a stock sender for -R stops on our TEST_END,
+    // so what it sends past the target is what arrives while our client notices the target (a millisecond or so).
+    if (c.bytes) expect(sent / c.bytes).toBeWithin(1, 1.01);
   }
   if (c.args.includes("-O")) expect((doc.intervals as Array<{ sum: { omitted: boolean } }>).some((i) => i.sum.omitted)).toBe(true);
 }

@@ -10,7 +10,7 @@ import { type Member, ReportGroup } from "./groups.ts";
 import { LiveTest } from "./live-test.ts";
 import type { ServerPlan } from "./plan.ts";
 import type { Printer } from "./printer.ts";
-import { type Queued, SocketTransport, flushQueued, newQueued } from "./socket-transport.ts";
+import { type Queued, SocketTransport, flushQueued, newQueued } from "../../src/net/write-queue.ts";
 import { defaultBuffers } from "./socket-defaults.ts";
 import { connectionNotes, withInterface } from "./connection-notes.ts";
 import { connectMain, handToWorker, initialTcp } from "./tcp-connect.ts";

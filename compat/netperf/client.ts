@@ -5,7 +5,7 @@ import type { Net, TcpSocket } from "../../src/net/types.ts";
 import { NetperfClientSession, type ClientAction, type ClientDataCounters, type ClientFailure, type ClientRound } from "../../interop/netperf/client-session.ts";
 import { OmniRequest } from "../../interop/netperf/omni-request.ts";
 import { buildOmniRequest, isRequestResponse, testShape } from "../../interop/netperf/test-request.ts";
-import { flushQueued, newQueued, SocketTransport, type Queued } from "../iperf2/socket-transport.ts";
+import { flushQueued, newQueued, SocketTransport, type Queued } from "../../src/net/write-queue.ts";
 import { ConfidenceTracker, confidenceWarning } from "./confidence.ts";
 import { CpuMeter, cpuCount } from "./cpu-meter.ts";
 import { clientCounters, clientSpec, defaultCongestion, effectiveBuffers, transportRetrans } from "./data-specs.ts";

@@ -7,7 +7,7 @@ import { Errno } from "../../interop/netperf/constants.ts";
 import type { ServerDataRun, ServerDataSetup } from "../../interop/netperf/data-setup.ts";
 import { DEFAULT_LIMITS } from "../../interop/netperf/request-check.ts";
 import { DEFAULT_SERVER_OPTIONS, NetserverSession, type ServerAction } from "../../interop/netperf/server-session.ts";
-import { flushQueued, newQueued, SocketTransport, type Queued } from "../iperf2/socket-transport.ts";
+import { flushQueued, newQueued, SocketTransport, type Queued } from "../../src/net/write-queue.ts";
 import { CpuMeter, cpuCount, readProcStat } from "./cpu-meter.ts";
 import { defaultCongestion, effectiveBuffers, netperfPayload, serverCounters, serverSpec, transportRetrans } from "./data-specs.ts";
 import { NicRateReporter } from "./nic-rate.ts";

@@ -1,5 +1,6 @@
 import type { Net, TcpListener, TcpSocket } from "../../src/net/types.ts";
 import type { Transport } from "../../interop/ntttcp/transport.ts";
+import { flushQueued, newQueued, SocketTransport, type Queued } from "../../src/net/write-queue.ts";
 
 /**
  * Binds the ntttcp control sessions (Linux sync on base−1, Windows tokens on port+1000) to real sockets. Only these
@@ -11,55 +12,17 @@ export interface ControlHandlers {
   onClose(): void;
 }
 
-interface ConnState {
-  pending: Uint8Array[];
+interface ConnState extends Queued {
   handlers: ControlHandlers | undefined;
   closed: boolean;
 }
 
-/** A Transport over a socket whose writes may be partial (Bun sockets are unbuffered). */
-class SocketTransport implements Transport {
-  constructor(private readonly s: TcpSocket<ConnState>) {}
-  write(bytes: Uint8Array): void {
-    const st = this.s.data;
-    if (st.closed) return;
-    st.pending.push(bytes.slice());
-    flush(this.s);
-  }
-  close(): void {
-    const st = this.s.data;
-    if (st.closed) return;
-    if (st.pending.length === 0) this.s.end();
-    else st.pending.push(new Uint8Array(0)); // empty marker = end after the queue drains
-  }
-}
-
-function flush(s: TcpSocket<ConnState>): void {
-  const q = s.data.pending;
-  while (q.length > 0) {
-    const head = q[0]!;
-    if (head.byteLength === 0) {
-      q.length = 0;
-      s.end();
-      return;
-    }
-    const n = s.write(head, 0, head.byteLength);
-    if (n < 0) {
-      q.length = 0;
-      return;
-    }
-    if (n < head.byteLength) {
-      q[0] = head.subarray(n);
-      return;
-    }
-    q.shift();
-  }
-}
+const newState = (): ConnState => ({ ...newQueued(), handlers: undefined, closed: false });
 
 function handlersFor(): import("../../src/net/types.ts").TcpHandlers<ConnState> {
   return {
     data: (s, d) => s.data.handlers?.onData(d),
-    drain: (s) => flush(s),
+    drain: (s) => flushQueued(s),
     close: (s) => {
       if (s.data.closed) return;
       s.data.closed = true;
@@ -84,7 +47,7 @@ export async function connectControl(
 ): Promise<Transport> {
   let last: unknown;
   for (let i = 0; i < retry.attempts; i++) {
-    const state: ConnState = { pending: [], handlers: undefined, closed: false };
+    const state = newState();
     try {
       const s = await net.connect({ hostname: host, port, data: state, socket: handlersFor() });
       const t = new SocketTransport(s);
@@ -104,11 +67,11 @@ export function listenControl(net: Net, host: string, port: number, accept: (t: 
   return net.listen<ConnState>({
     hostname: host,
     port,
-    data: { pending: [], handlers: undefined, closed: false },
+    data: newState(),
     socket: {
       ...base,
       open: (s) => {
-        s.data = { pending: [], handlers: undefined, closed: false };
+        s.data = newState();
         const h = accept(new SocketTransport(s));
         if (h === null) s.terminate();
         else s.data.handlers = h;

@@ -1,9 +1,8 @@
-import type { TcpSocket } from "../../src/net/types.ts";
-import type { StreamTransport } from "../../interop/iperf2/transport.ts";
+import type { TcpSocket } from "./types.ts";
 
 /**
- * A session's transport over a main-thread socket. Only iperf 2's few handshake bytes (header, ack) pass here; Bun
- * sockets are unbuffered, so a partial write keeps the rest queued until `drain`.
+ * A protocol session's transport over a main-thread control socket (iperf 2 headers, netperf messages, ntttcp sync
+ * bytes). Bun sockets are unbuffered, so a partial write keeps the rest queued until `drain`.
  */
 export interface Queued {
   queue: Uint8Array[];
@@ -15,7 +14,7 @@ export function newQueued(): Queued {
   return { queue: [], after: "none" };
 }
 
-export class SocketTransport<T extends Queued> implements StreamTransport {
+export class SocketTransport<T extends Queued> {
   constructor(private readonly s: TcpSocket<T>) {}
   write(bytes: Uint8Array): void {
     this.s.data.queue.push(bytes.slice());

@@ -25,7 +25,7 @@ import type { Output } from "./output.ts";
 import type { ClientPlan } from "./plan.ts";
 import { StreamSampler, type LiveStream } from "./sampler.ts";
 import { CpuWindow, IPERF_VERSION_STRING, SideReport, blankStream, modeOf, plainAddress, sendsOn, streamId, systemInfo, testRunPeer } from "./side.ts";
-import { adoptedTcpSpec, clientUdpRecvSpec, clientUdpSendSpec, socketOptions } from "./stream-specs.ts";
+import { adoptedTcpSpec, clientSendBlocks, clientUdpRecvSpec, clientUdpSendSpec, socketOptions } from "./stream-specs.ts";
 import { DONE, connectedLine, connectingLines } from "./text-report.ts";
 import { atTime, everyInterval, type GridTimer } from "./timers.ts";
 
@@ -305,7 +305,7 @@ class Iperf3Client {
     const keep = this.fd.dup(raw);
     let plane: DataPlane;
     try {
-      plane = await DataPlane.open([adoptedTcpSpec(sender ? "send" : "recv", raw, 0, p, i)]);
+      plane = await DataPlane.open([adoptedTcpSpec(sender ? "send" : "recv", raw, 0, p, clientSendBlocks(p, i))]);
     } catch (e) {
       this.fd.close(keep);
       throw e;
@@ -331,7 +331,7 @@ class Iperf3Client {
     if (sender) {
       let plane: DataPlane;
       try {
-        plane = await DataPlane.open([clientUdpSendSpec(this.address, plan.port, bindPort, p, i)]);
+        plane = await DataPlane.open([clientUdpSendSpec(this.address, plan.port, bindPort, p, clientSendBlocks(p, i))]);
       } catch (e) {
         throw new Iperf3ProtocolError((e as Error).message, IErrno.IESTREAMREAD, Errno.ETIMEDOUT);
       }

@@ -22,7 +22,7 @@ import type { Output } from "./output.ts";
 import type { ServerPlan } from "./plan.ts";
 import { StreamSampler, type LiveStream } from "./sampler.ts";
 import { CpuWindow, IPERF_VERSION_STRING, SideReport, blankStream, modeOf, plainAddress, sendsOn, systemInfo, testRunPeer } from "./side.ts";
-import { adoptedTcpSpec, serverUdpRecvSpec, serverUdpSendSpec } from "./stream-specs.ts";
+import { adoptedTcpSpec, serverSendBlocks, serverUdpRecvSpec, serverUdpSendSpec } from "./stream-specs.ts";
 import { UdpAcceptor, type Endpoint, type UdpTurnHolder } from "./udp-acceptor.ts";
 import { acceptedLine, connectedLine, serverListening } from "./text-report.ts";
 import { atTime, everyInterval, type GridTimer } from "./timers.ts";
@@ -360,7 +360,7 @@ class ServerTest {
       return;
     }
     const local = this.server.fd.sockopt.localAddress(fd) ?? { host: acceptor.host, port: acceptor.port };
-    const spec = sender ? serverUdpSendSpec(fd, from, p, n) : serverUdpRecvSpec(fd, from, { host: acceptor.host, port: acceptor.port }, p);
+    const spec = sender ? serverUdpSendSpec(fd, from, p, serverSendBlocks(p, n)) : serverUdpRecvSpec(fd, from, { host: acceptor.host, port: acceptor.port }, p);
     const opened = DataPlane.open([spec]).then(
       (plane) => {
         if (this.closed) return void plane.stop();
@@ -395,7 +395,7 @@ class ServerTest {
     this.side?.start.sockBufs.push({ sockBufsize: p.window, sndbufActual: this.server.fd.sockopt.getInt(fd, 1, 7), rcvbufActual: this.server.fd.sockopt.getInt(fd, 1, 8) });
     const infoFd = sender ? this.server.fd.dup(fd) : undefined;
     this.live.push(undefined);
-    const opened = DataPlane.open([adoptedTcpSpec(sender ? "send" : "recv", fd, pending, p, n)]).then(
+    const opened = DataPlane.open([adoptedTcpSpec(sender ? "send" : "recv", fd, pending, p, serverSendBlocks(p, n))]).then(
       (plane) => {
         if (this.closed) {
           if (infoFd !== undefined) this.server.fd.close(infoFd);
@@ -442,7 +442,7 @@ class ServerTest {
     this.session.begin(now);
     for (const pl of new Set(streams.map((s) => s.plane))) pl.go();
     if (p.omitS === 0) this.testRun?.beginMeasuring();
-    this.armUdpSendEnd(now, streams);
+    this.armSendEnd(now, streams);
     const iv = this.plan.output.intervalS;
     if (iv > 0) {
       this.intervalTimer = everyInterval(iv * 1000, () => {
@@ -468,15 +468,15 @@ class ServerTest {
   }
 
   /**
-   * A timed test's UDP senders stop at its end on our clock, which started a little before the client's: datagrams
-   * sent while the client's TEST_END is on its way are never counted by the client. 3.12's server, one C thread,
-   * notices TEST_END within microseconds; our main thread may take milliseconds, and at tens of Mbit/s in 32 KiB
-   * datagrams that is a datagram or two sent but never received.
+   * A timed test's senders stop at its end on our clock, which started a little before the client's: what we send
+   * while the client's TEST_END is on its way, the client, done counting, never reads. 3.12's server, one C
+   * thread, notices TEST_END within microseconds; our main thread may take milliseconds, and at hundreds of Mbit/s
+   * in 128 KiB blocks (or 32 KiB datagrams) that is several blocks sent but never received.
    */
-  private armUdpSendEnd(now: number, streams: LiveStream[]): void {
+  private armSendEnd(now: number, streams: LiveStream[]): void {
     const p = this.params!;
     const senders = streams.filter((s) => s.report.sender);
-    if (p.protocol !== "udp" || p.timeS <= 0 || p.bytes > 0 || p.blocks > 0 || senders.length === 0) return;
+    if (p.timeS <= 0 || p.bytes > 0 || p.blocks > 0 || senders.length === 0) return;
     this.endTimer = atTime(now + (p.omitS + p.timeS) * 1000, () => {
       for (const s of senders) void s.plane.stop();
     });

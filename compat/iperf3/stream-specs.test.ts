@@ -2,31 +2,33 @@ import { expect, test } from "bun:test";
 import { StreamSpec } from "../../src/stream-spec.ts";
 import { TestParams } from "../../interop/iperf3/params.ts";
 import { UDP_REPLY } from "../../interop/iperf3/udp.ts";
-import { adoptedTcpSpec, sendBlocks, senderIndex, serverUdpRecvSpec, serverUdpSendSpec, timedUdpPackets, udpSendPackets } from "./stream-specs.ts";
+import { adoptedTcpSpec, clientSendBlocks, sendBlocks, senderIndex, serverSendBlocks, serverUdpRecvSpec, serverUdpSendSpec, timedSendBlocks } from "./stream-specs.ts";
 
 const udp = (o: Partial<TestParams>) => TestParams.parse({ protocol: "udp", len: 32768, bandwidth: 100e6, timeS: 4, ...o });
 
-test("a timed UDP sender's datagram budget is ceil(rate x (omit + time) / len), as many as 3.12 sends", () => {
+test("a timed paced sender's budget is ceil(rate x (omit + time) / len) blocks, as many as 3.12 sends", () => {
   // 100 Mbit/s for 4 s in 32 KiB datagrams: 1525.88 -> 1526, the count the stock server sends in that test.
-  expect(timedUdpPackets(udp({}))).toBe(1526);
-  expect(timedUdpPackets(udp({ omitS: 1 }))).toBe(Math.ceil((100e6 * 5) / 8 / 32768));
-  expect(timedUdpPackets(udp({ len: 8192, bandwidth: 25e6 }))).toBe(1526);
+  expect(timedSendBlocks(udp({}))).toBe(1526);
+  expect(timedSendBlocks(udp({ omitS: 1 }))).toBe(Math.ceil((100e6 * 5) / 8 / 32768));
+  expect(timedSendBlocks(udp({ len: 8192, bandwidth: 25e6 }))).toBe(1526);
   // Exact multiples are not rounded up.
-  expect(timedUdpPackets(udp({ len: 1000, bandwidth: 8000, timeS: 10 }))).toBe(10);
+  expect(timedSendBlocks(udp({ len: 1000, bandwidth: 8000, timeS: 10 }))).toBe(10);
 });
 
 test("no budget where the test does not end on time at a known rate", () => {
-  expect(timedUdpPackets(udp({ bandwidth: 0 }))).toBe(0);
-  expect(timedUdpPackets(udp({ timeS: 0, bytes: 1e6 }))).toBe(0);
-  expect(timedUdpPackets(udp({ timeS: 0, blocks: 100 }))).toBe(0);
-  expect(timedUdpPackets(TestParams.parse({ protocol: "tcp", len: 131072, bandwidth: 1e6, timeS: 4 }))).toBe(0);
+  expect(timedSendBlocks(udp({ bandwidth: 0 }))).toBe(0);
+  expect(timedSendBlocks(udp({ timeS: 0, bytes: 1e6 }))).toBe(0);
+  expect(timedSendBlocks(udp({ timeS: 0, blocks: 100 }))).toBe(0);
+  // TCP: 128 KiB writes at 800 Mbit/s for 3 s.
+  expect(timedSendBlocks(TestParams.parse({ protocol: "tcp", len: 131072, bandwidth: 800e6, timeS: 3 }))).toBe(2289);
 });
 
 test("server UDP streams adopt their connected socket and greet the client with the reply", () => {
   const peer = { host: "127.0.0.1", port: 40000 };
   const recv = StreamSpec.parse(serverUdpRecvSpec(7, peer, { host: "::", port: 5201 }, udp({ udpCounters64bit: true })));
   expect(recv).toMatchObject({ kind: "udp-recv", adopt: { fd: 7, peer }, greeting: UDP_REPLY, format: "iperf3-64", listen: { host: "::", port: 5201 } });
-  const send = StreamSpec.parse(serverUdpSendSpec(8, peer, udp({ len: 1400 })));
+  const p = udp({ len: 1400 });
+  const send = StreamSpec.parse(serverUdpSendSpec(8, peer, p, serverSendBlocks(p, 0)));
   expect(send).toMatchObject({ kind: "udp-send", adopt: { fd: 8, peer }, connect: peer, hello: UDP_REPLY, awaitReply: false, datagramSize: 1400, format: "iperf3" });
   expect(send.kind === "udp-send" && send.limitPackets).toBe(Math.ceil((100e6 * 4) / 8 / 1400));
 });
@@ -47,8 +49,12 @@ test("-n / -k: each sending stream stops on its share of the blocks, the shares 
   const bidir = tcp({ blocks: 10, parallel: 2, bidirectional: true });
   expect([0, 1, 2, 3].map((n) => sendBlocks(bidir, senderIndex(bidir, n)))).toEqual([5, 5, 5, 5]);
   // The engine's limit on a TCP sender is whole blocks in bytes; a UDP sender's is datagrams.
-  const spec = StreamSpec.parse(adoptedTcpSpec("send", 9, 0, tcp({ blocks: 801, parallel: 4 }), 1));
-  expect(spec.limitBytes).toBe(200 * 131072);
-  expect(udpSendPackets(udp({ timeS: 0, bytes: 16 * 1024 * 1024, len: 8192 }), 0)).toBe(2048);
-  expect(udpSendPackets(udp({}), 0)).toBe(1526);
+  const k = tcp({ blocks: 801, parallel: 4 });
+  expect(StreamSpec.parse(adoptedTcpSpec("send", 9, 0, k, clientSendBlocks(k, 1))).limitBytes).toBe(200 * 131072);
+  // A server's timed sender stops on its rate budget; a client's ends on its own clock.
+  const timed = tcp({ timeS: 3, bandwidth: 800e6 });
+  expect(StreamSpec.parse(adoptedTcpSpec("send", 9, 0, timed, serverSendBlocks(timed, 0))).limitBytes).toBe(2289 * 131072);
+  expect(clientSendBlocks(timed, 0)).toBe(0);
+  expect(serverSendBlocks(udp({ timeS: 0, bytes: 16 * 1024 * 1024, len: 8192 }), 0)).toBe(2048);
+  expect(serverSendBlocks(udp({}), 0)).toBe(1526);
 });

@@ -55,11 +55,24 @@ export function senderIndex(p: TestParams, n: number): number {
   return p.bidirectional ? n % p.parallel : n;
 }
 
-/** A TCP data connection accepted or connected on the main thread, handed to a Worker; `n` its creation index. */
-export function adoptedTcpSpec(role: "send" | "recv", fd: number, pending: number, p: TestParams, n = 0): StreamSpecInput {
+/**
+ * Blocks the `n`-th stream (creation order) of a server sends in all, 0 = until stopped: its -n / -k share, or for
+ * a timed test what its rate allows (see timedSendBlocks).
+ */
+export function serverSendBlocks(p: TestParams, n: number): number {
+  return sendBlocks(p, senderIndex(p, n)) || timedSendBlocks(p);
+}
+
+/** The client's streams stop on their -n / -k share; timed tests end on the client's own clock. */
+export function clientSendBlocks(p: TestParams, n: number): number {
+  return sendBlocks(p, senderIndex(p, n));
+}
+
+/** A TCP data connection accepted or connected on the main thread, handed to a Worker; a sender stops after `limitBlocks` (0 = never). */
+export function adoptedTcpSpec(role: "send" | "recv", fd: number, pending: number, p: TestParams, limitBlocks = 0): StreamSpecInput {
   const options = socketOptions(p, false);
   if (role === "send") {
-    const limitBytes = sendBlocks(p, senderIndex(p, n)) * p.len;
+    const limitBytes = limitBlocks * p.len;
     return { kind: "tcp-send", id: 0, adopt: { fd, pending: 0 }, writeSize: p.len, payload: payload(p), rate: rate(p), limitBytes, options };
   }
   return { kind: "tcp-recv", id: 0, adopt: { fd, pending }, readSize: Math.max(p.len, MIN_READ), endOnEof: true, options };
@@ -96,20 +109,12 @@ export function udpFormat(p: TestParams): "iperf3" | "iperf3-64" {
   return p.udpCounters64bit ? "iperf3-64" : "iperf3";
 }
 
-/**
- * Datagrams the `n`-th stream (creation order) sends in all, 0 = until stopped: its -n / -k share, or for a timed
- * test what its rate allows.
- */
-export function udpSendPackets(p: TestParams, n: number): number {
-  return sendBlocks(p, senderIndex(p, n)) || timedUdpPackets(p);
-}
-
 /** Client sending UDP: connect to the server port, say hello, wait for the reply, then send paced datagrams. */
-export function clientUdpSendSpec(host: string, port: number, bindPort: number | undefined, p: TestParams, n = 0): StreamSpecInput {
+export function clientUdpSendSpec(host: string, port: number, bindPort: number | undefined, p: TestParams, limitPackets = 0): StreamSpecInput {
   return {
     kind: "udp-send",
     id: 0,
-    limitPackets: sendBlocks(p, senderIndex(p, n)),
+    limitPackets,
     connect: { host, port },
     bind: bindPort ? { host: host.includes(":") ? "::" : "0.0.0.0", port: bindPort } : undefined,
     datagramSize: p.len,
@@ -156,17 +161,18 @@ export function serverUdpRecvSpec(fd: number, peer: { host: string; port: number
 }
 
 /**
- * Datagrams a timed test's UDP sender sends in all (0 = no cap): what its rate allows over omit + time. 3.12 sends
- * whenever its average is below the rate, so it ends on ceil(); a sender of ours told to stop by a busy Worker would
- * otherwise add datagrams the client, already done counting, never sees.
+ * Blocks (TCP writes, UDP datagrams) a timed test's paced sender sends in all, 0 = no cap: what its rate allows
+ * over omit + time. 3.12 sends whenever its average is below the rate, so it ends on ceil(). A server's sender
+ * stops there, and at the end on its own clock (which starts before the client's): what a sender of ours writes
+ * while the client's TEST_END is on its way, the client, done counting, never reads.
  */
-export function timedUdpPackets(p: TestParams): number {
-  if (p.protocol !== "udp" || p.timeS <= 0 || p.bytes > 0 || p.blocks > 0 || p.bandwidth <= 0) return 0;
+export function timedSendBlocks(p: TestParams): number {
+  if (p.timeS <= 0 || p.bytes > 0 || p.blocks > 0 || p.bandwidth <= 0) return 0;
   return Math.ceil((p.bandwidth * (p.timeS + p.omitS)) / 8 / p.len);
 }
 
 /** Server sending UDP (-R, --bidir): the stream's own socket on the server port; the reply goes out first. */
-export function serverUdpSendSpec(fd: number, peer: { host: string; port: number }, p: TestParams, n = 0): StreamSpecInput {
+export function serverUdpSendSpec(fd: number, peer: { host: string; port: number }, p: TestParams, limitPackets = 0): StreamSpecInput {
   return {
     kind: "udp-send",
     id: 0,
@@ -174,7 +180,7 @@ export function serverUdpSendSpec(fd: number, peer: { host: string; port: number
     adopt: { fd, peer },
     hello: UDP_REPLY,
     awaitReply: false,
-    limitPackets: udpSendPackets(p, n),
+    limitPackets,
     datagramSize: p.len,
     format: udpFormat(p),
     rate: rate(p),

@@ -37,7 +37,7 @@ const CASES: Case[] = [
   { name: "UDP -R -P 3 --udp-counters-64bit", args: ["-u", "-R", "-b", "40M", "-l", "8192", "-P", "3", "--udp-counters-64bit", "-t", "4"], udp: true },
   { name: "TCP -n 200M", args: ["-n", "200M", "-b", "1G"], bytes: 200 * 1024 * 1024 },
   { name: "TCP -k 1600", args: ["-k", "1600", "-b", "1G"], bytes: 1600 * 131072 },
-  { name: "TCP -R -n 100M", args: ["-R", "-n", "100M", "-b", "1G"], bytes: 100 * 1024 * 1024 },
+  { name: "TCP -R -n 100M", args: ["-R", "-n", "100M", "-b", "500M"], bytes: 100 * 1024 * 1024 },
   { name: "TCP -k 801 -P 2", args: ["-k", "801", "-P", "2", "-b", "500M"], bytes: 801 * 131072 },
   { name: "UDP -n 16M", args: ["-u", "-n", "16M", "-b", "40M", "-l", "8192"], udp: true, bytes: 16 * 1024 * 1024 },
   { name: "TCP -O 1", args: ["-O", "1", "-t", "3", "-b", "800M"] },

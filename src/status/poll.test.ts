@@ -16,11 +16,13 @@ test("polls at the asked rate and hands over each document", async () => {
   const elapsed: number[] = [];
   const r = await pollStatus(server.url, { hz: 20, durationMs: 500, token: "t", onDocument: (d) => elapsed.push(d.test!.elapsedSeconds) });
   clearInterval(stepper);
-  expect(r.requests).toBe(10);
+  // 20 Hz for 0.5 s is 10 ticks; a loaded machine may lose one or two timer ticks, never add any.
+  expect(r.requests).toBeGreaterThanOrEqual(8);
+  expect(r.requests).toBeLessThanOrEqual(10);
   expect(r.failures).toBe(0);
   expect(r.invalid).toBe(0);
-  expect(r.latenciesMs).toHaveLength(10);
-  expect(elapsed).toHaveLength(10);
+  expect(r.latenciesMs).toHaveLength(r.requests);
+  expect(elapsed).toHaveLength(r.requests);
   expect(elapsed.at(-1)!).toBeGreaterThan(elapsed[0]!);
 });
 

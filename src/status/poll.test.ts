@@ -16,9 +16,9 @@ test("polls at the asked rate and hands over each document", async () => {
   const elapsed: number[] = [];
   const r = await pollStatus(server.url, { hz: 20, durationMs: 500, token: "t", onDocument: (d) => elapsed.push(d.test!.elapsedSeconds) });
   clearInterval(stepper);
-  // 20 Hz for 0.5 s is 10 ticks; a loaded machine may lose one or two timer ticks, never add any.
+  // 20 Hz for 0.5 s: 10 ticks, 11 when the last lands on the deadline; a loaded machine may lose a tick or two.
   expect(r.requests).toBeGreaterThanOrEqual(8);
-  expect(r.requests).toBeLessThanOrEqual(10);
+  expect(r.requests).toBeLessThanOrEqual(11);
   expect(r.failures).toBe(0);
   expect(r.invalid).toBe(0);
   expect(r.latenciesMs).toHaveLength(r.requests);

@@ -440,8 +440,12 @@ class Iperf3Client {
     // Senders that already stopped on their -n / -k share need no settling; with none moving, TEST_END goes out
     // at once, so a stock sender (which stops only on TEST_END) sends as little as possible that we do not count.
     const moving = this.live.filter((s) => s.report.sender && s.plane.ends.some((e) => e === undefined));
-    for (const s of moving) void s.plane.stop();
-    void (moving.length > 0 ? settle(this.sampler, this.params.len) : Promise.resolve()).then(() => {
+    const stopped = Promise.all(moving.map((s) => s.plane.stop()));
+    // A UDP sender has ended once its socket is closed; a TCP sender ends only when the peer closes too (after the
+    // test), so for TCP we wait until the counters stand still instead.
+    const udp = this.params.protocol === "udp";
+    const quiet = moving.length === 0 ? Promise.resolve() : udp ? Promise.race([stopped, sleepMs(250)]) : settle(this.sampler, this.params.len);
+    void quiet.then(() => {
       this.sampler!.finish(now);
       this.flushIntervals();
       this.session?.endTest(performance.now());
@@ -541,6 +545,8 @@ class Iperf3Client {
     this.finished(1);
   }
 }
+
+const sleepMs = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
  * Waits until the senders' counters stood still for 20 ms (their Workers took the stop), at most 250 ms. A paced

@@ -14,7 +14,12 @@ export interface LiveStream {
   plane: DataPlane;
   /** Index of the stream inside its plane. */
   index: number;
-  /** Main-thread duplicate of a TCP sender's socket, for TCP_INFO; closed by release(). */
+  /**
+   * Main-thread duplicate of a TCP sender's socket, for TCP_INFO; closed by release(). Kept rather than the
+   * engine's per-stream TCP counters (Slot.tcpRttUs/tcpCwnd/tcpRetrans): iperf3 reports at its own interval
+   * boundaries (-i 0.1 too) the congestion window in bytes (snd_cwnd x snd_mss), snd_wnd, rttvar and pmtu, and
+   * restarts -O from bytes_acked; the counters carry none of these and are sampled once a second.
+   */
   infoFd?: number;
   /** Bytes the connection carried before the payload (the client's 37-byte cookie), which TCP_INFO counts. */
   preambleBytes?: number;

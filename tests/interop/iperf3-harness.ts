@@ -68,6 +68,11 @@ function listening(port: number): boolean {
   return false;
 }
 
+/** Fails at once when something already listens on `port`: a leftover server would answer instead of ours. */
+export function assertFree(port: number): void {
+  if (listening(port)) throw new Error(`port ${port} is already in use by another process: stop it, or move this test's port`);
+}
+
 /** Waits until something listens on `port` (at most `ms`). */
 export async function waitListening(port: number, ms = 8000): Promise<void> {
   const end = Date.now() + ms;

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { StatusDocument } from "../../src/status/schema.ts";
-import { disagreement, hasStockIperf3, json, oursMain, sleep, stock, waitListening } from "./iperf3-harness.ts";
+import { assertFree, disagreement, hasStockIperf3, json, oursMain, sleep, stock, waitListening } from "./iperf3-harness.ts";
 
 const HAVE = hasStockIperf3();
 
@@ -55,9 +55,11 @@ describe.skipIf(!HAVE)("iperf3 tests on the status endpoint", () => {
   test(
     "anyperf iperf3 -s --http: each stock client's test shows while it runs, then /results has its document",
     async () => {
-      const p = 25150;
-      const h = 25151;
+      const p = 25170;
+      const h = 25171;
       const base = `http://127.0.0.1:${h}`;
+      assertFree(p);
+      assertFree(h);
       const server = oursMain(["-s", "-p", String(p), "--http", `127.0.0.1:${h}`]);
       try {
         await waitListening(p);
@@ -110,9 +112,11 @@ describe.skipIf(!HAVE)("iperf3 tests on the status endpoint", () => {
   test(
     "anyperf iperf3 -c --http: the client's test and its results document",
     async () => {
-      const p = 25152;
-      const h = 25153;
+      const p = 25172;
+      const h = 25173;
       const base = `http://127.0.0.1:${h}`;
+      assertFree(p);
+      assertFree(h);
       const server = stock(["-s", "-1", "-p", String(p)]);
       try {
         await waitListening(p);

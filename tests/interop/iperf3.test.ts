@@ -7,14 +7,19 @@
  */
 import { describe, expect, test } from "bun:test";
 import { connect } from "node:net";
-import { disagreement, hasStockIperf3, json, ours, sleep, stock, waitListening, type Finished } from "./iperf3-harness.ts";
+import { assertFree, disagreement, hasStockIperf3, json, ours, sleep, stock, waitListening, type Finished } from "./iperf3-harness.ts";
 import { encodeCookie, generateCookie } from "../../interop/iperf3/cookie.ts";
 import { encodeFrame } from "../../interop/iperf3/framing.ts";
 
 const HAVE = hasStockIperf3();
 const T = 40_000;
 let nextPort = 25200;
-const port = () => nextPort++;
+/** The next test port; one another process holds fails the test at once instead of testing that process. */
+const port = () => {
+  const p = nextPort++;
+  assertFree(p);
+  return p;
+};
 
 interface Case {
   name: string;
@@ -30,8 +35,9 @@ const CASES: Case[] = [
   { name: "TCP --bidir", args: ["--bidir", "-t", "3", "-b", "600M"], bidir: true },
   { name: "TCP -P 4", args: ["-P", "4", "-t", "3", "-b", "200M"] },
   { name: "UDP -b 100M", args: ["-u", "-b", "100M", "-t", "4"], udp: true },
-  { name: "UDP -R -b 100M", args: ["-u", "-R", "-b", "100M", "-t", "4"], udp: true },
-  // 8 KiB datagrams: one datagram still in flight at TEST_END stays under 0.1 % of a stream's total.
+  // 8 KiB datagrams: what is still in flight at TEST_END stays under 0.1 % of a stream's total (a reader in a
+  // Worker may be a few milliseconds behind at the end; two default 32 KiB datagrams would be 0.13 % at 100M/4 s).
+  { name: "UDP -R -b 100M", args: ["-u", "-R", "-b", "100M", "-l", "8192", "-t", "4"], udp: true },
   { name: "UDP -P 4", args: ["-u", "-b", "40M", "-l", "8192", "-P", "4", "-t", "4"], udp: true },
   { name: "UDP --bidir", args: ["-u", "-b", "50M", "-l", "8192", "--bidir", "-t", "4"], udp: true, bidir: true },
   { name: "UDP -R -P 3 --udp-counters-64bit", args: ["-u", "-R", "-b", "40M", "-l", "8192", "-P", "3", "--udp-counters-64bit", "-t", "4"], udp: true },

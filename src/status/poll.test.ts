@@ -30,8 +30,10 @@ test("a wrong token counts as failures, not documents", async () => {
   const { source } = fakeSource({ intervals: 3 });
   server = startStatusServer({ host: "127.0.0.1", port: 0, token: "right" }, source);
   const r = await pollStatus(server.url, { hz: 20, durationMs: 150, token: "wrong" });
-  expect(r.requests).toBe(3);
-  expect(r.failures).toBe(3);
+  // 3 ticks in 150 ms at 20 Hz, give or take one on a loaded machine; every one of them fails.
+  expect(r.requests).toBeGreaterThanOrEqual(2);
+  expect(r.requests).toBeLessThanOrEqual(4);
+  expect(r.failures).toBe(r.requests);
   expect(r.latenciesMs).toEqual([]);
 });
 

@@ -8,7 +8,7 @@
 import { encodeCookie } from "./cookie.ts";
 import { State, stateName } from "./constants.ts";
 import { Errno, IErrno, describeIperfError } from "./error-codes.ts";
-import { Iperf3ProtocolError, ServerStreamDecoder, encodeFrame, encodeState, type ServerMessage } from "./framing.ts";
+import { Iperf3ProtocolError, ServerStreamDecoder, asProtocolError, encodeFrame, encodeState, type ServerMessage } from "./framing.ts";
 import { encodeParams, streamCount, type TestParams } from "./params.ts";
 import { decodeResults, encodeResults, type Results } from "./results.ts";
 import type { ControlTransport, SessionFailure } from "./transport.ts";
@@ -275,9 +275,4 @@ export class ClientSession {
     this.transport.close();
     this.emit(e);
   }
-}
-
-function asProtocolError(e: unknown): Iperf3ProtocolError {
-  if (e instanceof Iperf3ProtocolError) return e;
-  return new Iperf3ProtocolError(`internal error: ${(e as Error)?.message ?? String(e)}`, IErrno.IEMESSAGE, Errno.EPROTO);
 }

@@ -22,6 +22,12 @@ export class Iperf3ProtocolError extends Error {
   }
 }
 
+/** Anything else a session hits is reported to the peer as an internal protocol error, never thrown past it. */
+export function asProtocolError(e: unknown): Iperf3ProtocolError {
+  if (e instanceof Iperf3ProtocolError) return e;
+  return new Iperf3ProtocolError(`internal error: ${(e as Error)?.message ?? String(e)}`, IErrno.IEMESSAGE, Errno.EPROTO);
+}
+
 export function encodeState(state: State): Uint8Array {
   return Uint8Array.of(stateByte(state));
 }

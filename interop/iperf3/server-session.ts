@@ -10,7 +10,7 @@
 import { decodeCookie } from "./cookie.ts";
 import { Defaults, State, stateName } from "./constants.ts";
 import { Errno, IErrno } from "./error-codes.ts";
-import { ClientStreamDecoder, Iperf3ProtocolError, encodeFrame, encodeServerError, encodeState, type ClientMessage } from "./framing.ts";
+import { ClientStreamDecoder, Iperf3ProtocolError, asProtocolError, encodeFrame, encodeServerError, encodeState, type ClientMessage } from "./framing.ts";
 import { decodeParams, streamCount, type TestParams } from "./params.ts";
 import { decodeResults, encodeResults, type Results } from "./results.ts";
 import type { ControlTransport, SessionFailure } from "./transport.ts";
@@ -341,11 +341,6 @@ export class ServerSession {
     this.transport.close();
     this.emit(e);
   }
-}
-
-function asProtocolError(e: unknown): Iperf3ProtocolError {
-  if (e instanceof Iperf3ProtocolError) return e;
-  return new Iperf3ProtocolError(`internal error: ${(e as Error)?.message ?? String(e)}`, IErrno.IEMESSAGE, Errno.EPROTO);
 }
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {

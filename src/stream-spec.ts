@@ -50,6 +50,8 @@ const base = {
   /** Stop after this much idle time with no byte moved, once started (bad peers never wedge us). 0 = none. */
   idleTimeoutMs: z.number().nonnegative().default(0),
   family: z.enum(["any", "ipv4", "ipv6"]).default("any"),
+  /** Run this stream on a Worker pinned to this CPU (ntttcp -m mappings, bench placement); unset = any Worker. */
+  cpu: z.number().int().min(0).max(1023).optional(),
 };
 
 /** Where the socket comes from: we connect, we listen, or the main thread hands us an accepted fd. */

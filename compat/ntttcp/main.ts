@@ -7,6 +7,7 @@ import { linuxBanner, linuxFlagDump, linuxLogLine, linuxRealtimeLine, linuxResul
 import { linuxJson } from "./linux-json.ts";
 import { linuxXml } from "./linux-xml.ts";
 import { parseCommand } from "./parse.ts";
+import { pinMainThread } from "./affinity.ts";
 import { runReceiver, runSender, type LogLevel, type RunIo } from "./run.ts";
 import { NTTTCP_USAGE } from "./usage.ts";
 import { WINDOWS_BANNER, windowsConsole, windowsXml } from "./windows-output.ts";
@@ -25,7 +26,6 @@ export async function main(argv: string[]): Promise<number> {
   const warn = (text: string) => process.stderr.write(`anyperf ntttcp: ${text}\n`);
   for (const n of cmd.notes) warn(n);
   for (const x of plan.ignored) warn(`${x.option} ignored: ${x.reason}`);
-  if (plan.threads.some((t) => t.cpu !== null)) warn("CPU affinity in -m is not applied: the data Workers are not pinned by this dialect");
 
   const linux = cmd.linux;
   const logFile = plan.outputs.log;
@@ -61,6 +61,7 @@ export async function main(argv: string[]): Promise<number> {
         }).join("\n")}\n`,
       );
     }
+    if (linux && linux.cpuAffinity >= 0) await pinMainThread(linux.cpuAffinity, log);
   } else {
     out(`${WINDOWS_BANNER}\n`);
   }

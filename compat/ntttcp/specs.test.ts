@@ -67,3 +67,11 @@ test("host window → ntttcp figures; absent counters stay absent", () => {
     nicTxPackets: undefined, nicRxPackets: undefined, interrupts: undefined,
   });
 });
+
+test("-m CPU: every stream of a mapping runs on that CPU's Worker; '*' leaves streams unpinned", () => {
+  const win = senderSpecs(plan("-s -m 2,1,127.0.0.1 1,*,127.0.0.1 -ns -t 1 -p 28001")).specs;
+  expect(win.map((s) => s.cpu)).toEqual([1, 1, undefined]);
+  const lin = receiverSpecs(plan("-r -m 3,0,127.0.0.1 -P 3 -t 1 -p 28001")).specs;
+  expect(lin.map((s) => s.cpu)).toEqual([0, 0, 0]);
+  expect(senderSpecs(plan("-s -m 4,*,127.0.0.1 -p 28001")).specs.every((s) => s.cpu === undefined)).toBe(true);
+});

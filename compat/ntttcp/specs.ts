@@ -33,14 +33,19 @@ function options(p: NtttcpPlan) {
  */
 export const UDP_RECV_BUFFER = 4 * 1024 * 1024;
 
+/** The mapping's CPU: every stream of that thread runs on a Worker pinned there. */
+function pin(t: NtttcpPlan["threads"][number]): { cpu?: number } {
+  return t.cpu === null ? {} : { cpu: t.cpu };
+}
+
 export function receiverSpecs(p: NtttcpPlan, env: { sockopt: boolean } = { sockopt: false }): StreamLayout {
   const family = p.family;
   const udpOptions = { ...options(p), ...(env.sockopt && !p.recvBuffer ? { recvBuffer: UDP_RECV_BUFFER } : {}) };
   const specs = p.threads.map((t, id): StreamSpecInput =>
     p.protocol === "udp"
-      ? { kind: "udp-recv", id, listen: { host: t.host, port: t.port }, datagramSize: MAX_DATAGRAM, format: "none", options: udpOptions, family }
+      ? { kind: "udp-recv", id, listen: { host: t.host, port: t.port }, datagramSize: MAX_DATAGRAM, format: "none", options: udpOptions, family, ...pin(t) }
       : // connections 1 = Windows: one accept per port; 0 = Linux: any number. The test's clock decides the end, not EOF.
-        { kind: "tcp-recv", id, listen: { host: t.host, port: t.port }, connections: t.connections, readSize: p.readSize, endOnEof: false, options: options(p), family },
+        { kind: "tcp-recv", id, listen: { host: t.host, port: t.port }, connections: t.connections, readSize: p.readSize, endOnEof: false, options: options(p), family, ...pin(t) },
   );
   return { specs, threadOf: p.threads.map((t) => t.index) };
 }
@@ -66,6 +71,7 @@ export function senderSpecs(p: NtttcpPlan, limits: { bytesPerThread?: number } =
           rate,
           limitBytes,
           options: options(p),
+          ...pin(t),
         });
         threadOf.push(t.index);
       }
@@ -87,6 +93,7 @@ export function senderSpecs(p: NtttcpPlan, limits: { bytesPerThread?: number } =
         limitBytes: split > 1 && limitBytes ? Math.ceil(limitBytes / split) : limitBytes,
         end: "close",
         options: options(p),
+        ...pin(t),
       });
       threadOf.push(t.index);
     }

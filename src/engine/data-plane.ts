@@ -42,7 +42,7 @@ export class DataPlane {
     this.localPorts = specs.map(() => undefined);
     this.ends = specs.map(() => undefined);
     this.buffers = allocCounters(specs.length);
-    this.workers = pool.assign(specs.length);
+    this.workers = pool.assign(specs.map((s) => s.cpu));
     this.ended = new Promise((r) => (this.allEnded = r));
     this.unsubscribe.push(pool.subscribe(this.id, (m) => this.onMessage(m)));
     this.unsubscribe.push(

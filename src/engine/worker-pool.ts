@@ -18,30 +18,38 @@ const WORKER_ENTRY = import.meta.url.includes("/$bunfs/")
 export class WorkerPool {
   private readonly workers: Worker[] = [];
   private readonly load: number[] = [];
+  /** The CPU a Worker is pinned to; pinned Workers serve only streams that asked for that CPU. */
+  private readonly cpuOf: (number | undefined)[] = [];
   private readonly listeners = new Map<number, Listener>();
   private readonly crashListeners = new Set<(worker: number, message: string) => void>();
   private static instance: WorkerPool | undefined;
 
-  private constructor(readonly size: number, private readonly pin: boolean) {
-    for (let i = 0; i < size; i++) {
-      this.workers.push(this.spawn(i));
-      this.load.push(0);
-    }
+  private constructor(readonly size: number) {
+    for (let i = 0; i < size; i++) this.add(undefined);
+  }
+
+  private add(cpu: number | undefined): number {
+    const i = this.workers.length;
+    this.cpuOf.push(cpu);
+    this.load.push(0);
+    this.workers.push(this.spawn(i));
+    return i;
   }
 
   private spawn(i: number): Worker {
     const w = new Worker(WORKER_ENTRY, { type: "module" });
     w.onmessage = (ev: MessageEvent<FromWorker>) => this.dispatch(ev.data);
     w.onerror = (ev: ErrorEvent) => this.crashed(i, ev);
-    if (this.pin) w.postMessage({ t: "pin", cpu: i % cores() } satisfies ToWorker);
+    const cpu = this.cpuOf[i];
+    if (cpu !== undefined) w.postMessage({ t: "pin", cpu } satisfies ToWorker);
     // Workers must not keep a finished client alive; servers are kept alive by their listeners.
     (w as unknown as { unref?: () => void }).unref?.();
     return w;
   }
 
-  /** The process-wide pool, created on first use with one Worker per core unless told otherwise. */
-  static shared(opts: { workers?: number; pin?: boolean } = {}): WorkerPool {
-    WorkerPool.instance ??= new WorkerPool(Math.max(1, opts.workers ?? cores()), opts.pin ?? false);
+  /** The process-wide pool, created on first use with one unpinned Worker per core unless told otherwise. */
+  static shared(opts: { workers?: number } = {}): WorkerPool {
+    WorkerPool.instance ??= new WorkerPool(Math.max(1, opts.workers ?? cores()));
     return WorkerPool.instance;
   }
 
@@ -50,17 +58,27 @@ export class WorkerPool {
     WorkerPool.instance = undefined;
   }
 
-  /** Picks the `n` least loaded Workers for a test of `n` streams (fewer Workers than streams share round-robin). */
-  assign(streams: number): number[] {
-    const order = this.load.map((l, i) => [l, i] as const).sort((a, b) => a[0] - b[0]).map(([, i]) => i);
-    const used = order.slice(0, Math.min(streams, this.size));
-    const out: number[] = [];
-    for (let s = 0; s < streams; s++) {
-      const w = used[s % used.length]!;
-      out.push(w);
+  /**
+   * Picks a Worker for each stream of a test: a stream that names a CPU goes to the Worker pinned there (started on
+   * first need, shared by every stream asking for that CPU); the others spread over the least loaded unpinned
+   * Workers, round-robin when there are fewer Workers than streams.
+   */
+  assign(cpus: readonly (number | undefined)[]): number[] {
+    const free = this.cpuOf.flatMap((c, i) => (c === undefined ? [i] : []));
+    const order = free.sort((a, b) => this.load[a]! - this.load[b]!);
+    const unpinned = cpus.filter((c) => c === undefined).length;
+    const used = order.slice(0, Math.min(Math.max(unpinned, 1), order.length));
+    let next = 0;
+    return cpus.map((cpu) => {
+      const w = cpu === undefined ? used[next++ % used.length]! : this.pinnedWorker(cpu);
       this.load[w]!++;
-    }
-    return out;
+      return w;
+    });
+  }
+
+  private pinnedWorker(cpu: number): number {
+    const found = this.cpuOf.indexOf(cpu);
+    return found >= 0 ? found : this.add(cpu);
   }
 
   release(workers: number[]): void {

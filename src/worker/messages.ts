@@ -2,7 +2,7 @@ import type { Endpoint, StreamSpec } from "../stream-spec.ts";
 
 /** Main thread → Worker. Streams are addressed by (plane, stream) so one Worker serves many tests at once. */
 export type ToWorker =
-  | { t: "open"; plane: number; stream: number; spec: StreamSpec; counters: SharedArrayBuffer; histograms: SharedArrayBuffer; pinCpu?: number }
+  | { t: "open"; plane: number; stream: number; spec: StreamSpec; counters: SharedArrayBuffer; histograms: SharedArrayBuffer }
   | { t: "go"; plane: number }
   | { t: "stop"; plane: number; stream?: number }
   | { t: "send"; plane: number; stream: number; bytes: Uint8Array; to?: Endpoint }

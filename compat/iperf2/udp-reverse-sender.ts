@@ -3,6 +3,9 @@ import type { UdpSocket } from "../../src/net/types.ts";
 import type { TestAmount } from "../../interop/iperf2/client-request.ts";
 import { digitsPayload, finSeq, stampIperf2 } from "../../interop/iperf2/datagram.ts";
 
+/** Largest IPv4 UDP payload (65535 - 20 IP - 8 UDP). */
+export const MAX_UDP_PAYLOAD = 65507;
+
 /** Wall clock in seconds with microseconds, the clock iperf 2 datagram stamps use. */
 export const wallSeconds = (): number => (performance.timeOrigin + performance.now()) / 1000;
 
@@ -36,7 +39,9 @@ export class UdpReverseSender {
     rate: { value: number; units: "bps" | "pps" },
     private readonly amount: TestAmount,
   ) {
-    this.buf = digitsPayload(Math.max(16, size));
+    // The size comes from the client's header (up to 2^31-1): a datagram cannot exceed 65507 bytes, and a payload
+    // sized from the header unchecked would be allocated and filled on the main thread.
+    this.buf = digitsPayload(Math.min(MAX_UDP_PAYLOAD, Math.max(16, size)));
     // 20 ms of credit: main-thread timers run late under load and a shallow bucket loses rate, a deep one bursts
     // past what a stock receiver's default 208 KB buffer holds.
     const burstMs = 20;
@@ -45,7 +50,7 @@ export class UdpReverseSender {
         ? {}
         : rate.units === "pps"
           ? { packetsPerSecond: rate.value, burstPackets: Math.max(1, (rate.value * burstMs) / 1000) }
-          : { bitsPerSecond: rate.value, burstBytes: Math.max(size, (rate.value / 8) * (burstMs / 1000)) },
+          : { bitsPerSecond: rate.value, burstBytes: Math.max(this.buf.length, (rate.value / 8) * (burstMs / 1000)) },
     );
   }
 

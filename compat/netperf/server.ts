@@ -13,6 +13,7 @@ import { defaultCongestion, effectiveBuffers, netperfPayload, serverCounters, se
 import { NicRateReporter } from "./nic-rate.ts";
 import type { NetserverPlan } from "./plan.ts";
 import { PhaseRun, peerName } from "./test-runs.ts";
+import { timerDelay } from "../../src/timer-delay.ts";
 
 /**
  * `anyperf netserver`: accepts netperf control connections, runs one NetserverSession per connection and carries
@@ -117,7 +118,7 @@ class ServerTest {
     this.timer = setTimeout(() => {
       this.session.tick(performance.now());
       this.schedule();
-    }, Math.max(0, at - performance.now()));
+    }, timerDelay(at, performance.now()));
   }
 
   private act(a: ServerAction): void {
@@ -251,7 +252,7 @@ class ServerTest {
       this.cpu = new CpuMeter();
       // The client stops at the test length; the server's padded timer may run 4 s longer (TCP_CRR, lost UDP
       // end markers), so the CPU window ends at the length rather than at the padded stop.
-      if (run.testLengthS > 0) this.cpuTimer = setTimeout(() => (this.cpuAtLength = readProcStat()), run.testLengthS * 1000);
+      if (run.testLengthS > 0) this.cpuTimer = setTimeout(() => (this.cpuAtLength = readProcStat()), timerDelay(run.testLengthS * 1000, 0));
     }
     if (setup.protocol === "udp" && setup.serverReceives && !setup.serverSends) {
       this.nic = new NicRateReporter((line) => this.server.io.out(line));

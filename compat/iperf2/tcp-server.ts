@@ -16,6 +16,7 @@ import { connectionNotes, withInterface } from "./connection-notes.ts";
 import { connectMain, handToWorker, initialTcp } from "./tcp-connect.ts";
 import type { TcpInit } from "./tcp-stats.ts";
 import { type Endpoint, clientBanner, connectionLine, serverBanner } from "./text-report.ts";
+import { timerDelay } from "../../src/timer-delay.ts";
 
 /** How long an accepted connection may take to show its header before we drop it. */
 const HEADER_DEADLINE_MS = 10_000;
@@ -254,7 +255,7 @@ export class TcpServer {
         sendStoppedMs = performance.now();
         handed.tcp?.settle();
         plane.stopStream(0);
-      }, send.amount.seconds * 1000);
+      }, timerDelay(send.amount.seconds * 1000, 0));
       void plane.ended.then(() => clearTimeout(timer));
     }
     if (t.connectBack?.when === "now") void this.connectBack(peer.host, t.connectBack, group);
@@ -323,7 +324,7 @@ export class TcpServer {
       const timer = setTimeout(() => {
         handed.tcp?.settle();
         plane.stopStream(0);
-      }, cb.amount.seconds * 1000);
+      }, timerDelay(cb.amount.seconds * 1000, 0));
       void plane.ended.then(() => clearTimeout(timer));
     }
     await plane.ended;

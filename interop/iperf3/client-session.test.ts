@@ -7,6 +7,7 @@ import { decodeCookie } from "./cookie.ts";
 import { decodeParams, TestParams } from "./params.ts";
 import type { Results } from "./results.ts";
 import { CONTROL_CAPTURES, loadControlCapture, splits, type ControlCapture } from "../../tests/fixtures/iperf3/capture.ts";
+import { concatBytes } from "../../src/bytes.ts";
 
 const LOCAL: Results = {
   cpuUtilTotal: 2,
@@ -93,7 +94,7 @@ describe("client session replaying captured servers", () => {
     const h = new Harness(cookie, params, false);
     h.session.receive(c.server, 0);
     h.session.terminate();
-    expect(Array.from(join(h.writes))).toEqual(Array.from(c.client));
+    expect(Array.from(concatBytes(h.writes))).toEqual(Array.from(c.client));
     expect(h.last).toMatchObject({ type: "failed", message: "the client has terminated" });
   });
 
@@ -103,7 +104,7 @@ describe("client session replaying captured servers", () => {
     for (const chunks of splits(c.server)) {
       const h = new Harness(cookie, params, false);
       for (const ch of chunks) h.session.receive(ch, 0);
-      expect(Array.from(join(h.writes))).toEqual(Array.from(c.client));
+      expect(Array.from(concatBytes(h.writes))).toEqual(Array.from(c.client));
       expect(h.last).toMatchObject({ type: "failed", serverTerminated: true, message: "the server has terminated" });
     }
   });
@@ -115,7 +116,7 @@ describe("client session replaying captured servers", () => {
       const h = new Harness(cookie, params, false);
       for (const ch of chunks) h.session.receive(ch, 0);
       expect(h.last).toMatchObject({ type: "failed", message: "unable to start stream listener: Address already in use" });
-      expect(Array.from(join(h.writes))).toEqual(Array.from(c.client));
+      expect(Array.from(concatBytes(h.writes))).toEqual(Array.from(c.client));
     }
   });
 
@@ -198,16 +199,6 @@ describe("client session against a misbehaving server", () => {
     expect(g.last).toMatchObject({ type: "failed", message: "test authorization failed" });
   });
 });
-
-function join(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
 
 test("parameters set after the cookie (UDP block from the MSS) are the ones sent; once sent they are fixed", () => {
   const first = TestParams.parse({ protocol: "udp", len: 1460, bandwidth: 1e6 });

@@ -12,6 +12,7 @@ import {
 import { State, stateByte } from "./constants.ts";
 import { Errno, IErrno, describeIperfError } from "./error-codes.ts";
 import { CONTROL_CAPTURES, loadControlCapture, splits } from "../../tests/fixtures/iperf3/capture.ts";
+import { concatBytes } from "../../src/bytes.ts";
 
 function reencode(m: ClientMessage | ServerMessage): Uint8Array {
   switch (m.kind) {
@@ -32,16 +33,6 @@ function reencode(m: ClientMessage | ServerMessage): Uint8Array {
   }
 }
 
-function join(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
-
 function feed<M>(d: { push(c: Uint8Array): M[] }, chunks: Uint8Array[]): M[] {
   return chunks.flatMap((c) => d.push(c));
 }
@@ -50,7 +41,7 @@ describe("client -> server stream", () => {
   test.each(CONTROL_CAPTURES)("%s: every split gives the same messages, which re-encode to the capture", (name) => {
     const c = loadControlCapture(name);
     const bySegment = feed(new ClientStreamDecoder(), c.segments.filter((s) => s.from === "client").map((s) => s.bytes));
-    expect(join(bySegment.map(reencode))).toEqual(c.client);
+    expect(concatBytes(bySegment.map(reencode))).toEqual(c.client);
     expect(bySegment[0]!.kind).toBe("cookie");
     for (const chunks of splits(c.client)) expect(feed(new ClientStreamDecoder(), chunks)).toEqual(bySegment);
     // One byte at a time too.
@@ -106,7 +97,7 @@ describe("server -> client stream", () => {
   test.each(CONTROL_CAPTURES)("%s: every split gives the same messages, which re-encode to the capture", (name) => {
     const c = loadControlCapture(name);
     const bySegment = feed(new ServerStreamDecoder(), c.segments.filter((s) => s.from === "server").map((s) => s.bytes));
-    expect(join(bySegment.map(reencode))).toEqual(c.server);
+    expect(concatBytes(bySegment.map(reencode))).toEqual(c.server);
     for (const chunks of splits(c.server)) expect(feed(new ServerStreamDecoder(), chunks)).toEqual(bySegment);
   });
 

@@ -6,6 +6,7 @@ import { Errno, IErrno, describeIperfError } from "./error-codes.ts";
 import { encodeCookie, generateCookie } from "./cookie.ts";
 import type { Results } from "./results.ts";
 import { CONTROL_CAPTURES, loadControlCapture, splits, type ControlCapture } from "../../tests/fixtures/iperf3/capture.ts";
+import { concatBytes } from "../../src/bytes.ts";
 
 /** A stand-in for the glue: answers the session at once, the way a fast data plane would. */
 class Harness {
@@ -52,7 +53,7 @@ class Harness {
   }
 
   get out(): Uint8Array {
-    return join(this.writes);
+    return concatBytes(this.writes);
   }
 
   get last(): ServerEvent | undefined {
@@ -68,16 +69,6 @@ function localResults(s: ServerSession): Results {
     senderHasRetransmits: s.streams.some((x) => x.role === "send") ? 0 : -1,
     streams: s.streams.map((x) => ({ id: x.id, bytes: 1000, retransmits: -1, jitterS: 0, errors: 0, packets: 0, startTimeS: 0, endTimeS: 2 })),
   };
-}
-
-function join(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
 }
 
 /** Server bytes with the results frame cut out (its figures differ run to run), plus the decoded results frame. */
@@ -144,7 +135,7 @@ describe("server session replaying captured clients", () => {
     const c = loadControlCapture("iperf3-server-terminate-control.txt");
     const h = new Harness();
     const seg = c.segments.filter((s) => s.from === "client");
-    h.feed(join(seg.slice(0, 3).map((s) => s.bytes))); // cookie, length, params
+    h.feed(concatBytes(seg.slice(0, 3).map((s) => s.bytes))); // cookie, length, params
     h.session.terminate();
     expect(Array.from(h.out)).toEqual(Array.from(c.server));
     expect(h.closed).toBe(true);
@@ -349,7 +340,7 @@ describe("bad or idle clients end their own test with a clear error", () => {
   test("TEST_END that overtakes the data streams waits for them", () => {
     const h = new Harness({}, "ok", false);
     h.session.receive(cookie(), 0);
-    h.session.receive(join([encodeFrame('{"tcp":true}'), encodeState(State.TEST_END)]), 0);
+    h.session.receive(concatBytes([encodeFrame('{"tcp":true}'), encodeState(State.TEST_END)]), 0);
     h.session.listenerReady(0);
     expect(h.session.phase).toBe("creating-streams");
     h.session.acceptStream(0);

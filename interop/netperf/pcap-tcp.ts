@@ -3,6 +3,7 @@
  * can replay the stock tools' control connections byte for byte. Segments are placed by sequence number, so
  * retransmissions and duplicates do not corrupt the streams.
  */
+import { concatBytes } from "../../src/bytes.ts";
 
 export interface TcpSegment {
   fromClient: boolean;
@@ -162,16 +163,6 @@ function groupConversations(packets: Packet[]): TcpConversation[] {
   }
   return order.map((k) => {
     const e = byKey.get(k)!;
-    return { ...e.conv, toServer: concat(e.up), toClient: concat(e.down) };
+    return { ...e.conv, toServer: concatBytes(e.up), toClient: concatBytes(e.down) };
   });
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }

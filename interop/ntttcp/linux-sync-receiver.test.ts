@@ -1,18 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { clientsOf, ntttcpCommands, optionValue, parseCapture, readFixture, type Capture } from "../../tests/fixtures/ntttcp/capture.ts";
+import { clientsOf, ntttcpCommands, optionValue, parseCapture, readFixture, streamOf, type Capture } from "../../tests/fixtures/ntttcp/capture.ts";
 import { encodeSyncInt, SyncCommand, SyncFramer, TestState } from "./linux-sync-codec.ts";
 import { LinuxSyncReceiver, type LinuxSyncReceiverConnection, type LinuxSyncReceiverEvent } from "./linux-sync-receiver.ts";
 import { RecordingTransport } from "./transport.ts";
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
+import { concatBytes } from "../../src/bytes.ts";
 
 /**
  * Replays the senders' side of a capture into our receiver, in capture time order, and returns what we answered on
@@ -59,8 +50,8 @@ describe("receiver answers the real sender exactly as ntttcp-for-linux did", () 
       test(`${name}, segments cut at ${cut}`, () => {
         const { conns } = replay(cap, cut);
         for (const client of clientsOf(cap)) {
-          const expected = concat(cap.events.filter((e) => e.client === client && e.from === "server" && e.kind === "data").map((e) => e.payload));
-          const got = concat(conns.get(client)!.t.writes);
+          const expected = streamOf(cap, client, "server");
+          const got = concatBytes(conns.get(client)!.t.writes);
           expect(new SyncFramer().push(got)).toEqual(new SyncFramer().push(expected));
         }
       });
@@ -101,7 +92,7 @@ describe("hand-made probes against the real receiver", () => {
     for (const { sent, got } of pairs) {
       const before = t.writes.length;
       c.onData(encodeSyncInt(sent));
-      expect(new SyncFramer().push(concat(t.writes.slice(before)))).toEqual([got]);
+      expect(new SyncFramer().push(concatBytes(t.writes.slice(before)))).toEqual([got]);
     }
     expect(logs).toContain("INFO: Test cycle time negotiated is: 5 seconds");
     expect(logs).toContain("INFO: test is negotiated to run with continuous mode");
@@ -115,7 +106,7 @@ describe("hand-made probes against the real receiver", () => {
     const t = new RecordingTransport();
     const c = rx.attach(t);
     for (const { sent } of pairs) c.onData(encodeSyncInt(sent));
-    expect(new SyncFramer().push(concat(t.writes))).toEqual(pairs.map((p) => p.got));
+    expect(new SyncFramer().push(concatBytes(t.writes))).toEqual(pairs.map((p) => p.got));
     expect(events).toContain("start");
   });
 
@@ -129,8 +120,8 @@ describe("hand-made probes against the real receiver", () => {
     ca.onData(encodeSyncInt(SyncCommand.run));
     cb.onData(encodeSyncInt(SyncCommand.query));
     cb.onData(encodeSyncInt(SyncCommand.exit));
-    expect(new SyncFramer().push(concat(a.writes))).toEqual([11, 0x52]);
-    expect(new SyncFramer().push(concat(b.writes))).toEqual([12, 13]);
+    expect(new SyncFramer().push(concatBytes(a.writes))).toEqual([11, 0x52]);
+    expect(new SyncFramer().push(concatBytes(b.writes))).toEqual([12, 13]);
     expect(rx.state).toBe(TestState.finished);
   });
 
@@ -140,7 +131,7 @@ describe("hand-made probes against the real receiver", () => {
     for (let i = 0; i < 8; i++) {
       const t = new RecordingTransport();
       rx.attach(t).onData(encodeSyncInt(SyncCommand.run));
-      replies.push(...new SyncFramer().push(concat(t.writes)));
+      replies.push(...new SyncFramer().push(concatBytes(t.writes)));
     }
     expect(replies).toEqual([...Array(7).fill(SyncCommand.wait), SyncCommand.exit]);
   });
@@ -154,7 +145,7 @@ describe("hand-made probes against the real receiver", () => {
     const runOnce = () => {
       const t = new RecordingTransport();
       rx.attach(t).onData(encodeSyncInt(SyncCommand.run));
-      return new SyncFramer().push(concat(t.writes));
+      return new SyncFramer().push(concatBytes(t.writes));
     };
     // Seven seats: the repeater's one plus six others; the next is turned away.
     for (let i = 0; i < 6; i++) expect(runOnce()).toEqual([SyncCommand.wait]);
@@ -164,8 +155,8 @@ describe("hand-made probes against the real receiver", () => {
     const last = new RecordingTransport();
     // RecordingTransport throws on a write after close: the repeater must be skipped.
     rx.attach(last).onData(encodeSyncInt(SyncCommand.last));
-    expect(new SyncFramer().push(concat(repeater.writes))).toEqual([SyncCommand.wait, SyncCommand.wait]);
-    expect(new SyncFramer().push(concat(last.writes))).toEqual([SyncCommand.run, SyncCommand.run]);
+    expect(new SyncFramer().push(concatBytes(repeater.writes))).toEqual([SyncCommand.wait, SyncCommand.wait]);
+    expect(new SyncFramer().push(concatBytes(last.writes))).toEqual([SyncCommand.run, SyncCommand.run]);
   });
 
   test("a sender that leaves while waiting is not released later", () => {
@@ -179,8 +170,8 @@ describe("hand-made probes against the real receiver", () => {
     const last = new RecordingTransport();
     rx.attach(last).onData(encodeSyncInt(SyncCommand.last));
     // RecordingTransport throws on a write after close, so reaching here means the closed one was skipped.
-    expect(new SyncFramer().push(concat(gone.writes))).toEqual([0x57]);
-    expect(new SyncFramer().push(concat(stays.writes))).toEqual([0x57, 0x52]);
-    expect(new SyncFramer().push(concat(last.writes))).toEqual([0x52, 0x52]);
+    expect(new SyncFramer().push(concatBytes(gone.writes))).toEqual([0x57]);
+    expect(new SyncFramer().push(concatBytes(stays.writes))).toEqual([0x57, 0x52]);
+    expect(new SyncFramer().push(concatBytes(last.writes))).toEqual([0x52, 0x52]);
   });
 });

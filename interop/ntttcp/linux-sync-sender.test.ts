@@ -3,16 +3,7 @@ import { clientsOf, ntttcpCommands, optionValue, parseCapture, streamOf } from "
 import { encodeSyncInt, SyncCommand, SyncFramer, TestState } from "./linux-sync-codec.ts";
 import { LinuxSyncSender, type LinuxSyncSenderEvent } from "./linux-sync-sender.ts";
 import { RecordingTransport } from "./transport.ts";
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
+import { concatBytes } from "../../src/bytes.ts";
 
 function senderFor(argv: string[], t: RecordingTransport, events: LinuxSyncSenderEvent[]) {
   const w = optionValue(argv, "-W", 0);
@@ -58,7 +49,7 @@ describe("sender writes what the real sender wrote, given the real receiver's an
           expect(s.phase).toBe("running");
           s.end(cutShort);
           if (endReply) s.onData(serverBytes.subarray(serverBytes.length - endReply));
-          expect(new SyncFramer().push(concat(t.writes))).toEqual(clientValues);
+          expect(new SyncFramer().push(concatBytes(t.writes))).toEqual(clientValues);
           expect(s.phase).toBe("done");
           expect(t.closed).toBe(true);
           expect(events.filter((e) => e.type === "start")).toHaveLength(1);
@@ -114,7 +105,7 @@ describe("sender failures", () => {
 
   test("'W' then 'R' starts after waiting for the last client", () => {
     const { events, s } = started();
-    s.onData(concat([encodeSyncInt(11), encodeSyncInt(5)]));
+    s.onData(concatBytes([encodeSyncInt(11), encodeSyncInt(5)]));
     s.dataReady();
     s.onData(encodeSyncInt(SyncCommand.wait));
     expect(s.phase).toBe("waiting-last");
@@ -131,7 +122,7 @@ describe("sender failures", () => {
 
   test("no answer to 'E' is harmless", () => {
     const { events, s } = started();
-    s.onData(concat([encodeSyncInt(11), encodeSyncInt(5)]));
+    s.onData(concatBytes([encodeSyncInt(11), encodeSyncInt(5)]));
     s.dataReady();
     s.onData(encodeSyncInt(SyncCommand.run));
     s.end(true);
@@ -145,6 +136,6 @@ describe("sender failures", () => {
     const s = new LinuxSyncSender({ cycle: 82, duration: 80, last: false }, t, () => {});
     s.start();
     s.onData(encodeSyncInt(11));
-    expect(new SyncFramer().push(concat(t.writes))).toEqual([0x58, 83]);
+    expect(new SyncFramer().push(concatBytes(t.writes))).toEqual([0x58, 83]);
   });
 });

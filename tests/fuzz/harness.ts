@@ -9,6 +9,7 @@
  */
 import { memoryUsage } from "bun:jsc";
 import fc from "fast-check";
+import { concatBytes } from "../../src/bytes.ts";
 
 function envNumber(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -161,16 +162,6 @@ export function fail(message: string): never {
 
 export function check(condition: boolean, message: string | (() => string)): asserts condition {
   if (!condition) fail(typeof message === "string" ? message : message());
-}
-
-export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

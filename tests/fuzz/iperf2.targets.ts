@@ -23,7 +23,6 @@ import {
   check,
   chunk,
   classify,
-  concatBytes,
   cutsArb,
   fuzzBytes,
   quiet,
@@ -33,6 +32,7 @@ import {
   type Cuts,
   type FuzzTarget,
 } from "./harness.ts";
+import { concatBytes } from "../../src/bytes.ts";
 
 const messages = allMessages();
 const isHeaderStart = (b: Uint8Array) => b.length >= 4 && (hasFlag(u32(b, 0), HeaderFlag.version1) || hasFlag(u32(b, 0), HeaderFlag.extend));

@@ -18,7 +18,6 @@ import {
   bounded,
   check,
   chunk,
-  concatBytes,
   cutsArb,
   editedJson,
   fixedSize,
@@ -31,6 +30,7 @@ import {
   type Cuts,
   type FuzzTarget,
 } from "./harness.ts";
+import { concatBytes } from "../../src/bytes.ts";
 
 const captures = CONTROL_CAPTURES.map(loadControlCapture);
 const clientStreams = captures.map((c) => c.client).filter((b) => b.length > 0);

@@ -9,7 +9,8 @@ import { LinuxSyncReceiver } from "../../interop/ntttcp/linux-sync-receiver.ts";
 import { LinuxSyncSender, type LinuxSyncSenderEvent } from "../../interop/ntttcp/linux-sync-sender.ts";
 import { WindowsTokenGate } from "../../interop/ntttcp/windows-token.ts";
 import { clientsOf, parseCapture, streamOf } from "../fixtures/ntttcp/capture.ts";
-import { bounded, check, chunk, concatBytes, cutsArb, fuzzBytes, quiet, RUN_LIMIT_MS, syncTarget, typed, type FuzzTarget } from "./harness.ts";
+import { bounded, check, chunk, cutsArb, fuzzBytes, quiet, RUN_LIMIT_MS, syncTarget, typed, type FuzzTarget } from "./harness.ts";
+import { concatBytes } from "../../src/bytes.ts";
 
 const SYNC_CAPTURES = [
   "ntttcp-linux-sync-tcp.txt",

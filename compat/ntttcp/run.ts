@@ -14,6 +14,7 @@ import { hostFigures } from "./host-figures.ts";
 import type { NtttcpPlan } from "./plan.ts";
 import type { NtttcpResults, ThreadResult } from "./results.ts";
 import { receiverSpecs, senderSpecs, type StreamLayout } from "./specs.ts";
+import { SyncSeats } from "./sync-seats.ts";
 
 /**
  * Runs one ntttcp plan: the data plane on the engine, the start protocol the plan names (Linux sync, Windows tokens,
@@ -191,14 +192,15 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
         } else if (e.type === "interrupted") stop.abort("peer");
       });
       syncRx = rx;
-      let open = 0;
+      // Up to 8 senders take part in one test; 16 seats, and idle or half-message holders give theirs up.
+      const seats = new SyncSeats<Transport>(16);
       listeners.push(
         listenControl(io.net, syncHost(p), p.sync.port, (t: Transport) => {
-          // Up to 8 senders take part in one test; a flood of idle sync connections is refused.
-          if (open >= 16) return null;
-          open++;
+          const seat = seats.admit(t);
+          if (seat === null) return null;
+          seat.evict?.close();
           const c = rx.attach(t);
-          return { onData: (b) => c.onData(b), onClose: () => (open--, c.onClose()) };
+          return { onData: (b) => (seats.received(t, b.length), c.onData(b)), onClose: () => (seats.leave(t), c.onClose()) };
         }),
       );
     } else {

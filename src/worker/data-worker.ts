@@ -9,6 +9,7 @@ import { StreamContext, type Runner } from "./context.ts";
 import type { FromWorker, ToWorker } from "./messages.ts";
 import type { StreamSpec } from "../stream-spec.ts";
 import type { WorkerEnv } from "./sockets.ts";
+import { loadBlockingIo } from "../sockopt/blocking-io.ts";
 import { TcpInfoSampler } from "./tcp-info-sampler.ts";
 import { TcpSender } from "./tcp-send.ts";
 import { TcpReceiver } from "./tcp-recv.ts";
@@ -19,7 +20,16 @@ import { RrServer } from "./rr-server.ts";
 
 const scope = globalThis as unknown as { postMessage(m: FromWorker): void; onmessage: ((e: MessageEvent<ToWorker>) => void) | null };
 const post = (m: FromWorker) => scope.postMessage(m);
-const envReady: Promise<WorkerEnv> = Promise.all([loadNet(), loadSockopt()]).then(([net, sockopt]) => ({ net, sockopt }));
+const envReady: Promise<WorkerEnv> = Promise.all([loadNet(), loadSockopt(), loadBlockingIo()]).then(([net, sockopt, io]) => ({
+  net,
+  sockopt,
+  io,
+  streamsHere: () => {
+    let n = 0;
+    for (const streams of planes.values()) n += streams.size;
+    return n;
+  },
+}));
 
 interface Entry {
   runner: Runner;

@@ -4,12 +4,18 @@ import type { RrClientSpec } from "../stream-spec.ts";
 import type { TcpSocket, UdpSocket } from "../net/types.ts";
 import { nowMs, openFds, type Runner, type StreamContext } from "./context.ts";
 import { connectTcp, applyOptions, halfClose, type WorkerEnv } from "./sockets.ts";
+import { BlockingSocket, yieldThen } from "./blocking-socket.ts";
 
 interface Conn {
   got: number; // response bytes received for the oldest transaction in flight
   sentAt: number[]; // send times of transactions in flight, oldest first
   closed: boolean;
+  /** Handed over to a BlockingSocket: the Bun socket's close is not the peer's. */
+  detached?: boolean;
 }
+
+/** What sends requests: a Bun socket, or the same connection in blocking mode. */
+type Wire = Pick<TcpSocket<Conn>, "data" | "write">;
 
 /** A lost UDP request or response would stall the loop forever; after this long the transaction counts as lost. */
 const UDP_LOSS_TIMEOUT_MS = 500;
@@ -28,6 +34,8 @@ export class RrClient implements Runner {
   private crrOpen: TcpSocket<Conn> | undefined;
   private stopped: (() => void) | undefined;
   private udpPending: number[] = [];
+  private blocking: BlockingSocket<Conn> | undefined;
+  private readBuf: Uint8Array | undefined;
 
   constructor(private readonly spec: RrClientSpec, private readonly ctx: StreamContext, private readonly env: WorkerEnv) {
     this.req = new Uint8Array(spec.requestSize).fill(0x6e);
@@ -58,6 +66,7 @@ export class RrClient implements Runner {
   private readonly tcpHandlers = {
     data: (s: TcpSocket<Conn>, d: Uint8Array) => this.tcpResponse(s, d.byteLength),
     close: (s: TcpSocket<Conn>) => {
+      if (s.data.detached) return;
       s.data.closed = true;
       this.ctx.c[this.ctx.o + Slot.closed]!++;
       if (this.spec.perTransactionConnect) return this.crrClosed(s);
@@ -69,6 +78,7 @@ export class RrClient implements Runner {
   };
 
   tcpFds(): number[] {
+    if (this.blocking) return this.blocking.data.closed ? [] : [this.blocking.fd];
     return this.tcp ? openFds([this.tcp]) : [];
   }
 
@@ -78,7 +88,42 @@ export class RrClient implements Runner {
     if (this.spec.transport === "udp") {
       for (let i = 0; i < this.spec.inFlight; i++) this.udpSend();
     } else if (this.spec.perTransactionConnect) void this.crrNext();
-    else for (let i = 0; i < this.spec.inFlight; i++) this.tcpSend(this.tcp!);
+    else {
+      this.blocking = BlockingSocket.take(this.env, this.tcp!, () => (this.tcp!.data = { ...this.tcp!.data, detached: true }));
+      const wire: Wire = this.blocking ?? this.tcp!;
+      for (let i = 0; i < this.spec.inFlight; i++) this.tcpSend(wire);
+      if (this.blocking) this.blockingSlice();
+    }
+  }
+
+  /** Blocking mode: read responses (each sends the next request) for one slice, then let the Worker breathe. */
+  private readonly blockingSlice = (): void => {
+    const b = this.blocking;
+    if (!b || !this.running) return;
+    this.readBuf ??= new Uint8Array(Math.max(this.spec.responseSize, 64 * 1024));
+    const r = b.readSlice(this.readBuf, (n) => this.tcpResponse(b, n), () => this.running);
+    if (r === "eof" || r === "error") return this.blockingEnded(b, r);
+    if (!this.running) return;
+    if (this.env.streamsHere() > 1) return void this.unblock(b);
+    yieldThen(this.blockingSlice);
+  };
+
+  private blockingEnded(b: BlockingSocket<Conn>, r: "eof" | "error"): void {
+    b.data.closed = true;
+    b.close();
+    this.ctx.c[this.ctx.o + Slot.closed]!++;
+    if (this.running) this.ctx.end(r, r === "error" ? new Error("the connection failed in the middle of a transaction") : undefined);
+    this.stopped?.();
+  }
+
+  /** Another stream arrived on this Worker: the connection goes back to the event loop, transactions in flight. */
+  private async unblock(b: BlockingSocket<Conn>): Promise<void> {
+    this.blocking = undefined;
+    try {
+      this.tcp = await b.release(this.env, this.tcpHandlers);
+    } catch (e) {
+      this.ctx.end("error", e);
+    }
   }
 
   private done(startedAt: number): void {
@@ -98,7 +143,7 @@ export class RrClient implements Runner {
     }
   }
 
-  private tcpSend(s: TcpSocket<Conn>): void {
+  private tcpSend(s: Wire): void {
     // The clock starts before the write: on loopback the answer can be ready by the time write() returns.
     s.data.sentAt.push(nowMs());
     // Requests are tiny; a partial write here would mean a full socket buffer with one transaction in flight.
@@ -111,7 +156,7 @@ export class RrClient implements Runner {
     this.ctx.c[this.ctx.o + Slot.bytes]! += this.req.byteLength;
   }
 
-  private tcpResponse(s: TcpSocket<Conn>, n: number): void {
+  private tcpResponse(s: Wire, n: number): void {
     const st = s.data;
     st.got += n;
     this.ctx.c[this.ctx.o + Slot.bytes]! += n;
@@ -200,6 +245,7 @@ export class RrClient implements Runner {
       }
       this.udp.close();
     }
+    if (this.blocking) return this.stopBlocking(this.blocking);
     const s = this.tcp ?? this.crrOpen;
     if (s && !s.data.closed) {
       // As netperf: let the transaction in flight complete, then FIN and read to the server's EOF. Closing with
@@ -220,6 +266,28 @@ export class RrClient implements Runner {
         halfClose(this.env, s);
       });
     }
+    this.ctx.end("stopped");
+  }
+
+  /** As the event-loop path: finish the transactions in flight, FIN, read to the server's EOF — each wait bounded. */
+  private async stopBlocking(b: BlockingSocket<Conn>): Promise<void> {
+    const buf = this.readBuf!;
+    const onData = (n: number) => this.tcpResponse(b, n);
+    const until = async (done: () => boolean, ms: number) => {
+      for (const end = Date.now() + ms; !done() && !b.data.closed && Date.now() < end; await new Promise((r) => setImmediate(r))) {
+        const r = b.readOnce(buf, onData);
+        if (r === "eof" || r === "error") {
+          b.data.closed = true;
+          this.ctx.c[this.ctx.o + Slot.closed]!++;
+        }
+      }
+    };
+    await until(() => b.data.sentAt.length === 0, 1_000);
+    if (!b.data.closed) {
+      b.shutdownWrite();
+      await until(() => false, 2_000);
+    }
+    b.close();
     this.ctx.end("stopped");
   }
 }

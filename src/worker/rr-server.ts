@@ -3,12 +3,18 @@ import type { RrServerSpec } from "../stream-spec.ts";
 import type { TcpListener, TcpSocket, UdpSocket } from "../net/types.ts";
 import { nowMs, openFds, type Runner, type StreamContext } from "./context.ts";
 import { applyOptions, type WorkerEnv } from "./sockets.ts";
+import { BlockingSocket, yieldThen } from "./blocking-socket.ts";
 
 interface Conn {
   got: number; // request bytes received towards the next full request
   owed: number; // response bytes still to write (partial writes wait for drain)
   closed: boolean;
+  /** Handed over to a BlockingSocket: the Bun socket's close is not the peer's. */
+  detached?: boolean;
 }
+
+/** Where responses go: a Bun socket, or the same connection in blocking mode. */
+type Wire = Pick<TcpSocket<Conn>, "data" | "write"> & { end?(): void };
 
 /**
  * Request/response server: for every full request, one response. With `closeAfterResponse` each connection serves
@@ -21,6 +27,9 @@ export class RrServer implements Runner {
   private readonly resp: Uint8Array;
   private accepted = 0;
   private closedCount = 0;
+  private blocking: BlockingSocket<Conn> | undefined;
+  private readBuf: Uint8Array | undefined;
+  private stopping = false;
 
   constructor(private readonly spec: RrServerSpec, private readonly ctx: StreamContext, private readonly env: WorkerEnv) {
     this.resp = new Uint8Array(spec.responseSize).fill(0x6e);
@@ -39,35 +48,82 @@ export class RrServer implements Runner {
           this.ctx.end("error", e);
         }
       }
+      // An adopted connection switches after its pending bytes are answered (open()).
+      if (!this.spec.adopt) this.tryBlocking(s);
     },
-    data: (s: TcpSocket<Conn>, d: Uint8Array) => {
-      const st = s.data;
-      const { c, o } = this.ctx;
-      c[o + Slot.bytes]! += d.byteLength;
-      st.got += d.byteLength;
-      const req = this.spec.requestSize;
-      while (st.got >= req) {
-        st.got -= req;
-        st.owed += this.resp.byteLength;
-        c[o + Slot.transactions]!++;
-      }
-      c[o + Slot.lastActivityMs] = nowMs();
-      this.flush(s);
-    },
+    data: (s: TcpSocket<Conn>, d: Uint8Array) => this.received(s, d.byteLength),
     drain: (s: TcpSocket<Conn>) => this.flush(s),
     close: (s: TcpSocket<Conn>) => {
-      if (!s.data || s.data.closed) return;
-      s.data.closed = true;
+      if (!s.data || s.data.closed || s.data.detached) return;
       this.socks.delete(s);
-      this.closedCount++;
-      this.ctx.c[this.ctx.o + Slot.closed]!++;
-      const expected = this.spec.connections;
-      if (expected > 0 && this.closedCount >= expected && !this.spec.closeAfterResponse) this.ctx.end("eof");
+      this.peerClosed(s.data);
     },
     error: () => {},
   };
 
-  private flush(s: TcpSocket<Conn>): void {
+  private peerClosed(st: Conn): void {
+      st.closed = true;
+      this.closedCount++;
+      this.ctx.c[this.ctx.o + Slot.closed]!++;
+      const expected = this.spec.connections;
+      if (expected > 0 && this.closedCount >= expected && !this.spec.closeAfterResponse) this.ctx.end("eof");
+  }
+
+  private received(s: Wire, n: number): void {
+    const st = s.data;
+    const { c, o } = this.ctx;
+    c[o + Slot.bytes]! += n;
+    st.got += n;
+    const req = this.spec.requestSize;
+    while (st.got >= req) {
+      st.got -= req;
+      st.owed += this.resp.byteLength;
+      c[o + Slot.transactions]!++;
+    }
+    c[o + Slot.lastActivityMs] = nowMs();
+    this.flush(s);
+  }
+
+  /**
+   * One persistent connection alone on this Worker: serve it in blocking mode (see BlockingSocket) until it closes,
+   * the test stops, or another stream or connection needs the Worker.
+   */
+  private tryBlocking(s: TcpSocket<Conn>): void {
+    if (this.spec.closeAfterResponse || this.socks.size !== 1) return;
+    const b = BlockingSocket.take(this.env, s, () => (s.data = { ...s.data, detached: true }));
+    if (!b) return;
+    this.socks.delete(s);
+    this.blocking = b;
+    this.blockingSlice();
+  }
+
+  private readonly blockingSlice = (): void => {
+    const b = this.blocking;
+    if (!b || this.stopping) return;
+    this.readBuf ??= new Uint8Array(Math.max(this.spec.requestSize, 64 * 1024));
+    const r = b.readSlice(this.readBuf, (n) => this.received(b, n), () => !this.stopping);
+    if (r === "eof" || r === "error") {
+      this.blocking = undefined;
+      b.close();
+      return this.peerClosed(b.data);
+    }
+    if (this.stopping) return;
+    if (this.env.streamsHere() > 1 || this.socks.size > 0) return void this.unblock(b);
+    yieldThen(this.blockingSlice);
+  };
+
+  private async unblock(b: BlockingSocket<Conn>): Promise<void> {
+    this.blocking = undefined;
+    try {
+      // Not `open`: this connection was counted and set up when it was accepted.
+      const { open: _counted, ...rest } = this.handlers;
+      this.socks.add(await b.release(this.env, rest));
+    } catch (e) {
+      this.ctx.end("error", e);
+    }
+  }
+
+  private flush(s: Wire): void {
     const st = s.data;
     const size = this.resp.byteLength;
     while (st.owed > 0) {
@@ -77,7 +133,7 @@ export class RrServer implements Runner {
       st.owed -= n;
       this.ctx.c[this.ctx.o + Slot.bytes]! += n;
     }
-    if (this.spec.closeAfterResponse && st.got === 0) s.end();
+    if (this.spec.closeAfterResponse && st.got === 0) s.end?.();
     const limit = this.spec.limitTransactions;
     if (limit > 0 && this.ctx.c[this.ctx.o + Slot.transactions]! >= limit) this.ctx.end("limit");
   }
@@ -108,7 +164,8 @@ export class RrServer implements Runner {
     }
     if (spec.adopt) {
       const s = await this.env.net.connect({ fd: spec.adopt.fd, data: { got: 0, owed: 0, closed: false }, socket: this.handlers });
-      if (spec.adopt.pending > 0) this.handlers.data(s, new Uint8Array(spec.adopt.pending));
+      if (spec.adopt.pending > 0) this.received(s, spec.adopt.pending);
+      this.tryBlocking(s);
       return {};
     }
     if (!spec.listen) throw new Error("rr-server needs listen or adopt");
@@ -119,14 +176,21 @@ export class RrServer implements Runner {
   go(): void {}
 
   tcpFds(): number[] {
-    return openFds(this.socks);
+    return this.blocking ? [this.blocking.fd] : openFds(this.socks);
   }
 
   stop(): Promise<void> {
+    this.stopping = true;
     this.listener?.stop(false);
     this.listener = undefined;
     this.udp?.close();
     for (const s of this.socks) s.end();
+    if (this.blocking) {
+      // Our FIN; the client reads to it and closes, as it would with the event-loop socket's end().
+      this.blocking.shutdownWrite();
+      this.blocking.close();
+      this.blocking = undefined;
+    }
     this.ctx.end("stopped");
     return Promise.resolve();
   }

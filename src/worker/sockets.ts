@@ -1,20 +1,28 @@
 import type { Net, TcpHandlers, TcpSocket } from "../net/types.ts";
 import type { Endpoint, Rate, SocketOptions } from "../stream-spec.ts";
 import { Pacer } from "../pacer.ts";
+import type { BlockingIo } from "../sockopt/blocking-io.ts";
 import type { Sockopt } from "../sockopt/sockopt.ts";
 
 /** Everything a runner needs from its Worker: the socket API and (on Linux/Bun) socket options. */
 export interface WorkerEnv {
   net: Net;
   sockopt: Sockopt | undefined;
+  /** Blocking send/recv for a stream alone on its Worker (Bun on Linux glibc); undefined elsewhere. */
+  io: BlockingIo | undefined;
+  /** Streams this Worker owns right now, of every test. */
+  streamsHere: () => number;
 }
+
+/** The part of WorkerEnv that socket set-up needs, also on the main thread. */
+export type SocketEnv = Pick<WorkerEnv, "net" | "sockopt">;
 
 const hasOptions = (o: SocketOptions) => Object.values(o).some((v) => v !== undefined);
 
 /** Options that only work before connect (MSS, receive buffer for window scaling) or a local bind need a socket made by hand. */
 const needsPreparedSocket = (o: SocketOptions, bind?: Endpoint) => bind !== undefined || o.mss !== undefined || o.recvBuffer !== undefined;
 
-export function applyOptions(env: WorkerEnv, fd: number | undefined, opts: SocketOptions): void {
+export function applyOptions(env: SocketEnv, fd: number | undefined, opts: SocketOptions): void {
   if (!hasOptions(opts)) return;
   if (env.sockopt === undefined || fd === undefined) {
     throw new Error("socket options need Linux and the Bun runtime: drop the socket options or run the compiled binary");
@@ -24,7 +32,7 @@ export function applyOptions(env: WorkerEnv, fd: number | undefined, opts: Socke
 
 /** Connect a TCP socket with the requested options and local bind; the returned socket is ready for data. */
 export async function connectTcp<T>(
-  env: WorkerEnv,
+  env: SocketEnv,
   to: Endpoint,
   bind: Endpoint | undefined,
   opts: SocketOptions,
@@ -63,7 +71,7 @@ export function senderPacer(rate: Rate, unitBytes: number): Pacer | undefined {
 const PACER_BURST_S = 0.1;
 
 /** Our FIN, keeping the read side open where the runtime allows it (else Bun's end(), which closes both ways). */
-export function halfClose(env: WorkerEnv, s: { fd?: number; end(): void }): void {
+export function halfClose(env: SocketEnv, s: { fd?: number; end(): void }): void {
   if (env.sockopt && s.fd !== undefined) {
     try {
       env.sockopt.shutdownWrite(s.fd);

@@ -1,0 +1,74 @@
+import { F_GETFL, F_SETFL, O_NONBLOCK, SOL_SOCKET } from "./constants.ts";
+
+/**
+ * Blocking send/recv on a socket fd we own outright, for request/response streams that have a Worker to
+ * themselves: two system calls per transaction and side, like netperf, instead of an event-loop turn
+ * (epoll_wait + recv + send + a JS callback) per transaction. Every wait is bounded by SO_RCVTIMEO/SO_SNDTIMEO so
+ * a silent peer never holds the Worker longer than one timeout.
+ */
+export interface BlockingIo {
+  /** Bytes sent, or -errno. */
+  send(fd: number, buf: Uint8Array, len: number): number;
+  /** Bytes read, 0 at EOF, or -errno (-EAGAIN when the receive timeout passed with nothing to read). */
+  recv(fd: number, buf: Uint8Array, len: number): number;
+  /** Clears O_NONBLOCK and bounds every blocking call by `timeoutMs`. */
+  makeBlocking(fd: number, timeoutMs: number): void;
+  close(fd: number): void;
+}
+
+export const EAGAIN = 11;
+export const EINTR = 4;
+const SO_RCVTIMEO = 20;
+const SO_SNDTIMEO = 21;
+
+let loaded: Promise<BlockingIo | undefined> | undefined;
+
+/** glibc through bun:ffi, once per thread; undefined where there is none (Deno, musl, other systems). */
+export function loadBlockingIo(): Promise<BlockingIo | undefined> {
+  loaded ??= open();
+  return loaded;
+}
+
+async function open(): Promise<BlockingIo | undefined> {
+  if (typeof Bun === "undefined" || process.platform !== "linux") return undefined;
+  try {
+    const { dlopen, read, FFIType } = await import("bun:ffi");
+    const { symbols: c } = dlopen("libc.so.6", {
+      // i64_fast: a plain number for every ssize_t a socket call returns, no BigInt per call
+      send: { args: ["i32", "ptr", "u64", "i32"], returns: FFIType.i64_fast },
+      recv: { args: ["i32", "ptr", "u64", "i32"], returns: FFIType.i64_fast },
+      fcntl: { args: ["i32", "i32", "i32"], returns: "i32" },
+      setsockopt: { args: ["i32", "i32", "i32", "ptr", "u32"], returns: "i32" },
+      close: { args: ["i32"], returns: "i32" },
+      __errno_location: { args: [], returns: "ptr" },
+    });
+    const errnoAt = c.__errno_location();
+    const errno = () => (errnoAt === null ? 0 : read.i32(errnoAt, 0));
+    const timeval = new BigInt64Array(2);
+    const fail = (what: string) => {
+      throw new Error(`${what} failed (errno ${errno()})`);
+    };
+    return {
+      send(fd, buf, len) {
+        const n = Number(c.send(fd, buf, len, 0));
+        return n >= 0 ? n : -errno();
+      },
+      recv(fd, buf, len) {
+        const n = Number(c.recv(fd, buf, len, 0));
+        return n >= 0 ? n : -errno();
+      },
+      makeBlocking(fd, timeoutMs) {
+        const flags = c.fcntl(fd, F_GETFL, 0);
+        if (flags < 0 || c.fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) fail("fcntl(O_NONBLOCK)");
+        timeval[0] = BigInt(Math.floor(timeoutMs / 1000));
+        timeval[1] = BigInt(Math.round((timeoutMs % 1000) * 1000));
+        for (const opt of [SO_RCVTIMEO, SO_SNDTIMEO]) if (c.setsockopt(fd, SOL_SOCKET, opt, timeval, 16) !== 0) fail("setsockopt(SO_RCVTIMEO)");
+      },
+      close(fd) {
+        c.close(fd);
+      },
+    };
+  } catch {
+    return undefined;
+  }
+}

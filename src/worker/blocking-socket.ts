@@ -1,0 +1,94 @@
+import type { TcpHandlers, TcpSocket } from "../net/types.ts";
+import { EAGAIN, EINTR, type BlockingIo } from "../sockopt/blocking-io.ts";
+import type { Sockopt } from "../sockopt/sockopt.ts";
+import { nowMs } from "./context.ts";
+import type { WorkerEnv } from "./sockets.ts";
+
+/** Longest a blocking read waits before the Worker gets its event loop back (stop, idle checks, other streams). */
+const WAIT_MS = 20;
+/** Longest a run of transactions keeps the event loop away while data keeps coming. */
+const SLICE_MS = 10;
+
+export type ReadResult = "data" | "timeout" | "eof" | "error";
+
+/**
+ * A connected TCP socket taken out of Bun's event loop into blocking mode, for a request/response stream that has
+ * its Worker to itself: each side then costs two system calls per transaction, as netperf's loop does, instead of
+ * an epoll wake-up and a JS callback. It goes back to Bun (`release`) as soon as another stream shares the Worker.
+ */
+export class BlockingSocket<T> {
+  private open = true;
+  private constructor(readonly fd: number, readonly data: T, private readonly io: BlockingIo, private readonly sockopt: Sockopt) {}
+
+  /**
+   * Takes `s` from Bun when this runtime can (Bun on Linux glibc) and the stream is alone on its Worker; otherwise
+   * undefined and `s` is untouched. `detach` is called first so the Bun socket's close callback can tell this
+   * hand-over from a peer's close.
+   */
+  static take<T>(env: WorkerEnv, s: TcpSocket<T>, detach: () => void): BlockingSocket<T> | undefined {
+    const { io, sockopt } = env;
+    if (!io || !sockopt || env.streamsHere() !== 1 || s.fd === undefined || s.fd < 0) return undefined;
+    const data = s.data;
+    detach();
+    const [fd] = sockopt.handOff(s);
+    io.makeBlocking(fd!, WAIT_MS);
+    return new BlockingSocket(fd!, data, io, sockopt);
+  }
+
+  /** Bytes the kernel took (the whole buffer unless the peer stopped reading for WAIT_MS), -1 once broken. */
+  write(buf: Uint8Array, offset = 0, length = buf.byteLength - offset): number {
+    const n = this.io.send(this.fd, offset === 0 && length === buf.byteLength ? buf : buf.subarray(offset, offset + length), length);
+    if (n >= 0) return n;
+    return n === -EAGAIN || n === -EINTR ? 0 : -1;
+  }
+
+  /**
+   * Reads into `buf` and hands each chunk to `onData` until this slice is used up, nothing came for WAIT_MS, the
+   * peer closed, or `more()` says stop. Returns why it stopped.
+   */
+  readSlice(buf: Uint8Array, onData: (n: number) => void, more: () => boolean): ReadResult | "slice" {
+    const end = nowMs() + SLICE_MS;
+    for (let k = 1; more(); k++) {
+      const r = this.readOnce(buf, onData);
+      if (r !== "data") return r;
+      if ((k & 63) === 0 && nowMs() > end) return "slice";
+    }
+    return "slice";
+  }
+
+  readOnce(buf: Uint8Array, onData: (n: number) => void): ReadResult {
+    const n = this.io.recv(this.fd, buf, buf.byteLength);
+    if (n > 0) {
+      onData(n);
+      return "data";
+    }
+    if (n === 0) return "eof";
+    return n === -EAGAIN || n === -EINTR ? "timeout" : "error";
+  }
+
+  shutdownWrite(): void {
+    try {
+      this.sockopt.shutdownWrite(this.fd);
+    } catch {
+      // the peer already closed: nothing left to tell it
+    }
+  }
+
+  close(): void {
+    if (!this.open) return;
+    this.open = false;
+    this.io.close(this.fd);
+  }
+
+  /** Back to Bun's event loop with the same connection state, when another stream needs this Worker. */
+  async release(env: WorkerEnv, handlers: TcpHandlers<T>): Promise<TcpSocket<T>> {
+    this.open = false;
+    this.sockopt.setNonBlocking(this.fd, true);
+    return env.net.connect({ fd: this.fd, data: this.data, socket: handlers });
+  }
+}
+
+/** Runs `step` again after the Worker's pending messages and timers had their turn. */
+export const yieldThen = (step: () => void): void => {
+  setImmediate(step);
+};

@@ -1,0 +1,106 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { DataPlane } from "../../src/engine/data-plane.ts";
+import { WorkerPool } from "../../src/engine/worker-pool.ts";
+import type { StreamSpecInput } from "../../src/stream-spec.ts";
+
+/**
+ * TCP request/response streams alone on their Worker run in blocking mode (src/worker/blocking-socket.ts). These
+ * tests hold that mode to the event-loop path's contract: both ends count the same transactions, limits, stops and
+ * the peer's close end the stream as before, and a stream that gets company on its Worker goes back to the event
+ * loop without losing a transaction.
+ */
+
+afterAll(() => WorkerPool.shutdown());
+WorkerPool.shared({ workers: 2 });
+
+const server = (extra: Partial<Extract<StreamSpecInput, { kind: "rr-server" }>> = {}): StreamSpecInput => ({
+  kind: "rr-server",
+  id: 0,
+  transport: "tcp",
+  listen: { host: "127.0.0.1", port: 0 },
+  requestSize: 1,
+  responseSize: 1,
+  ...extra,
+});
+const client = (port: number, extra: Partial<Extract<StreamSpecInput, { kind: "rr-client" }>> = {}): StreamSpecInput => ({
+  kind: "rr-client",
+  id: 0,
+  transport: "tcp",
+  connect: { host: "127.0.0.1", port },
+  requestSize: 1,
+  responseSize: 1,
+  ...extra,
+});
+
+async function pair(c: Partial<Extract<StreamSpecInput, { kind: "rr-client" }>> = {}, s: Partial<Extract<StreamSpecInput, { kind: "rr-server" }>> = {}) {
+  const srv = await DataPlane.open([server(s)]);
+  const cli = await DataPlane.open([client(srv.localPorts[0]!, c)]);
+  srv.go();
+  cli.go();
+  return { srv, cli };
+}
+
+const tx = (p: DataPlane) => p.snapshot().streams[0]!.transactions;
+
+async function settled(check: () => boolean, ms = 2000): Promise<void> {
+  for (const end = Date.now() + ms; !check() && Date.now() < end; ) await Bun.sleep(10);
+}
+
+describe("request/response in blocking mode", () => {
+  test("stop: both ends count the same transactions, every one timed", async () => {
+    const { srv, cli } = await pair({ requestSize: 100, responseSize: 200, inFlight: 2 }, { requestSize: 100, responseSize: 200 });
+    await Bun.sleep(400);
+    cli.stop();
+    await cli.ended;
+    expect(cli.ends[0]!.reason).toBe("stopped");
+    const n = tx(cli);
+    await settled(() => tx(srv) === n);
+    expect(n).toBeGreaterThan(1000);
+    expect(tx(srv)).toBe(n);
+    const snap = cli.snapshot().streams[0]!;
+    expect(snap.bytes).toBe(n * 300);
+    expect(srv.snapshot().streams[0]!.bytes).toBe(n * 300);
+    srv.stop();
+    await srv.ended;
+  });
+
+  test("a transaction limit ends the client with exactly that many", async () => {
+    const { srv, cli } = await pair({ limitTransactions: 20000 });
+    await cli.ended;
+    expect(cli.ends[0]!.reason).toBe("limit");
+    expect(tx(cli)).toBe(20000);
+    srv.stop();
+    await srv.ended;
+    expect(tx(srv)).toBe(20000);
+  });
+
+  test("the server stopping ends the client with eof, not a hang", async () => {
+    const { srv, cli } = await pair();
+    await Bun.sleep(200);
+    srv.stop();
+    await srv.ended;
+    await Promise.race([cli.ended, Bun.sleep(5000)]);
+    expect(cli.ends[0]?.reason).toBe("eof");
+  });
+
+  test("company on the Worker: the streams go back to the event loop and keep counting", async () => {
+    const { srv, cli } = await pair();
+    await Bun.sleep(150);
+    // Two more streams: whichever Workers they land on, both blocking streams now share theirs.
+    const extra = await DataPlane.open([
+      { kind: "udp-recv", id: 0, listen: { host: "127.0.0.1", port: 0 }, datagramSize: 64, format: "none" },
+      { kind: "udp-recv", id: 1, listen: { host: "127.0.0.1", port: 0 }, datagramSize: 64, format: "none" },
+    ]);
+    await Bun.sleep(100);
+    const before = tx(cli);
+    await Bun.sleep(300);
+    expect(tx(cli)).toBeGreaterThan(before + 500);
+    cli.stop();
+    await cli.ended;
+    await settled(() => tx(srv) === tx(cli));
+    expect(tx(srv)).toBe(tx(cli));
+    extra.stop();
+    srv.stop();
+    await Promise.all([extra.ended, srv.ended]);
+  });
+});

@@ -141,12 +141,16 @@ function results(p: NtttcpPlan, run: TestRun, ios: IoCounts, layout: StreamLayou
     threads: list,
     totalBytes: list.reduce((n, t) => n + t.bytes, 0),
     connections: p.role === "sender" ? snap.streams.reduce((n, s) => n + (p.protocol === "udp" ? 1 : s.connections), 0) : 0,
-    host: hostFigures(doc.cpu.host, {
-      protocol: p.protocol,
-      nic: io.nic,
-      interruptsMatching: io.interruptsMatching,
-      allInterrupts: p.dialect === "windows",
-    }),
+    host: {
+      ...hostFigures(doc.cpu.host, {
+        protocol: p.protocol,
+        nic: io.nic,
+        interruptsMatching: io.interruptsMatching,
+        allInterrupts: p.dialect === "windows",
+      }),
+      // The engine's mean of each sending socket's TCP_INFO rtt (absent where TCP_INFO cannot be read).
+      tcpRttUs: p.role === "sender" ? doc.summary.rtt_us : undefined,
+    },
     computerName: io.computerName,
     os: io.os,
   };

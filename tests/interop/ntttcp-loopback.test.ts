@@ -74,6 +74,10 @@ describe("ntttcp-for-linux dialect, both sides anyperf", () => {
     const leaves = xmlLeaves(readFileSync(join(dir, "s.xml"), "utf8"));
     expect(Math.round(Number(leaves.find((l) => l.path === "ntttcps/total_bytes")!.text) * 1e6)).toBe(sent);
     expect(leaves.find((l) => l.path === "ntttcps/conns_tested")!.text).toBe("1");
+    // The sender's mean tcpi_rtt from TCP_INFO: a real figure on Linux, the same in the console and the XML.
+    const rtt = leaves.find((l) => l.path === "ntttcps/tcp_average_rtt")!.text;
+    expect(Number(rtt)).toBeGreaterThan(0);
+    expect(tx.stdout).toContain(`tcpi rtt\t\t:${rtt} us`);
     const json = JSON.parse(readFileSync(join(dir, "r.json"), "utf8"));
     expect(Math.round(Number(json.ntttcpr.totalBytes.value) * 1e6)).toBe(linuxTotalBytes(rx.stdout));
     expect(json.ntttcpr.threads).toHaveLength(1);

@@ -5,6 +5,7 @@
 import { Entries, printCompact, printFormatted, type CValue } from "../../interop/iperf3/cjson.ts";
 import { lossPercent, throughputBps } from "../../src/formulas.ts";
 import { summaryTimes } from "./summary-times.ts";
+import { intervalSums, summarySums } from "./report-sums.ts";
 import type { ReportStream, ReportTest } from "./report-model.ts";
 
 type Obj = Array<readonly [string, CValue]>;
@@ -98,11 +99,6 @@ export function jsonStart(s: StartInfo): Entries {
   return obj(e);
 }
 
-function passes(t: ReportTest): boolean[] {
-  if (t.mode === "bidir") return t.role === "client" ? [true, false] : [false, true];
-  return [t.mode === "sender"];
-}
-
 /** The names that go with the server-to-client direction of a bidir test. */
 function reverseSuffix(t: ReportTest, mustSend: boolean): string {
   if (t.mode !== "bidir") return "";
@@ -111,29 +107,17 @@ function reverseSuffix(t: ReportTest, mustSend: boolean): string {
 
 /** Interval `k` as an element of "intervals", or undefined when iperf3 would drop it (short, no data). */
 export function jsonInterval(t: ReportTest, k: number): Entries | undefined {
-  const keep = t.streams.some((s) => {
-    const i = s.intervals[k];
-    return i !== undefined && (i.durationS >= t.statsIntervalS * 0.1 || i.bytes > 0);
-  });
-  if (!keep) return undefined;
+  const directions = intervalSums(t, k);
+  if (!directions) return undefined;
   const streams: Entries[] = [];
   const sums: Obj = [];
   const first = t.streams[0]!.intervals[k]!;
-  for (const mustSend of passes(t)) {
-    let bytes = 0;
-    let retrans = 0;
-    let packets = 0;
-    let lost = 0;
-    let jitter = 0;
-    for (const s of t.streams) {
-      if (s.sender !== mustSend) continue;
-      const i = s.intervals[k];
-      if (!i) continue;
+  for (const d of directions) {
+    for (const { stream: s, interval: i } of d.streams) {
       const e: Obj = [["socket", s.socket], ["start", i.startS], ["end", i.endS], ["seconds", i.durationS], ["bytes", i.bytes], ["bits_per_second", throughputBps(i.bytes, i.durationS)]];
       if (t.protocol === "tcp") {
         if (t.senderHasRetransmits === 1 && s.sender) {
           e.push(["retransmits", i.retransmits], ["snd_cwnd", i.sndCwnd], ["snd_wnd", i.sndWnd], ["rtt", i.rttUs], ["rttvar", i.rttvarUs], ["pmtu", i.pmtu]);
-          retrans += i.retransmits;
         }
       } else if (s.sender) {
         e.push(["packets", i.packets]);
@@ -142,21 +126,17 @@ export function jsonInterval(t: ReportTest, k: number): Entries | undefined {
       }
       e.push(["omitted", i.omitted], ["sender", s.sender]);
       streams.push(obj(e));
-      bytes += i.bytes;
-      packets += i.packets;
-      lost += i.lost;
-      jitter += i.jitterS;
     }
-    const e: Obj = [["start", first.startS], ["end", first.endS], ["seconds", first.durationS], ["bytes", bytes], ["bits_per_second", throughputBps(bytes, first.durationS)]];
+    const e: Obj = [["start", first.startS], ["end", first.endS], ["seconds", first.durationS], ["bytes", d.bytes], ["bits_per_second", throughputBps(d.bytes, first.durationS)]];
     if (t.protocol === "tcp") {
-      if (t.senderHasRetransmits === 1 && mustSend) e.push(["retransmits", retrans]);
-    } else if (mustSend) {
-      e.push(["packets", packets]);
+      if (t.senderHasRetransmits === 1 && d.mustSend) e.push(["retransmits", d.retransmits]);
+    } else if (d.mustSend) {
+      e.push(["packets", d.packets]);
     } else {
-      e.push(["jitter_ms", (jitter / t.numStreams) * 1000], ["lost_packets", lost], ["packets", packets], ["lost_percent", lossPercent(lost, packets)]);
+      e.push(["jitter_ms", (d.jitterS / t.numStreams) * 1000], ["lost_packets", d.lost], ["packets", d.packets], ["lost_percent", lossPercent(d.lost, d.packets)]);
     }
-    e.push(["omitted", first.omitted], ["sender", mustSend]);
-    sums.push([`sum${reverseSuffix(t, mustSend)}`, obj(e)]);
+    e.push(["omitted", first.omitted], ["sender", d.mustSend]);
+    sums.push([`sum${reverseSuffix(t, d.mustSend)}`, obj(e)]);
   }
   return obj([["streams", streams], ...sums]);
 }
@@ -165,34 +145,14 @@ export function jsonEnd(t: ReportTest): Entries {
   const { senderTimeS, receiverTimeS, endTimeS } = summaryTimes(t.streams[0]);
   const streams: Entries[] = [];
   const tail: Obj = [];
-  const ps = passes(t);
-  for (const mustSend of ps) {
-    const shr = t.mode === "bidir" ? (mustSend ? t.senderHasRetransmits : t.otherSideHasRetransmits) : t.senderHasRetransmits;
-    let totalSent = 0;
-    let totalReceived = 0;
-    let totalRetrans = 0;
-    let totalPackets = 0;
-    let senderTotal = 0;
-    let receiverTotal = 0;
-    let lostPackets = 0;
-    let jitter = 0;
-    for (const s of t.streams) {
-      if (s.sender !== mustSend) continue;
-      totalSent += s.bytesSent;
-      totalReceived += s.bytesReceived;
-      const senderPackets = s.sender ? s.packetCount : s.peerPacketCount;
-      const receiverPackets = s.sender ? s.peerPacketCount : s.packetCount;
+  const directions = summarySums(t);
+  for (const d of directions) {
+    const { mustSend } = d;
+    const shr = d.hasRetransmits;
+    for (const { stream: s, senderPackets, packets, lost, outOfOrder } of d.streams) {
       if (t.protocol === "tcp") {
-        if (shr) totalRetrans += s.retransmits;
         streams.push(tcpStreamEnd(s, shr !== 0, mustSend, senderTimeS, receiverTimeS, endTimeS));
       } else {
-        const packetCount = senderPackets || receiverPackets;
-        totalPackets += packetCount - s.omittedPacketCount;
-        senderTotal += senderPackets - s.omittedPacketCount;
-        receiverTotal += receiverPackets - s.omittedPacketCount;
-        lostPackets += s.cntError - s.omittedCntError;
-        jitter += s.jitterS;
-        const lost = s.cntError - s.omittedCntError;
         streams.push(
           obj([
             [
@@ -200,8 +160,8 @@ export function jsonEnd(t: ReportTest): Entries {
               obj([
                 ["socket", s.socket], ["start", 0], ["end", senderTimeS], ["seconds", senderTimeS], ["bytes", s.bytesSent],
                 ["bits_per_second", throughputBps(s.bytesSent, senderTimeS)], ["jitter_ms", s.jitterS * 1000], ["lost_packets", lost],
-                ["packets", packetCount - s.omittedPacketCount], ["lost_percent", lossPercent(lost, senderPackets - s.omittedPacketCount)],
-                ["out_of_order", s.outOfOrder - s.omittedOutOfOrder], ["sender", mustSend],
+                ["packets", packets], ["lost_percent", lossPercent(lost, senderPackets)],
+                ["out_of_order", outOfOrder], ["sender", mustSend],
               ]),
             ],
           ]),
@@ -210,37 +170,37 @@ export function jsonEnd(t: ReportTest): Entries {
     }
     const sfx = reverseSuffix(t, mustSend);
     if (t.protocol === "tcp") {
-      const sent: Obj = [["start", 0], ["end", senderTimeS], ["seconds", senderTimeS], ["bytes", totalSent], ["bits_per_second", throughputBps(totalSent, senderTimeS)]];
-      if (shr) sent.push(["retransmits", totalRetrans]);
+      const sent: Obj = [["start", 0], ["end", senderTimeS], ["seconds", senderTimeS], ["bytes", d.sent], ["bits_per_second", throughputBps(d.sent, senderTimeS)]];
+      if (shr) sent.push(["retransmits", d.retransmits]);
       sent.push(["sender", mustSend]);
       tail.push([`sum_sent${sfx}`, obj(sent)]);
-      tail.push([`sum_received${sfx}`, obj([["start", 0], ["end", receiverTimeS], ["seconds", receiverTimeS], ["bytes", totalReceived], ["bits_per_second", throughputBps(totalReceived, receiverTimeS)], ["sender", mustSend]])]);
+      tail.push([`sum_received${sfx}`, obj([["start", 0], ["end", receiverTimeS], ["seconds", receiverTimeS], ["bytes", d.received], ["bits_per_second", throughputBps(d.received, receiverTimeS)], ["sender", mustSend]])]);
     } else {
-      const avgJitterMs = (jitter / t.numStreams) * 1000;
+      const avgJitterMs = (d.jitterS / t.numStreams) * 1000;
       tail.push([
         `sum${sfx}`,
         obj([
-          ["start", 0], ["end", receiverTimeS], ["seconds", receiverTimeS], ["bytes", totalSent], ["bits_per_second", throughputBps(totalSent, senderTimeS)],
-          ["jitter_ms", avgJitterMs], ["lost_packets", lostPackets], ["packets", totalPackets], ["lost_percent", lossPercent(lostPackets, totalPackets)], ["sender", mustSend],
+          ["start", 0], ["end", receiverTimeS], ["seconds", receiverTimeS], ["bytes", d.sent], ["bits_per_second", throughputBps(d.sent, senderTimeS)],
+          ["jitter_ms", avgJitterMs], ["lost_packets", d.lost], ["packets", d.packets], ["lost_percent", lossPercent(d.lost, d.packets)], ["sender", mustSend],
         ]),
       ]);
       tail.push([
         `sum_sent${sfx}`,
         obj([
-          ["start", 0], ["end", senderTimeS], ["seconds", senderTimeS], ["bytes", totalSent], ["bits_per_second", throughputBps(totalSent, senderTimeS)],
-          ["jitter_ms", 0], ["lost_packets", 0], ["packets", senderTotal], ["lost_percent", 0], ["sender", true],
+          ["start", 0], ["end", senderTimeS], ["seconds", senderTimeS], ["bytes", d.sent], ["bits_per_second", throughputBps(d.sent, senderTimeS)],
+          ["jitter_ms", 0], ["lost_packets", 0], ["packets", d.senderPackets], ["lost_percent", 0], ["sender", true],
         ]),
       ]);
       tail.push([
         `sum_received${sfx}`,
         obj([
-          ["start", 0], ["end", receiverTimeS], ["seconds", receiverTimeS], ["bytes", totalReceived], ["bits_per_second", throughputBps(totalReceived, receiverTimeS)],
-          ["jitter_ms", avgJitterMs], ["lost_packets", lostPackets], ["packets", receiverTotal], ["lost_percent", lossPercent(lostPackets, totalPackets)], ["sender", false],
+          ["start", 0], ["end", receiverTimeS], ["seconds", receiverTimeS], ["bytes", d.received], ["bits_per_second", throughputBps(d.received, receiverTimeS)],
+          ["jitter_ms", avgJitterMs], ["lost_packets", d.lost], ["packets", d.receiverPackets], ["lost_percent", lossPercent(d.lost, d.packets)], ["sender", false],
         ]),
       ]);
     }
   }
-  const last = ps[ps.length - 1]!;
+  const last = directions[directions.length - 1]!.mustSend;
   tail.push([
     "cpu_utilization_percent",
     obj([["host_total", t.cpu[0]], ["host_user", t.cpu[1]], ["host_system", t.cpu[2]], ["remote_total", t.remoteCpu[0]], ["remote_user", t.remoteCpu[1]], ["remote_system", t.remoteCpu[2]]]),

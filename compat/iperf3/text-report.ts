@@ -7,6 +7,7 @@ import { formatFixed, formatIperf } from "../../src/units.ts";
 import { formatG, printFormatted, type CValue } from "../../interop/iperf3/cjson.ts";
 import { bytesPerSecond, lossPercent } from "../../src/formulas.ts";
 import { summaryTimes } from "./summary-times.ts";
+import { intervalSums, summarySums } from "./report-sums.ts";
 import type { ReportStream, ReportTest } from "./report-model.ts";
 
 export const SEPARATOR_LINE = "-----------------------------------------------------------\n";
@@ -39,12 +40,6 @@ function roleTag(t: ReportTest, sender: boolean): string {
   return t.mode === "bidir" ? `[${sender ? "TX" : "RX"}-${t.role === "client" ? "C" : "S"}]` : "";
 }
 
-/** The order iperf3 walks the streams: sender streams first on a bidir client, receiver streams first on a server. */
-function passes(t: ReportTest): boolean[] {
-  if (t.mode === "bidir") return t.role === "client" ? [true, false] : [false, true];
-  return [t.mode === "sender"];
-}
-
 export function connectingLines(host: string, port: number, reverse: boolean): string {
   return `Connecting to host ${host}, port ${port}\n${reverse ? `Reverse mode, remote host ${host} is sending\n` : ""}`;
 }
@@ -65,46 +60,24 @@ export const DONE = "\niperf Done.\n";
 
 /** Interval `k` of every stream, or "" for a short trailing interval without data (iperf3 drops those too). */
 export function intervalBlock(t: ReportTest, k: number): string {
-  const keep = t.streams.some((s) => {
-    const i = s.intervals[k];
-    return i !== undefined && (i.durationS >= t.statsIntervalS * 0.1 || i.bytes > 0);
-  });
-  if (!keep) return "";
+  const directions = intervalSums(t, k);
+  if (!directions) return "";
   const first = t.streams[0]!;
   let out = "";
-  for (const mustSend of passes(t)) {
-    const mbuf = roleTag(t, mustSend);
-    let bytes = 0;
-    let retrans = 0;
-    let packets = 0;
-    let lost = 0;
-    let jitter = 0;
-    for (const s of t.streams) {
-      if (s.sender !== mustSend) continue;
-      const i = s.intervals[k];
-      if (!i) continue;
-      out += streamInterval(t, s, k);
-      bytes += i.bytes;
-      if (t.protocol === "tcp") {
-        if (t.senderHasRetransmits === 1) retrans += i.retransmits;
-      } else {
-        packets += i.packets;
-        lost += i.lost;
-        jitter += i.jitterS;
-      }
-    }
+  for (const d of directions) {
+    for (const { stream } of d.streams) out += streamInterval(t, stream, k);
     if (t.numStreams <= 1) continue;
     const fi = first.intervals[k];
     if (!fi) continue;
-    const head = `[SUM]${mbuf} ${f62(fi.startS)}-${fl62(fi.endS)} sec  ${xfer(bytes)}  ${rate(t, bytesPerSecond(bytes, fi.durationS))}`;
+    const head = `[SUM]${roleTag(t, d.mustSend)} ${f62(fi.startS)}-${fl62(fi.endS)} sec  ${xfer(d.bytes)}  ${rate(t, bytesPerSecond(d.bytes, fi.durationS))}`;
     const omitted = fi.omitted ? OMITTED : "";
     if (t.protocol === "tcp") {
-      if (t.senderHasRetransmits === 1 && mustSend) out += `${head}  ${d3(retrans)}             ${omitted}\n`;
+      if (t.senderHasRetransmits === 1 && d.mustSend) out += `${head}  ${d3(d.retransmits)}             ${omitted}\n`;
       else out += `${head}                  ${omitted}\n`;
-    } else if (mustSend) {
-      out += `${head} ${t.mode === "bidir" ? "          " : ""} ${packets}  ${omitted}\n`;
+    } else if (d.mustSend) {
+      out += `${head} ${t.mode === "bidir" ? "          " : ""} ${d.packets}  ${omitted}\n`;
     } else {
-      out += `${head}  ${formatFixed((jitter / t.numStreams) * 1000, 3, 5)} ms  ${lost}/${packets} (${pct(lossPercent(lost, packets))})  ${omitted}\n`;
+      out += `${head}  ${formatFixed((d.jitterS / t.numStreams) * 1000, 3, 5)} ms  ${d.lost}/${d.packets} (${pct(lossPercent(d.lost, d.packets))})  ${omitted}\n`;
     }
   }
   return out;
@@ -151,33 +124,11 @@ export function summaryBlock(t: ReportTest): string {
 
   const { senderTimeS, receiverTimeS, endTimeS } = summaryTimes(t.streams[0]);
   let serverOutputShown = false;
-  for (const mustSend of passes(t)) {
+  for (const d of summarySums(t)) {
+    const { mustSend } = d;
     const mbuf = roleTag(t, mustSend);
-    // In bidir mode each direction is judged by the retransmit ability of the side that sends it.
-    const shr = bidir ? (mustSend ? t.senderHasRetransmits : t.otherSideHasRetransmits) : t.senderHasRetransmits;
-    let totalSent = 0;
-    let totalReceived = 0;
-    let totalRetrans = 0;
-    let totalPackets = 0;
-    let senderTotalPackets = 0;
-    let receiverTotalPackets = 0;
-    let lostPackets = 0;
-    let jitter = 0;
-    for (const s of t.streams) {
-      if (s.sender !== mustSend) continue;
-      totalSent += s.bytesSent;
-      totalReceived += s.bytesReceived;
-      const senderPackets = s.sender ? s.packetCount : s.peerPacketCount;
-      const receiverPackets = s.sender ? s.peerPacketCount : s.packetCount;
-      if (t.protocol === "tcp") {
-        if (shr) totalRetrans += s.retransmits;
-      } else {
-        totalPackets += (senderPackets || receiverPackets) - s.omittedPacketCount;
-        senderTotalPackets += senderPackets - s.omittedPacketCount;
-        receiverTotalPackets += receiverPackets - s.omittedPacketCount;
-        lostPackets += s.cntError - s.omittedCntError;
-        jitter += s.jitterS;
-      }
+    const shr = d.hasRetransmits;
+    for (const { stream: s, senderPackets, receiverPackets, lost, outOfOrder } of d.streams) {
       const sock = `[${d3(s.socket)}]${mbuf}`;
       const sendHead = `${sock} ${f62(0)}-${fl62(senderTimeS)} sec  ${xfer(s.bytesSent)}  ${rate(t, senderTimeS > 0 ? s.bytesSent / senderTimeS : 0)}`;
       const notAvailable = (what: string) => (t.verbose ? `[${d3(s.socket)}] (${what} statistics not available)\n` : "");
@@ -187,36 +138,33 @@ export function summaryBlock(t: ReportTest): string {
         else out += `${sendHead}                  sender\n`;
       } else {
         if (server && !s.sender) out += notAvailable("sender");
-        else out += `${sendHead}  ${formatFixed(0, 3, 5)} ms  0/${senderPackets - s.omittedPacketCount} (${pct(0)})  sender\n`;
-        const ooo = s.outOfOrder - s.omittedOutOfOrder;
-        if (ooo > 0) out += `[SUM]${mbuf} ${formatFixed(0, 1, 4)}-${formatFixed(senderTimeS, 1, 4)} sec  ${ooo} datagrams received out-of-order\n`;
+        else out += `${sendHead}  ${formatFixed(0, 3, 5)} ms  0/${senderPackets} (${pct(0)})  sender\n`;
+        if (outOfOrder > 0) out += `[SUM]${mbuf} ${formatFixed(0, 1, 4)}-${formatFixed(senderTimeS, 1, 4)} sec  ${outOfOrder} datagrams received out-of-order\n`;
       }
       const recvHead = `${sock} ${f62(0)}-${fl62(receiverTimeS)} sec  ${xfer(s.bytesReceived)}  ${rate(t, receiverTimeS > 0 ? s.bytesReceived / receiverTimeS : 0)}`;
       if (server && s.sender) out += notAvailable("receiver");
       else if (t.protocol === "tcp") out += `${recvHead}                  receiver\n`;
       else {
-        const n = receiverPackets - s.omittedPacketCount;
-        const lost = s.cntError - s.omittedCntError;
-        out += `${recvHead}  ${formatFixed(s.jitterS * 1000, 3, 5)} ms  ${lost}/${n} (${pct(lossPercent(lost, n))})  receiver\n`;
+        out += `${recvHead}  ${formatFixed(s.jitterS * 1000, 3, 5)} ms  ${lost}/${receiverPackets} (${pct(lossPercent(lost, receiverPackets))})  receiver\n`;
       }
     }
     if (t.numStreams > 1) {
       const sumNa = (what: string) => (t.verbose ? `[SUM] (${what} statistics not available)\n` : "");
-      const sentRate = rate(t, senderTimeS > 0 ? totalSent / senderTimeS : 0);
-      const sendHead = `[SUM]${mbuf} ${f62(0)}-${fl62(senderTimeS)} sec  ${xfer(totalSent)}  ${sentRate}`;
+      const sentRate = rate(t, senderTimeS > 0 ? d.sent / senderTimeS : 0);
+      const sendHead = `[SUM]${mbuf} ${f62(0)}-${fl62(senderTimeS)} sec  ${xfer(d.sent)}  ${sentRate}`;
       if (t.protocol === "tcp") {
         if (server && !mustSend) out += sumNa("sender");
-        else if (shr) out += `${sendHead}  ${d3(totalRetrans)}             sender\n`;
+        else if (shr) out += `${sendHead}  ${d3(d.retransmits)}             sender\n`;
         else out += `${sendHead}                  sender\n`;
-        const recvHead = `[SUM]${mbuf} ${f62(0)}-${fl62(receiverTimeS)} sec  ${xfer(totalReceived)}  ${rate(t, receiverTimeS > 0 ? totalReceived / receiverTimeS : 0)}`;
+        const recvHead = `[SUM]${mbuf} ${f62(0)}-${fl62(receiverTimeS)} sec  ${xfer(d.received)}  ${rate(t, receiverTimeS > 0 ? d.received / receiverTimeS : 0)}`;
         if (server && mustSend) out += sumNa("receiver");
         else out += `${recvHead}                  receiver\n`;
       } else {
-        const avgJitter = jitter / t.numStreams;
-        if (!(server && !mustSend)) out += `${sendHead}  ${formatFixed(0, 3, 5)} ms  0/${senderTotalPackets} (${pct(0)})  sender\n`;
+        const avgJitter = d.jitterS / t.numStreams;
+        if (!(server && !mustSend)) out += `${sendHead}  ${formatFixed(0, 3, 5)} ms  0/${d.senderPackets} (${pct(0)})  sender\n`;
         if (!(server && mustSend)) {
-          const r = rate(t, endTimeS > 0 ? totalReceived / receiverTimeS : 0);
-          out += `[SUM]${mbuf} ${f62(0)}-${fl62(receiverTimeS)} sec  ${xfer(totalReceived)}  ${r}  ${formatFixed(avgJitter * 1000, 3, 5)} ms  ${lostPackets}/${receiverTotalPackets} (${pct(lossPercent(lostPackets, totalPackets))})  receiver\n`;
+          const r = rate(t, endTimeS > 0 ? d.received / receiverTimeS : 0);
+          out += `[SUM]${mbuf} ${f62(0)}-${fl62(receiverTimeS)} sec  ${xfer(d.received)}  ${r}  ${formatFixed(avgJitter * 1000, 3, 5)} ms  ${d.lost}/${d.receiverPackets} (${pct(lossPercent(d.lost, d.packets))})  receiver\n`;
         }
       }
     }

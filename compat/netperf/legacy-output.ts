@@ -108,269 +108,240 @@ function brandOf(i: LegacyInput): string {
   return i.printHeaders || i.brand === undefined ? "" : i.brand;
 }
 
+/**
+ * One test's pieces of output; netperf picks among them the same way for every migrated test: with CPU figures
+ * or without, terse (-v 0) or titled rows (-v 1 and 2, titles unless -P 0), and a verbose block past -v 1.
+ */
+interface Layout {
+  terse(cpu: boolean): string;
+  titles(cpu: boolean): string;
+  rows(cpu: boolean): string;
+  verbose(): string;
+}
+
+function render(i: LegacyInput, l: Layout): string {
+  const cpu = i.localCpu || i.remoteCpu;
+  let out = "";
+  if (i.verbosity === 0) out += l.terse(cpu);
+  else if (i.verbosity === 1 || i.verbosity === 2) out += (i.printHeaders ? l.titles(cpu) : "") + l.rows(cpu);
+  if (i.verbosity > 1) out += l.verbose();
+  return out;
+}
+
+/** -v 0: the service demand of the side that measured CPU, or the throughput. */
+function terseFigure(i: LegacyInput, cpu: boolean): string {
+  const { f } = i;
+  if (!cpu) return sprintf("%7.2f %s\n", f.thruput, brandOf(i));
+  return i.localCpu ? sprintf("%6.3f %c %s\n", f.localSd, f.localCpuMethod, brandOf(i)) : sprintf("%6.3f %c %s\n", f.remoteSd, f.remoteCpuMethod, brandOf(i));
+}
+
+/** Titles of the request/response tables in transactions (CPU method letters blank where netperf prints none). */
+const transTitles = (cpuMethods: [string, string] | undefined) =>
+  cpuMethods
+    ? "Local /Remote\n" +
+      "Socket Size   Request Resp.  Elapsed Trans.   CPU    CPU    S.dem   S.dem\n" +
+      "Send   Recv   Size    Size   Time    Rate     local  remote local   remote\n" +
+      sprintf("bytes  bytes  bytes   bytes  secs.   per sec  %% %c    %% %c    us/Tr   us/Tr\n\n", cpuMethods[0], cpuMethods[1])
+    : "Local /Remote\n" +
+      "Socket Size   Request  Resp.   Elapsed  Trans.\n" +
+      "Send   Recv   Size     Size    Time     Rate         \n" +
+      "bytes  Bytes  bytes    bytes   secs.    per sec   \n\n";
+
+/** The remote socket sizes: the second row of every request/response table. */
+const remoteSizesRow = (i: LegacyInput) => sprintf("%-6d %-6d\n", i.rss, i.rsr);
+
 function streamBody(i: LegacyInput): string {
   const { f } = i;
   const maerts = i.test === "TCP_MAERTS";
   const dirs = maerts ? ["Recv", "Send", "Recv", "Send"] : ["Send", "Recv", "Send", "Recv"];
-  let out = "";
-  if (i.localCpu || i.remoteCpu) {
-    if (i.verbosity === 0) {
-      out += i.localCpu ? sprintf("%6.3f %c %s\n", f.localSd, f.localCpuMethod, brandOf(i)) : sprintf("%6.3f %c %s\n", f.remoteSd, f.remoteCpuMethod, brandOf(i));
-    } else if (i.verbosity === 1 || i.verbosity === 2) {
-      if (i.printHeaders) {
-        out +=
-          "Recv   Send    Send                          Utilization       Service Demand\n" +
+  return render(i, {
+    terse: (cpu) => terseFigure(i, cpu),
+    titles: (cpu) =>
+      cpu
+        ? "Recv   Send    Send                          Utilization       Service Demand\n" +
           `Socket Socket  Message  Elapsed              ${dirs[0]}     ${dirs[1]}     ${dirs[2]}    ${dirs[3]}\n` +
           "Size   Size    Size     Time     Throughput  local    remote   local   remote\n" +
-          sprintf("bytes  bytes   bytes    secs.    %-8.8s/s  %% %c      %% %c      us/KB   us/KB\n\n", f.unitsText, f.localCpuMethod, f.remoteCpuMethod);
+          sprintf("bytes  bytes   bytes    secs.    %-8.8s/s  %% %c      %% %c      us/KB   us/KB\n\n", f.unitsText, f.localCpuMethod, f.remoteCpuMethod)
+        : "Recv   Send    Send                          \n" +
+          "Socket Socket  Message  Elapsed              \n" +
+          "Size   Size    Size     Time     Throughput  \n" +
+          sprintf("bytes  bytes   bytes    secs.    %s/sec  \n\n", f.unitsText),
+    rows: (cpu) => {
+      if (cpu) {
+        return sprintf(
+          "%6d %6d %6d    %-6.2f     %7.2f   %-6.2f   %-6.2f   %-6.3f  %-6.3f %s\n",
+          i.rsr,
+          i.lss,
+          maerts ? i.remoteSendSize : i.sendSize,
+          f.elapsed,
+          f.thruput,
+          f.localCpuUtil,
+          f.remoteCpuUtil,
+          f.localSd,
+          f.remoteSd,
+          brandOf(i),
+        );
       }
-      out += sprintf(
-        "%6d %6d %6d    %-6.2f     %7.2f   %-6.2f   %-6.2f   %-6.3f  %-6.3f %s\n",
-        i.rsr,
-        i.lss,
-        maerts ? i.remoteSendSize : i.sendSize,
-        f.elapsed,
-        f.thruput,
-        f.localCpuUtil,
-        f.remoteCpuUtil,
-        f.localSd,
-        f.remoteSd,
-        brandOf(i),
-      );
-    }
-  } else if (i.verbosity === 0) {
-    out += sprintf("%7.2f %s\n", f.thruput, brandOf(i));
-  } else if (i.verbosity === 1 || i.verbosity === 2) {
-    if (i.printHeaders) {
-      out +=
-        "Recv   Send    Send                          \n" +
-        "Socket Socket  Message  Elapsed              \n" +
-        "Size   Size    Size     Time     Throughput  \n" +
-        sprintf("bytes  bytes   bytes    secs.    %s/sec  \n\n", f.unitsText);
-    }
-    out += maerts
-      ? sprintf("%6d %6d %6d    %-6.2f   %7.2f   %s\n", i.lsr, i.rss, i.remoteSendSize, f.elapsed, f.thruput, brandOf(i))
-      : sprintf("%6d %6d %6d    %-6.2f   %7.2f   %s\n", i.rsr, i.lss, i.sendSize, f.elapsed, f.thruput, brandOf(i));
-  }
-  if (i.verbosity > 1) {
-    if (maerts) {
-      out += sprintf(
-        "\nAlignment      Offset         %-8.8s %-8.8s    Recvs   %-8.8s Sends\n" +
+      return maerts
+        ? sprintf("%6d %6d %6d    %-6.2f   %7.2f   %s\n", i.lsr, i.rss, i.remoteSendSize, f.elapsed, f.thruput, brandOf(i))
+        : sprintf("%6d %6d %6d    %-6.2f   %7.2f   %s\n", i.rsr, i.lss, i.sendSize, f.elapsed, f.thruput, brandOf(i));
+    },
+    verbose: () => {
+      // The local side's direction first: MAERTS receives, STREAM sends.
+      const [mine, theirs] = dirs;
+      const side = maerts ? "recv" : "send";
+      const [bytes, calls, remoteBytes, remoteCalls] = maerts
+        ? [f.bytesReceived, i.localRecvCalls, f.remoteBytesSent, i.remoteSendCalls]
+        : [f.bytesSent, i.localSendCalls, f.bytesSent, i.remoteRecvCalls];
+      const out = sprintf(
+        `\nAlignment      Offset         %-8.8s %-8.8s    ${mine}s   %-8.8s ${theirs}s\n` +
           "Local  Remote  Local  Remote  Xfered   Per                 Per\n" +
-          "Recv   Send    Recv   Send             Recv (avg)          Send (avg)\n" +
+          `${mine}   ${theirs}    ${mine}   ${theirs}             ${mine} (avg)          ${theirs} (avg)\n` +
           "%5d   %5d  %5d   %5d %6d  %6.2f    %6d   %6.2f %6d\n",
         "Bytes",
         "Bytes",
         "Bytes",
-        i.localAlign.recv,
+        i.localAlign[side],
         i.remoteAlign.recv,
-        i.localOffset.recv,
+        i.localOffset[side],
         i.remoteOffset.recv,
-        f.bytesReceived,
-        f.bytesReceived / i.localRecvCalls,
-        i.localRecvCalls,
-        f.remoteBytesSent / i.remoteSendCalls,
-        i.remoteSendCalls,
+        bytes,
+        bytes / calls,
+        calls,
+        remoteBytes / remoteCalls,
+        remoteCalls,
       );
-    } else {
-      out += sprintf(
-        "\nAlignment      Offset         %-8.8s %-8.8s    Sends   %-8.8s Recvs\n" +
-          "Local  Remote  Local  Remote  Xfered   Per                 Per\n" +
-          "Send   Recv    Send   Recv             Send (avg)          Recv (avg)\n" +
-          "%5d   %5d  %5d   %5d %6d  %6.2f    %6d   %6.2f %6d\n",
-        "Bytes",
-        "Bytes",
-        "Bytes",
-        i.localAlign.send,
-        i.remoteAlign.recv,
-        i.localOffset.send,
-        i.remoteOffset.recv,
-        f.bytesSent,
-        f.bytesSent / i.localSendCalls,
-        i.localSendCalls,
-        f.bytesSent / i.remoteRecvCalls,
-        i.remoteRecvCalls,
-      );
-    }
-    out += sprintf("\nMaximum\nSegment\nSize (bytes)\n%6d\n", i.transportMss);
-  }
-  return out;
+      return out + sprintf("\nMaximum\nSegment\nSize (bytes)\n%6d\n", i.transportMss);
+    },
+  });
 }
 
 function udpStreamBody(i: LegacyInput): string {
   const { f } = i;
-  let out = "";
-  if (i.localCpu || i.remoteCpu) {
-    if (i.verbosity === 0) {
-      // netperf prints the local method letter in both cases.
-      out += sprintf("%6.2f %c\n", i.localCpu ? f.localSd : f.remoteSd, f.localCpuMethod);
-    } else if (i.verbosity === 1 || i.verbosity === 2) {
-      if (i.printHeaders) {
-        out +=
-          "Socket  Message  Elapsed      Messages                   CPU      Service\n" +
+  return render(i, {
+    // netperf prints the local method letter in both cases.
+    terse: (cpu) => (cpu ? sprintf("%6.2f %c\n", i.localCpu ? f.localSd : f.remoteSd, f.localCpuMethod) : sprintf("%7.2f\n", f.localSendThruput)),
+    titles: (cpu) =>
+      cpu
+        ? "Socket  Message  Elapsed      Messages                   CPU      Service\n" +
           "Size    Size     Time         Okay Errors   Throughput   Util     Demand\n" +
-          sprintf("bytes   bytes    secs            #      #   %s/sec %% %c%c     us/KB\n\n", f.unitsText, f.localCpuMethod, f.remoteCpuMethod);
-      }
-      out += sprintf(
-        "%6d  %6d   %-7.2f   %7d %6d    %7.1f     %-6.2f   %-6.3f\n%6d           %-7.2f   %7d           %7.1f     %-6.2f   %-6.3f\n\n",
-        i.lss,
-        i.sendSize,
-        f.elapsed,
-        i.localSendCalls,
-        i.failedSends,
-        f.localSendThruput,
-        f.localCpuUtil,
-        f.localSd,
-        i.rsr,
-        f.elapsed,
-        i.remoteRecvCalls,
-        f.remoteRecvThruput,
-        f.remoteCpuUtil,
-        f.remoteSd,
-      );
-    }
-  } else if (i.verbosity === 0) {
-    out += sprintf("%7.2f\n", f.localSendThruput);
-  } else if (i.verbosity === 1 || i.verbosity === 2) {
-    if (i.printHeaders) {
-      out +=
-        "Socket  Message  Elapsed      Messages                \n" +
-        "Size    Size     Time         Okay Errors   Throughput\n" +
-        sprintf("bytes   bytes    secs            #      #   %s/sec\n\n", f.unitsText);
-    }
-    out += sprintf(
-      "%6d  %6d   %-7.2f   %7d %6d    %7.2f\n%6d           %-7.2f   %7d           %7.2f\n\n",
-      i.lss,
-      i.sendSize,
-      f.elapsed,
-      i.localSendCalls,
-      i.failedSends,
-      f.localSendThruput,
-      i.rsr,
-      f.elapsed,
-      i.remoteRecvCalls,
-      f.remoteRecvThruput,
-    );
-  }
-  return out;
+          sprintf("bytes   bytes    secs            #      #   %s/sec %% %c%c     us/KB\n\n", f.unitsText, f.localCpuMethod, f.remoteCpuMethod)
+        : "Socket  Message  Elapsed      Messages                \n" +
+          "Size    Size     Time         Okay Errors   Throughput\n" +
+          sprintf("bytes   bytes    secs            #      #   %s/sec\n\n", f.unitsText),
+    rows: (cpu) =>
+      cpu
+        ? sprintf(
+            "%6d  %6d   %-7.2f   %7d %6d    %7.1f     %-6.2f   %-6.3f\n%6d           %-7.2f   %7d           %7.1f     %-6.2f   %-6.3f\n\n",
+            i.lss,
+            i.sendSize,
+            f.elapsed,
+            i.localSendCalls,
+            i.failedSends,
+            f.localSendThruput,
+            f.localCpuUtil,
+            f.localSd,
+            i.rsr,
+            f.elapsed,
+            i.remoteRecvCalls,
+            f.remoteRecvThruput,
+            f.remoteCpuUtil,
+            f.remoteSd,
+          )
+        : sprintf(
+            "%6d  %6d   %-7.2f   %7d %6d    %7.2f\n%6d           %-7.2f   %7d           %7.2f\n\n",
+            i.lss,
+            i.sendSize,
+            f.elapsed,
+            i.localSendCalls,
+            i.failedSends,
+            f.localSendThruput,
+            i.rsr,
+            f.elapsed,
+            i.remoteRecvCalls,
+            f.remoteRecvThruput,
+          ),
+    verbose: () => "",
+  });
 }
 
 function rrBody(i: LegacyInput): string {
   const { f } = i;
   const udp = i.test === "UDP_RR";
-  let out = "";
-  if (i.localCpu || i.remoteCpu) {
-    if (i.verbosity === 0) {
-      out += i.localCpu ? sprintf("%6.3f %c %s\n", f.localSd, f.localCpuMethod, brandOf(i)) : sprintf("%6.3f %c %s\n", f.remoteSd, f.remoteCpuMethod, brandOf(i));
-    } else if (i.verbosity === 1 || i.verbosity === 2) {
-      if (i.printHeaders) {
-        out +=
-          f.libfmt === "x"
-            ? "Local /Remote\n" +
-              "Socket Size   Request Resp.  Elapsed Trans.   CPU    CPU    S.dem   S.dem\n" +
-              "Send   Recv   Size    Size   Time    Rate     local  remote local   remote\n" +
-              sprintf("bytes  bytes  bytes   bytes  secs.   per sec  %% %c    %% %c    us/Tr   us/Tr\n\n", f.localCpuMethod, f.remoteCpuMethod)
-            : "Local /Remote\n" +
-              "Socket Size   Request Resp.  Elapsed Tput     CPU    CPU    S.dem   S.dem\n" +
-              sprintf("Send   Recv   Size    Size   Time    %-8.8s local  remote local   remote\n", f.unitsText) +
-              sprintf("bytes  bytes  bytes   bytes  secs.   per sec  %% %c    %% %c    us/KB   us/KB\n\n", f.localCpuMethod, f.remoteCpuMethod);
-      }
-      const line = udp
-        ? "%-6d %-6d %-6d  %-6d %-6.2f  %-6.2f   %-6.2f %-6.2f %-6.3f  %-6.3f %s\n"
-        : "%-6d %-6d %-6d  %-6d %-6.2f  %-6.2f  %-6.2f %-6.2f %-6.3f  %-6.3f %s\n";
-      out += sprintf(line, i.lss, i.lsr, i.requestSize, i.responseSize, f.elapsed, f.thruput, f.localCpuUtil, f.remoteCpuUtil, f.localSd, f.remoteSd, brandOf(i));
-      out += sprintf("%-6d %-6d\n", i.rss, i.rsr);
-    }
-  } else if (i.verbosity === 0) {
-    out += sprintf("%7.2f %s\n", f.thruput, brandOf(i));
-  } else if (i.verbosity === 1 || i.verbosity === 2) {
-    if (i.printHeaders) {
-      out +=
-        f.libfmt === "x"
-          ? "Local /Remote\n" +
-            "Socket Size   Request  Resp.   Elapsed  Trans.\n" +
-            "Send   Recv   Size     Size    Time     Rate         \n" +
-            "bytes  Bytes  bytes    bytes   secs.    per sec   \n\n"
-          : "Local /Remote\n" +
+  const trans = f.libfmt === "x";
+  return render(i, {
+    terse: (cpu) => terseFigure(i, cpu),
+    titles: (cpu) => {
+      if (trans) return transTitles(cpu ? [f.localCpuMethod, f.remoteCpuMethod] : undefined);
+      return cpu
+        ? "Local /Remote\n" +
+            "Socket Size   Request Resp.  Elapsed Tput     CPU    CPU    S.dem   S.dem\n" +
+            sprintf("Send   Recv   Size    Size   Time    %-8.8s local  remote local   remote\n", f.unitsText) +
+            sprintf("bytes  bytes  bytes   bytes  secs.   per sec  %% %c    %% %c    us/KB   us/KB\n\n", f.localCpuMethod, f.remoteCpuMethod)
+        : "Local /Remote\n" +
             "Socket Size   Request  Resp.   Elapsed  \n" +
             "Send   Recv   Size     Size    Time     Throughput \n" +
             sprintf("bytes  Bytes  bytes    bytes   secs.    %s/sec   \n\n", f.unitsText);
-    }
-    out += sprintf("%-6d %-6d %-6d   %-6d  %-6.2f   %7.2f   %s\n", i.lss, i.lsr, i.requestSize, i.responseSize, f.elapsed, f.thruput, brandOf(i));
-    out += sprintf("%-6d %-6d\n", i.rss, i.rsr);
-  }
-  if (i.verbosity > 1 && !udp) {
-    const fmt = f.libfmt === "x" ? "m" : f.libfmt;
-    const burst = Math.max(0, i.firstBurst);
-    out += sprintf(
-      "Alignment      Offset         RoundTrip  Trans    Throughput\n" +
-        "Local  Remote  Local  Remote  Latency    Rate     %-8.8s/s\n" +
-        "Send   Recv    Send   Recv    usec/Tran  per sec  Outbound   Inbound\n" +
-        "%5d  %5d   %5d  %5d   %-6.3f   %-6.3f %-6.3f    %-6.3f\n",
-      formatUnits(fmt),
-      i.localAlign.send,
-      i.remoteOffset.recv,
-      i.localOffset.send,
-      i.remoteOffset.recv,
-      (1 / f.transactionRate) * 1e6 * (1 + burst),
-      f.transactionRate,
-      calcThruput(f.transactionRate * i.requestSize, 1, fmt),
-      calcThruput(f.transactionRate * i.responseSize, 1, fmt),
-    );
-  }
-  return out;
+    },
+    rows: (cpu) => {
+      if (!cpu) return sprintf("%-6d %-6d %-6d   %-6d  %-6.2f   %7.2f   %s\n", i.lss, i.lsr, i.requestSize, i.responseSize, f.elapsed, f.thruput, brandOf(i)) + remoteSizesRow(i);
+      const line = udp
+        ? "%-6d %-6d %-6d  %-6d %-6.2f  %-6.2f   %-6.2f %-6.2f %-6.3f  %-6.3f %s\n"
+        : "%-6d %-6d %-6d  %-6d %-6.2f  %-6.2f  %-6.2f %-6.2f %-6.3f  %-6.3f %s\n";
+      return sprintf(line, i.lss, i.lsr, i.requestSize, i.responseSize, f.elapsed, f.thruput, f.localCpuUtil, f.remoteCpuUtil, f.localSd, f.remoteSd, brandOf(i)) + remoteSizesRow(i);
+    },
+    verbose: () => {
+      if (udp) return "";
+      const fmt = trans ? "m" : f.libfmt;
+      const burst = Math.max(0, i.firstBurst);
+      return sprintf(
+        "Alignment      Offset         RoundTrip  Trans    Throughput\n" +
+          "Local  Remote  Local  Remote  Latency    Rate     %-8.8s/s\n" +
+          "Send   Recv    Send   Recv    usec/Tran  per sec  Outbound   Inbound\n" +
+          "%5d  %5d   %5d  %5d   %-6.3f   %-6.3f %-6.3f    %-6.3f\n",
+        formatUnits(fmt),
+        i.localAlign.send,
+        i.remoteOffset.recv,
+        i.localOffset.send,
+        i.remoteOffset.recv,
+        (1 / f.transactionRate) * 1e6 * (1 + burst),
+        f.transactionRate,
+        calcThruput(f.transactionRate * i.requestSize, 1, fmt),
+        calcThruput(f.transactionRate * i.responseSize, 1, fmt),
+      );
+    },
+  });
 }
 
+/** TCP_CRR prints no brand, and blanks where the other request/response tests print the CPU method letters. */
 function crrBody(i: LegacyInput): string {
   const { f } = i;
-  let out = "";
-  if (i.localCpu || i.remoteCpu) {
-    if (i.verbosity === 0) {
-      out += sprintf("%6.3f\n", i.localCpu ? f.localSd : f.remoteSd);
-    } else if (i.verbosity === 1 || i.verbosity === 2) {
-      if (i.printHeaders) {
-        out +=
-          "Local /Remote\n" +
-          "Socket Size   Request Resp.  Elapsed Trans.   CPU    CPU    S.dem   S.dem\n" +
-          "Send   Recv   Size    Size   Time    Rate     local  remote local   remote\n" +
-          "bytes  bytes  bytes   bytes  secs.   per sec  %      %      us/Tr   us/Tr\n\n";
-      }
-      out += sprintf(
-        "%-6d %-6d %-6d  %-6d %-6.2f  %-6.2f   %-6.2f %-6.2f %-6.3f  %-6.3f\n",
-        i.lss,
-        i.lsr,
-        i.requestSize,
-        i.responseSize,
-        f.elapsed,
-        f.thruput,
-        f.localCpuUtil,
-        f.remoteCpuUtil,
-        f.localSd,
-        f.remoteSd,
-      );
-      out += sprintf("%-6d %-6d\n", i.rss, i.rsr);
-    }
-  } else if (i.verbosity === 0) {
-    out += sprintf("%7.2f\n", f.thruput);
-  } else if (i.verbosity === 1 || i.verbosity === 2) {
-    if (i.printHeaders) {
-      out +=
-        "Local /Remote\n" +
-        "Socket Size   Request  Resp.   Elapsed  Trans.\n" +
-        "Send   Recv   Size     Size    Time     Rate         \n" +
-        "bytes  Bytes  bytes    bytes   secs.    per sec   \n\n";
-    }
-    out += sprintf("%-6d %-6d %-6d   %-6d  %-6.2f   %7.2f   \n", i.lss, i.lsr, i.requestSize, i.responseSize, f.elapsed, f.thruput);
-    out += sprintf("%-6d %-6d\n", i.rss, i.rsr);
-  }
-  if (i.verbosity > 1) {
-    out += sprintf(
-      "\nAlignment      Offset\nLocal  Remote  Local  Remote\nSend   Recv    Send   Recv\n%5d  %5d   %5d  %5d\n",
-      i.localAlign.send,
-      i.remoteAlign.recv,
-      i.localOffset.send,
-      i.remoteOffset.recv,
-    );
-  }
-  return out;
+  return render(i, {
+    terse: (cpu) => (cpu ? sprintf("%6.3f\n", i.localCpu ? f.localSd : f.remoteSd) : sprintf("%7.2f\n", f.thruput)),
+    titles: (cpu) => transTitles(cpu ? [" ", " "] : undefined),
+    rows: (cpu) =>
+      (cpu
+        ? sprintf(
+            "%-6d %-6d %-6d  %-6d %-6.2f  %-6.2f   %-6.2f %-6.2f %-6.3f  %-6.3f\n",
+            i.lss,
+            i.lsr,
+            i.requestSize,
+            i.responseSize,
+            f.elapsed,
+            f.thruput,
+            f.localCpuUtil,
+            f.remoteCpuUtil,
+            f.localSd,
+            f.remoteSd,
+          )
+        : sprintf("%-6d %-6d %-6d   %-6d  %-6.2f   %7.2f   \n", i.lss, i.lsr, i.requestSize, i.responseSize, f.elapsed, f.thruput)) + remoteSizesRow(i),
+    verbose: () =>
+      sprintf(
+        "\nAlignment      Offset\nLocal  Remote  Local  Remote\nSend   Recv    Send   Recv\n%5d  %5d   %5d  %5d\n",
+        i.localAlign.send,
+        i.remoteAlign.recv,
+        i.localOffset.send,
+        i.remoteOffset.recv,
+      ),
+  });
 }

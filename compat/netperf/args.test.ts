@@ -66,6 +66,19 @@ describe("netperf command line", () => {
     expect(plan("-- -s 64K -S ,128K").socketBuffers).toEqual({ local: { send: 65536, recv: 65536 }, remote: { send: -1, recv: 131072 } });
   });
 
+  test("global pairs: -a/-A alignment, -o/-O offset, -T, -y, -Y; -H/-L name a host and a family", () => {
+    const p = plan("-a 16,32 -A 4K -o ,3 -O 1, -T 0,1 -y 2 -Y 16,32 -H h1,4 -L h2,6");
+    expect(p.align).toEqual({ local: { send: 16, recv: 32 }, remote: { send: 4096, recv: 4096 } });
+    expect(p.offset).toEqual({ local: { send: 0, recv: 3 }, remote: { send: 1, recv: 0 } });
+    expect(p).toMatchObject({ cpuAffinity: { local: 0, remote: 1 }, socketPrio: { local: 2, remote: 2 }, socketTos: { local: 16, remote: 32 } });
+    expect(p).toMatchObject({ host: "h1", localControlHost: "h2", family: "ipv6" });
+  });
+
+  test("test -H/-L: data addresses without a /prefix, the family from the second part", () => {
+    expect(plan("-- -H 10.0.0.1/24,4 -L ::1")).toMatchObject({ remoteDataAddress: "10.0.0.1", localDataAddress: "::1", dataFamily: "ipv4" });
+    expect(plan("-- -L ,inet6")).toMatchObject({ localDataAddress: undefined, dataFamily: "ipv6" });
+  });
+
   test("-K keeps netperf's bug: a remote name shorter than 3 characters is ignored", () => {
     expect(plan("-- -K cubic").congestion).toEqual({ local: "cubic", remote: "cubic" });
     expect(plan("-- -K ,ab").congestion).toEqual({ local: "", remote: "" });

@@ -49,6 +49,13 @@ function family(text: string): "any" | "ipv4" | "ipv6" {
   return "any";
 }
 
+/** netperf's break_args on "a,b" (a lone value stands for both): each half given is parsed into its own field. */
+function setHalves<K extends string>(target: Record<K, number>, keys: readonly [K, K], value: string, parse: (s: string) => number): void {
+  const [first, second] = breakArgs(value);
+  if (first) target[keys[0]] = parse(first);
+  if (second) target[keys[1]] = parse(second);
+}
+
 /** IP_TOS value from a number (any base strtoul accepts) or a DSCP name (ef, afXY, csN). */
 export function parseIpQos(text: string): number {
   const t = text.toLowerCase();
@@ -113,21 +120,13 @@ export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
         early.print ??= { text: `Netperf version ${NETPERF_VERSION}\n`, exitCode: 0 };
         return;
       case "a":
-      case "A": {
-        const [s, r] = breakArgs(value);
-        const side = letter === "a" ? p.align.local : p.align.remote;
-        if (s) side.send = convert(s);
-        if (r) side.recv = convert(r);
+      case "A":
+        setHalves(letter === "a" ? p.align.local : p.align.remote, ["send", "recv"], value, convert);
         return;
-      }
       case "o":
-      case "O": {
-        const [s, r] = breakArgs(value);
-        const side = letter === "o" ? p.offset.local : p.offset.remote;
-        if (s) side.send = convert(s);
-        if (r) side.recv = convert(r);
+      case "O":
+        setHalves(letter === "o" ? p.offset.local : p.offset.remote, ["send", "recv"], value, convert);
         return;
-      }
       case "c":
       case "C": {
         const next = peek();
@@ -152,15 +151,10 @@ export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
         }
         return;
       }
-      case "H": {
-        const [h, fam] = breakArgsExplicit(value);
-        if (h) p.host = h;
-        if (fam) p.family = family(fam);
-        return;
-      }
+      case "H":
       case "L": {
         const [h, fam] = breakArgsExplicit(value);
-        if (h) p.localControlHost = h;
+        if (h) p[letter === "H" ? "host" : "localControlHost"] = h;
         if (fam) p.family = family(fam);
         return;
       }
@@ -208,12 +202,9 @@ export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
       case "t":
         p.testName = value.toUpperCase();
         return;
-      case "T": {
-        const [l, r] = breakArgs(value);
-        if (l) p.cpuAffinity.local = convert(l);
-        if (r) p.cpuAffinity.remote = convert(r);
+      case "T":
+        setHalves(p.cpuAffinity, ["local", "remote"], value, convert);
         return;
-      }
       case "v":
         p.verbosity = convert(value);
         return;
@@ -223,18 +214,12 @@ export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
         if (r) p.recvWidth = Math.max(0, convert(r));
         return;
       }
-      case "y": {
-        const [l, r] = breakArgs(value);
-        if (l) p.socketPrio.local = convert(l);
-        if (r) p.socketPrio.remote = convert(r);
+      case "y":
+        setHalves(p.socketPrio, ["local", "remote"], value, convert);
         return;
-      }
-      case "Y": {
-        const [l, r] = breakArgs(value);
-        if (l) p.socketTos.local = parseIpQos(l);
-        if (r) p.socketTos.remote = parseIpQos(r);
+      case "Y":
+        setHalves(p.socketTos, ["local", "remote"], value, parseIpQos);
         return;
-      }
       case "Z":
         p.passphrase = value.slice(0, 647);
         return;
@@ -341,15 +326,10 @@ export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
       case "F":
         t.fastOpen = true;
         return;
-      case "H": {
-        const [addr, fam] = breakArgsExplicit(value);
-        if (addr) t.remoteDataAddress = breakArgsExplicit(addr, "/")[0] || undefined;
-        if (fam) t.dataFamily = family(fam);
-        return;
-      }
+      case "H":
       case "L": {
         const [addr, fam] = breakArgsExplicit(value);
-        if (addr) t.localDataAddress = breakArgsExplicit(addr, "/")[0] || undefined;
+        if (addr) t[letter === "H" ? "remoteDataAddress" : "localDataAddress"] = breakArgsExplicit(addr, "/")[0] || undefined;
         if (fam) t.dataFamily = family(fam);
         return;
       }
@@ -393,27 +373,16 @@ export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
         if (r) t.remoteDataPort = portNumber(r, "-P ,remote");
         return;
       }
-      case "r": {
-        const [q, s] = breakArgs(value);
-        if (q) t.requestSize = convert(q);
-        if (s) t.responseSize = convert(s);
+      case "r":
+        setHalves(t, ["requestSize", "responseSize"], value, convert);
         return;
-      }
       case "R":
         t.routingAllowed = atoi(value) !== 0;
         return;
-      case "s": {
-        const [s, r] = breakArgs(value);
-        if (s) t.socketBuffers.local.send = convert(s);
-        if (r) t.socketBuffers.local.recv = convert(r);
+      case "s":
+      case "S":
+        setHalves(letter === "s" ? t.socketBuffers.local : t.socketBuffers.remote, ["send", "recv"], value, convert);
         return;
-      }
-      case "S": {
-        const [s, r] = breakArgs(value);
-        if (s) t.socketBuffers.remote.send = convert(s);
-        if (r) t.socketBuffers.remote.recv = convert(r);
-        return;
-      }
       case "u":
         t.uuid = value.slice(0, 37);
         return;

@@ -7,6 +7,7 @@ import { basename } from "node:path";
 import { UserError } from "./src/errors.ts";
 import { VERSION } from "./src/version.ts";
 import { takeHttpOptions } from "./src/status/global-http.ts";
+import { applyServerPolicyOptions } from "./src/access/server-policy.ts";
 
 type Entry = (argv: string[]) => Promise<number>;
 
@@ -40,9 +41,11 @@ function looksLikeServer(mode: string, argv: string[]): boolean {
 }
 
 async function withStatus(mode: string, argv: string[], entry: Entry): Promise<number> {
-  const { rest, http, token } = takeHttpOptions(argv);
+  const { rest: modeArgv, http, token } = takeHttpOptions(argv);
+  const server = looksLikeServer(mode, modeArgv);
+  // --allow and --max-* are global like --http: every server mode spells them the same (src/access).
+  const rest = applyServerPolicyOptions(modeArgv, server);
   if (http === undefined) return entry(rest);
-  const server = looksLikeServer(mode, rest);
   const { startGlobalStatus } = await import("./src/status/global-http.ts");
   const stop = await startGlobalStatus({ http, token, mode, role: server ? "server" : "client", persistent: server });
   try {

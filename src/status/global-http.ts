@@ -1,6 +1,7 @@
 import { UserError } from "../errors.ts";
 import { onRunStarted } from "../engine/registry.ts";
 import { parseHttpOption } from "./http-option.ts";
+import { serverPolicy } from "../access/server-policy.ts";
 
 /**
  * `--http [ADDR:]PORT` and `--http-token TOKEN` are global: taken out of argv before a mode parses it, so every mode
@@ -30,7 +31,7 @@ export async function startGlobalStatus(opts: { http: string; token?: string; mo
   const listen = parseHttpOption(opts.http);
   const status = await import("./server.ts");
   const source = new status.TestRunSource({ mode: opts.mode, role: opts.role, persistent: opts.persistent });
-  const server = status.startStatusServer({ ...listen, token: opts.token }, source);
+  const server = status.startStatusServer({ ...listen, token: opts.token, allow: serverPolicy().allow }, source);
   const off = onRunStarted((run) => source.add(run));
   console.error(`status: ${server.url}`);
   return async () => {

@@ -2,6 +2,7 @@ import { UserError } from "../errors.ts";
 import { createStatusApp, checkToken } from "./app.ts";
 import { formatHostPort, isLoopbackHost, type HttpListen } from "./http-option.ts";
 import type { StatusSource } from "./source.ts";
+import { addressAllowed, type Cidr } from "../access/cidr.ts";
 
 /**
  * Serves the status app in this process: Bun.serve under Bun, Deno.serve under Deno (the same selection Hono's
@@ -13,6 +14,8 @@ export interface StatusServerOptions extends HttpListen {
   token?: string;
   /** Passed to the app; tests shorten it. */
   heartbeatMs?: number;
+  /** --allow: peers outside these networks get 403 before the app sees the request. */
+  allow?: readonly Cidr[];
 }
 
 export interface StatusServer {
@@ -23,13 +26,13 @@ export interface StatusServer {
   stop(): Promise<void>;
 }
 
-type Handler = (req: Request) => Response | Promise<Response>;
+type Handler = (req: Request, peer: string | undefined) => Response | Promise<Response>;
 interface DenoHttpServer {
   addr: { port: number };
   shutdown(): Promise<void>;
 }
 interface DenoServeApi {
-  serve(opts: { hostname: string; port: number; onListen?: () => void }, handler: Handler): DenoHttpServer;
+  serve(opts: { hostname: string; port: number; onListen?: () => void }, handler: (req: Request, info: { remoteAddr?: { hostname?: string } }) => Response | Promise<Response>): DenoHttpServer;
 }
 
 function explainListenError(err: unknown, host: string, port: number): UserError {
@@ -51,12 +54,12 @@ function explainListenError(err: unknown, host: string, port: number): UserError
 function listen(host: string, port: number, fetch: Handler): { port: number; stop(): Promise<void> } {
   if (typeof Bun !== "undefined") {
     // SSE connections sit idle between intervals; the app's heartbeat (10 s) keeps them under this limit.
-    const server = Bun.serve({ hostname: host, port, fetch, idleTimeout: 30 });
+    const server = Bun.serve({ hostname: host, port, fetch: (req, srv) => fetch(req, srv.requestIP(req)?.address), idleTimeout: 30 });
     return { port: server.port ?? port, stop: () => server.stop(true) };
   }
   const deno = (globalThis as { Deno?: DenoServeApi }).Deno;
   if (!deno) throw new UserError("--http needs Bun or Deno: run the anyperf binary, or the source with bun or deno");
-  const server = deno.serve({ hostname: host, port, onListen: () => {} }, fetch);
+  const server = deno.serve({ hostname: host, port, onListen: () => {} }, (req, info) => fetch(req, info.remoteAddr?.hostname));
   return { port: server.addr.port, stop: () => server.shutdown() };
 }
 
@@ -74,7 +77,13 @@ export function startStatusServer(opts: StatusServerOptions, source: StatusSourc
   });
   let server: { port: number; stop(): Promise<void> };
   try {
-    server = listen(opts.host, opts.port, (req) => app.fetch(req));
+    const allow = opts.allow;
+    server = listen(opts.host, opts.port, (req, peer) => {
+      if (allow && (peer === undefined || !addressAllowed(allow, peer))) {
+        return Response.json({ error: `${peer ?? "this address"} is not in this server's --allow list` }, { status: 403 });
+      }
+      return app.fetch(req);
+    });
   } catch (err) {
     if (err instanceof UserError) throw err;
     throw explainListenError(err, opts.host, opts.port);

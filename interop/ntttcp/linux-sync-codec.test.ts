@@ -1,15 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { clientsOf, parseCapture, splits, streamOf } from "../../tests/fixtures/ntttcp/capture.ts";
+import { clientsOf, LINUX_SYNC_CAPTURES, parseCapture, splits, streamOf } from "../../tests/fixtures/ntttcp/capture.ts";
 import { decodeSyncInt, encodeSyncInt, safeCycleProposal, SyncCommand, SyncFramer } from "./linux-sync-codec.ts";
-
-const SYNC_CAPTURES = [
-  "ntttcp-linux-sync-tcp.txt",
-  "ntttcp-linux-sync-udp.txt",
-  "ntttcp-linux-sync-warmup-E.txt",
-  "ntttcp-linux-sync-interrupt.txt",
-  "ntttcp-linux-sync-multiclient.txt",
-];
 
 describe("sync int codec", () => {
   test("encodes big-endian as on the wire", () => {
@@ -38,7 +30,7 @@ describe("sync int codec", () => {
 });
 
 describe("framer over captured sync streams", () => {
-  for (const name of SYNC_CAPTURES) {
+  for (const name of LINUX_SYNC_CAPTURES) {
     const cap = parseCapture(name);
     for (const client of clientsOf(cap)) {
       for (const from of ["client", "server"] as const) {

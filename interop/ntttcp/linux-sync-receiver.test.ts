@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { clientsOf, ntttcpCommands, optionValue, parseCapture, readFixture, streamOf, type Capture } from "../../tests/fixtures/ntttcp/capture.ts";
+import { type Capture, clientsOf, LINUX_SYNC_CAPTURES, ntttcpCommands, optionValue, parseCapture, readFixture, streamOf } from "../../tests/fixtures/ntttcp/capture.ts";
 import { encodeSyncInt, SyncCommand, SyncFramer, TestState } from "./linux-sync-codec.ts";
 import { LinuxSyncReceiver, type LinuxSyncReceiverConnection, type LinuxSyncReceiverEvent } from "./linux-sync-receiver.ts";
 import { RecordingTransport } from "./transport.ts";
@@ -35,16 +35,8 @@ function replay(cap: Capture, cut: number) {
   return { rx, events, conns };
 }
 
-const CASES = [
-  "ntttcp-linux-sync-tcp.txt",
-  "ntttcp-linux-sync-udp.txt",
-  "ntttcp-linux-sync-warmup-E.txt",
-  "ntttcp-linux-sync-interrupt.txt",
-  "ntttcp-linux-sync-multiclient.txt",
-];
-
 describe("receiver answers the real sender exactly as ntttcp-for-linux did", () => {
-  for (const name of CASES) {
+  for (const name of LINUX_SYNC_CAPTURES) {
     const cap = parseCapture(name);
     for (const cut of [0, 1, 2, 3, 4]) {
       test(`${name}, segments cut at ${cut}`, () => {

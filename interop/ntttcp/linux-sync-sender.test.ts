@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { clientsOf, ntttcpCommands, optionValue, parseCapture, streamOf } from "../../tests/fixtures/ntttcp/capture.ts";
+import { clientsOf, LINUX_SYNC_CAPTURES, ntttcpCommands, optionValue, parseCapture, streamOf } from "../../tests/fixtures/ntttcp/capture.ts";
 import { encodeSyncInt, SyncCommand, SyncFramer, TestState } from "./linux-sync-codec.ts";
 import { LinuxSyncSender, type LinuxSyncSenderEvent } from "./linux-sync-sender.ts";
 import { RecordingTransport } from "./transport.ts";
@@ -16,16 +16,8 @@ function senderFor(argv: string[], t: RecordingTransport, events: LinuxSyncSende
   return s;
 }
 
-const CASES = [
-  "ntttcp-linux-sync-tcp.txt",
-  "ntttcp-linux-sync-udp.txt",
-  "ntttcp-linux-sync-warmup-E.txt",
-  "ntttcp-linux-sync-interrupt.txt",
-  "ntttcp-linux-sync-multiclient.txt",
-];
-
 describe("sender writes what the real sender wrote, given the real receiver's answers", () => {
-  for (const name of CASES) {
+  for (const name of LINUX_SYNC_CAPTURES) {
     const cap = parseCapture(name);
     const senders = ntttcpCommands(cap).slice(1);
     clientsOf(cap).forEach((client, i) => {

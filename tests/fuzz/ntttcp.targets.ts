@@ -8,19 +8,11 @@ import { decodeSyncInt, encodeSyncInt, SYNC_MESSAGE_BYTES, SyncCommand, SyncFram
 import { LinuxSyncReceiver } from "../../interop/ntttcp/linux-sync-receiver.ts";
 import { LinuxSyncSender, type LinuxSyncSenderEvent } from "../../interop/ntttcp/linux-sync-sender.ts";
 import { WindowsTokenGate } from "../../interop/ntttcp/windows-token.ts";
-import { clientsOf, parseCapture, streamOf } from "../fixtures/ntttcp/capture.ts";
+import { clientsOf, LINUX_SYNC_CAPTURES, parseCapture, streamOf } from "../fixtures/ntttcp/capture.ts";
 import { bounded, check, chunk, cutsArb, fuzzBytes, quiet, RUN_LIMIT_MS, syncTarget, typed, type FuzzTarget } from "./harness.ts";
 import { concatBytes } from "../../src/bytes.ts";
 
-const SYNC_CAPTURES = [
-  "ntttcp-linux-sync-tcp.txt",
-  "ntttcp-linux-sync-udp.txt",
-  "ntttcp-linux-sync-interrupt.txt",
-  "ntttcp-linux-sync-multiclient.txt",
-  "ntttcp-linux-sync-warmup-E.txt",
-];
-
-const streams = SYNC_CAPTURES.map(parseCapture).flatMap((cap) =>
+const streams = LINUX_SYNC_CAPTURES.map(parseCapture).flatMap((cap) =>
   clientsOf(cap).flatMap((client) => (["client", "server"] as const).map((from) => ({ from, bytes: streamOf(cap, client, from) }))),
 ).filter((s) => s.bytes.length > 0);
 const senderStreams = streams.filter((s) => s.from === "client").map((s) => s.bytes);

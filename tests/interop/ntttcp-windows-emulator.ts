@@ -92,17 +92,23 @@ export async function emulateReceiver(o: EmulatorOptions, ready: () => void = ()
     });
     s.on("error", () => {});
   }
-  await sleep(o.warmupS * 1000);
-  recording = true;
-  const t0 = performance.now();
-  await sleep(o.runS * 1000);
-  recording = false;
-  const realtimeS = (performance.now() - t0) / 1000;
-  await sleep(o.cooldownS * 1000);
+  const realtimeS = await timedPhases(o, (on) => (recording = on));
   finished = true;
   for (const s of socks) s.destroy();
   for (const l of listeners) l.server.close();
   return { recordedBytes: recorded, realtimeS, unexpectedDisconnects: unexpected };
+}
+
+/** Warm-up, the measured run (counting on only during it) and cool-down; returns the run's real length in seconds. */
+async function timedPhases(o: EmulatorOptions, record: (on: boolean) => void): Promise<number> {
+  await sleep(o.warmupS * 1000);
+  record(true);
+  const t0 = performance.now();
+  await sleep(o.runS * 1000);
+  record(false);
+  const realtimeS = (performance.now() - t0) / 1000;
+  await sleep(o.cooldownS * 1000);
+  return realtimeS;
 }
 
 export async function emulateSender(o: EmulatorOptions): Promise<EmulatorResult> {
@@ -128,13 +134,7 @@ export async function emulateSender(o: EmulatorOptions): Promise<EmulatorResult>
         pump();
       }),
   );
-  await sleep(o.warmupS * 1000);
-  recording = true;
-  const t0 = performance.now();
-  await sleep(o.runS * 1000);
-  recording = false;
-  const realtimeS = (performance.now() - t0) / 1000;
-  await sleep(o.cooldownS * 1000);
+  const realtimeS = await timedPhases(o, (on) => (recording = on));
   stop = true;
   for (const s of socks) s.emit("drain");
   await Promise.race([Promise.all(pumps), sleep(2000)]);

@@ -1,4 +1,5 @@
-import { F_GETFL, F_SETFL, O_NONBLOCK, SOL_SOCKET } from "./constants.ts";
+import { AF_INET, AF_INET6, F_GETFL, F_SETFL, O_NONBLOCK, SOCK_CLOEXEC, SOCK_STREAM, SOL_SOCKET } from "./constants.ts";
+import type { SocketFamily } from "./sockaddr.ts";
 
 /**
  * Blocking send/recv on a socket fd we own outright, for request/response streams that have a Worker to
@@ -13,6 +14,11 @@ export interface BlockingIo {
   recv(fd: number, buf: Uint8Array, len: number): number;
   /** Clears O_NONBLOCK and bounds every blocking call by `timeoutMs`. */
   makeBlocking(fd: number, timeoutMs: number): void;
+  /**
+   * A new blocking TCP socket connected to `sockaddr`, every wait (the handshake included) bounded by `timeoutMs`:
+   * its fd, or -errno (the socket is closed then). One transaction of TCP_CRR.
+   */
+  connect(family: SocketFamily, sockaddr: Uint8Array, timeoutMs: number): number;
   close(fd: number): void;
 }
 
@@ -38,6 +44,8 @@ async function open(): Promise<BlockingIo | undefined> {
       send: { args: ["i32", "ptr", "u64", "i32"], returns: FFIType.i64_fast },
       recv: { args: ["i32", "ptr", "u64", "i32"], returns: FFIType.i64_fast },
       fcntl: { args: ["i32", "i32", "i32"], returns: "i32" },
+      socket: { args: ["i32", "i32", "i32"], returns: "i32" },
+      connect: { args: ["i32", "ptr", "u32"], returns: "i32" },
       setsockopt: { args: ["i32", "i32", "i32", "ptr", "u32"], returns: "i32" },
       close: { args: ["i32"], returns: "i32" },
       __errno_location: { args: [], returns: "ptr" },
@@ -47,6 +55,12 @@ async function open(): Promise<BlockingIo | undefined> {
     const timeval = new BigInt64Array(2);
     const fail = (what: string) => {
       throw new Error(`${what} failed (errno ${errno()})`);
+    };
+    const setTimeouts = (fd: number, timeoutMs: number) => {
+      timeval[0] = BigInt(Math.floor(timeoutMs / 1000));
+      timeval[1] = BigInt(Math.round((timeoutMs % 1000) * 1000));
+      for (const opt of [SO_RCVTIMEO, SO_SNDTIMEO]) if (c.setsockopt(fd, SOL_SOCKET, opt, timeval, 16) !== 0) return false;
+      return true;
     };
     return {
       send(fd, buf, len) {
@@ -60,9 +74,15 @@ async function open(): Promise<BlockingIo | undefined> {
       makeBlocking(fd, timeoutMs) {
         const flags = c.fcntl(fd, F_GETFL, 0);
         if (flags < 0 || c.fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) fail("fcntl(O_NONBLOCK)");
-        timeval[0] = BigInt(Math.floor(timeoutMs / 1000));
-        timeval[1] = BigInt(Math.round((timeoutMs % 1000) * 1000));
-        for (const opt of [SO_RCVTIMEO, SO_SNDTIMEO]) if (c.setsockopt(fd, SOL_SOCKET, opt, timeval, 16) !== 0) fail("setsockopt(SO_RCVTIMEO)");
+        if (!setTimeouts(fd, timeoutMs)) fail("setsockopt(SO_RCVTIMEO)");
+      },
+      connect(family, sockaddr, timeoutMs) {
+        const fd = c.socket(family === "ipv4" ? AF_INET : AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0) return -errno();
+        if (setTimeouts(fd, timeoutMs) && c.connect(fd, sockaddr, sockaddr.byteLength) === 0) return fd;
+        const e = errno();
+        c.close(fd);
+        return -e;
       },
       close(fd) {
         c.close(fd);

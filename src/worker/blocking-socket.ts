@@ -5,9 +5,9 @@ import { nowMs } from "./context.ts";
 import type { WorkerEnv } from "./sockets.ts";
 
 /** Longest a blocking read waits before the Worker gets its event loop back (stop, idle checks, other streams). */
-const WAIT_MS = 20;
+export const WAIT_MS = 20;
 /** Longest a run of transactions keeps the event loop away while data keeps coming. */
-const SLICE_MS = 10;
+export const SLICE_MS = 10;
 
 export type ReadResult = "data" | "timeout" | "eof" | "error";
 

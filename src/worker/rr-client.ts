@@ -4,7 +4,9 @@ import type { RrClientSpec } from "../stream-spec.ts";
 import type { TcpSocket, UdpSocket } from "../net/types.ts";
 import { nowMs, openFds, type Runner, type StreamContext } from "./context.ts";
 import { connectTcp, applyOptions, halfClose, type WorkerEnv } from "./sockets.ts";
-import { BlockingSocket, yieldThen } from "./blocking-socket.ts";
+import { BlockingSocket, SLICE_MS, WAIT_MS, yieldThen } from "./blocking-socket.ts";
+import { encodeSockaddr, familyOf, type SocketFamily } from "../sockopt/sockaddr.ts";
+import type { BlockingIo } from "../sockopt/blocking-io.ts";
 
 interface Conn {
   got: number; // response bytes received for the oldest transaction in flight
@@ -35,6 +37,7 @@ export class RrClient implements Runner {
   private stopped: (() => void) | undefined;
   private udpPending: number[] = [];
   private blocking: BlockingSocket<Conn> | undefined;
+  private crrBlocking: { io: BlockingIo; family: SocketFamily; sockaddr: Uint8Array } | undefined;
   private readBuf: Uint8Array | undefined;
 
   constructor(private readonly spec: RrClientSpec, private readonly ctx: StreamContext, private readonly env: WorkerEnv) {
@@ -87,8 +90,11 @@ export class RrClient implements Runner {
     this.ctx.touch();
     if (this.spec.transport === "udp") {
       for (let i = 0; i < this.spec.inFlight; i++) this.udpSend();
-    } else if (this.spec.perTransactionConnect) void this.crrNext();
-    else {
+    } else if (this.spec.perTransactionConnect) {
+      this.crrBlocking = this.crrBlockingTarget();
+      if (this.crrBlocking) this.crrBlockingSlice();
+      else void this.crrNext();
+    } else {
       this.blocking = BlockingSocket.take(this.env, this.tcp!, () => (this.tcp!.data = { ...this.tcp!.data, detached: true }));
       const wire: Wire = this.blocking ?? this.tcp!;
       for (let i = 0; i < this.spec.inFlight; i++) this.tcpSend(wire);
@@ -167,6 +173,64 @@ export class RrClient implements Runner {
       if (this.running && !this.spec.perTransactionConnect) this.tcpSend(s);
     }
     if (this.spec.perTransactionConnect && st.sentAt.length === 0) st.got = 0;
+  }
+
+  /**
+   * TCP_CRR alone on this Worker, to an IP literal, with no socket options or local bind to apply: each transaction
+   * is blocking socket/connect/send/recv/close calls (as netperf's loop), no Bun socket object per connection.
+   */
+  private crrBlockingTarget(): RrClient["crrBlocking"] {
+    const { io } = this.env;
+    const family = familyOf(this.spec.connect.host);
+    if (!io || !family || this.spec.bind || Object.values(this.spec.options).some((v) => v !== undefined) || this.env.streamsHere() !== 1) return undefined;
+    return { io, family, sockaddr: encodeSockaddr(family, this.spec.connect.host, this.spec.connect.port) };
+  }
+
+  private readonly crrBlockingSlice = (): void => {
+    const b = this.crrBlocking;
+    if (!b) return;
+    const end = nowMs() + SLICE_MS;
+    while (this.running && nowMs() < end && this.crrBlockingOnce(b));
+    if (!this.running) return;
+    if (this.env.streamsHere() > 1) {
+      this.crrBlocking = undefined;
+      return void this.crrNext();
+    }
+    yieldThen(this.crrBlockingSlice);
+  };
+
+  /** One connect-request-response-close; false when the connect failed (counted; the slice yields). */
+  private crrBlockingOnce(b: NonNullable<RrClient["crrBlocking"]>): boolean {
+    const { c, o } = this.ctx;
+    const start = nowMs();
+    const fd = b.io.connect(b.family, b.sockaddr, WAIT_MS * 50);
+    if (fd < 0) {
+      c[o + Slot.sendErrors]!++;
+      return false;
+    }
+    c[o + Slot.connections]!++;
+    const req = this.req;
+    let ok = true;
+    for (let off = 0; off < req.byteLength && ok; ) {
+      const n = b.io.send(fd, off === 0 ? req : req.subarray(off), req.byteLength - off);
+      ok = n > 0;
+      off += n;
+    }
+    if (ok) c[o + Slot.bytes]! += req.byteLength;
+    const buf = (this.readBuf ??= new Uint8Array(Math.max(this.spec.responseSize, 64 * 1024)));
+    let got = 0;
+    // The server closes after its response: read to EOF, each wait bounded.
+    for (let n = 1; ok && n > 0; ) {
+      n = b.io.recv(fd, buf, buf.byteLength);
+      if (n > 0) got += n;
+      else if (n < 0) ok = false;
+    }
+    c[o + Slot.bytes]! += got;
+    b.io.close(fd);
+    c[o + Slot.closed]!++;
+    if (ok && got >= this.spec.responseSize) this.done(start);
+    else c[o + Slot.sendErrors]!++;
+    return true;
   }
 
   private async crrNext(): Promise<void> {

@@ -104,3 +104,31 @@ describe("request/response in blocking mode", () => {
     await Promise.all([extra.ended, srv.ended]);
   });
 });
+
+describe("connect/request/response in blocking mode (TCP_CRR)", () => {
+  test("every transaction is one connection; both ends agree; refused connects are counted, not fatal", async () => {
+    const srv = await DataPlane.open([server({ closeAfterResponse: true, requestSize: 10, responseSize: 30 })]);
+    const port = srv.localPorts[0]!;
+    const cli = await DataPlane.open([client(port, { perTransactionConnect: true, requestSize: 10, responseSize: 30, limitTransactions: 2000 })]);
+    srv.go();
+    cli.go();
+    await cli.ended;
+    const c = cli.snapshot().streams[0]!;
+    expect(cli.ends[0]!.reason).toBe("limit");
+    expect(c.transactions).toBe(2000);
+    expect(c.connections).toBe(2000);
+    expect(c.bytes).toBe(2000 * 40);
+    await settled(() => srv.snapshot().streams[0]!.transactions === 2000);
+    expect(srv.snapshot().streams[0]!.connections).toBe(2000);
+    srv.stop();
+    await srv.ended;
+    // Nobody listens now: connects are refused, counted as errors, and the client still stops when told.
+    const lone = await DataPlane.open([client(port, { perTransactionConnect: true })]);
+    lone.go();
+    await Bun.sleep(100);
+    lone.stop();
+    await lone.ended;
+    expect(lone.snapshot().streams[0]!.sendErrors).toBeGreaterThan(0);
+    expect(lone.snapshot().streams[0]!.transactions).toBe(0);
+  });
+});

@@ -1,44 +1,25 @@
 import { describe, expect, test } from "bun:test";
 import { intervalSums, passes, summarySums } from "./report-sums.ts";
-import type { IntervalResult, ReportStream, ReportTest } from "./report-model.ts";
+import { iv, report, stream } from "./testdata/report-builders.ts";
 
-function iv(startS: number, endS: number, x: Partial<IntervalResult> = {}): IntervalResult {
-  return {
-    startS, endS, durationS: endS - startS, bytes: 0, omitted: false, retransmits: 0, sndCwnd: 0, sndWnd: 0, rttUs: 0, rttvarUs: 0, pmtu: 0,
-    packets: 0, lost: 0, outOfOrder: 0, jitterS: 0, ...x,
-  };
-}
-
-function stream(socket: number, sender: boolean, intervals: IntervalResult[], x: Partial<ReportStream> = {}): ReportStream {
-  return {
-    id: 1, socket, sender, localHost: "127.0.0.1", localPort: 0, remoteHost: "127.0.0.1", remotePort: 0, intervals, bytesSent: 0, bytesReceived: 0,
-    packetCount: 0, peerPacketCount: 0, omittedPacketCount: 0, cntError: 0, omittedCntError: 0, outOfOrder: 0, omittedOutOfOrder: 0, jitterS: 0,
-    retransmits: 0, maxSndCwnd: 0, maxSndWnd: 0, maxRttUs: 0, minRttUs: 0, meanRttUs: 0, endTimeS: 0, peerTimeS: 0, ...x,
-  };
-}
-
-function report(x: Partial<ReportTest> & Pick<ReportTest, "role" | "mode" | "streams">): ReportTest {
-  return {
-    protocol: "udp", numStreams: 2, unitFormat: "a", statsIntervalS: 1, verbose: false, senderHasRetransmits: 1, otherSideHasRetransmits: 0,
-    cpu: [0, 0, 0], remoteCpu: [0, 0, 0], getServerOutput: false, ...x,
-  };
-}
+/** The figures these tests look at: UDP, two streams per direction, senders with retransmit counts. */
+const udpReport = (x: Parameters<typeof report>[0]) => report({ protocol: "udp", numStreams: 2, senderHasRetransmits: 1, ...x });
 
 describe("report sums", () => {
   test("directions follow iperf3's walk: bidir client sends first, bidir server receives first", () => {
-    expect(passes(report({ role: "client", mode: "bidir", streams: [] }))).toEqual([true, false]);
-    expect(passes(report({ role: "server", mode: "bidir", streams: [] }))).toEqual([false, true]);
-    expect(passes(report({ role: "server", mode: "sender", streams: [] }))).toEqual([true]);
-    expect(passes(report({ role: "client", mode: "receiver", streams: [] }))).toEqual([false]);
+    expect(passes(udpReport({ role: "client", mode: "bidir", streams: [] }))).toEqual([true, false]);
+    expect(passes(udpReport({ role: "server", mode: "bidir", streams: [] }))).toEqual([false, true]);
+    expect(passes(udpReport({ role: "server", mode: "sender", streams: [] }))).toEqual([true]);
+    expect(passes(udpReport({ role: "client", mode: "receiver", streams: [] }))).toEqual([false]);
   });
 
   test("an interval sums only its direction's streams; a short one without data is dropped", () => {
-    const t = report({
+    const t = udpReport({
       role: "client", mode: "bidir",
       streams: [
-        stream(5, true, [iv(0, 1, { bytes: 100, packets: 2, retransmits: 3 }), iv(1, 1.05)]),
-        stream(7, false, [iv(0, 1, { bytes: 40, packets: 4, lost: 1, jitterS: 0.002 })]),
-        stream(9, false, [iv(0, 1, { bytes: 60, packets: 6, lost: 2, jitterS: 0.004 })]),
+        stream(5, true, [iv(0, 1, 100, { packets: 2, retransmits: 3 }), iv(1, 1.05, 0)]),
+        stream(7, false, [iv(0, 1, 40, { packets: 4, lost: 1, jitterS: 0.002 })]),
+        stream(9, false, [iv(0, 1, 60, { packets: 6, lost: 2, jitterS: 0.004 })]),
       ],
     });
     const [send, recv] = intervalSums(t, 0)!;
@@ -51,7 +32,7 @@ describe("report sums", () => {
   });
 
   test("the summary takes omitted datagrams out and uses the peer's counts for the side it does not see", () => {
-    const t = report({
+    const t = udpReport({
       role: "server", mode: "bidir", senderHasRetransmits: 1, otherSideHasRetransmits: -1,
       streams: [
         stream(5, true, [], { bytesSent: 1000, bytesReceived: 900, packetCount: 10, peerPacketCount: 9, omittedPacketCount: 1, cntError: 3, omittedCntError: 1, outOfOrder: 2, retransmits: 4 }),

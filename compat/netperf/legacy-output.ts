@@ -135,6 +135,9 @@ function terseFigure(i: LegacyInput, cpu: boolean): string {
   return i.localCpu ? sprintf("%6.3f %c %s\n", f.localSd, f.localCpuMethod, brandOf(i)) : sprintf("%6.3f %c %s\n", f.remoteSd, f.remoteCpuMethod, brandOf(i));
 }
 
+/** The figures of a CPU table row, in netperf's column order: time, throughput, utilization and service demand. */
+const cpuColumns = (f: Figures) => [f.elapsed, f.thruput, f.localCpuUtil, f.remoteCpuUtil, f.localSd, f.remoteSd];
+
 /** Titles of the request/response tables in transactions (CPU method letters blank where netperf prints none). */
 const transTitles = (cpuMethods: [string, string] | undefined) =>
   cpuMethods
@@ -173,12 +176,7 @@ function streamBody(i: LegacyInput): string {
           i.rsr,
           i.lss,
           maerts ? i.remoteSendSize : i.sendSize,
-          f.elapsed,
-          f.thruput,
-          f.localCpuUtil,
-          f.remoteCpuUtil,
-          f.localSd,
-          f.remoteSd,
+          ...cpuColumns(f),
           brandOf(i),
         );
       }
@@ -288,7 +286,7 @@ function rrBody(i: LegacyInput): string {
       const line = udp
         ? "%-6d %-6d %-6d  %-6d %-6.2f  %-6.2f   %-6.2f %-6.2f %-6.3f  %-6.3f %s\n"
         : "%-6d %-6d %-6d  %-6d %-6.2f  %-6.2f  %-6.2f %-6.2f %-6.3f  %-6.3f %s\n";
-      return sprintf(line, i.lss, i.lsr, i.requestSize, i.responseSize, f.elapsed, f.thruput, f.localCpuUtil, f.remoteCpuUtil, f.localSd, f.remoteSd, brandOf(i)) + remoteSizesRow(i);
+      return sprintf(line, i.lss, i.lsr, i.requestSize, i.responseSize, ...cpuColumns(f), brandOf(i)) + remoteSizesRow(i);
     },
     verbose: () => {
       if (udp) return "";
@@ -327,12 +325,7 @@ function crrBody(i: LegacyInput): string {
             i.lsr,
             i.requestSize,
             i.responseSize,
-            f.elapsed,
-            f.thruput,
-            f.localCpuUtil,
-            f.remoteCpuUtil,
-            f.localSd,
-            f.remoteSd,
+            ...cpuColumns(f),
           )
         : sprintf("%-6d %-6d %-6d   %-6d  %-6.2f   %7.2f   \n", i.lss, i.lsr, i.requestSize, i.responseSize, f.elapsed, f.thruput)) + remoteSizesRow(i),
     verbose: () =>

@@ -29,10 +29,16 @@ Server specific:
   -s, --server              run in server mode (serves many clients at once)
   -D, --daemon              run the server as a daemon
   -1, --one-off             handle one client connection then exit
-  --server-bitrate-limit #[KMG][/#]  server's total bit rate limit (0 = no limit)
+  --server-bitrate-limit #[KMG][/#]  server's total bit rate limit, averaged over # s (default 5; 0 = no limit);
+                            --max-rate #[KMG] is the same limit with the default window
   --idle-timeout #          with -1: give up after # seconds without a client
-  --server-max-duration #   longest test the server runs, in seconds (0 = client decides)
+  --server-max-duration #   longest test the server runs, in seconds (0 = client decides); same as --max-duration
   --max-tests #             tests served at once; more get "server is busy" (default 8)
+  --max-streams #           streams (-P, twice -P with --bidir) one test may open
+  --allow CIDR,...          serve only clients in these networks; others are closed at accept
+                            (a refused stock client prints iperf3's own message: "number of parallel streams
+                            too large", "test duration too long", "total required bandwidth is larger than
+                            server limit" or "the server is busy"; the server's log names the limit and flag)
 Client specific:
   -c, --client <host>       run in client mode, connecting to <host>
   -u, --udp                 use UDP rather than TCP

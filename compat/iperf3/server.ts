@@ -18,6 +18,7 @@ import { ServerSession, type ServerEvent } from "../../interop/iperf3/server-ses
 import { QueuedWriter } from "./control-socket.ts";
 import type { FdTools } from "./fd-tools.ts";
 import { jsonDocumentText, jsonDocumentValue } from "./json-report.ts";
+import { Entries } from "../../interop/iperf3/cjson.ts";
 import type { Output } from "./output.ts";
 import type { ServerPlan } from "./plan.ts";
 import { StreamSampler, type LiveStream } from "./sampler.ts";
@@ -26,6 +27,9 @@ import { adoptedTcpSpec, serverSendBlocks, serverUdpRecvSpec, serverUdpSendSpec 
 import { UdpAcceptor, type Endpoint, type UdpTurnHolder } from "./udp-acceptor.ts";
 import { acceptedLine, connectedLine, serverListening } from "./text-report.ts";
 import { atTime, everyInterval, type GridTimer } from "./timers.ts";
+import { busyMessage, checkTest, peerAllowed, rateExceeded, serverPolicy, tighter, type Limit, type ServerPolicy, type TestLimits } from "../../src/access/server-policy.ts";
+import { RefusalLog } from "../../src/access/refusal-log.ts";
+import { streamCount } from "../../interop/iperf3/params.ts";
 
 interface ConnState {
   kind: "pending" | "control" | "gone";
@@ -36,8 +40,18 @@ interface ConnState {
   writer?: QueuedWriter;
 }
 
+/**
+ * 3.12's i_errno for "test duration too long" and "number of parallel streams too large": a stock client prints
+ * those words (with its own compiled-in maximum); our log line names the real limit and its flag.
+ */
+const IEDURATION = 5;
+const IENUMSTREAMS = 6;
+const REFUSAL_ERRNO: Record<string, number> = { streams: IENUMSTREAMS, duration: IEDURATION, rate: IErrno.IETOTALRATE };
+
 const ERRNO: Record<string, number> = { EADDRINUSE: Errno.EADDRINUSE, EACCES: Errno.EACCES, EADDRNOTAVAIL: Errno.EADDRNOTAVAIL, EPERM: Errno.EPERM };
 const TICK_MS = 100;
+/** 3.12's words when Ctrl+C or SIGTERM ends the server (iperf_got_sigend with IESERVERTERM). */
+const INTERRUPTED = "interrupt - the server has terminated";
 
 function concat(parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
@@ -58,13 +72,27 @@ export class Iperf3Server {
   private finished!: (code: number) => void;
   readonly done = new Promise<number>((r) => (this.finished = r));
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Set by terminate(): tests end with "interrupt - ..." and no new "Server listening" line is printed. */
+  interrupted = false;
+  /** The global --allow/--max-* policy merged with this dialect's own spellings (the tighter wins). */
+  readonly limits: TestLimits & { maxTests: Limit };
+  readonly refusals: RefusalLog;
 
   constructor(
     readonly plan: ServerPlan,
     readonly out: Output,
     readonly net: Net,
     readonly fd: FdTools,
-  ) {}
+    readonly policy: ServerPolicy = serverPolicy(),
+  ) {
+    this.limits = {
+      maxTests: { value: policy.maxTests ?? plan.maxTests, flag: "--max-tests" },
+      maxStreams: tighter(policy.maxStreams, "--max-streams", undefined, ""),
+      maxDurationS: tighter(policy.maxDurationS, "--max-duration", plan.maxDurationS, "--server-max-duration"),
+      maxRateBps: tighter(policy.maxRateBps, "--max-rate", plan.bitrateLimit, "--server-bitrate-limit"),
+    };
+    this.refusals = new RefusalLog((line) => this.out.err(`iperf3: ${line}\n`));
+  }
 
   get listenHost(): string {
     return this.plan.bind ?? (this.plan.family === "ipv4" ? "0.0.0.0" : "::");
@@ -109,14 +137,32 @@ export class Iperf3Server {
     this.finished(code);
   }
 
-  /** Ctrl+C: every running test gets SERVER_TERMINATE. */
+  /**
+   * Ctrl+C or SIGTERM, as 3.12: every running test gets SERVER_TERMINATE and prints what it measured, then one
+   * "iperf3: interrupt - the server has terminated" (with -J: each test's document carries it as its error, an idle
+   * server prints an empty document with it); exit status 1.
+   */
   terminate(): void {
+    this.interrupted = true;
+    const running = this.active.size;
     for (const t of [...this.active]) t.session.terminate();
-    this.stop(0);
+    if (!this.plan.output.json) this.out.err(`iperf3: ${INTERRUPTED}\n`);
+    else if (running === 0) {
+      const start = new Entries([["connected", []], ["version", IPERF_VERSION_STRING], ["system_info", systemInfo()]]);
+      this.out.out(jsonDocumentText({ start, intervals: [], end: new Entries([]), error: INTERRUPTED }));
+    }
+    this.stop(1);
   }
 
   private onOpen(s: TcpSocket<ConnState>): void {
     s.data = { kind: "pending", chunks: [], length: 0 };
+    // Outside --allow: closed before a byte is read (control and data connections alike).
+    if (!peerAllowed(s.remoteAddress, this.policy)) {
+      s.data.kind = "gone";
+      this.refusals.refused(`refused ${plainAddress(s.remoteAddress ?? "?")} port ${s.remotePort ?? 0}: not in --allow`);
+      s.end();
+      return;
+    }
     // A connection that never sends its cookie is told so and dropped; it never holds a test slot.
     s.data.timer = setTimeout(() => {
       if (s.data.kind !== "pending") return;
@@ -151,8 +197,9 @@ export class Iperf3Server {
       }
       return;
     }
-    if (this.active.size >= this.plan.maxTests) {
+    if (this.active.size >= this.limits.maxTests.value) {
       st.kind = "gone";
+      this.refusals.refused(`refused ${plainAddress(s.remoteAddress ?? "?")} port ${s.remotePort ?? 0}: ${busyMessage(this.limits.maxTests, this.active.size)}`);
       s.write(encodeState(State.ACCESS_DENIED));
       s.end();
       return;
@@ -187,6 +234,7 @@ export class Iperf3Server {
     if (!this.active.delete(t)) return;
     if (t.cookie) this.byCookie.delete(t.cookie);
     this.out.out(block);
+    if (this.interrupted) return;
     if (this.plan.oneOff) return this.stop(0);
     if (!this.plan.output.json) this.out.out(serverListening(this.plan.port, this.nextTest));
   }
@@ -215,6 +263,10 @@ class ServerTest {
   private lastDataMs = 0;
   private congestion?: string;
   private closed = false;
+  /** Why this server refused the test (a limit), for our own error line. */
+  private refusal?: string;
+  /** [ms, bytes] over the --server-bitrate-limit window, for tests that asked for no rate. */
+  private readonly rateSamples: Array<[number, number]> = [];
   private readonly peer: { host: string; port: number };
 
   constructor(
@@ -228,8 +280,9 @@ class ServerTest {
     this.session = new ServerSession(writer, (e) => this.onEvent(e), {
       nowMs: performance.now(),
       idleTimeoutMs: plan.rcvTimeoutMs,
-      maxDurationS: plan.maxDurationS,
-      bitrateLimit: plan.bitrateLimit,
+      maxDurationS: server.limits.maxDurationS?.value ?? 0,
+      // Requested rates are checked in prepare() (our message names the flag); measured rates in onTick().
+      bitrateLimit: 0,
     });
     this.tick = setInterval(() => this.onTick(), TICK_MS);
   }
@@ -248,7 +301,34 @@ class ServerTest {
         this.lastDataMs = now;
       }
     }
+    this.checkMeasuredRate(now);
     this.session.tick(now, this.lastDataMs || undefined);
+  }
+
+  /**
+   * The rate limit also holds for tests that asked for none (unlimited TCP): like 3.12, the average over the
+   * --server-bitrate-limit window (default 5 s; /0 = the whole test) ends a test that runs faster.
+   */
+  private checkMeasuredRate(now: number): void {
+    const limit = this.server.limits.maxRateBps;
+    if (!limit || !this.sampler || this.session.phase !== "running") return;
+    const pr = this.sampler.progress(this.params?.len ?? 1);
+    this.rateSamples.push([now, pr.sent + pr.received]);
+    const windowMs = this.plan.bitrateLimitIntervalS * 1000;
+    while (windowMs > 0 && this.rateSamples.length > 2 && now - this.rateSamples[1]![0] >= windowMs) this.rateSamples.shift();
+    const [t0, b0] = this.rateSamples[0]!;
+    const spanMs = now - t0;
+    if (spanMs <= 0 || (windowMs > 0 && spanMs < windowMs) || (windowMs === 0 && spanMs < 1000)) return;
+    const bps = ((pr.sent + pr.received - b0) * 8) / (spanMs / 1000);
+    if (bps <= limit.value) return;
+    this.refuse(rateExceeded(limit, bps, Math.round(spanMs / 100) / 10), IErrno.IETOTALRATE);
+  }
+
+  /** A limit says no: SERVER_ERROR with the stock i_errno, and one line naming the limit on our side. */
+  private refuse(message: string, iErrno: number): void {
+    this.refusal = message;
+    this.server.refusals.refused(`refused test from ${this.peer.host} port ${this.peer.port}: ${message}`);
+    this.session.fail(new Iperf3ProtocolError(message, iErrno, Errno.OK));
   }
 
   private onEvent(e: ServerEvent): void {
@@ -257,9 +337,18 @@ class ServerTest {
         this.cookie = e.cookie;
         this.server.register(e.cookie, this);
         return;
-      case "prepare":
-        this.prepare(e.params);
+      case "prepare": {
+        const p = e.params;
+        const streams = streamCount(p);
+        const no = checkTest(this.server.limits, {
+          streams,
+          durationS: p.bytes > 0 || p.blocks > 0 ? undefined : p.timeS,
+          rateBps: p.bandwidth > 0 ? p.bandwidth * streams : undefined,
+        });
+        if (no) return this.refuse(no.message, REFUSAL_ERRNO[no.limit]!);
+        this.prepare(p);
         return;
+      }
       case "streams-ready":
         void this.begin();
         return;
@@ -568,7 +657,9 @@ class ServerTest {
       this.flushIntervals();
       if (!this.plan.output.json) this.text += this.side.summaryText();
     }
-    const msg = clientTerminated ? "the client has terminated" : `${describeIperfError(iErrno, errno)} (${detail})`;
+    // Our own Ctrl+C: the server prints the interrupt line once, after every test's summary.
+    if (this.server.interrupted && iErrno === IErrno.IESERVERTERM) return this.cleanup(INTERRUPTED);
+    const msg = clientTerminated ? "the client has terminated" : (this.refusal ?? `${describeIperfError(iErrno, errno)} (${detail})`);
     this.cleanup(msg, clientTerminated ? `iperf3: ${msg}\n` : `iperf3: error - ${msg}\n`);
   }
 

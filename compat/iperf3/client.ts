@@ -495,9 +495,10 @@ class Iperf3Client {
     }
   }
 
-  private jsonDoc(error?: string): Parameters<typeof jsonDocumentText>[0] {
+  /** `summarized`: a test cut short whose summary 3.12 still reports (Ctrl+C, server terminated) keeps its "end". */
+  private jsonDoc(error?: string, summarized = false): Parameters<typeof jsonDocumentText>[0] {
     const t = this.side.test;
-    const hasEnd = this.sampler !== undefined && this.sampler.stopMs > 0 && error === undefined;
+    const hasEnd = this.sampler !== undefined && this.sampler.stopMs > 0 && (error === undefined || summarized);
     return {
       start: this.side.jsonStart(),
       intervals: this.side.jsonIntervals,
@@ -532,7 +533,7 @@ class Iperf3Client {
       this.flushIntervals();
     }
     if (this.json) {
-      this.out.out(jsonDocumentText(this.jsonDoc(interrupted ? "interrupt - the client has terminated" : message)));
+      this.out.out(jsonDocumentText(this.jsonDoc(interrupted ? "interrupt - the client has terminated" : message, partial && (serverTerminated || interrupted))));
       // 3.12 exits 0 after a -J failure; the error is in the document.
       return this.finished(interrupted ? 1 : 0);
     }

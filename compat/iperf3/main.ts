@@ -4,9 +4,10 @@
  * stock tool would print, with our fix appended.
  */
 import { spawn } from "node:child_process";
-import { writeFileSync, unlinkSync } from "node:fs";
+import { unlinkSync } from "node:fs";
 import { WorkerPool } from "../../src/engine/worker-pool.ts";
 import { UserError } from "../../src/errors.ts";
+import { writeFileAtomic } from "../../src/report/atomic-file.ts";
 import { shutdownSignal } from "../../src/signals.ts";
 import { VERSION } from "../../src/version.ts";
 import { parseIperf3Args } from "./args.ts";
@@ -35,10 +36,17 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const plan = parsed.plan;
-  const out = new Output({ logfile: plan.output.logfile, timestamps: plan.output.timestamps });
+  let out;
+  try {
+    out = new Output({ logfile: plan.output.logfile, timestamps: plan.output.timestamps });
+  } catch (e) {
+    if (!(e instanceof UserError)) throw e;
+    process.stderr.write(`iperf3: error - ${e.message}\n`);
+    return e.exitCode;
+  }
   try {
     if (plan.role === "server" && plan.daemon && process.env[DAEMON_ENV] !== "1") return daemonize();
-    if (plan.pidfile) writeFileSync(plan.pidfile, `${process.pid}`);
+    if (plan.pidfile) writeFileAtomic(plan.pidfile, `${process.pid}`);
     const fd = await requireFdTools();
     const signal = shutdownSignal();
     // Workers take a moment to load; start them now so the first data stream does not wait for them.

@@ -1,8 +1,12 @@
 /**
  * Where the iperf3 dialect prints: stdout (or --logfile, appended), errors to stderr, each line optionally prefixed
  * by --timestamps' strftime format. Writes are synchronous so lines keep their order across tests and exits.
+ * --logfile is an AppendLog: what one turn prints (an interval's lines, a summary, a -J document) lands in the file
+ * as one block at the end of that turn, so a server's log shows each interval promptly and never half of one.
  */
-import { appendFileSync, writeSync } from "node:fs";
+import { writeSync } from "node:fs";
+import { UserError } from "../../src/errors.ts";
+import { AppendLog } from "../../src/report/atomic-file.ts";
 
 const DAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
@@ -32,7 +36,16 @@ export function strftime(format: string, d: Date): string {
 }
 
 export class Output {
-  constructor(private readonly opts: { logfile?: string; timestamps?: string } = {}) {}
+  private readonly log: AppendLog | undefined;
+
+  constructor(private readonly opts: { logfile?: string; timestamps?: string } = {}) {
+    try {
+      this.log = opts.logfile === undefined ? undefined : new AppendLog(opts.logfile);
+    } catch (e) {
+      // 3.12's wording, with the system's reason after the colon.
+      throw new UserError(`unable to open log file: ${(e as Error).message}; pass a --logfile path in a writable directory`, 1);
+    }
+  }
 
   private stamp(text: string): string {
     const fmt = this.opts.timestamps;
@@ -44,14 +57,14 @@ export class Output {
   out(text: string): void {
     if (text === "") return;
     const t = this.stamp(text);
-    if (this.opts.logfile) appendFileSync(this.opts.logfile, t);
+    if (this.log) this.log.append(t);
     else writeAll(1, t);
   }
 
   err(text: string): void {
     if (text === "") return;
     const t = this.stamp(text);
-    if (this.opts.logfile) appendFileSync(this.opts.logfile, t);
+    if (this.log) this.log.append(t);
     else writeAll(2, t);
   }
 }

@@ -1,5 +1,4 @@
 import { parseArgs } from "node:util";
-import { writeFile, rename } from "node:fs/promises";
 import { Plan } from "../plan.ts";
 import { UserError } from "../errors.ts";
 import { parseRate, parseSize } from "../units.ts";
@@ -9,6 +8,7 @@ import { Results } from "../report/result.ts";
 import { textReport } from "../report/text.ts";
 import { intervalsCsv } from "../report/csv.ts";
 import { attachProgress } from "../report/progress.ts";
+import { writeFileAtomic } from "../report/atomic-file.ts";
 import type { TestRun } from "../engine/test-run.ts";
 import { interruptedExitCode, shutdownSignal } from "../signals.ts";
 
@@ -95,13 +95,6 @@ export function parseLoopbackArgs(argv: string[]) {
   return { plan: parsed.data, json: values.json ?? false, csv: values.csv, help: values.help ?? false };
 }
 
-/** Writes next to the target and renames, so a reader never sees half a file and Ctrl+C never leaves one. */
-export async function writeAtomically(path: string, text: string): Promise<void> {
-  const tmp = `${path}.${process.pid}.tmp`;
-  await writeFile(tmp, text);
-  await rename(tmp, path);
-}
-
 export async function loopbackMain(argv: string[], hooks: { onRun?: (run: TestRun) => void } = {}): Promise<number> {
   const opts = parseLoopbackArgs(argv);
   if (opts.help) {
@@ -123,7 +116,7 @@ export async function loopbackMain(argv: string[], hooks: { onRun?: (run: TestRu
     detach();
   }
   Results.parse(results);
-  if (opts.csv) await writeAtomically(opts.csv, intervalsCsv(results.intervals));
+  if (opts.csv) writeFileAtomic(opts.csv, intervalsCsv(results.intervals));
   console.log(opts.json ? JSON.stringify(results, null, 2) : textReport(results));
   return interruptedExitCode(signal) ?? (results.errors.length > 0 ? 1 : 0);
 }

@@ -1,4 +1,5 @@
-import { appendFileSync } from "node:fs";
+import { UserError } from "../../src/errors.ts";
+import { AppendLog } from "../../src/report/atomic-file.ts";
 
 /**
  * Where report lines go (stdout, or the -o file), with iperf 2's rule for the "[ ID] Interval ..." heading: it is
@@ -16,9 +17,20 @@ export class Printer {
     private readonly csv: boolean,
   ) {}
 
+  /**
+   * -o FILE: iperf 2 says where the output goes, starts the file anew (its freopen mode is "w") and writes the run
+   * into it; here through an AppendLog, so a reader (or a kill) never finds half a report block in the file.
+   */
   static to(output: string | undefined, csv: boolean): Printer {
-    if (output) return new Printer((t) => appendFileSync(output, t), csv);
-    return new Printer((t) => process.stdout.write(t), csv);
+    if (!output) return new Printer((t) => process.stdout.write(t), csv);
+    process.stdout.write(`Output from stdout and stderr will be redirected to file ${output}\n`);
+    let log: AppendLog;
+    try {
+      log = new AppendLog(output, { fresh: true });
+    } catch (e) {
+      throw new UserError(`-o ${output}: ${(e as Error).message}; pass a file in a writable directory`, 1);
+    }
+    return new Printer((t) => log.append(t), csv);
   }
 
   /** Banners, connection lines, warnings. */

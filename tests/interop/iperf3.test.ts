@@ -106,27 +106,37 @@ function describeRun(f: Finished): string {
   return `exit ${f.code}\nstdout:\n${f.stdout}\nstderr:\n${f.stderr}`;
 }
 
+/**
+ * One case as a one-off server (-1) and a -J client, one of them ours: both exit 0, the client's two totals agree,
+ * and `checkServer` reads what the server printed.
+ */
+async function runCase(c: Case, server: typeof ours, client: typeof ours, checkServer: (s: Finished) => void = () => {}): Promise<void> {
+  const p = port();
+  const srv = server(["-s", "-1", "-p", String(p)]);
+  try {
+    await waitListening(p);
+    const cl = await client(["-c", "127.0.0.1", "-p", String(p), "-J", ...c.args]).done;
+    expect(cl.code, describeRun(cl)).toBe(0);
+    const s = await srv.done;
+    expect(s.code, describeRun(s)).toBe(0);
+    checkServer(s);
+    agrees(c, json(cl));
+  } finally {
+    srv.kill();
+  }
+}
+
 describe.skipIf(!HAVE)("stock iperf3 client -> anyperf iperf3 server", () => {
   for (const c of CASES) {
     test(
       c.name,
       () =>
-        withRetries(async () => {
-          const p = port();
-          const server = ours(["-s", "-1", "-p", String(p)]);
-          try {
-            await waitListening(p);
-            const client = await stock(["-c", "127.0.0.1", "-p", String(p), "-J", ...c.args]).done;
-            expect(client.code, describeRun(client)).toBe(0);
-            const s = await server.done;
-            expect(s.code, describeRun(s)).toBe(0);
+        withRetries(() =>
+          runCase(c, ours, stock, (s) => {
             // Our server printed its own report of the test.
             expect(s.stdout).toMatch(c.udp ? /Lost\/Total Datagrams/ : /(sender|receiver)\n/);
-            agrees(c, json(client));
-          } finally {
-            server.kill();
-          }
-        }),
+          }),
+        ),
       3 * T,
     );
   }
@@ -215,20 +225,7 @@ describe.skipIf(!HAVE)("anyperf iperf3 client -> stock iperf3 server", () => {
     test(
       c.name,
       () =>
-        withRetries(async () => {
-          const p = port();
-          const server = stock(["-s", "-1", "-p", String(p)]);
-          try {
-            await waitListening(p);
-            const client = await ours(["-c", "127.0.0.1", "-p", String(p), "-J", ...c.args]).done;
-            expect(client.code, describeRun(client)).toBe(0);
-            const s = await server.done;
-            expect(s.code, describeRun(s)).toBe(0);
-            agrees(c, json(client));
-          } finally {
-            server.kill();
-          }
-        }),
+        withRetries(() => runCase(c, stock, ours)),
       3 * T,
     );
   }

@@ -15,6 +15,9 @@ import { defaultBuffers } from "./socket-defaults.ts";
 import { connectionNotes, withInterface } from "./connection-notes.ts";
 import { connectMain, handToWorker, initialTcp } from "./tcp-connect.ts";
 import type { TcpInit } from "./tcp-stats.ts";
+import { busyMessage, checkTest, peerAllowed, policyLimits, serverPolicy, type ServerPolicy, type TestLimits } from "../../src/access/server-policy.ts";
+import { RefusalLog } from "../../src/access/refusal-log.ts";
+import type { ClientRequest } from "../../interop/iperf2/client-request.ts";
 import { type Endpoint, clientBanner, connectionLine, serverBanner } from "./text-report.ts";
 import { timerDelay } from "../../src/timer-delay.ts";
 
@@ -51,6 +54,19 @@ interface Conn extends Queued {
 
 const unaccepted = (): Conn => ({ ...newQueued(), handed: false, acceptedMs: 0, peer: { host: "?", port: 0 }, local: { host: "?", port: 0 }, at: new Date(0) });
 
+/** What an iperf 2 header asks of the server, in the terms the limits use (a headerless -C client asks nothing). */
+export function iperf2Ask(r: ClientRequest | null): { streams?: number; durationS?: number; rateBps?: number } {
+  if (!r) return {};
+  return {
+    streams: r.numThreads,
+    durationS: r.amount.kind === "time" ? r.amount.seconds : undefined,
+    rateBps: r.rate > 0 && r.rateUnits === "bps" ? r.rate * r.numThreads : undefined,
+  };
+}
+
+/** Seconds a client may overrun --max-duration before its connection is closed (its own timer ends it first). */
+export const DURATION_GRACE_S = 2;
+
 /** The next transfer id; stock servers number every connection they accept or open, 1, 2, 3, ... */
 export class Ids {
   private n = 0;
@@ -83,12 +99,20 @@ export class TcpServer {
   private finished!: () => void;
   /** Resolves when the server should exit (-1 after its one client, or interrupted). */
   readonly done = new Promise<void>((r) => (this.finished = r));
+  private readonly limits: TestLimits;
+  private readonly refusals: RefusalLog;
+  /** Live connections per report group: a group with any is a running test (--max-tests). */
+  private readonly liveConnections = new Map<ReportGroup, number>();
 
   constructor(
     private readonly plan: ServerPlan,
     private readonly io: ServerIo,
     private readonly ids: Ids,
-  ) {}
+    private readonly policy: ServerPolicy = serverPolicy(),
+  ) {
+    this.limits = policyLimits(policy);
+    this.refusals = new RefusalLog((line) => io.warn(line));
+  }
 
   start(): void {
     const { plan, io } = this;
@@ -126,6 +150,13 @@ export class TcpServer {
 
   private accept(s: TcpSocket<Conn>): void {
     const peer = { host: s.remoteAddress ?? "?", port: s.remotePort ?? 0 };
+    // Outside --allow: closed before a byte is read.
+    if (!peerAllowed(s.remoteAddress, this.policy)) {
+      s.data = { ...unaccepted(), handed: true };
+      this.refusals.refused(`refused ${peer.host} port ${peer.port}: not in --allow`);
+      s.end();
+      return;
+    }
     s.data = { ...unaccepted(), acceptedMs: performance.now(), peer, local: this.local(s), init: initialTcp(this.io.sockopt, s), at: new Date() };
     const session = new TcpServerSession(new SocketTransport(s), {
       test: (t) => {
@@ -182,6 +213,15 @@ export class TcpServer {
     const id = this.ids.next();
     const { peer, local, init, at } = s.data;
     const r = t.request;
+    const refusal = this.refusal(peer, r);
+    if (refusal) {
+      // iperf 2 has no way to say no: the connection is closed before any report, and our log says why.
+      s.data.handed = true;
+      s.data.session?.handOff();
+      this.refusals.refused(`refused test from ${peer.host} port ${peer.port}: ${refusal}`);
+      s.terminate();
+      return;
+    }
     const line = (sock: number | undefined) => {
       const notes = connectionNotes({
         direction: r?.direction === "forward" ? undefined : r?.direction,
@@ -224,6 +264,12 @@ export class TcpServer {
       throw e;
     }
     this.planes.add(plane);
+    this.liveConnections.set(group, (this.liveConnections.get(group) ?? 0) + 1);
+    void plane.ended.then(() => {
+      const n = (this.liveConnections.get(group) ?? 1) - 1;
+      if (n > 0) this.liveConnections.set(group, n);
+      else this.liveConnections.delete(group);
+    });
     group.attach(plane, send ? "send" : "recv");
     const startMs = s.data.acceptedMs;
     const counters = () => plane.snapshot().streams[0]!;
@@ -258,12 +304,35 @@ export class TcpServer {
       }, timerDelay(send.amount.seconds * 1000, 0));
       void plane.ended.then(() => clearTimeout(timer));
     }
+    this.capDuration(plane, peer, r?.amount.kind === "time");
     if (t.connectBack?.when === "now") void this.connectBack(peer.host, t.connectBack, group);
     await plane.ended;
     this.planes.delete(plane);
     if (t.connectBack?.when === "after-eof") await this.connectBack(peer.host, t.connectBack, null);
     this.tests++;
     if (plan.singleClient && this.tests >= 1) void this.stop();
+  }
+
+  /** Why this connection's test is refused (a limit), or undefined. A connection joining its client's group is no new test. */
+  private refusal(peer: Endpoint, r: ClientRequest | null): string | undefined {
+    const no = checkTest(this.limits, iperf2Ask(r));
+    if (no) return no.message;
+    const max = this.limits.maxTests;
+    const joining = this.groups.some((g) => g.key === peer.host && g.accepting);
+    if (max && !joining && this.liveConnections.size >= max.value) return busyMessage(max, this.liveConnections.size);
+    return undefined;
+  }
+
+  /** --max-duration also bounds tests by bytes (-n) and clients that overrun their -t: the stream is ended. */
+  private capDuration(plane: DataPlane, peer: Endpoint, timed: boolean): void {
+    const max = this.limits.maxDurationS;
+    if (!max) return;
+    const seconds = max.value + (timed ? DURATION_GRACE_S : 0);
+    const timer = setTimeout(() => {
+      this.io.warn(`ended test from ${peer.host} port ${peer.port} after ${seconds} s: this server allows ${max.value} s (${max.flag})`);
+      plane.stopStream(0);
+    }, seconds * 1000);
+    void plane.ended.then(() => clearTimeout(timer));
   }
 
   /** -d (now, same report group) and -r (after the forward test, its own report): we connect to the client's -L port. */

@@ -23,6 +23,9 @@ import {
   udpSumLine,
 } from "./text-report.ts";
 import { UdpReverseSender, wallSeconds } from "./udp-reverse-sender.ts";
+import { busyMessage, checkTest, peerAllowed, policyLimits, serverPolicy, type ServerPolicy, type TestLimits } from "../../src/access/server-policy.ts";
+import { RefusalLog } from "../../src/access/refusal-log.ts";
+import { iperf2Ask } from "./tcp-server.ts";
 
 interface FlowState {
   id: number;
@@ -44,6 +47,11 @@ interface UdpGroup {
 
 const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
 
+/** Refused sources remembered at once (a spoofed flood must not grow the map without bound). */
+const MAX_REFUSED = 4096;
+/** A refused source silent this long is forgotten (its port may be a new client's later). */
+const REFUSED_FORGET_S = 30;
+
 /**
  * `anyperf iperf -s -u`: one UDP socket, any number of client flows (UdpServerSession keys them by source address and
  * port), each FIN answered with the 128-byte report, -R flows answered with a paced stream from this same socket.
@@ -59,12 +67,25 @@ export class UdpServer {
   private finished!: () => void;
   private tests = 0;
   readonly done = new Promise<void>((r) => (this.finished = r));
+  private readonly limits: TestLimits;
+  private readonly refusals: RefusalLog;
+  /**
+   * Sources refused (outside --allow, or over a limit) -> when last heard: their datagrams are dropped before the
+   * session sees them. UDP has no way to say no; a stock client ends with its "did not receive ack" warning.
+   */
+  private readonly refused = new Map<string, number>();
+  /** Flows still receiving (or sending, -R), for --max-tests. */
+  private readonly live = new Set<UdpFlow>();
 
   constructor(
     private readonly plan: ServerPlan,
     private readonly io: ServerIo,
     private readonly ids: Ids,
-  ) {}
+    private readonly policy: ServerPolicy = serverPolicy(),
+  ) {
+    this.limits = policyLimits(policy);
+    this.refusals = new RefusalLog((line) => io.warn(line));
+  }
 
   async start(): Promise<void> {
     const { plan, io } = this;
@@ -79,13 +100,15 @@ export class UdpServer {
       this.sock = await io.net.udpSocket({
         hostname: host,
         port: plan.port,
-        socket: { data: (_s, d, port, address) => this.session.onDatagram(d, { host: address, port }, wallSeconds()), error: () => {} },
+        socket: { data: (_s, d, port, address) => this.onDatagram(d, { host: address, port }), error: () => {} },
       });
     } catch (e) {
       throw explainSocketError(e, { host, port: plan.port, role: "listen" });
     }
     this.sweeper = setInterval(() => {
-      for (const f of this.session.expire(wallSeconds())) this.vanished(f);
+      const now = wallSeconds();
+      for (const f of this.session.expire(now)) this.vanished(f);
+      for (const [key, at] of this.refused) if (now - at > REFUSED_FORGET_S) this.refused.delete(key);
     }, 5000);
     io.signal.addEventListener("abort", () => this.stop(), { once: true });
   }
@@ -97,6 +120,37 @@ export class UdpServer {
     this.sock?.close();
     this.sock = undefined;
     this.finished();
+  }
+
+  private onDatagram(d: Uint8Array, from: Endpoint): void {
+    const now = wallSeconds();
+    const key = `${from.host}|${from.port}`;
+    if (this.refused.has(key)) {
+      this.refused.set(key, now);
+      return;
+    }
+    if (!peerAllowed(from.host, this.policy)) {
+      this.refuse(key, now, `refused ${from.host} port ${from.port}: not in --allow`);
+      return;
+    }
+    this.session.onDatagram(d, from, now);
+  }
+
+  private refuse(key: string, now: number, line: string): void {
+    if (this.refused.size >= MAX_REFUSED) this.refused.delete(this.refused.keys().next().value!);
+    this.refused.set(key, now);
+    this.refusals.refused(line);
+  }
+
+  /** Why a new flow's test is refused, or undefined. A flow joining its client's -P group is no new test. */
+  private refusal(f: UdpFlow): string | undefined {
+    const no = checkTest(this.limits, iperf2Ask(f.request));
+    if (no) return no.message;
+    const max = this.limits.maxTests;
+    if (!max) return undefined;
+    const joining = this.groups.some((g) => g.host === f.peer.host && g.flows.length < g.expected);
+    const running = new Set([...this.live].map((x) => this.state.get(x)?.group)).size;
+    return !joining && running >= max.value ? busyMessage(max, running) : undefined;
   }
 
   private send(bytes: Uint8Array, to: Endpoint): void {
@@ -125,6 +179,11 @@ export class UdpServer {
 
   private onFlow(f: UdpFlow): void {
     const { plan, io } = this;
+    const no = this.refusal(f);
+    if (no) {
+      this.refuse(`${f.peer.host}|${f.peer.port}`, wallSeconds(), `refused test from ${f.peer.host} port ${f.peer.port}: ${no}`);
+      return;
+    }
     const id = this.ids.next();
     const r = f.request;
     const local = this.localFor(f.peer);
@@ -142,6 +201,7 @@ export class UdpServer {
     group.flows.push(f);
     const st: FlowState = { id, local, last: { bytes: 0, datagrams: 0, lost: 0 }, tick: 0, group };
     this.state.set(f, st);
+    this.live.add(f);
     if (r?.direction === "reverse" && this.sock) {
       this.reverse(f, st);
       return;
@@ -158,6 +218,7 @@ export class UdpServer {
     sender.start();
     void sender.done.then((res) => {
       this.senders.delete(sender);
+      this.live.delete(f);
       if (this.plan.csv) return;
       this.io.printer.report(HEADER_BW, bwLine({ id: st.id, start: 0, end: res.seconds, bytes: res.bytes }, this.plan.format));
       // Stock counts two more than it sent data datagrams (as its UDP client does): 91 data + FIN print "Sent 93".
@@ -196,6 +257,7 @@ export class UdpServer {
 
   private onEnd(f: UdpFlow, report: ServerReport): void {
     const st = this.state.get(f);
+    this.live.delete(f);
     if (!st) return;
     if (st.timer) clearInterval(st.timer);
     this.line(f, st, { start: 0, end: report.duration, bytes: report.totalBytes, jitterS: report.jitter, lost: report.lost, total: report.datagrams }, this.plan.intervalS > 0 ? new Date() : null, f.stats.packets);
@@ -207,6 +269,7 @@ export class UdpServer {
   private vanished(f: UdpFlow): void {
     const st = this.state.get(f);
     this.state.delete(f);
+    this.live.delete(f);
     if (!st || f.request?.direction === "reverse") return;
     if (st.timer) clearInterval(st.timer);
     const s = f.stats;

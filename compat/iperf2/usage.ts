@@ -1,3 +1,5 @@
+import { POLICY_HELP } from "../../src/access/server-policy.ts";
+
 /** `anyperf iperf --help`: iperf 2's options as this dialect understands them. */
 export const IPERF2_USAGE = `Usage: anyperf iperf [-s|-c host] [options]
        anyperf iperf [-h|--help] [-v|--version]
@@ -29,6 +31,9 @@ Server specific:
   -1, --singleclient       serve one client, then exit
   -t, --time      #        time in seconds to listen for new connections
   -D, --daemon             run the server in the background
+
+${POLICY_HELP}  (iperf 2 cannot say no: a refused TCP connection is closed, a refused UDP flow's datagrams are dropped,
+  and the server logs the limit and its flag. --max-duration ends -n and overrunning tests; --max-rate checks -b.)
 
 Client specific:
   -c, --client    <host>   run in client mode, connecting to <host>

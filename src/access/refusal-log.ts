@@ -13,7 +13,7 @@ export class RefusalLog {
   ) {}
 
   private get perWindow(): number {
-    return this.opts.perWindow ?? 5;
+    return this.opts.perWindow ?? 10;
   }
 
   private get windowMs(): number {

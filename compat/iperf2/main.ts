@@ -11,6 +11,7 @@ import { Printer } from "./printer.ts";
 import { Ids, TcpServer, type ServerIo } from "./tcp-server.ts";
 import { UdpServer } from "./udp-server.ts";
 import { IPERF2_USAGE } from "./usage.ts";
+import { serverPolicyArgs } from "../../src/access/server-policy.ts";
 
 /** `anyperf iperf ...` (or the binary run as `iperf`): iperf 2.1.8's command line, output and wire protocol. */
 export async function main(argv: string[]): Promise<number> {
@@ -54,7 +55,8 @@ function daemonize(argv: string[]): number {
   const rest = argv.filter((a) => a !== "-D" && a !== "--daemon");
   // From source the runtime needs the entry script; a compiled binary is its own entry.
   const script = process.argv[1] && /\.ts$/.test(process.argv[1]) ? [process.argv[1]] : [];
-  const child = spawn(process.execPath, [...script, "iperf", ...rest], { detached: true, stdio: "ignore" });
+  // main.ts took the global --allow / --max-* options out of argv: the detached server needs them back.
+  const child = spawn(process.execPath, [...script, "iperf", ...serverPolicyArgs(), ...rest], { detached: true, stdio: "ignore" });
   child.unref();
   process.stdout.write(`Running Iperf Server as a daemon (pid ${child.pid})\n`);
   return 0;

@@ -5,6 +5,7 @@ import { runNetperf } from "./client.ts";
 import { parseNetperfArgs } from "./netperf-args.ts";
 import { parseNetserverArgs } from "./netserver-args.ts";
 import { runNetserver } from "./server.ts";
+import { serverPolicyArgs } from "../../src/access/server-policy.ts";
 
 /** `anyperf netperf ...` (or the binary run as `netperf`): netperf 2.7.0's command line, output and protocol. */
 export async function netperfMain(argv: string[]): Promise<number> {
@@ -61,7 +62,8 @@ export async function netserverMain(argv: string[]): Promise<number> {
 function daemonize(argv: string[]): Promise<number> {
   // From source the runtime needs the entry script; a compiled binary is its own entry.
   const script = process.argv[1] && /\.ts$/.test(process.argv[1]) ? [process.argv[1]] : [];
-  const child = spawn(process.execPath, [...script, "netserver", ...argv], {
+  // The global --allow / --max-* options were taken out of argv by main.ts: the detached server needs them back.
+  const child = spawn(process.execPath, [...script, "netserver", ...serverPolicyArgs(), ...argv], {
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, [DETACHED_ENV]: "1" },

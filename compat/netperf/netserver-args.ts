@@ -2,6 +2,7 @@ import { UserError } from "../../src/errors.ts";
 import { atoi, breakArgsExplicit, getopt } from "./getopt.ts";
 import { NETPERF_VERSION } from "./netperf-args.ts";
 import { NetserverPlan } from "./plan.ts";
+import { POLICY_HELP } from "../../src/access/server-policy.ts";
 
 /** netserver 2.7.0's command line ("DdfhL:n:Np:v:VZ:46"), plus our `--max-tests N`. */
 
@@ -101,6 +102,10 @@ Options:
     -v verbosity      Specify the verbosity level
     -V                Display version information and exit
     -Z passphrase     Expect passphrase as the first thing received
-    --max-tests N     (anyperf) tests served at once; more are refused (default ${DEFAULT_MAX_TESTS})
+    --max-tests N     (anyperf) tests served at once; more are refused with EBUSY (default ${DEFAULT_MAX_TESTS})
+
+${POLICY_HELP}  (netserver answers a test over a limit with an error netperf prints; the server logs the limit and
+  its flag. Each netperf test is one stream; netperf asks for no rate, so --max-streams/--max-rate change nothing.
+  --max-duration refuses a longer -l and ends -l -N count tests at the limit.)
 
 `;

@@ -13,6 +13,8 @@ import { defaultCongestion, effectiveBuffers, netperfPayload, serverCounters, se
 import { NicRateReporter } from "./nic-rate.ts";
 import type { NetserverPlan } from "./plan.ts";
 import { PhaseRun, peerName } from "./test-runs.ts";
+import { busyMessage, peerAllowed, peerText, policyLimits, serverPolicy, type Limit, type ServerPolicy, type TestLimits } from "../../src/access/server-policy.ts";
+import { RefusalLog } from "../../src/access/refusal-log.ts";
 import { timerDelay } from "../../src/timer-delay.ts";
 
 /**
@@ -142,6 +144,11 @@ class ServerTest {
     }
   }
 
+  /** The client as refusal lines name it. */
+  private peerName(): string {
+    return peerText(this.control.remoteAddress, this.control.remotePort);
+  }
+
   private peer(): string {
     return `${this.control.remoteAddress ?? "?"} port ${this.control.remotePort ?? 0}`;
   }
@@ -149,6 +156,7 @@ class ServerTest {
   private async bind(setup: ServerDataSetup): Promise<void> {
     this.setup = setup;
     if (!(await this.server.slots.acquire())) {
+      this.server.refusals.refused(`refused test from ${this.peerName()}: ${busyMessage(this.server.maxTests, this.server.maxTests.value)}`);
       this.session.dataFailed(Errno.EBUSY, performance.now());
       this.schedule();
       return;
@@ -237,7 +245,33 @@ class ServerTest {
     this.phaseRun?.begin(this.plane);
   }
 
+  /**
+   * --max-duration: netperf's length travels in the request, but the session hands it over only here, once the
+   * setup reply is out; a longer timed test is refused now (its data connection closes, netperf reports the error),
+   * an untimed one (-l -N, count mode) is ended at the limit.
+   */
+  private overDuration(run: ServerDataRun): boolean {
+    const max = this.server.limits.maxDurationS;
+    if (!max) return false;
+    if (run.testLengthS > max.value) {
+      this.server.refusals.refused(`refused test from ${this.peerName()}: test asks for ${run.testLengthS} s; this server allows ${max.value} s (${max.flag})`);
+      this.session.dataFailed(Errno.EINVAL, performance.now());
+      this.schedule();
+      return true;
+    }
+    if (run.testLengthS <= 0) {
+      this.durationTimer = setTimeout(() => {
+        this.server.io.err(`netserver: ended test from ${this.peerName()} after ${max.value} s: this server allows ${max.value} s (${max.flag})\n`);
+        void this.stopData();
+      }, max.value * 1000);
+    }
+    return false;
+  }
+
+  private durationTimer: ReturnType<typeof setTimeout> | undefined;
+
   private start(run: ServerDataRun): void {
+    if (this.overDuration(run)) return;
     const { setup } = run;
     this.phaseRun?.end();
     this.phaseRun = new PhaseRun(
@@ -277,6 +311,7 @@ class ServerTest {
   private report(): void {
     if (this.reported || !this.setup) return;
     this.reported = true;
+    clearTimeout(this.durationTimer);
     const setup = this.setup;
     const c = this.plane?.snapshot().streams[0];
     this.phaseRun?.end();
@@ -323,6 +358,7 @@ class ServerTest {
 
   teardown(): void {
     if (this.timer) clearTimeout(this.timer);
+    clearTimeout(this.durationTimer);
     if (this.cpuTimer) clearTimeout(this.cpuTimer);
     this.nic?.finish();
     this.nic = undefined;
@@ -342,14 +378,22 @@ export class NetserverServer {
   readonly congestion = defaultCongestion();
   private listener: TcpListener | undefined;
   private readonly controls = new Set<TcpSocket<Control>>();
+  readonly limits: TestLimits;
+  readonly maxTests: Limit;
+  readonly refusals: RefusalLog;
 
   private constructor(
     readonly plan: NetserverPlan,
     readonly io: NetserverIo,
     readonly net: Net,
     readonly sockopt: Sockopt | undefined,
+    readonly policy: ServerPolicy,
   ) {
-    this.slots = new Slots(plan.serial ? 1 : plan.maxTests, plan.serial);
+    this.limits = policyLimits(policy);
+    // The global --max-tests and netserver's own are one option: main.ts takes it before netserver's parser sees it.
+    this.maxTests = { value: policy.maxTests ?? plan.maxTests, flag: "--max-tests" };
+    this.refusals = new RefusalLog((line) => io.err(`netserver: ${line}\n`));
+    this.slots = new Slots(plan.serial ? 1 : this.maxTests.value, plan.serial);
     const cpus = cpuCount();
     this.sessionOptions = {
       ...DEFAULT_SERVER_OPTIONS,
@@ -359,9 +403,9 @@ export class NetserverServer {
     };
   }
 
-  static async start(plan: NetserverPlan, io: NetserverIo): Promise<NetserverServer> {
+  static async start(plan: NetserverPlan, io: NetserverIo, policy: ServerPolicy = serverPolicy()): Promise<NetserverServer> {
     const [net, sockopt] = await Promise.all([loadNet(), loadSockopt()]);
-    const server = new NetserverServer(plan, io, net, sockopt);
+    const server = new NetserverServer(plan, io, net, sockopt, policy);
     server.listen();
     return server;
   }
@@ -381,6 +425,12 @@ export class NetserverServer {
         socket: {
           open: (s) => {
             s.data = newQueued();
+            // Outside --allow: closed before a byte is read.
+            if (!peerAllowed(s.remoteAddress, this.policy)) {
+              this.refusals.refused(`refused ${peerText(s.remoteAddress, s.remotePort)}: not in --allow`);
+              s.end();
+              return;
+            }
             this.controls.add(s);
             s.data.test = new ServerTest(this, s);
           },

@@ -5,8 +5,10 @@ import {
   busyMessage,
   checkTest,
   peerAllowed,
+  peerText,
   policyLimits,
   serverPolicy,
+  serverPolicyArgs,
   setServerPolicy,
   takeServerPolicyOptions,
   tighter,
@@ -80,4 +82,18 @@ test("peerAllowed: everyone without --allow, only listed networks with it", () =
   expect(peerAllowed("::ffff:127.0.0.1")).toBe(true);
   expect(peerAllowed("10.0.0.1")).toBe(false);
   expect(peerAllowed(undefined)).toBe(false);
+});
+
+test("serverPolicyArgs gives back options that parse to the same policy", () => {
+  const { policy } = takeServerPolicyOptions(["--allow", "10.0.0.0/8,::1", "--max-tests", "3", "--max-streams", "4", "--max-duration", "2.5", "--max-rate", "1.5G"]);
+  const again = takeServerPolicyOptions(serverPolicyArgs(policy));
+  expect(again.rest).toEqual([]);
+  expect(again.policy).toEqual(policy);
+  expect(serverPolicyArgs({})).toEqual([]);
+});
+
+test("peerText drops the IPv4-mapped prefix only", () => {
+  expect(peerText("::ffff:127.0.0.1", 5)).toBe("127.0.0.1 port 5");
+  expect(peerText("::1", 6)).toBe("::1 port 6");
+  expect(peerText(undefined, undefined)).toBe("? port 0");
 });

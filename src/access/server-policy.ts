@@ -113,6 +113,20 @@ export function applyServerPolicyOptions(argv: readonly string[], isServer: bool
   return rest;
 }
 
+/**
+ * The policy as command-line options again, for a server that re-runs itself detached (netserver without -D,
+ * iperf -D): main.ts took them out of the argv the dialect sees.
+ */
+export function serverPolicyArgs(p: ServerPolicy = current): string[] {
+  const out: string[] = [];
+  if (p.allow) out.push(POLICY_FLAGS.allow, p.allow.map((c) => c.text).join(","));
+  if (p.maxTests !== undefined) out.push(POLICY_FLAGS.maxTests, String(p.maxTests));
+  if (p.maxStreams !== undefined) out.push(POLICY_FLAGS.maxStreams, String(p.maxStreams));
+  if (p.maxDurationS !== undefined) out.push(POLICY_FLAGS.maxDurationS, String(p.maxDurationS));
+  if (p.maxRateBps !== undefined) out.push(POLICY_FLAGS.maxRateBps, String(p.maxRateBps));
+  return out;
+}
+
 /** A limit in force and the flag that set it (a dialect's own spelling, e.g. --server-bitrate-limit, wins if given). */
 export interface Limit {
   value: number;
@@ -194,4 +208,10 @@ export function busyMessage(limit: Limit, running: number): string {
 export function peerAllowed(address: string | undefined, p: ServerPolicy = current): boolean {
   if (!p.allow) return true;
   return address !== undefined && addressAllowed(p.allow, address);
+}
+
+/** "host port N" as the refusal lines print a peer (an IPv4 peer on a dual-stack socket without its ::ffff: prefix). */
+export function peerText(host: string | undefined, port: number | undefined): string {
+  const h = host === undefined ? "?" : /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(host) ? host.slice(7) : host;
+  return `${h} port ${port ?? 0}`;
 }

@@ -61,8 +61,17 @@ export async function connectControl(
   throw last;
 }
 
-/** Listens for control connections; `accept` returns null to refuse one (too many, or not expected). */
-export function listenControl(net: Net, host: string, port: number, accept: (t: Transport) => ControlHandlers | null): TcpListener {
+/**
+ * Listens for control connections; `accept` returns null to refuse one (too many, or not expected). `admit` sees the
+ * peer's address first (--allow): a peer it refuses is closed before a byte is read.
+ */
+export function listenControl(
+  net: Net,
+  host: string,
+  port: number,
+  accept: (t: Transport) => ControlHandlers | null,
+  admit?: (peer: { host: string | undefined; port: number | undefined }) => boolean,
+): TcpListener {
   const base = handlersFor();
   return net.listen<ConnState>({
     hostname: host,
@@ -72,6 +81,11 @@ export function listenControl(net: Net, host: string, port: number, accept: (t: 
       ...base,
       open: (s) => {
         s.data = newState();
+        if (admit && !admit({ host: s.remoteAddress, port: s.remotePort })) {
+          s.data.closed = true;
+          s.end();
+          return;
+        }
         const h = accept(new SocketTransport(s));
         if (h === null) s.terminate();
         else s.data.handlers = h;

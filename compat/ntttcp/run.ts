@@ -14,6 +14,8 @@ import { hostFigures } from "./host-figures.ts";
 import type { NtttcpPlan } from "./plan.ts";
 import type { NtttcpResults, ThreadResult } from "./results.ts";
 import { receiverSpecs, senderSpecs, type StreamLayout } from "./specs.ts";
+import { peerAllowed, peerText, policyLimits, serverPolicy } from "../../src/access/server-policy.ts";
+import { RefusalLog } from "../../src/access/refusal-log.ts";
 import { SyncSeats } from "./sync-seats.ts";
 
 /**
@@ -164,7 +166,36 @@ function linked(signal: AbortSignal): AbortController {
   return c;
 }
 
+/**
+ * The receiver's share of --allow and --max-duration: sync and token connections from outside --allow are closed
+ * at accept; a sender that negotiates a longer (or continuous) cycle ends the run with a refusal. Data connections
+ * are accepted in the Workers, which see no policy (see the report on issue 9).
+ */
+function receiverPolicy(p: NtttcpPlan, io: RunIo) {
+  const policy = serverPolicy();
+  const max = policyLimits(policy).maxDurationS;
+  const own = p.warmup + p.duration + p.cooldown;
+  if (max && own > max.value) {
+    throw new UserError(`this receiver's own cycle (-W/-t/-C) is ${own} s, above ${max.flag} ${max.value}: lower -t or raise ${max.flag}`, 2);
+  }
+  const refusals = new RefusalLog((line) => io.log("ERR", line));
+  return {
+    admit: (peer: { host: string | undefined; port: number | undefined }) => {
+      if (peerAllowed(peer.host, policy)) return true;
+      refusals.refused(`refused ${peerText(peer.host, peer.port)}: not in --allow`);
+      return false;
+    },
+    /** Why a negotiated cycle (seconds; 0 = continuous) is refused, or undefined. */
+    cycleRefusal: (cycle: number) => {
+      if (!max || (cycle > 0 && cycle <= max.value)) return undefined;
+      const asks = cycle === 0 ? "a continuous test" : `${cycle} s`;
+      return `sender asks for ${asks}; this receiver allows ${max.value} s (${max.flag})`;
+    },
+  };
+}
+
 export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResults> {
+  const access = receiverPolicy(p, io);
   const layout = receiverSpecs(p, { sockopt: (await loadSockopt()) !== undefined });
   const plane = await DataPlane.open(layout.specs);
   const stop = linked(io.signal);
@@ -182,13 +213,18 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
   try {
     io.log("INFO", `${p.threads.length + (p.sync.kind === "linux" ? 1 : 0)} threads created`);
     let started: Promise<boolean>;
+    let refused: string | undefined;
     if (p.sync.kind === "linux") {
       let resolveStart!: (v: boolean) => void;
       started = new Promise((r) => (resolveStart = r));
       io.signal.addEventListener("abort", () => resolveStart(false), { once: true });
       const rx = new LinuxSyncReceiver({ duration: p.duration, multiClient: p.sync.multiClient }, (e: LinuxSyncReceiverEvent) => {
         if (e.type === "log") io.log(e.level, e.text);
-        else if (e.type === "negotiated") prepare(e.cycle);
+        else if (e.type === "negotiated" && (refused = access.cycleRefusal(e.cycle)) !== undefined) {
+          // The sync protocol has no "no": the run ends and the sender sees its sync connection close.
+          io.log("ERR", `refused the test: ${refused}`);
+          resolveStart(false);
+        } else if (e.type === "negotiated") prepare(e.cycle);
         else if (e.type === "start") {
           // A sender that never proposed a cycle runs on the receiver's own -t.
           prepare(undefined);
@@ -205,7 +241,7 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
           seat.evict?.close();
           const c = rx.attach(t);
           return { onData: (b) => (seats.received(t, b.length), c.onData(b)), onClose: () => (seats.leave(t), c.onClose()) };
-        }),
+        }, access.admit),
       );
     } else {
       prepare(undefined);
@@ -227,7 +263,7 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
                 const x = gate.exchange(i, tr);
                 queueMicrotask(() => x.start());
                 return { onData: (b) => x.onData(b), onClose: () => x.onClose() };
-              }),
+              }, access.admit),
             );
           });
           return all;
@@ -243,7 +279,9 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
         started = until(plane, (s) => s.streams.some((x) => x.bytes > 0), io.signal);
       }
     }
-    if (!(await started) || !run || !counts) throw new UserError("interrupted before the test started: no sender connected", 1);
+    const began = await started;
+    if (!began && refused !== undefined) throw new UserError(`refused the sender's test: ${refused}`, 1);
+    if (!began || !run || !counts) throw new UserError("interrupted before the test started: no sender connected", 1);
     const r: TestRun = run;
     await r.runTimed(stop.signal);
     syncRx?.finish();

@@ -1,3 +1,5 @@
+import { POLICY_HELP } from "../../src/access/server-policy.ts";
+
 /** Help text for `anyperf ntttcp`: both dialects, and how this build differs from the originals. */
 export const NTTTCP_USAGE = `usage: anyperf ntttcp [--windows|--linux] <ntttcp options>
        (or run the binary through a link named ntttcp, ntttcps or ntttcpr)
@@ -22,6 +24,10 @@ NTttcp for Windows (separate words, any case):
   -l len  -n buffers  -t s  -wu s  -cd s  -p port  -ns  -u  -6  -rb/-sb size  -ndl  -nic addr  -thr KB/s
   -xml [file] (appended)  -v  -hpt; Windows-only machinery (-a -w -x -icp -na -cfi -es -qos -jm -ps -sp ...)
   is accepted and reported as ignored.
+
+${POLICY_HELP}  (a receiver is one test: --allow closes sync and token connections from other networks, which fails
+  the sender; a sender negotiating a longer or continuous cycle than --max-duration is refused; with -N/-ns the
+  data connections are not checked against --allow; --max-tests/--max-streams/--max-rate change nothing here.)
 
 Differences from the originals: figures this host cannot measure print as n/a (never 0); the Windows per-thread
 Time(s)/KB/s columns show real values (5.40 prints 0.000); a sender keeps sending 1 s past its cycle so the peer's

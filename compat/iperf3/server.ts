@@ -72,6 +72,11 @@ export class Iperf3Server {
   private finished!: (code: number) => void;
   readonly done = new Promise<number>((r) => (this.finished = r));
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
+  /**
+   * The test whose lines go out as they come (3.12 serves one test at a time and prints live, so a --logfile or a
+   * terminal follows it); tests running beside it print their whole block when they end, so blocks never interleave.
+   */
+  private speaker: ServerTest | undefined;
   /** Set by terminate(): tests end with "interrupt - ..." and no new "Server listening" line is printed. */
   interrupted = false;
   /** The global --allow/--max-* policy merged with this dialect's own spellings (the tighter wins). */
@@ -230,7 +235,14 @@ export class Iperf3Server {
   }
 
   /** A test is over: free its slot, print its block, and stop a one-off server. */
+  /** Whether `t` may print now: the first test to speak holds the output until it ends. */
+  holdsOutput(t: ServerTest): boolean {
+    this.speaker ??= t;
+    return this.speaker === t;
+  }
+
   finishedTest(t: ServerTest, block: string): void {
+    if (this.speaker === t) this.speaker = undefined;
     if (!this.active.delete(t)) return;
     if (t.cookie) this.byCookie.delete(t.cookie);
     this.out.out(block);
@@ -259,6 +271,8 @@ class ServerTest {
   /** The engine's view of this test, for the status endpoint. */
   private testRun?: TestRun;
   private text = "";
+  /** How much of `text` is already printed (while this test holds the server's output). */
+  private printed = 0;
   private lastBytes = -1;
   private lastDataMs = 0;
   private congestion?: string;
@@ -392,7 +406,7 @@ class ServerTest {
         },
       },
     );
-    this.text += acceptedLine(this.peer.host, this.peer.port);
+    this.say(acceptedLine(this.peer.host, this.peer.port));
     this.testRun = new TestRun(
       { mode: "iperf3", role: "server", peer: testRunPeer(this.peer), transport: p.protocol, test: "stream" },
       { warmupS: 0, durationS: p.bytes || p.blocks ? 0 : p.timeS, cooldownS: 0, intervalS: this.plan.output.intervalS || 1 },
@@ -518,7 +532,7 @@ class ServerTest {
     const streams = this.live.filter((s): s is LiveStream => s !== undefined);
     const p = this.params!;
     const side = this.side!;
-    for (const s of streams) this.text += connectedLine(s.report);
+    for (const s of streams) this.say(connectedLine(s.report));
     side.test.streams = streams.map((s) => s.report);
     side.test.congestionUsed = p.protocol === "tcp" ? this.congestion : undefined;
     this.sampler = new StreamSampler(streams, p.protocol === "udp", (fd) => this.server.fd.tcpInfo(fd));
@@ -574,7 +588,16 @@ class ServerTest {
   private flushIntervals(): void {
     if (!this.side) return;
     const { text } = this.side.drainIntervals();
-    if (!this.plan.output.json) this.text += text;
+    if (!this.plan.output.json) this.say(text);
+  }
+
+  /** Text report lines: kept for --get-server-output and the end block, printed now if this test holds the output. */
+  private say(text: string): void {
+    this.text += text;
+    // -J prints one document at the end; the text is only kept.
+    if (this.plan.output.json || !this.server.holdsOutput(this)) return;
+    this.server.out.out(this.text.slice(this.printed));
+    this.printed = this.text.length;
   }
 
   /**
@@ -614,7 +637,7 @@ class ServerTest {
     if (this.plan.output.json) {
       if (p.getServerOutput) results.serverOutputJson = jsonDocumentValue(this.jsonDoc());
     } else {
-      this.text += side.summaryText();
+      this.say(side.summaryText());
       if (p.getServerOutput) results.serverOutputText = this.text;
     }
     this.session.stopped(results, now);
@@ -655,7 +678,7 @@ class ServerTest {
       this.side.test.cpu = this.cpu.stop();
       this.sampler.finish(performance.now());
       this.flushIntervals();
-      if (!this.plan.output.json) this.text += this.side.summaryText();
+      if (!this.plan.output.json) this.say(this.side.summaryText());
     }
     // Our own Ctrl+C: the server prints the interrupt line once, after every test's summary.
     if (this.server.interrupted && iErrno === IErrno.IESERVERTERM) return this.cleanup(INTERRUPTED);
@@ -672,7 +695,7 @@ class ServerTest {
     this.testRun?.finish();
     let block: string;
     if (this.plan.output.json) block = this.side ? jsonDocumentText(this.jsonDoc(error)) : errorLine;
-    else block = this.text + errorLine;
+    else block = this.text.slice(this.printed) + errorLine;
     this.server.finishedTest(this, block);
   }
 }

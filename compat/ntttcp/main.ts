@@ -1,7 +1,8 @@
-import { appendFile, rm, writeFile } from "node:fs/promises";
 import { availableParallelism, hostname, machine, release, type, version } from "node:os";
 import { basename } from "node:path";
+import { UserError } from "../../src/errors.ts";
 import { loadNet } from "../../src/net/net.ts";
+import { AppendLog, appendFileAtomic, writeFileAtomic } from "../../src/report/atomic-file.ts";
 import { interruptedExitCode, shutdownSignal } from "../../src/signals.ts";
 import { linuxBanner, linuxFlagDump, linuxLogLine, linuxRealtimeLine, linuxResultMessages, LINUX_DASHES } from "./linux-console.ts";
 import { linuxJson } from "./linux-json.ts";
@@ -28,8 +29,13 @@ export async function main(argv: string[]): Promise<number> {
   for (const x of plan.ignored) warn(`${x.option} ignored: ${x.reason}`);
 
   const linux = cmd.linux;
-  const logFile = plan.outputs.log;
-  if (logFile) await rm(logFile, { force: true });
+  // -O starts a new log (the file is replaced, not appended to) and gets each turn's lines as one block.
+  let logFile: AppendLog | undefined;
+  try {
+    logFile = plan.outputs.log ? new AppendLog(plan.outputs.log, { fresh: true }) : undefined;
+  } catch (e) {
+    throw new UserError(`-O ${plan.outputs.log}: ${(e as Error).message}; pass a log file in a writable directory`, 1);
+  }
   const out = (s: string) => process.stdout.write(s);
   const log = (level: LogLevel, text: string) => {
     if (plan.dialect === "windows") {
@@ -40,7 +46,7 @@ export async function main(argv: string[]): Promise<number> {
     if (level === "DBG" && !plan.outputs.verbose) return;
     const line = linuxLogLine(new Date(), level, text);
     out(`${line}\n`);
-    if (logFile) void appendFile(logFile, `${line}\n`);
+    logFile?.append(`${line}\n`);
   };
 
   if (plan.dialect === "linux") {
@@ -91,10 +97,11 @@ export async function main(argv: string[]): Promise<number> {
         log(m.level, m.text);
       }
       out(`${LINUX_DASHES}\n`);
-      if (plan.outputs.xml) await writeFile(plan.outputs.xml.path, linuxXml(plan, results, { showTcpRetrans: linux.showTcpRetrans }));
-      if (plan.outputs.json) await writeFile(plan.outputs.json, linuxJson(plan, results, { showTcpRetrans: linux.showTcpRetrans }));
+      if (plan.outputs.xml) writeFileAtomic(plan.outputs.xml.path, linuxXml(plan, results, { showTcpRetrans: linux.showTcpRetrans }));
+      if (plan.outputs.json) writeFileAtomic(plan.outputs.json, linuxJson(plan, results, { showTcpRetrans: linux.showTcpRetrans }));
     } else if (cmd.windows) {
-      if (plan.outputs.xml) await appendFile(plan.outputs.xml.path, windowsXml(plan, cmd.windows, results));
+      // NTttcp appends one document per test (-H runs several); each lands whole or not at all.
+      if (plan.outputs.xml) appendFileAtomic(plan.outputs.xml.path, windowsXml(plan, cmd.windows, results));
       else out(windowsConsole(plan, results));
     }
   } while (plan.hold && plan.role === "receiver" && !signal.aborted);

@@ -104,6 +104,8 @@ function phaseLogs(run: TestRun, p: NtttcpPlan, io: RunIo, timing: { warmupS: nu
   run.onPhase((ph) => {
     if (ph === "measuring" && timing.warmupS > 0) io.log("INFO", "Test warmup completed.");
     if (ph === "cool-down") {
+      // Our own Ctrl+C/SIGTERM (not the peer's 'E'): 1.4.3 says so first, then ends the run as usual.
+      if (run.interrupted && io.signal.aborted) io.log("INFO", "Interrupted by Ctrl+C");
       io.log("INFO", "Test run completed.");
       if (timing.cooldownS > 0) io.log("INFO", "Test cooldown is in progress...");
     }
@@ -381,7 +383,6 @@ export async function runSender(p: NtttcpPlan, io: RunIo): Promise<NtttcpResults
     pl.go();
     await run.runTimed(stop.signal);
     const interrupted = run.interrupted;
-    if (interrupted && p.dialect === "linux") io.log("INFO", "Interrupted by Ctrl+C");
     if (p.dialect === "linux") io.log("INFO", "Test cycle finished.");
     run.finish();
     const out = results(p, run, counts, layout, pl, io);

@@ -43,7 +43,7 @@ function spawnChild(cmd: string[], o: { cwd?: string; env?: Record<string, strin
   const done = (async () => {
     await Promise.all([drain(p.stdout, (t) => (out += t)), drain(p.stderr, (t) => (err += t)), p.exited]);
     const afterSignalMs = signalledAt === undefined ? undefined : performance.now() - signalledAt;
-    return { code: p.signalCode ? null : p.exitCode, signal: p.signalCode ?? null, stdout: out, stderr: err, afterSignalMs };
+    return { code: p.signalCode ? null : p.exitCode, signal: p.signalCode === null ? null : String(p.signalCode), stdout: out, stderr: err, afterSignalMs };
   })();
   return {
     pid: p.pid,

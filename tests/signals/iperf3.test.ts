@@ -60,14 +60,14 @@ test("server --logfile: intervals reach the log while the test runs; Ctrl+C ends
   try {
     // The streaming log: each interval is published as it is printed, not at the end of the test.
     const deadline = performance.now() + 10_000;
-    while (!(existsSync(log) && readFileSync(log, "utf8").includes("1.00-2.00"))) {
+    while (!(existsSync(log) && / 1\.\d\d-2\.\d\d /.test(readFileSync(log, "utf8")))) {
       if (performance.now() > deadline) throw new Error(`no interval in the log:\n${existsSync(log) ? readFileSync(log, "utf8") : "(none)"}`);
       await sleep(50);
     }
     const f = await interruptAfter(srv, 0, "SIGINT");
     expect(f.code, dump(f)).toBe(1);
     const text = readFileSync(log, "utf8");
-    expect(text).toMatch(/\[ ID\] Interval\s+Transfer\s+Bitrate\n\[\s+5\]\s+0\.00-2\.\d\d\s+sec\s+[\d.]+ GBytes\s+[\d.]+ Gbits\/sec\s+receiver\n/);
+    expect(text).toMatch(/\[ ID\] Interval\s+Transfer\s+Bitrate\n\[\s+5\]\s+0\.00-\d+\.\d\d\s+sec\s+[\d.]+ GBytes\s+[\d.]+ Gbits\/sec\s+receiver\n/);
     expect(text.endsWith("iperf3: interrupt - the server has terminated\n")).toBe(true);
     expect(text.match(/Server listening/g)).toHaveLength(1);
     const c = await cl.done;

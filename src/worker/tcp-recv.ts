@@ -3,10 +3,16 @@ import type { TcpRecvSpec } from "../stream-spec.ts";
 import type { TcpListener, TcpSocket } from "../net/types.ts";
 import { nowMs, openFds, type Runner, type StreamContext } from "./context.ts";
 import { applyOptions, connectTcp, type WorkerEnv } from "./sockets.ts";
+import { BlockingSocket, yieldThen } from "./blocking-socket.ts";
 
 interface ConnState {
   closed: boolean;
+  /** Handed over to a BlockingSocket: the Bun socket's close is not the peer's. */
+  detached?: boolean;
 }
+
+/** Read size in blocking mode when the spec names none: big reads, few system calls. */
+const BLOCKING_READ = 1 << 20;
 
 /**
  * Bulk TCP receiver: counts bytes and never copies them. One stream is one listener (any number of connections, as
@@ -18,6 +24,8 @@ export class TcpReceiver implements Runner {
   private accepted = 0;
   private closedCount = 0;
   private stopped = false;
+  private blocking: BlockingSocket<ConnState> | undefined;
+  private readBuf: Uint8Array | undefined;
 
   constructor(private readonly spec: TcpRecvSpec, private readonly ctx: StreamContext, private readonly env: WorkerEnv) {}
 
@@ -37,6 +45,7 @@ export class TcpReceiver implements Runner {
         this.ctx.end("error", e);
       }
       this.ctx.touch();
+      if (this.listener && this.spec.connections > 0 && this.accepted >= this.spec.connections) this.tryBlocking();
     },
     data: (_s: TcpSocket<ConnState>, d: Uint8Array) => {
       const { c, o } = this.ctx;
@@ -45,28 +54,87 @@ export class TcpReceiver implements Runner {
       c[o + Slot.lastActivityMs] = nowMs();
     },
     close: (s: TcpSocket<ConnState>) => {
-      if (!s.data || s.data.closed) return;
-      s.data.closed = true;
+      if (!s.data || s.data.closed || s.data.detached) return;
       this.socks.delete(s);
-      this.closedCount++;
-      this.ctx.c[this.ctx.o + Slot.closed]!++;
-      const expected = this.spec.connections;
-      if (this.spec.endOnEof && expected > 0 && this.closedCount >= expected) this.ctx.end(this.stopped ? "stopped" : "eof");
+      this.peerClosed(s.data);
     },
     error: () => {},
   };
+
+  private peerClosed(st: ConnState): void {
+    st.closed = true;
+    this.closedCount++;
+    this.ctx.c[this.ctx.o + Slot.closed]!++;
+    const expected = this.spec.connections;
+    if (this.spec.endOnEof && expected > 0 && this.closedCount >= expected) this.ctx.end(this.stopped ? "stopped" : "eof");
+  }
+
+  /**
+   * The stream's only connection, with nothing more to accept, alone on its Worker: read it in blocking mode
+   * (BlockingSocket) in reads of the spec's size, until it closes, the test stops, or another stream arrives.
+   */
+  private tryBlocking(): void {
+    if (this.socks.size !== 1 || this.blocking) return;
+    const [s] = this.socks;
+    const b = BlockingSocket.take(this.env, s!, () => (s!.data = { ...s!.data, detached: true }));
+    if (!b) return;
+    this.socks.delete(s!);
+    this.blocking = b;
+    this.readBuf ??= new Uint8Array(this.spec.readSize || BLOCKING_READ);
+    this.blockingSlice();
+  }
+
+  private readonly blockingSlice = (): void => {
+    const b = this.blocking;
+    if (!b || this.stopped) return;
+    const { c, o } = this.ctx;
+    let reads = 0;
+    const r = b.readSlice(
+      this.readBuf!,
+      (n) => {
+        c[o + Slot.bytes]! += n;
+        reads++;
+      },
+      () => !this.stopped,
+    );
+    c[o + Slot.packets]! += reads;
+    if (reads > 0) c[o + Slot.lastActivityMs] = nowMs();
+    if (r === "eof" || r === "error") {
+      this.blocking = undefined;
+      b.close();
+      return this.peerClosed(b.data);
+    }
+    if (this.stopped) return;
+    if (this.env.streamsHere() > 1 || this.socks.size > 0) return void this.unblock(b);
+    yieldThen(this.blockingSlice);
+  };
+
+  private async unblock(b: BlockingSocket<ConnState>): Promise<void> {
+    this.blocking = undefined;
+    try {
+      // Not `open`: this connection was counted when it was accepted.
+      const { open: _counted, ...rest } = this.handlers;
+      this.socks.add(await b.release(this.env, rest));
+    } catch (e) {
+      this.ctx.end("error", e);
+    }
+  }
 
   async open(): Promise<{ localPort?: number }> {
     const { spec } = this;
     if (spec.adopt) {
       this.ctx.c[this.ctx.o + Slot.bytes]! += spec.adopt.pending;
-      await this.env.net.connect({ fd: spec.adopt.fd, data: { closed: false }, socket: this.handlers });
+      const s = await this.env.net.connect({ fd: spec.adopt.fd, data: { closed: false }, socket: this.handlers });
+      if (!this.socks.has(s)) this.socks.add(s);
+      this.tryBlocking();
       return {};
     }
     if (spec.connect) {
       for (let i = 0; i < spec.connections; i++) {
-        await connectTcp(this.env, spec.connect, spec.bind, spec.options, { closed: false }, this.handlers);
+        const s = await connectTcp(this.env, spec.connect, spec.bind, spec.options, { closed: false }, this.handlers);
+        if (!this.socks.has(s)) this.socks.add(s);
       }
+      this.tryBlocking();
       return {};
     }
     if (!spec.listen) throw new Error("tcp-recv needs listen, connect or adopt");
@@ -77,7 +145,7 @@ export class TcpReceiver implements Runner {
   go(): void {}
 
   tcpFds(): number[] {
-    return openFds(this.socks);
+    return this.blocking ? [this.blocking.fd] : openFds(this.socks);
   }
 
   stop(): Promise<void> {
@@ -85,6 +153,8 @@ export class TcpReceiver implements Runner {
     this.listener?.stop(false);
     this.listener = undefined;
     for (const s of this.socks) s.terminate();
+    this.blocking?.close();
+    this.blocking = undefined;
     this.ctx.end("stopped");
     return Promise.resolve();
   }

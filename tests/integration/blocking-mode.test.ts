@@ -4,7 +4,7 @@ import { WorkerPool } from "../../src/engine/worker-pool.ts";
 import type { StreamSpecInput } from "../../src/stream-spec.ts";
 
 /**
- * TCP request/response streams alone on their Worker run in blocking mode (src/worker/blocking-socket.ts). These
+ * Request/response streams and bulk receivers alone on their Worker run in blocking mode (src/worker/blocking-socket.ts). These
  * tests hold that mode to the event-loop path's contract: both ends count the same transactions, limits, stops and
  * the peer's close end the stream as before, and a stream that gets company on its Worker goes back to the event
  * loop without losing a transaction.
@@ -130,5 +130,20 @@ describe("connect/request/response in blocking mode (TCP_CRR)", () => {
     await lone.ended;
     expect(lone.snapshot().streams[0]!.sendErrors).toBeGreaterThan(0);
     expect(lone.snapshot().streams[0]!.transactions).toBe(0);
+  });
+});
+
+describe("bulk receive in blocking mode", () => {
+  test("reads of the spec's size, every byte counted, EOF ends the stream", async () => {
+    const rx = await DataPlane.open([{ kind: "tcp-recv", id: 0, listen: { host: "127.0.0.1", port: 0 }, connections: 1, readSize: 1000, endOnEof: true }]);
+    const tx = await DataPlane.open([{ kind: "tcp-send", id: 0, connect: { host: "127.0.0.1", port: rx.localPorts[0]! }, writeSize: 65536, limitBytes: 8 << 20 }]);
+    rx.go();
+    tx.go();
+    await Promise.race([rx.ended, Bun.sleep(10_000)]);
+    expect(rx.ends[0]?.reason).toBe("eof");
+    const r = rx.snapshot().streams[0]!;
+    expect(r.bytes).toBe(8 << 20);
+    // Never more than readSize per read: at least bytes / 1000 reads.
+    expect(r.packets).toBeGreaterThanOrEqual((8 << 20) / 1000);
   });
 });

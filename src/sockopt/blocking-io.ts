@@ -26,6 +26,8 @@ export const EAGAIN = 11;
 export const EINTR = 4;
 const SO_RCVTIMEO = 20;
 const SO_SNDTIMEO = 21;
+/** A peer that has gone answers with EPIPE, not a SIGPIPE that would kill the process. */
+const MSG_NOSIGNAL = 0x4000;
 
 let loaded: Promise<BlockingIo | undefined> | undefined;
 
@@ -64,7 +66,7 @@ async function open(): Promise<BlockingIo | undefined> {
     };
     return {
       send(fd, buf, len) {
-        const n = Number(c.send(fd, buf, len, 0));
+        const n = Number(c.send(fd, buf, len, MSG_NOSIGNAL));
         return n >= 0 ? n : -errno();
       },
       recv(fd, buf, len) {

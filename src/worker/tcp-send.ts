@@ -5,11 +5,15 @@ import type { TcpSocket } from "../net/types.ts";
 import { nowMs, openFds, type Runner, type StreamContext } from "./context.ts";
 import type { EndReason } from "./messages.ts";
 import { connectTcp, halfClose, senderPacer, type WorkerEnv } from "./sockets.ts";
+import type { TcpHandlers } from "../net/types.ts";
+import { BlockingSocket, SLICE_MS, yieldThen } from "./blocking-socket.ts";
 
 interface ConnState {
   off: number; // offset into the payload of a partial write
   pre: number; // preamble bytes still to write
   closed: boolean;
+  /** Handed over to a BlockingSocket: the Bun socket's close is not the peer's. */
+  detached?: boolean;
 }
 
 /**
@@ -26,6 +30,8 @@ export class TcpSender implements Runner {
   private closedCount = 0;
   private onAllClosed: (() => void) | undefined;
   private reason: EndReason = "stopped";
+  private blocking: BlockingSocket<ConnState> | undefined;
+  private handlers: TcpHandlers<ConnState> | undefined;
 
   constructor(private readonly spec: TcpSendSpec, private readonly ctx: StreamContext, private readonly env: WorkerEnv) {
     this.buf = spec.payload ?? new Uint8Array(spec.writeSize).fill(spec.fill);
@@ -46,6 +52,7 @@ export class TcpSender implements Runner {
       close: (s: TcpSocket<ConnState>) => this.closed(s),
       error: () => {},
     };
+    this.handlers = handlers;
     if (spec.adopt) {
       if (spec.countReceived) c[o + Slot.received]! += spec.adopt.pending;
       this.socks.push(await this.env.net.connect({ fd: spec.adopt.fd, data: this.state(), socket: handlers }));
@@ -63,13 +70,99 @@ export class TcpSender implements Runner {
   }
 
   tcpFds(): number[] {
+    if (this.blocking) return this.blocking.data.closed ? [] : [this.blocking.fd];
     return openFds(this.socks);
   }
 
   go(): void {
     this.running = true;
     this.ctx.touch();
+    // One unpaced connection that only writes, alone on this Worker: blocking writes (BlockingSocket).
+    const [only] = this.socks;
+    if (only && this.socks.length === 1 && !this.pacer && !this.spec.countReceived) {
+      this.blocking = BlockingSocket.take(this.env, only, () => (only.data = { ...only.data, detached: true }));
+      if (this.blocking) {
+        this.socks.length = 0;
+        return this.sendSlice();
+      }
+    }
     for (const s of this.socks) this.pump(s);
+  }
+
+  private readonly sendSlice = (): void => {
+    const b = this.blocking;
+    if (!b || !this.running) return;
+    const st = b.data;
+    const { c, o } = this.ctx;
+    const pre = this.spec.preamble;
+    while (pre && st.pre > 0) {
+      const n = b.write(pre, pre.byteLength - st.pre, st.pre);
+      if (n < 0) return this.blockingBroken(b);
+      if (n === 0) return yieldThen(this.sendSlice);
+      st.pre -= n;
+    }
+    const buf = this.buf;
+    const size = buf.byteLength;
+    const limit = this.spec.limitBytes;
+    const end = nowMs() + SLICE_MS;
+    while (this.running) {
+      const len = limit > 0 ? Math.min(size - st.off, limit - c[o + Slot.bytes]!) : size - st.off;
+      const n = b.write(buf, st.off, len);
+      if (n < 0) return this.blockingBroken(b);
+      if (n > 0) {
+        c[o + Slot.bytes]! += n;
+        c[o + Slot.packets]!++;
+        st.off += n;
+        if (st.off >= size) st.off = 0;
+      }
+      if (limit > 0 && c[o + Slot.bytes]! >= limit) {
+        this.ctx.touch();
+        this.reason = "limit";
+        this.ctx.end("limit");
+        void this.stop();
+        return;
+      }
+      // 0: the peer has not read for a whole wait; either way the Worker gets its turn.
+      if (n === 0 || nowMs() > end) break;
+    }
+    this.ctx.touch();
+    if (!this.running) return;
+    if (this.env.streamsHere() > 1) return void this.unblock(b);
+    yieldThen(this.sendSlice);
+  };
+
+  /** The peer reset or closed: as the event-loop socket's close. */
+  private blockingBroken(b: BlockingSocket<ConnState>): void {
+    this.blocking = undefined;
+    b.close();
+    this.closedState(b.data, 1);
+  }
+
+  private async unblock(b: BlockingSocket<ConnState>): Promise<void> {
+    this.blocking = undefined;
+    try {
+      const s = await b.release(this.env, this.handlers!);
+      this.socks[0] = s;
+      this.pump(s);
+    } catch (e) {
+      this.ctx.end("error", e);
+    }
+  }
+
+  /** Stop in blocking mode: FIN, and with fin-wait-eof read to the peer's EOF (bounded), then close. */
+  private async stopBlocking(b: BlockingSocket<ConnState>): Promise<void> {
+    this.blocking = undefined;
+    if (!b.data.closed && this.spec.end === "fin-wait-eof") {
+      b.shutdownWrite();
+      const buf = new Uint8Array(64 * 1024);
+      for (const end = Date.now() + 10_000; Date.now() < end; await new Promise((r) => setImmediate(r))) {
+        const r = b.readOnce(buf, () => {});
+        if (r === "eof" || r === "error") break;
+      }
+    }
+    b.close();
+    if (!b.data.closed) this.closedState(b.data, 1);
+    this.ctx.end(this.reason);
   }
 
   private pump(s: TcpSocket<ConnState>): void {
@@ -128,11 +221,16 @@ export class TcpSender implements Runner {
   }
 
   private closed(s: TcpSocket<ConnState>): void {
-    if (s.data.closed) return;
-    s.data.closed = true;
+    if (s.data.detached) return;
+    this.closedState(s.data, this.socks.length);
+  }
+
+  private closedState(st: ConnState, of: number): void {
+    if (st.closed) return;
+    st.closed = true;
     this.closedCount++;
     this.ctx.c[this.ctx.o + Slot.closed]!++;
-    if (this.closedCount === this.socks.length) {
+    if (this.closedCount === of) {
       this.onAllClosed?.();
       if (!this.stopping) this.ctx.end("eof");
     }
@@ -143,6 +241,7 @@ export class TcpSender implements Runner {
     if (this.waitTimer) clearTimeout(this.waitTimer);
     if (this.stopping) return Promise.resolve();
     this.stopping = true;
+    if (this.blocking) return this.stopBlocking(this.blocking);
     const open = this.socks.filter((s) => !s.data.closed);
     if (open.length === 0) {
       this.ctx.end(this.reason);

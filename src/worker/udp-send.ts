@@ -5,6 +5,7 @@ import type { UdpSocket } from "../net/types.ts";
 import { nowMs, wallUs, type Runner, type StreamContext } from "./context.ts";
 import { datagramCodecs } from "./datagram-formats.ts";
 import { applyOptions, senderPacer, type WorkerEnv } from "./sockets.ts";
+import { SLICE_MS } from "./blocking-socket.ts";
 
 const FIN_RESEND_MS = 10;
 const FIN_GIVE_UP_MS = 2_000;
@@ -106,7 +107,7 @@ export class UdpSender implements Runner {
     const { spec, codec, views } = this;
     const size = spec.datagramSize;
     const started = nowMs();
-    // Send batches until the budget or ~2 ms of work, then yield so stop messages get through.
+    // Send batches until the budget (one slice of work), then yield so stop messages get through.
     for (;;) {
       let n = spec.batch;
       if (spec.limitPackets > 0) n = Math.min(n, spec.limitPackets - c[o + Slot.packets]!);
@@ -146,11 +147,17 @@ export class UdpSender implements Runner {
       this.pacer?.consume(sent * size, sent);
       // Unsent datagrams are restamped with the next numbers in the next batch, so no gap is seen.
       if (sent < n) c[o + Slot.sendErrors]! += n - sent;
-      // A refused batch means a full socket buffer: yield instead of spinning on it.
-      if (sent < n || nowMs() - started > 2) break;
+      // A refused batch means a full socket buffer: wait a little instead of spinning on it.
+      if (sent < n) {
+        this.ctx.touch();
+        this.timer = setTimeout(this.pump, 1);
+        return;
+      }
+      if (nowMs() - started > SLICE_MS) break;
     }
     this.ctx.touch();
-    this.timer = setTimeout(this.pump, 0);
+    // Budget spent: let stop messages and timers through, then go on at once (a 0 ms timer waits about 1 ms).
+    setImmediate(this.pump);
   };
 
   send(bytes: Uint8Array): void {

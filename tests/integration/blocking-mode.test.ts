@@ -147,3 +147,32 @@ describe("bulk receive in blocking mode", () => {
     expect(r.packets).toBeGreaterThanOrEqual((8 << 20) / 1000);
   });
 });
+
+describe("bulk send in blocking mode", () => {
+  test("a byte limit ends the sender with every byte delivered; fin-wait-eof waits for the receiver's close", async () => {
+    const rx = await DataPlane.open([{ kind: "tcp-recv", id: 0, listen: { host: "127.0.0.1", port: 0 }, connections: 1, endOnEof: true }]);
+    const tx = await DataPlane.open([
+      { kind: "tcp-send", id: 0, connect: { host: "127.0.0.1", port: rx.localPorts[0]! }, writeSize: 1 << 20, limitBytes: 48 << 20, end: "fin-wait-eof" },
+    ]);
+    rx.go();
+    tx.go();
+    await Promise.race([Promise.all([tx.ended, rx.ended]), Bun.sleep(10_000)]);
+    expect(tx.ends[0]?.reason).toBe("limit");
+    expect(rx.ends[0]?.reason).toBe("eof");
+    expect(tx.snapshot().streams[0]!.bytes).toBe(48 << 20);
+    expect(rx.snapshot().streams[0]!.bytes).toBe(48 << 20);
+  });
+
+  test("the receiver going away ends an unlimited sender with eof", async () => {
+    const rx = await DataPlane.open([{ kind: "tcp-recv", id: 0, listen: { host: "127.0.0.1", port: 0 }, connections: 1 }]);
+    const tx = await DataPlane.open([{ kind: "tcp-send", id: 0, connect: { host: "127.0.0.1", port: rx.localPorts[0]! }, writeSize: 1 << 20 }]);
+    rx.go();
+    tx.go();
+    await Bun.sleep(200);
+    rx.stop();
+    await rx.ended;
+    await Promise.race([tx.ended, Bun.sleep(5000)]);
+    expect(tx.ends[0]?.reason).toBe("eof");
+    expect(tx.snapshot().streams[0]!.bytes).toBeGreaterThan(1 << 20);
+  });
+});

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { Cidr } from "./access/cidr.ts";
 
 /**
  * What one Worker-owned data stream does. Every front end (native, iperf3, iperf, netperf, ntttcp) describes its data
@@ -50,6 +51,8 @@ const base = {
   /** Stop after this much idle time with no byte moved, once started (bad peers never wedge us). 0 = none. */
   idleTimeoutMs: z.number().nonnegative().default(0),
   family: z.enum(["any", "ipv4", "ipv6"]).default("any"),
+  /** Peers a listening stream accepts (connections, datagrams); others are dropped and logged. Unset = anyone. */
+  allow: z.array(Cidr).min(1).optional(),
   /** Run this stream on a Worker pinned to this CPU (ntttcp -m mappings, bench placement); unset = any Worker. */
   cpu: z.number().int().min(0).max(1023).optional(),
 };

@@ -171,7 +171,7 @@ function linked(signal: AbortSignal): AbortController {
 /**
  * The receiver's share of --allow and --max-duration: sync and token connections from outside --allow are closed
  * at accept; a sender that negotiates a longer (or continuous) cycle ends the run with a refusal. Data connections
- * are accepted in the Workers, which see no policy (see the report on issue 9).
+ * and datagrams are checked by the Workers that accept them (StreamSpec.allow, from receiverSpecs).
  */
 function receiverPolicy(p: NtttcpPlan, io: RunIo) {
   const policy = serverPolicy();
@@ -198,7 +198,7 @@ function receiverPolicy(p: NtttcpPlan, io: RunIo) {
 
 export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResults> {
   const access = receiverPolicy(p, io);
-  const layout = receiverSpecs(p, { sockopt: (await loadSockopt()) !== undefined });
+  const layout = receiverSpecs(p, { sockopt: (await loadSockopt()) !== undefined, allow: serverPolicy().allow });
   const plane = await DataPlane.open(layout.specs);
   const stop = linked(io.signal);
   const listeners: TcpListener[] = [];

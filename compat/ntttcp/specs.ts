@@ -1,3 +1,4 @@
+import type { Cidr } from "../../src/access/cidr.ts";
 import type { StreamSpecInput } from "../../src/stream-spec.ts";
 import type { NtttcpPlan } from "./plan.ts";
 
@@ -38,14 +39,16 @@ function pin(t: NtttcpPlan["threads"][number]): { cpu?: number } {
   return t.cpu === null ? {} : { cpu: t.cpu };
 }
 
-export function receiverSpecs(p: NtttcpPlan, env: { sockopt: boolean } = { sockopt: false }): StreamLayout {
+/** `allow`: the server's --allow list, checked where the data Workers accept connections and read datagrams. */
+export function receiverSpecs(p: NtttcpPlan, env: { sockopt: boolean; allow?: Cidr[] } = { sockopt: false }): StreamLayout {
   const family = p.family;
+  const allow = env.allow ? { allow: env.allow } : {};
   const udpOptions = { ...options(p), ...(env.sockopt && !p.recvBuffer ? { recvBuffer: UDP_RECV_BUFFER } : {}) };
   const specs = p.threads.map((t, id): StreamSpecInput =>
     p.protocol === "udp"
-      ? { kind: "udp-recv", id, listen: { host: t.host, port: t.port }, datagramSize: MAX_DATAGRAM, format: "none", options: udpOptions, family, ...pin(t) }
+      ? { kind: "udp-recv", id, listen: { host: t.host, port: t.port }, datagramSize: MAX_DATAGRAM, format: "none", options: udpOptions, family, ...allow, ...pin(t) }
       : // connections 1 = Windows: one accept per port; 0 = Linux: any number. The test's clock decides the end, not EOF.
-        { kind: "tcp-recv", id, listen: { host: t.host, port: t.port }, connections: t.connections, readSize: p.readSize, endOnEof: false, options: options(p), family, ...pin(t) },
+        { kind: "tcp-recv", id, listen: { host: t.host, port: t.port }, connections: t.connections, readSize: p.readSize, endOnEof: false, options: options(p), family, ...allow, ...pin(t) },
   );
   return { specs, threadOf: p.threads.map((t) => t.index) };
 }

@@ -44,6 +44,10 @@ export class StreamContext {
   event(name: "datagram" | "fin" | "connected", bytes?: Uint8Array, from?: Endpoint): void {
     this.post({ t: "event", plane: this.plane, stream: this.stream, name, bytes, from });
   }
+  /** A line for the main thread's stderr (refusals, warnings that do not end the stream). */
+  log(message: string): void {
+    this.post({ t: "log", message });
+  }
   touch(): void {
     this.c[this.o + Slot.lastActivityMs] = nowMs();
   }

@@ -4,6 +4,7 @@ import type { TcpListener, TcpSocket } from "../net/types.ts";
 import { nowMs, openFds, type Runner, type StreamContext } from "./context.ts";
 import { applyOptions, connectTcp, type WorkerEnv } from "./sockets.ts";
 import { BlockingSocket, yieldThen } from "./blocking-socket.ts";
+import { PeerFilter } from "./peer-filter.ts";
 
 interface ConnState {
   closed: boolean;
@@ -26,11 +27,18 @@ export class TcpReceiver implements Runner {
   private stopped = false;
   private blocking: BlockingSocket<ConnState> | undefined;
   private readBuf: Uint8Array | undefined;
+  private readonly filter: PeerFilter | undefined;
 
-  constructor(private readonly spec: TcpRecvSpec, private readonly ctx: StreamContext, private readonly env: WorkerEnv) {}
+  constructor(private readonly spec: TcpRecvSpec, private readonly ctx: StreamContext, private readonly env: WorkerEnv) {
+    this.filter = spec.allow && new PeerFilter(spec.allow, (line) => ctx.log(line));
+  }
 
   private readonly handlers = {
     open: (s: TcpSocket<ConnState>) => {
+      if (this.listener && this.filter && !this.filter.admits(s.remoteAddress)) {
+        s.terminate();
+        return;
+      }
       if (this.listener && this.spec.connections > 0 && this.accepted >= this.spec.connections) {
         s.terminate();
         return;

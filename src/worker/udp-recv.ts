@@ -4,6 +4,7 @@ import type { UdpSocket } from "../net/types.ts";
 import { nowMs, wallUs, type Runner, type StreamContext } from "./context.ts";
 import { datagramCodecs } from "./datagram-formats.ts";
 import { applyOptions, type WorkerEnv } from "./sockets.ts";
+import { PeerFilter } from "./peer-filter.ts";
 
 /**
  * UDP receiver: counts datagrams and bytes, and when the format carries them, tracks loss, reordering and RFC 1889
@@ -15,9 +16,11 @@ export class UdpReceiver implements Runner {
   private prevTransitUs = NaN;
   private jitterUs = 0;
   private peer: Endpoint | undefined;
+  private readonly filter: PeerFilter | undefined;
 
   constructor(private readonly spec: UdpRecvSpec, private readonly ctx: StreamContext, private readonly env: WorkerEnv) {
     this.codec = datagramCodecs[spec.format];
+    this.filter = spec.allow && new PeerFilter(spec.allow, (line) => ctx.log(line));
   }
 
   async open(): Promise<{ localPort?: number }> {
@@ -35,6 +38,7 @@ export class UdpReceiver implements Runner {
   }
 
   private onDatagram(d: Uint8Array, port: number, address: string): void {
+    if (this.filter && !this.filter.admits(address, port)) return;
     const { c, o } = this.ctx;
     const len = d.byteLength;
     if (len === 0) {

@@ -60,4 +60,24 @@ describe("ntttcp receiver access and limits", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("this receiver's own cycle (-W/-t/-C) is 10 s, above --max-duration 5");
   }, 20_000);
+
+  test("--allow in -N mode: the data Workers drop TCP connections and UDP datagrams from outside, logged once each", async () => {
+    for (const [port, proto, extra] of [
+      [21341, "tcp", []],
+      [21351, "udp", ["-u"]],
+    ] as const) {
+      assertFree(port, proto);
+      const r = anyperf("ntttcp", ["-r127.0.0.1", "-N", "-P", "1", "-p", String(port), "-t", "2", ...extra, "--allow", "10.0.0.0/8"], 20_000);
+      procs.push(r);
+      await waitBound(port, proto);
+      await anyperf("ntttcp", ["-s127.0.0.1", "-N", "-P", "1", "-n", "1", "-p", String(port), "-t", "1", ...extra, ...(proto === "udp" ? ["-B", "10M"] : [])], 20_000).done;
+      // Nothing admitted, so the receiver never starts its clock (it starts at the first connection or datagram).
+      await waitFor(r.stderr, /refused 127\.0\.0\.1 port \d+ on a data port: not in --allow/);
+      r.kill();
+      const done = await r.done;
+      expect(done.stdout).not.toMatch(/total bytes\s*:[1-9]/);
+      // A flood of datagrams is a few lines, not one per datagram.
+      expect(done.stderr.split("\n").filter((l) => l.includes("refused")).length).toBeLessThanOrEqual(11);
+    }
+  }, 40_000);
 });

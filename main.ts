@@ -37,7 +37,8 @@ const HTTP_LINGER_MS = 5_000;
 function looksLikeServer(mode: string, argv: string[]): boolean {
   if (mode === "netserver") return true;
   if (mode === "ntttcp") return argv.some((a) => /^-r/i.test(a));
-  return argv.some((a) => a === "-s" || a === "--server");
+  // -s alone or clustered with the argument-less flags servers take (iperf -su, iperf3 -sD1, iperf -seV).
+  return argv.some((a) => a === "--server" || /^-[uVD1e]*s[uVD1e]*$/.test(a));
 }
 
 async function withStatus(mode: string, argv: string[], entry: Entry): Promise<number> {

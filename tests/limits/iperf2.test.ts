@@ -86,6 +86,14 @@ describe.skipIf(!HAVE)("iperf 2 UDP server limits with the stock client", () => 
     expect(s.stderr().match(/refused 127\.0\.0\.1 port \d+: not in --allow/g)?.length).toBe(1);
   }, 30_000);
 
+  test("clustered -su is a server too: the policy options are taken, not refused as client options", async () => {
+    assertFree(21108, "udp");
+    const s = anyperf("iperf", ["-su", "-p", "21108", "--allow", "127.0.0.0/8"], 20_000);
+    servers.push(s);
+    await waitBound(21108, "udp");
+    expect(s.stderr()).not.toContain("server option");
+  }, 30_000);
+
   test("--max-rate and --max-streams refuse a UDP test; an allowed one gets its report", async () => {
     const s = await server(21107, ["--allow", "127.0.0.1", "--max-rate", "5M", "--max-streams", "1"], true);
     const [fast, many, ok] = await Promise.all([

@@ -81,6 +81,15 @@ export class BlockingSocket<T> {
     this.io.close(this.fd);
   }
 
+  /**
+   * Back to the event loop as one of a listening stream's accepted connections, into `socks`. `open` is left out: it
+   * ran (counted and set up the connection) when it was accepted.
+   */
+  async rejoin(env: WorkerEnv, handlers: TcpHandlers<T>, socks: Set<TcpSocket<T>>): Promise<void> {
+    const { open: _ranAtAccept, ...rest } = handlers;
+    socks.add(await this.release(env, rest));
+  }
+
   /** Back to Bun's event loop with the same connection state, when another stream needs this Worker. */
   async release(env: WorkerEnv, handlers: TcpHandlers<T>): Promise<TcpSocket<T>> {
     this.open = false;

@@ -108,19 +108,13 @@ export class RrServer implements Runner {
       return this.peerClosed(b.data);
     }
     if (this.stopping) return;
-    if (this.env.streamsHere() > 1 || this.socks.size > 0) return void this.unblock(b);
+    if (this.env.streamsHere() > 1 || this.socks.size > 0) return this.unblock(b);
     yieldThen(this.blockingSlice);
   };
 
-  private async unblock(b: BlockingSocket<Conn>): Promise<void> {
+  private unblock(b: BlockingSocket<Conn>): void {
     this.blocking = undefined;
-    try {
-      // Not `open`: this connection was counted and set up when it was accepted.
-      const { open: _counted, ...rest } = this.handlers;
-      this.socks.add(await b.release(this.env, rest));
-    } catch (e) {
-      this.ctx.end("error", e);
-    }
+    b.rejoin(this.env, this.handlers, this.socks).catch((e: unknown) => this.ctx.end("error", e));
   }
 
   private flush(s: Wire): void {

@@ -113,19 +113,13 @@ export class TcpReceiver implements Runner {
       return this.peerClosed(b.data);
     }
     if (this.stopped) return;
-    if (this.env.streamsHere() > 1 || this.socks.size > 0) return void this.unblock(b);
+    if (this.env.streamsHere() > 1 || this.socks.size > 0) return this.unblock(b);
     yieldThen(this.blockingSlice);
   };
 
-  private async unblock(b: BlockingSocket<ConnState>): Promise<void> {
+  private unblock(b: BlockingSocket<ConnState>): void {
     this.blocking = undefined;
-    try {
-      // Not `open`: this connection was counted when it was accepted.
-      const { open: _counted, ...rest } = this.handlers;
-      this.socks.add(await b.release(this.env, rest));
-    } catch (e) {
-      this.ctx.end("error", e);
-    }
+    b.rejoin(this.env, this.handlers, this.socks).catch((e: unknown) => this.ctx.end("error", e));
   }
 
   async open(): Promise<{ localPort?: number }> {

@@ -1,0 +1,81 @@
+/**
+ * Child processes for the live tests: a command bounded in time and killed by pid, its output collected, and
+ * readiness read from /proc/net (no probe connection, which a server would serve or, with --allow, log as refused).
+ */
+import { readFileSync } from "node:fs";
+
+export interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface Proc {
+  done: Promise<Finished>;
+  stdout(): string;
+  stderr(): string;
+  kill(): void;
+}
+
+export function spawnProc(cmd: string[], limitMs = 30_000): Proc {
+  const p = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe" });
+  let stdout = "";
+  let stderr = "";
+  const pump = async (s: ReadableStream<Uint8Array>, add: (t: string) => void) => {
+    const dec = new TextDecoder();
+    for await (const chunk of s) add(dec.decode(chunk, { stream: true }));
+  };
+  const timer = setTimeout(() => p.kill(), limitMs);
+  const done = Promise.all([pump(p.stdout, (t) => (stdout += t)), pump(p.stderr, (t) => (stderr += t)), p.exited]).then(([, , code]) => {
+    clearTimeout(timer);
+    return { code, stdout, stderr };
+  });
+  return { done, stdout: () => stdout, stderr: () => stderr, kill: () => p.kill() };
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function hasTool(cmd: string[], pattern: RegExp): boolean {
+  try {
+    const r = Bun.spawnSync(cmd, { stdout: "pipe", stderr: "pipe" });
+    return pattern.test(r.stdout.toString() + r.stderr.toString());
+  } catch {
+    return false;
+  }
+}
+
+function bound(port: number, proto: "tcp" | "udp"): boolean {
+  const hex = port.toString(16).toUpperCase().padStart(4, "0");
+  // TCP must be LISTEN (0A); a bound UDP socket shows 07.
+  const re = new RegExp(`:${hex} [0-9A-F]+:[0-9A-F]{4} ${proto === "tcp" ? "0A" : "07"} `);
+  for (const f of [`/proc/net/${proto}`, `/proc/net/${proto}6`]) {
+    try {
+      if (readFileSync(f, "latin1").split("\n").some((l) => re.test(l))) return true;
+    } catch {
+      // no IPv6 on this host
+    }
+  }
+  return false;
+}
+
+/** Fails at once when something already uses `port`: a leftover server would answer instead of ours. */
+export function assertFree(port: number, proto: "tcp" | "udp" = "tcp"): void {
+  if (bound(port, proto)) throw new Error(`${proto} port ${port} is already in use by another process: stop it, or move this test's port`);
+}
+
+export async function waitBound(port: number, proto: "tcp" | "udp" = "tcp", ms = 8000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!bound(port, proto)) {
+    if (Date.now() > end) throw new Error(`nothing listens on ${proto} port ${port} after ${ms} ms`);
+    await sleep(25);
+  }
+}
+
+/** Waits until `text()` matches (a server's log line), at most `ms`. */
+export async function waitFor(text: () => string, pattern: RegExp, ms = 8000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!pattern.test(text())) {
+    if (Date.now() > end) throw new Error(`no ${pattern} after ${ms} ms in:\n${text()}`);
+    await sleep(25);
+  }
+}

@@ -155,6 +155,7 @@ class ServerTest {
 
   private async bind(setup: ServerDataSetup): Promise<void> {
     this.setup = setup;
+    if (this.overDuration(setup.testLengthS)) return;
     if (!(await this.server.slots.acquire())) {
       this.server.refusals.refused(`refused test from ${this.peerName()}: ${busyMessage(this.server.maxTests, this.server.maxTests.value)}`);
       this.session.dataFailed(Errno.EBUSY, performance.now());
@@ -246,32 +247,31 @@ class ServerTest {
   }
 
   /**
-   * --max-duration: netperf's length travels in the request, but the session hands it over only here, once the
-   * setup reply is out; a longer timed test is refused now (its data connection closes, netperf reports the error),
-   * an untimed one (-l -N, count mode) is ended at the limit.
+   * --max-duration: a longer timed test is refused at its request, before a data socket exists (netperf reports
+   * remote error 22); an untimed one (-l -N, count mode) is ended at the limit once it runs (countLimit).
    */
-  private overDuration(run: ServerDataRun): boolean {
+  private overDuration(testLengthS: number): boolean {
     const max = this.server.limits.maxDurationS;
-    if (!max) return false;
-    if (run.testLengthS > max.value) {
-      this.server.refusals.refused(`refused test from ${this.peerName()}: test asks for ${run.testLengthS} s; this server allows ${max.value} s (${max.flag})`);
-      this.session.dataFailed(Errno.EINVAL, performance.now());
-      this.schedule();
-      return true;
-    }
-    if (run.testLengthS <= 0) {
-      this.durationTimer = setTimeout(() => {
-        this.server.io.err(`netserver: ended test from ${this.peerName()} after ${max.value} s: this server allows ${max.value} s (${max.flag})\n`);
-        void this.stopData();
-      }, max.value * 1000);
-    }
-    return false;
+    if (!max || testLengthS <= max.value) return false;
+    this.server.refusals.refused(`refused test from ${this.peerName()}: test asks for ${testLengthS} s; this server allows ${max.value} s (${max.flag})`);
+    this.session.dataFailed(Errno.EINVAL, performance.now());
+    this.schedule();
+    return true;
+  }
+
+  private countLimit(run: ServerDataRun): void {
+    const max = this.server.limits.maxDurationS;
+    if (!max || run.testLengthS > 0) return;
+    this.durationTimer = setTimeout(() => {
+      this.server.io.err(`netserver: ended test from ${this.peerName()} after ${max.value} s: this server allows ${max.value} s (${max.flag})\n`);
+      void this.stopData();
+    }, max.value * 1000);
   }
 
   private durationTimer: ReturnType<typeof setTimeout> | undefined;
 
   private start(run: ServerDataRun): void {
-    if (this.overDuration(run)) return;
+    this.countLimit(run);
     const { setup } = run;
     this.phaseRun?.end();
     this.phaseRun = new PhaseRun(

@@ -32,6 +32,8 @@ export const ServerDataSetup = z.object({
   measureCpu: z.boolean(),
   /** Report the congestion-control name of the data socket in the results. */
   wantCongestionName: z.boolean(),
+  /** The timed test's length in seconds (netperf -l N); 0 for count mode and untimed tests. Known at the request. */
+  testLengthS: z.number().min(0),
   /** Count mode (-l -N): stop after this many bytes (stream) or transactions (RR); 0 = by time or end signal. */
   limitBytes: z.number().int().min(0),
   limitTransactions: z.number().int().min(0),

@@ -102,6 +102,7 @@ export function checkOmniRequest(req: OmniRequest, limits: RequestLimits): Reque
     peer: { address: req.netperfIp, port: req.netperfPort },
     measureCpu: limits.cpuMeasurable && (req.flags & OmniFlag.MEASURE_CPU) !== 0,
     wantCongestionName: protocol === "tcp" && (req.flags & OmniFlag.ROUTING_ALLOWED) !== 0,
+    testLengthS: req.testLength > 0 ? req.testLength : 0,
     limitBytes: !rr && req.testLength < 0 ? -req.testLength : 0,
     limitTransactions: rr && req.testLength < 0 ? -req.testLength : 0,
     idleTimeoutMs: req.testLength > 0 ? 0 : limits.idleDataTimeoutMs,

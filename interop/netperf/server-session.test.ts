@@ -168,6 +168,7 @@ describe("NetserverSession replaying captures", () => {
         noDelay: true,
         limitTransactions: 5000,
         limitBytes: 0,
+        testLengthS: 0,
         idleTimeoutMs: 30_000,
       },
     });

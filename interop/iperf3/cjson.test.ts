@@ -33,6 +33,12 @@ describe("formatNumber", () => {
     expect(formatNumber(Number.NaN)).toBe("null");
     expect(formatNumber(2 ** 63)).toBe("9223372036854775807");
   });
+
+  test("a double next to DBL_MAX prints with 17 digits so it reads back finite (found by fuzzing)", () => {
+    const d = 1.7976931348623151e308;
+    expect(Number(formatNumber(d))).toBe(d);
+    expect(formatNumber(1.5)).toBe("1.5");
+  });
 });
 
 describe("formatString", () => {

@@ -51,7 +51,9 @@ export function formatNumber(d: number, opts: PrintOptions = {}): string {
   const g15 = formatG(d, 15);
   const back = Number(g15);
   const max = Math.max(Math.abs(back), Math.abs(d));
-  return Math.abs(back - d) <= max * DBL_EPSILON ? g15 : formatG(d, 17);
+  // Within 1e-15 of DBL_MAX, 15 digits round up past it and read back as infinity (cJSON's check passes, since
+  // inf <= inf); 17 digits keep the number finite, so what we print we can also read.
+  return Number.isFinite(back) && Math.abs(back - d) <= max * DBL_EPSILON ? g15 : formatG(d, 17);
 }
 
 export function formatString(s: string): string {

@@ -3,26 +3,13 @@
  * reaches the stock client as an error it prints, our server logs the limit and its flag, and a test already
  * running is not disturbed.
  */
-import { afterEach, describe, expect, test } from "bun:test";
-import { anyperf, assertFree, hasTool, spawnProc, waitBound, type Proc } from "./harness.ts";
+import { describe, expect, test } from "bun:test";
+import { anyperf, hasTool, type Proc, serversPerTest, spawnProc } from "./harness.ts";
 
 const HAVE = hasTool(["iperf3", "-v"], /iperf 3\./);
 const stock = (args: string[], ms = 20_000) => spawnProc(["iperf3", ...args], ms);
-const servers: Proc[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) {
-    s.kill();
-    await s.done;
-  }
-});
-
-async function server(port: number, args: string[]): Promise<Proc> {
-  assertFree(port);
-  const s = anyperf("iperf3", ["-s", "-p", String(port), ...args], 40_000);
-  servers.push(s);
-  await waitBound(port);
-  return s;
-}
+const start = serversPerTest();
+const server = (port: number, args: string[]): Promise<Proc> => start("iperf3", ["-s", "-p", String(port), ...args], port);
 
 describe.skipIf(!HAVE)("iperf3 server limits with the stock client", () => {
   test("--allow: a peer outside the list is closed at accept; inside it is served", async () => {

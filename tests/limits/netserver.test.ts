@@ -3,26 +3,13 @@
  * netperf as the errors it prints ("remote error 22", "remote error 16"), our server logs the limit and its flag,
  * and a test already running completes.
  */
-import { afterEach, describe, expect, test } from "bun:test";
-import { anyperf, assertFree, hasTool, spawnProc, waitBound, type Proc } from "./harness.ts";
+import { describe, expect, test } from "bun:test";
+import { hasTool, type Proc, serversPerTest, spawnProc } from "./harness.ts";
 
 const HAVE = hasTool(["netperf", "-V"], /Netperf version 2\./);
 const netperf = (args: string[], ms = 20_000) => spawnProc(["netperf", ...args], ms);
-const servers: Proc[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) {
-    s.kill();
-    await s.done;
-  }
-});
-
-async function server(port: number, args: string[]): Promise<Proc> {
-  assertFree(port);
-  const s = anyperf("netserver", ["-D", "-p", String(port), ...args], 40_000);
-  servers.push(s);
-  await waitBound(port);
-  return s;
-}
+const start = serversPerTest();
+const server = (port: number, args: string[]): Promise<Proc> => start("netserver", ["-D", "-p", String(port), ...args], port);
 
 const both = (f: { stdout: string; stderr: string }) => f.stdout + f.stderr;
 

@@ -1,10 +1,11 @@
 import { AF_INET, AF_INET6, F_GETFL, F_SETFL, O_NONBLOCK, SOCK_CLOEXEC, SOCK_STREAM, SOL_SOCKET } from "./constants.ts";
+import { loadLibc, type Libc } from "./libc.ts";
 import type { SocketFamily } from "./sockaddr.ts";
 
 /**
- * Blocking send/recv on a socket fd we own outright, for request/response streams that have a Worker to
- * themselves: two system calls per transaction and side, like netperf, instead of an event-loop turn
- * (epoll_wait + recv + send + a JS callback) per transaction. Every wait is bounded by SO_RCVTIMEO/SO_SNDTIMEO so
+ * Blocking send/recv (and recvmmsg batches) on a socket fd, for streams that have a Worker to themselves: a system
+ * call per transaction, write or read, like the C tools, instead of an event-loop turn (epoll_wait + the call + a JS
+ * callback) each time. Every wait is bounded by SO_RCVTIMEO/SO_SNDTIMEO so
  * a silent peer never holds the Worker longer than one timeout.
  */
 export interface BlockingIo {
@@ -36,8 +37,13 @@ export interface DatagramBatch {
   readonly lengths: Uint32Array;
   /** struct mmsghdr[count] and the iovecs they point to (into the views): kept here to live as long as the batch. */
   readonly headers: Uint8Array;
+  readonly headerView: DataView;
   readonly iovecs: BigUint64Array;
 }
+
+/** sizeof(struct mmsghdr) on 64-bit Linux, and where its msg_len sits (after the 56-byte msghdr). */
+const MMSGHDR_BYTES = 64;
+const MSG_LEN_AT = 56;
 
 export const EAGAIN = 11;
 export const EINTR = 4;
@@ -50,31 +56,27 @@ const POLLIN = 1;
 
 let loaded: Promise<BlockingIo | undefined> | undefined;
 
-/** glibc through bun:ffi, once per thread; undefined where there is none (Deno, musl, other systems). */
+/**
+ * glibc through bun:ffi, once per thread; undefined where there is none (Deno, musl, other systems). The calls of
+ * the data path (send, recv, poll, recvmmsg) get their own symbols returning plain numbers; set-up goes through the
+ * shared Libc, whose errno is the same thread's.
+ */
 export function loadBlockingIo(): Promise<BlockingIo | undefined> {
-  loaded ??= open();
+  loaded ??= loadLibc().then((libc) => (libc ? open(libc) : undefined));
   return loaded;
 }
 
-async function open(): Promise<BlockingIo | undefined> {
-  if (typeof Bun === "undefined" || process.platform !== "linux") return undefined;
+async function open(libc: Libc): Promise<BlockingIo | undefined> {
   try {
-    const { dlopen, read, FFIType, ptr } = await import("bun:ffi");
+    const { dlopen, FFIType, ptr } = await import("bun:ffi");
     const { symbols: c } = dlopen("libc.so.6", {
       // i64_fast: a plain number for every ssize_t a socket call returns, no BigInt per call
       send: { args: ["i32", "ptr", "u64", "i32"], returns: FFIType.i64_fast },
       recv: { args: ["i32", "ptr", "u64", "i32"], returns: FFIType.i64_fast },
-      fcntl: { args: ["i32", "i32", "i32"], returns: "i32" },
-      socket: { args: ["i32", "i32", "i32"], returns: "i32" },
-      connect: { args: ["i32", "ptr", "u32"], returns: "i32" },
       poll: { args: ["ptr", "u64", "i32"], returns: "i32" },
       recvmmsg: { args: ["i32", "ptr", "u32", "i32", "ptr"], returns: "i32" },
-      setsockopt: { args: ["i32", "i32", "i32", "ptr", "u32"], returns: "i32" },
-      close: { args: ["i32"], returns: "i32" },
-      __errno_location: { args: [], returns: "ptr" },
     });
-    const errnoAt = c.__errno_location();
-    const errno = () => (errnoAt === null ? 0 : read.i32(errnoAt, 0));
+    const errno = () => libc.errno();
     const timeval = new BigInt64Array(2);
     // struct pollfd { int fd; short events; short revents; }
     const pollfd = new Int32Array(2);
@@ -85,7 +87,7 @@ async function open(): Promise<BlockingIo | undefined> {
     const setTimeouts = (fd: number, timeoutMs: number) => {
       timeval[0] = BigInt(Math.floor(timeoutMs / 1000));
       timeval[1] = BigInt(Math.round((timeoutMs % 1000) * 1000));
-      for (const opt of [SO_RCVTIMEO, SO_SNDTIMEO]) if (c.setsockopt(fd, SOL_SOCKET, opt, timeval, 16) !== 0) return false;
+      for (const opt of [SO_RCVTIMEO, SO_SNDTIMEO]) if (libc.setsockopt(fd, SOL_SOCKET, opt, timeval, 16) !== 0) return false;
       return true;
     };
     return {
@@ -98,16 +100,16 @@ async function open(): Promise<BlockingIo | undefined> {
         return n >= 0 ? n : -errno();
       },
       makeBlocking(fd, timeoutMs) {
-        const flags = c.fcntl(fd, F_GETFL, 0);
-        if (flags < 0 || c.fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) fail("fcntl(O_NONBLOCK)");
+        const flags = libc.fcntl(fd, F_GETFL, 0);
+        if (flags < 0 || libc.fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) fail("fcntl(O_NONBLOCK)");
         if (!setTimeouts(fd, timeoutMs)) fail("setsockopt(SO_RCVTIMEO)");
       },
       connect(family, sockaddr, timeoutMs) {
-        const fd = c.socket(family === "ipv4" ? AF_INET : AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        const fd = libc.socket(family === "ipv4" ? AF_INET : AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd < 0) return -errno();
-        if (setTimeouts(fd, timeoutMs) && c.connect(fd, sockaddr, sockaddr.byteLength) === 0) return fd;
+        if (setTimeouts(fd, timeoutMs) && libc.connect(fd, sockaddr, sockaddr.byteLength) === 0) return fd;
         const e = errno();
-        c.close(fd);
+        libc.close(fd);
         return -e;
       },
       waitReadable(fd, timeoutMs) {
@@ -117,18 +119,17 @@ async function open(): Promise<BlockingIo | undefined> {
         return c.poll(pollfd, 1, timeoutMs) > 0;
       },
       datagramBatch(count, size) {
-        // struct mmsghdr: msghdr (56 bytes: name, namelen, iov, iovlen, control, controllen, flags) + msg_len + pad.
-        const HDR = 64;
         const data = new Uint8Array(new ArrayBuffer(count * size));
         const iovs = new BigUint64Array(count * 2);
-        const headers = new Uint8Array(count * HDR);
-        const hv = new DataView(headers.buffer);
+        const headers = new Uint8Array(count * MMSGHDR_BYTES);
+        const headerView = new DataView(headers.buffer);
         const base = ptr(data);
         for (let i = 0; i < count; i++) {
           iovs[2 * i] = BigInt(base + i * size);
           iovs[2 * i + 1] = BigInt(size);
-          hv.setBigUint64(i * HDR + 16, BigInt(ptr(iovs, i * 16)), true);
-          hv.setBigUint64(i * HDR + 24, 1n, true);
+          // msghdr: msg_name 0, msg_namelen 8, msg_iov 16, msg_iovlen 24 (the rest stays zero)
+          headerView.setBigUint64(i * MMSGHDR_BYTES + 16, BigInt(ptr(iovs, i * 16)), true);
+          headerView.setBigUint64(i * MMSGHDR_BYTES + 24, 1n, true);
         }
         return {
           count,
@@ -136,18 +137,18 @@ async function open(): Promise<BlockingIo | undefined> {
           dataViews: Array.from({ length: count }, (_, i) => new DataView(data.buffer, i * size, size)),
           lengths: new Uint32Array(count),
           headers,
+          headerView,
           iovecs: iovs,
         };
       },
       recvBatch(fd, b) {
         const n = c.recvmmsg(fd, b.headers, b.count, MSG_DONTWAIT, null);
         if (n < 0) return -errno();
-        const hv = new DataView(b.headers.buffer);
-        for (let i = 0; i < n; i++) b.lengths[i] = hv.getUint32(i * 64 + 56, true);
+        for (let i = 0; i < n; i++) b.lengths[i] = b.headerView.getUint32(i * MMSGHDR_BYTES + MSG_LEN_AT, true);
         return n;
       },
       close(fd) {
-        c.close(fd);
+        libc.close(fd);
       },
     };
   } catch {

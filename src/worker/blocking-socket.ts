@@ -12,9 +12,9 @@ export const SLICE_MS = 10;
 export type ReadResult = "data" | "timeout" | "eof" | "error";
 
 /**
- * A connected TCP socket taken out of Bun's event loop into blocking mode, for a request/response stream that has
- * its Worker to itself: each side then costs two system calls per transaction, as netperf's loop does, instead of
- * an epoll wake-up and a JS callback. It goes back to Bun (`release`) as soon as another stream shares the Worker.
+ * A connected TCP socket taken out of Bun's event loop into blocking mode, for a stream that has its Worker to
+ * itself (request/response, bulk send or receive): each transaction, write or read is one system call, as in the C
+ * tools' loops, instead of an epoll wake-up and a JS callback. It goes back to Bun (`release`) as soon as another stream shares the Worker.
  */
 export class BlockingSocket<T> {
   private open = true;

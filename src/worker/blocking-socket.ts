@@ -98,6 +98,63 @@ export class BlockingSocket<T> {
   }
 }
 
+/** What a listening stream supplies to have its one accepted connection served in blocking mode. */
+export interface AcceptedHooks<T> {
+  readonly env: WorkerEnv;
+  /** The stream's event-loop handlers and sockets, for the way back. */
+  readonly handlers: TcpHandlers<T>;
+  readonly socks: Set<TcpSocket<T>>;
+  readonly buffer: () => Uint8Array;
+  /** `n` bytes arrived at the start of the buffer; replies go to `b`. */
+  readonly onData: (n: number, b: BlockingSocket<T>) => void;
+  /** After each slice, for counters not worth updating per read. */
+  readonly afterSlice?: () => void;
+  readonly stopped: () => boolean;
+  /** The peer closed or the connection broke; its fd is closed already. */
+  readonly peerClosed: (data: T) => void;
+  readonly failed: (e: unknown) => void;
+}
+
+/**
+ * A listening stream's only accepted connection, served in blocking mode slice by slice until the peer closes, the
+ * stream stops, or the Worker or the stream gets another socket: then it rejoins the event loop with its state.
+ */
+export class BlockingAccepted<T> {
+  /** The connection while it is served here (for stop and TCP_INFO). */
+  socket: BlockingSocket<T> | undefined;
+  constructor(private readonly h: AcceptedHooks<T>) {}
+
+  /** Takes `s` when it is the stream's only socket and the stream is alone on its Worker; `detach` as in take(). */
+  take(s: TcpSocket<T>, detach: () => void): void {
+    if (this.socket || this.h.socks.size !== 1) return;
+    const b = BlockingSocket.take(this.h.env, s, detach);
+    if (!b) return;
+    this.h.socks.delete(s);
+    this.socket = b;
+    this.slice();
+  }
+
+  private readonly slice = (): void => {
+    const { h } = this;
+    const b = this.socket;
+    if (!b || h.stopped()) return;
+    const r = b.readSlice(h.buffer(), (n) => h.onData(n, b), () => !h.stopped());
+    h.afterSlice?.();
+    if (r === "eof" || r === "error") {
+      this.socket = undefined;
+      b.close();
+      return h.peerClosed(b.data);
+    }
+    if (h.stopped()) return;
+    if (h.env.streamsHere() > 1 || h.socks.size > 0) {
+      this.socket = undefined;
+      b.rejoin(h.env, h.handlers, h.socks).catch(h.failed);
+      return;
+    }
+    yieldThen(this.slice);
+  };
+}
+
 /** Runs `step` again after the Worker's pending messages and timers had their turn. */
 export const yieldThen = (step: () => void): void => {
   setImmediate(step);

@@ -3,7 +3,7 @@ import type { RrServerSpec } from "../stream-spec.ts";
 import type { TcpListener, TcpSocket, UdpSocket } from "../net/types.ts";
 import { nowMs, openFds, type Runner, type StreamContext } from "./context.ts";
 import { applyOptions, type WorkerEnv } from "./sockets.ts";
-import { BlockingSocket, yieldThen } from "./blocking-socket.ts";
+import { BlockingAccepted } from "./blocking-socket.ts";
 
 interface Conn {
   got: number; // request bytes received towards the next full request
@@ -27,12 +27,22 @@ export class RrServer implements Runner {
   private readonly resp: Uint8Array;
   private accepted = 0;
   private closedCount = 0;
-  private blocking: BlockingSocket<Conn> | undefined;
   private readBuf: Uint8Array | undefined;
   private stopping = false;
+  private readonly blocking: BlockingAccepted<Conn>;
 
   constructor(private readonly spec: RrServerSpec, private readonly ctx: StreamContext, private readonly env: WorkerEnv) {
     this.resp = new Uint8Array(spec.responseSize).fill(0x6e);
+    this.blocking = new BlockingAccepted<Conn>({
+      env: this.env,
+      handlers: this.handlers,
+      socks: this.socks,
+      buffer: () => (this.readBuf ??= new Uint8Array(Math.max(this.spec.requestSize, 64 * 1024))),
+      onData: (n, b) => this.received(b, n),
+      stopped: () => this.stopping,
+      peerClosed: (data) => this.peerClosed(data),
+      failed: (e) => this.ctx.end("error", e),
+    });
   }
 
   private readonly handlers = {
@@ -85,37 +95,13 @@ export class RrServer implements Runner {
   }
 
   /**
-   * One persistent connection alone on this Worker: serve it in blocking mode (see BlockingSocket) until it closes,
-   * the test stops, or another stream or connection needs the Worker.
+   * One persistent connection alone on this Worker is served in blocking mode (see BlockingAccepted) until it
+   * closes, the test stops, or another stream or connection needs the Worker.
    */
   private tryBlocking(s: TcpSocket<Conn>): void {
-    if (this.spec.closeAfterResponse || this.socks.size !== 1) return;
-    const b = BlockingSocket.take(this.env, s, () => (s.data = { ...s.data, detached: true }));
-    if (!b) return;
-    this.socks.delete(s);
-    this.blocking = b;
-    this.blockingSlice();
+    if (!this.spec.closeAfterResponse) this.blocking.take(s, () => (s.data = { ...s.data, detached: true }));
   }
 
-  private readonly blockingSlice = (): void => {
-    const b = this.blocking;
-    if (!b || this.stopping) return;
-    this.readBuf ??= new Uint8Array(Math.max(this.spec.requestSize, 64 * 1024));
-    const r = b.readSlice(this.readBuf, (n) => this.received(b, n), () => !this.stopping);
-    if (r === "eof" || r === "error") {
-      this.blocking = undefined;
-      b.close();
-      return this.peerClosed(b.data);
-    }
-    if (this.stopping) return;
-    if (this.env.streamsHere() > 1 || this.socks.size > 0) return this.unblock(b);
-    yieldThen(this.blockingSlice);
-  };
-
-  private unblock(b: BlockingSocket<Conn>): void {
-    this.blocking = undefined;
-    b.rejoin(this.env, this.handlers, this.socks).catch((e: unknown) => this.ctx.end("error", e));
-  }
 
   private flush(s: Wire): void {
     const st = s.data;
@@ -170,7 +156,8 @@ export class RrServer implements Runner {
   go(): void {}
 
   tcpFds(): number[] {
-    return this.blocking ? [this.blocking.fd] : openFds(this.socks);
+    const b = this.blocking.socket;
+    return b ? [b.fd] : openFds(this.socks);
   }
 
   stop(): Promise<void> {
@@ -179,11 +166,12 @@ export class RrServer implements Runner {
     this.listener = undefined;
     this.udp?.close();
     for (const s of this.socks) s.end();
-    if (this.blocking) {
+    const b = this.blocking.socket;
+    if (b) {
       // Our FIN; the client reads to it and closes, as it would with the event-loop socket's end().
-      this.blocking.shutdownWrite();
-      this.blocking.close();
-      this.blocking = undefined;
+      b.shutdownWrite();
+      b.close();
+      this.blocking.socket = undefined;
     }
     this.ctx.end("stopped");
     return Promise.resolve();

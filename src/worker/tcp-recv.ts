@@ -3,7 +3,7 @@ import type { TcpRecvSpec } from "../stream-spec.ts";
 import type { TcpListener, TcpSocket } from "../net/types.ts";
 import { nowMs, openFds, type Runner, type StreamContext } from "./context.ts";
 import { applyOptions, connectTcp, type WorkerEnv } from "./sockets.ts";
-import { BlockingSocket, yieldThen } from "./blocking-socket.ts";
+import { BlockingAccepted } from "./blocking-socket.ts";
 import { PeerFilter } from "./peer-filter.ts";
 
 interface ConnState {
@@ -25,12 +25,33 @@ export class TcpReceiver implements Runner {
   private accepted = 0;
   private closedCount = 0;
   private stopped = false;
-  private blocking: BlockingSocket<ConnState> | undefined;
   private readBuf: Uint8Array | undefined;
   private readonly filter: PeerFilter | undefined;
+  private readonly blocking: BlockingAccepted<ConnState>;
+  /** Reads in the current blocking slice, added to the packets counter once per slice. */
+  private reads = 0;
 
   constructor(private readonly spec: TcpRecvSpec, private readonly ctx: StreamContext, private readonly env: WorkerEnv) {
     this.filter = spec.allow && new PeerFilter(spec.allow, (line) => ctx.log(line));
+    const { c, o } = ctx;
+    this.blocking = new BlockingAccepted<ConnState>({
+      env,
+      handlers: this.handlers,
+      socks: this.socks,
+      buffer: () => (this.readBuf ??= new Uint8Array(spec.readSize || BLOCKING_READ)),
+      onData: (n) => {
+        c[o + Slot.bytes]! += n;
+        this.reads++;
+      },
+      afterSlice: () => {
+        c[o + Slot.packets]! += this.reads;
+        if (this.reads > 0) c[o + Slot.lastActivityMs] = nowMs();
+        this.reads = 0;
+      },
+      stopped: () => this.stopped,
+      peerClosed: (data) => this.peerClosed(data),
+      failed: (e) => ctx.end("error", e),
+    });
   }
 
   private readonly handlers = {
@@ -78,48 +99,12 @@ export class TcpReceiver implements Runner {
   }
 
   /**
-   * The stream's only connection, with nothing more to accept, alone on its Worker: read it in blocking mode
-   * (BlockingSocket) in reads of the spec's size, until it closes, the test stops, or another stream arrives.
+   * The stream's only connection, with nothing more to accept, alone on its Worker: read in blocking mode
+   * (BlockingAccepted) in reads of the spec's size, until it closes, the test stops, or another stream arrives.
    */
   private tryBlocking(): void {
-    if (this.socks.size !== 1 || this.blocking) return;
     const [s] = this.socks;
-    const b = BlockingSocket.take(this.env, s!, () => (s!.data = { ...s!.data, detached: true }));
-    if (!b) return;
-    this.socks.delete(s!);
-    this.blocking = b;
-    this.readBuf ??= new Uint8Array(this.spec.readSize || BLOCKING_READ);
-    this.blockingSlice();
-  }
-
-  private readonly blockingSlice = (): void => {
-    const b = this.blocking;
-    if (!b || this.stopped) return;
-    const { c, o } = this.ctx;
-    let reads = 0;
-    const r = b.readSlice(
-      this.readBuf!,
-      (n) => {
-        c[o + Slot.bytes]! += n;
-        reads++;
-      },
-      () => !this.stopped,
-    );
-    c[o + Slot.packets]! += reads;
-    if (reads > 0) c[o + Slot.lastActivityMs] = nowMs();
-    if (r === "eof" || r === "error") {
-      this.blocking = undefined;
-      b.close();
-      return this.peerClosed(b.data);
-    }
-    if (this.stopped) return;
-    if (this.env.streamsHere() > 1 || this.socks.size > 0) return this.unblock(b);
-    yieldThen(this.blockingSlice);
-  };
-
-  private unblock(b: BlockingSocket<ConnState>): void {
-    this.blocking = undefined;
-    b.rejoin(this.env, this.handlers, this.socks).catch((e: unknown) => this.ctx.end("error", e));
+    if (s) this.blocking.take(s, () => (s.data = { ...s.data, detached: true }));
   }
 
   async open(): Promise<{ localPort?: number }> {
@@ -147,7 +132,8 @@ export class TcpReceiver implements Runner {
   go(): void {}
 
   tcpFds(): number[] {
-    return this.blocking ? [this.blocking.fd] : openFds(this.socks);
+    const b = this.blocking.socket;
+    return b ? [b.fd] : openFds(this.socks);
   }
 
   stop(): Promise<void> {
@@ -155,8 +141,8 @@ export class TcpReceiver implements Runner {
     this.listener?.stop(false);
     this.listener = undefined;
     for (const s of this.socks) s.terminate();
-    this.blocking?.close();
-    this.blocking = undefined;
+    this.blocking.socket?.close();
+    this.blocking.socket = undefined;
     this.ctx.end("stopped");
     return Promise.resolve();
   }

@@ -10,6 +10,8 @@ export const WAIT_MS = 20;
 export const SLICE_MS = 10;
 
 export type ReadResult = "data" | "timeout" | "eof" | "error";
+/** How readUntil ended: the peer's EOF or a broken connection, the caller's condition, or the time limit. */
+export type UntilResult = "eof" | "error" | "done" | "deadline";
 
 /**
  * A connected TCP socket taken out of Bun's event loop into blocking mode, for a stream that has its Worker to
@@ -65,6 +67,19 @@ export class BlockingSocket<T> {
     }
     if (n === 0) return "eof";
     return n === -EAGAIN || n === -EINTR ? "timeout" : "error";
+  }
+
+  /**
+   * Reads, yielding to the event loop between reads, until `done()`, the peer's EOF or a broken connection, for at
+   * most `ms` (the end of a test: the last answers, then the peer's FIN).
+   */
+  async readUntil(buf: Uint8Array, onData: (n: number) => void, done: () => boolean, ms: number): Promise<UntilResult> {
+    for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setImmediate(r))) {
+      if (done()) return "done";
+      const r = this.readOnce(buf, onData);
+      if (r === "eof" || r === "error") return r;
+    }
+    return done() ? "done" : "deadline";
   }
 
   shutdownWrite(): void {

@@ -4,7 +4,7 @@ import type { RrClientSpec } from "../stream-spec.ts";
 import type { TcpSocket, UdpSocket } from "../net/types.ts";
 import { nowMs, openFds, type Runner, type StreamContext } from "./context.ts";
 import { connectTcp, applyOptions, halfClose, type WorkerEnv } from "./sockets.ts";
-import { BlockingSocket, SLICE_MS, WAIT_MS, yieldThen } from "./blocking-socket.ts";
+import { BlockingSocket, SLICE_MS, WAIT_MS, yieldThen, type UntilResult } from "./blocking-socket.ts";
 import { encodeSockaddr, familyOf, type SocketFamily } from "../sockopt/sockaddr.ts";
 import type { BlockingIo } from "../sockopt/blocking-io.ts";
 
@@ -337,19 +337,15 @@ export class RrClient implements Runner {
   private async stopBlocking(b: BlockingSocket<Conn>): Promise<void> {
     const buf = this.readBuf!;
     const onData = (n: number) => this.tcpResponse(b, n);
-    const until = async (done: () => boolean, ms: number) => {
-      for (const end = Date.now() + ms; !done() && !b.data.closed && Date.now() < end; await new Promise((r) => setImmediate(r))) {
-        const r = b.readOnce(buf, onData);
-        if (r === "eof" || r === "error") {
-          b.data.closed = true;
-          this.ctx.c[this.ctx.o + Slot.closed]!++;
-        }
-      }
+    const closedBy = (r: UntilResult) => {
+      if (r !== "eof" && r !== "error") return false;
+      b.data.closed = true;
+      this.ctx.c[this.ctx.o + Slot.closed]!++;
+      return true;
     };
-    await until(() => b.data.sentAt.length === 0, 1_000);
-    if (!b.data.closed) {
+    if (!closedBy(await b.readUntil(buf, onData, () => b.data.sentAt.length === 0, 1_000))) {
       b.shutdownWrite();
-      await until(() => false, 2_000);
+      closedBy(await b.readUntil(buf, onData, () => false, 2_000));
     }
     b.close();
     this.ctx.end("stopped");

@@ -1,11 +1,10 @@
 import { Slot } from "../counters.ts";
 import type { Pacer } from "../pacer.ts";
 import type { TcpSendSpec } from "../stream-spec.ts";
-import type { TcpSocket } from "../net/types.ts";
+import type { TcpHandlers, TcpSocket } from "../net/types.ts";
 import { nowMs, openFds, type Runner, type StreamContext } from "./context.ts";
 import type { EndReason } from "./messages.ts";
 import { connectTcp, halfClose, senderPacer, type WorkerEnv } from "./sockets.ts";
-import type { TcpHandlers } from "../net/types.ts";
 import { BlockingSocket, SLICE_MS, yieldThen } from "./blocking-socket.ts";
 
 interface ConnState {
@@ -154,11 +153,7 @@ export class TcpSender implements Runner {
     this.blocking = undefined;
     if (!b.data.closed && this.spec.end === "fin-wait-eof") {
       b.shutdownWrite();
-      const buf = new Uint8Array(64 * 1024);
-      for (const end = Date.now() + 10_000; Date.now() < end; await new Promise((r) => setImmediate(r))) {
-        const r = b.readOnce(buf, () => {});
-        if (r === "eof" || r === "error") break;
-      }
+      await b.readUntil(new Uint8Array(64 * 1024), () => {}, () => false, 10_000);
     }
     b.close();
     if (!b.data.closed) this.closedState(b.data, 1);

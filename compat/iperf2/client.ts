@@ -16,7 +16,7 @@ import { localAddressToward } from "./local-address.ts";
 import { type ClientPlan, clientLen, clientRate } from "./plan.ts";
 import { defaultBuffers } from "./socket-defaults.ts";
 import { connectionNotes, withInterface } from "./connection-notes.ts";
-import { type Handed, connectMain, handToWorker, initialTcp, resolveHost } from "./tcp-connect.ts";
+import { type Handed, connectMain, handToWorker, initialTcp, openOnHanded, resolveHost } from "./tcp-connect.ts";
 import type { ServerIo } from "./tcp-server.ts";
 import type { TcpInit } from "./tcp-stats.ts";
 import {
@@ -349,13 +349,7 @@ async function tcpReverse(plan: ClientPlan, io: ClientIo, live: LiveTest): Promi
           limitBytes: plan.amount.kind === "bytes" ? plan.amount.bytes : 0, end: "fin-wait-eof", countReceived: true, idleTimeoutMs: 60_000,
         }
       : { kind: "tcp-recv", id: 0, adopt: { fd: handed.fd, pending: 0 }, endOnEof: true, idleTimeoutMs: 60_000 };
-    let plane: DataPlane;
-    try {
-      plane = await DataPlane.open([spec]);
-    } catch (e) {
-      handed.release();
-      throw e;
-    }
+    const plane = await openOnHanded(handed, spec);
     live.attach(plane, plan.fullDuplex ? "send" : "recv");
     const counters = () => plane.snapshot().streams[0]!;
     const recv: Member = {

@@ -3,7 +3,8 @@ import { isIP } from "node:net";
 import { UserError, explainSocketError } from "../../src/errors.ts";
 import type { Net, TcpSocket } from "../../src/net/types.ts";
 import type { Sockopt } from "../../src/sockopt/sockopt.ts";
-import type { Endpoint, SocketOptions } from "../../src/stream-spec.ts";
+import { DataPlane } from "../../src/engine/data-plane.ts";
+import type { Endpoint, SocketOptions, StreamSpecInput } from "../../src/stream-spec.ts";
 import { connectTcp } from "../../src/worker/sockets.ts";
 import { type TcpInit, TcpStatsTracker, tcpInit } from "./tcp-stats.ts";
 
@@ -45,6 +46,16 @@ export function handToWorker(sockopt: Sockopt, s: { fd?: number; terminate(): vo
       sockopt.close(infoFd);
     },
   };
+}
+
+/** A Worker plane on the handed-over fd; when it cannot open, the duplicate kept here for TCP_INFO is closed too. */
+export async function openOnHanded(handed: Handed, spec: StreamSpecInput): Promise<DataPlane> {
+  try {
+    return await DataPlane.open([spec]);
+  } catch (e) {
+    handed.release();
+    throw e;
+  }
 }
 
 /** An IP literal for `host` (the socket options that must precede connect need a socket made by hand). */

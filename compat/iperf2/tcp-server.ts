@@ -13,7 +13,7 @@ import type { Printer } from "./printer.ts";
 import { type Queued, SocketTransport, flushQueued, newQueued } from "../../src/net/write-queue.ts";
 import { defaultBuffers } from "./socket-defaults.ts";
 import { connectionNotes, withInterface } from "./connection-notes.ts";
-import { connectMain, handToWorker, initialTcp } from "./tcp-connect.ts";
+import { connectMain, handToWorker, initialTcp, openOnHanded } from "./tcp-connect.ts";
 import type { TcpInit } from "./tcp-stats.ts";
 import { busyMessage, checkTest, peerAllowed, policyLimits, serverPolicy, type ServerPolicy, type TestLimits } from "../../src/access/server-policy.ts";
 import { RefusalLog } from "../../src/access/refusal-log.ts";
@@ -256,13 +256,7 @@ export class TcpServer {
     const spec: StreamSpecInput = send
       ? { kind: "tcp-send", id: 0, adopt: { fd, pending: fullDuplex ? t.received : 0 }, ...sendSpec(send), countReceived: fullDuplex, idleTimeoutMs: IDLE_MS }
       : { kind: "tcp-recv", id: 0, adopt: { fd, pending: t.received }, endOnEof: true, idleTimeoutMs: IDLE_MS, connections: 1 };
-    let plane: DataPlane;
-    try {
-      plane = await DataPlane.open([spec]);
-    } catch (e) {
-      handed.release();
-      throw e;
-    }
+    const plane = await openOnHanded(handed, spec);
     this.planes.add(plane);
     this.liveConnections.set(group, (this.liveConnections.get(group) ?? 0) + 1);
     void plane.ended.then(() => {
@@ -360,9 +354,8 @@ export class TcpServer {
     const sock = handed.fd;
     let plane: DataPlane;
     try {
-      plane = await DataPlane.open([{ kind: "tcp-send", id: 0, adopt: { fd: handed.fd, pending: 0 }, ...sendSpec(cb), idleTimeoutMs: IDLE_MS }]);
+      plane = await openOnHanded(handed, { kind: "tcp-send", id: 0, adopt: { fd: handed.fd, pending: 0 }, ...sendSpec(cb), idleTimeoutMs: IDLE_MS });
     } catch (e) {
-      handed.release();
       io.warn(`connect back to ${host} port ${cb.port} failed: ${e instanceof Error ? e.message : String(e)}`);
       return;
     }

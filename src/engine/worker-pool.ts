@@ -24,7 +24,7 @@ export class WorkerPool {
   private readonly crashListeners = new Set<(worker: number, message: string) => void>();
   private static instance: WorkerPool | undefined;
 
-  private constructor(readonly size: number) {
+  private constructor(size: number) {
     for (let i = 0; i < size; i++) this.add(undefined);
   }
 

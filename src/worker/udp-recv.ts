@@ -62,15 +62,11 @@ export class UdpReceiver implements Runner {
     }
     if (this.peer === undefined) {
       this.peer = { host: address, port };
-      if (this.spec.helloReply) {
-        // iperf3: the first datagram is the client's hello, answered and not counted.
-        this.sock?.send(this.spec.helloReply, port, address);
-        this.ctx.event("connected", undefined, this.peer);
-        this.tryBlocking();
-        return;
-      }
+      // iperf3: the first datagram is the client's hello, answered and not counted.
+      if (this.spec.helloReply) this.sock?.send(this.spec.helloReply, port, address);
       this.ctx.event("connected", undefined, this.peer);
       this.tryBlocking();
+      if (this.spec.helloReply) return;
     }
     c[o + Slot.bytes]! += len;
     c[o + Slot.packets]!++;
@@ -105,8 +101,8 @@ export class UdpReceiver implements Runner {
 
   /**
    * Alone on its Worker, with the peer known and no allow-list to apply per datagram: read in slices with
-   * non-blocking recvmmsg batches and a bounded poll, no event-loop turn or JS callback per datagram. Bun keeps the socket (for
-   * replies and reports); whatever its loop reads between slices is counted the same way.
+   * non-blocking recvmmsg batches and a bounded poll, no event-loop turn or JS callback per datagram. Bun keeps the
+   * socket (for replies and reports); whatever its loop reads between slices is counted the same way.
    */
   private tryBlocking(): void {
     const fd = this.sock?.fd;

@@ -16,6 +16,19 @@ interface Conn {
   detached?: boolean;
 }
 
+/**
+ * Writes the whole request; false when the connection broke first. Requests are tiny: a partial write means a full
+ * socket buffer with a transaction in flight, so it is simply tried again.
+ */
+function writeAll(w: { write(buf: Uint8Array, offset: number, length: number): number }, req: Uint8Array): boolean {
+  for (let off = 0; off < req.byteLength; ) {
+    const n = w.write(req, off, req.byteLength - off);
+    if (n < 0) return false;
+    off += n;
+  }
+  return true;
+}
+
 /** What sends requests: a Bun socket, or the same connection in blocking mode. */
 type Wire = Pick<TcpSocket<Conn>, "data" | "write">;
 
@@ -106,8 +119,7 @@ export class RrClient implements Runner {
   private readonly blockingSlice = (): void => {
     const b = this.blocking;
     if (!b || !this.running) return;
-    this.readBuf ??= new Uint8Array(Math.max(this.spec.responseSize, 64 * 1024));
-    const r = b.readSlice(this.readBuf, (n) => this.tcpResponse(b, n), () => this.running);
+    const r = b.readSlice(this.readBuffer(), (n) => this.tcpResponse(b, n), () => this.running);
     if (r === "eof" || r === "error") return this.blockingEnded(b, r);
     if (!this.running) return;
     if (this.env.streamsHere() > 1) return void this.unblock(b);
@@ -149,17 +161,14 @@ export class RrClient implements Runner {
     }
   }
 
+  private readBuffer(): Uint8Array {
+    return (this.readBuf ??= new Uint8Array(Math.max(this.spec.responseSize, 64 * 1024)));
+  }
+
   private tcpSend(s: Wire): void {
     // The clock starts before the write: on loopback the answer can be ready by the time write() returns.
     s.data.sentAt.push(nowMs());
-    // Requests are tiny; a partial write here would mean a full socket buffer with one transaction in flight.
-    let off = 0;
-    while (off < this.req.byteLength) {
-      const n = s.write(this.req, off, this.req.byteLength - off);
-      if (n < 0) return;
-      off += n;
-    }
-    this.ctx.c[this.ctx.o + Slot.bytes]! += this.req.byteLength;
+    if (writeAll(s, this.req)) this.ctx.c[this.ctx.o + Slot.bytes]! += this.req.byteLength;
   }
 
   private tcpResponse(s: Wire, n: number): void {
@@ -210,14 +219,9 @@ export class RrClient implements Runner {
     }
     c[o + Slot.connections]!++;
     const req = this.req;
-    let ok = true;
-    for (let off = 0; off < req.byteLength && ok; ) {
-      const n = b.io.send(fd, off === 0 ? req : req.subarray(off), req.byteLength - off);
-      ok = n > 0;
-      off += n;
-    }
+    let ok = writeAll({ write: (buf, off, len) => b.io.send(fd, off === 0 ? buf : buf.subarray(off, off + len), len) }, req);
     if (ok) c[o + Slot.bytes]! += req.byteLength;
-    const buf = (this.readBuf ??= new Uint8Array(Math.max(this.spec.responseSize, 64 * 1024)));
+    const buf = this.readBuffer();
     let got = 0;
     // The server closes after its response: read to EOF, each wait bounded.
     for (let n = 1; ok && n > 0; ) {
@@ -243,12 +247,8 @@ export class RrClient implements Runner {
       if (!this.running) return s.end();
       this.crrOpen = s;
       s.data.sentAt.push(start);
-      let off = 0;
-      while (off < this.req.byteLength) {
-        const n = s.write(this.req, off, this.req.byteLength - off);
-        if (n < 0) break;
-        off += n;
-      }
+      // Counted as the persistent-connection and blocking paths count it: the request is part of the transaction.
+      if (writeAll(s, this.req)) this.ctx.c[this.ctx.o + Slot.bytes]! += this.req.byteLength;
     } catch {
       // A refused or failed connect is one failed transaction; CRR goes on, as netperf's does.
       this.ctx.c[this.ctx.o + Slot.sendErrors]!++;
@@ -335,7 +335,7 @@ export class RrClient implements Runner {
 
   /** As the event-loop path: finish the transactions in flight, FIN, read to the server's EOF — each wait bounded. */
   private async stopBlocking(b: BlockingSocket<Conn>): Promise<void> {
-    const buf = this.readBuf!;
+    const buf = this.readBuffer();
     const onData = (n: number) => this.tcpResponse(b, n);
     const closedBy = (r: UntilResult) => {
       if (r !== "eof" && r !== "error") return false;

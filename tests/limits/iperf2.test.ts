@@ -45,7 +45,8 @@ describe.skipIf(!HAVE)("iperf 2 TCP server limits with the stock client", () => 
     const r = await running.done;
     expect(r.code).toBe(0);
     expect(both(r)).not.toMatch(/write failed/);
-    await waitFor(s.stdout, /\[SUM\] 0\.0+-2\.\d+ sec/);
+    // As above: the server's interval runs accept to EOF, just under or over the client's 2 s (1.9990 s seen in CI).
+    await waitFor(s.stdout, /\[SUM\] 0\.0+-(1\.9|2\.)\d+ sec/);
   }, 30_000);
 
   test("--max-duration ends a test by bytes (-n) at the limit", async () => {

@@ -38,6 +38,7 @@ describe("targetMet", () => {
     expect(targetMet({ kind: "cost-at-most-percent", value: 2 }, 0.985, null)).toBe(true);
     expect(targetMet({ kind: "cost-at-most-percent", value: 2 }, 0.97, null)).toBe(false);
     expect(targetMet({ kind: "cost-at-most-percent", value: 2 }, 1.05, null)).toBe(true);
+    expect(targetMet({ kind: "cost-shown" }, 0.5, null)).toBeNull();
   });
 });
 

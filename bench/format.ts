@@ -28,6 +28,8 @@ export function formatTarget(t: Target, unit: Unit): string {
       return `≤ ${formatFigure(t.value, unit).replace(/\.0 /, " ")}`;
     case "cost-at-most-percent":
       return `cost ≤ ${t.value} %`;
+    case "cost-shown":
+      return "not judged";
   }
 }
 

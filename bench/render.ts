@@ -10,9 +10,13 @@ function figureCell(side: Side | null, row: Row): string {
   return formatFigure(side.figure, row.unit) + (loss === undefined ? "" : `, ${loss.toFixed(1)} % lost`);
 }
 
+const shownOnly = (row: Row) => row.target.kind === "cost-shown";
+
 function resultCell(row: Row): string {
   if (row.skipped) return "skipped";
-  const cost = row.target.kind === "cost-at-most-percent" && row.ratio !== null ? ` (cost ${costPercent(row.ratio).toFixed(1)} %)` : "";
+  const costly = row.target.kind === "cost-at-most-percent" || shownOnly(row);
+  const cost = costly && row.ratio !== null ? ` (cost ${costPercent(row.ratio).toFixed(1)} %)` : "";
+  if (shownOnly(row) && row.ratio !== null) return `shown${cost}`;
   if (row.met === null) return "error";
   return (row.met ? "met" : "MISSED") + cost;
 }
@@ -42,7 +46,7 @@ export function renderReport(r: BenchReport): string {
     "",
     renderTable(head, rows),
     "",
-    `${judged.filter((x) => x.met).length} of ${judged.length} measured targets met; ${r.rows.filter((x) => x.skipped).length} rows skipped, ${r.rows.filter((x) => !x.skipped && x.met === null).length} rows without a result.`,
+    `${judged.filter((x) => x.met).length} of ${judged.length} measured targets met; ${r.rows.filter((x) => x.skipped).length} rows skipped, ${r.rows.filter((x) => !x.skipped && x.met === null && !(shownOnly(x) && x.ratio !== null)).length} rows without a result.`,
   ];
   const skipped = r.rows.filter((x) => x.skipped);
   if (skipped.length) out.push("", "Skipped:", ...skipped.map((x) => `  ${x.workload}: ${x.skipped}`));
@@ -59,7 +63,7 @@ export function renderReport(r: BenchReport): string {
     "  Loopback softirq work is charged to no process when the kernel accounts IRQ time separately, so CPU figures are lower bounds for both sides alike.",
     "  anyperf loopback runs sender and receiver in one process on the same cores a stock client+server pair shares: the same total work.",
     ...r.rows.filter((x) => !x.skipped).flatMap((x) => [
-      `  ${x.workload} [CPU: ${x.cpu_scope}]`,
+      `  ${x.workload} [CPU: ${x.cpu_scope}]${x.id !== "startup" && (x.anyperf?.samples.length ?? r.repeats) > r.repeats ? ` (${x.anyperf!.samples.length} repeats: a small effect next to the run-to-run spread)` : ""}`,
       ...(x.reference ? [`      reference: ${x.reference.how}`] : []),
       ...(x.anyperf ? [`      anyperf:   ${x.anyperf.how}`] : []),
     ]),

@@ -9,6 +9,8 @@ export const Target = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("anyperf-at-most"), value: z.number() }),
   /** 1 − anyperf ÷ reference, as a percentage, at most `value` (the reference is the same run without the load). */
   z.object({ kind: z.literal("cost-at-most-percent"), value: z.number() }),
+  /** The same cost, shown but not judged: what the measuring itself costs on this machine, for reading the row above. */
+  z.object({ kind: z.literal("cost-shown") }),
 ]);
 export type Target = z.infer<typeof Target>;
 
@@ -69,6 +71,8 @@ export function targetMet(target: Target, ratio: number | null, anyperfFigure: n
       return anyperfFigure === null ? null : anyperfFigure <= target.value;
     case "cost-at-most-percent":
       return ratio === null ? null : costPercent(ratio) <= target.value;
+    case "cost-shown":
+      return null;
   }
 }
 

@@ -156,7 +156,8 @@ export const nodeNet: Net = {
       else sock.once("connect", ready);
     });
   },
-  listen<T>(o: { hostname: string; port: number; data: T; socket: TcpHandlers<T> }) {
+  listen<T>(o: { hostname: string; port: number; fd?: number; data: T; socket: TcpHandlers<T> }) {
+    if (o.fd !== undefined) throw new Error("taking over a listening socket needs the Bun runtime: run the compiled binary or bun");
     const server = net.createServer((sock) => {
       const s = wire(sock, o.data, o.socket);
       o.socket.open?.(s);

@@ -55,7 +55,8 @@ export interface Net {
     data: T;
     socket: TcpHandlers<T>;
   }): Promise<TcpSocket<T>>;
-  listen<T>(o: { hostname: string; port: number; data: T; socket: TcpHandlers<T>; reusePort?: boolean }): TcpListener;
+  /** `fd`: take over a listening socket made elsewhere (Bun only); hostname and port are then not used. */
+  listen<T>(o: { hostname: string; port: number; fd?: number; data: T; socket: TcpHandlers<T>; reusePort?: boolean }): TcpListener;
   udpSocket(o: {
     hostname?: string;
     port?: number;

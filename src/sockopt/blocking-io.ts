@@ -1,4 +1,4 @@
-import { AF_INET, AF_INET6, F_GETFL, F_SETFL, O_NONBLOCK, SOCK_CLOEXEC, SOCK_STREAM, SOL_SOCKET } from "./constants.ts";
+import { AF_INET, AF_INET6, F_GETFL, F_SETFL, O_NONBLOCK, SOCK_CLOEXEC, SOCK_STREAM, SO_REUSEADDR, SOL_SOCKET } from "./constants.ts";
 import { loadLibc, type Libc } from "./libc.ts";
 import type { SocketFamily } from "./sockaddr.ts";
 
@@ -20,6 +20,14 @@ export interface BlockingIo {
    * its fd, or -errno (the socket is closed then). One transaction of TCP_CRR.
    */
   connect(family: SocketFamily, sockaddr: Uint8Array, timeoutMs: number): number;
+  /**
+   * A blocking TCP listener on `sockaddr` (SO_REUSEADDR), every wait bounded by `timeoutMs`: its fd, or -errno.
+   * Accepted sockets inherit the bounds (the kernel clones the listener's socket), so they are blocking and bounded
+   * with no further system call.
+   */
+  listen(family: SocketFamily, sockaddr: Uint8Array, backlog: number, timeoutMs: number): number;
+  /** The next connection of a listener from listen(): its fd, or -errno (-EAGAIN when none came in time). */
+  accept(fd: number): number;
   /** Waits up to `timeoutMs` for `fd` to be readable: true when it is. */
   waitReadable(fd: number, timeoutMs: number): boolean;
   /** Buffers for up to `count` datagrams of up to `size` bytes each, filled by recvBatch. */
@@ -75,9 +83,11 @@ async function open(libc: Libc): Promise<BlockingIo | undefined> {
       recv: { args: ["i32", "ptr", "u64", "i32"], returns: FFIType.i64_fast },
       poll: { args: ["ptr", "u64", "i32"], returns: "i32" },
       recvmmsg: { args: ["i32", "ptr", "u32", "i32", "ptr"], returns: "i32" },
+      accept4: { args: ["i32", "ptr", "ptr", "i32"], returns: "i32" },
     });
     const errno = () => libc.errno();
     const timeval = new BigInt64Array(2);
+    const one = new Int32Array(1);
     // struct pollfd { int fd; short events; short revents; }
     const pollfd = new Int32Array(2);
     const pollEvents = new Int16Array(pollfd.buffer, 4, 2);
@@ -111,6 +121,24 @@ async function open(libc: Libc): Promise<BlockingIo | undefined> {
         const e = errno();
         libc.close(fd);
         return -e;
+      },
+      listen(family, sockaddr, backlog, timeoutMs) {
+        const fd = libc.socket(family === "ipv4" ? AF_INET : AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0) return -errno();
+        one[0] = 1;
+        const ok =
+          libc.setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, one, 4) === 0 &&
+          setTimeouts(fd, timeoutMs) &&
+          libc.bind(fd, sockaddr, sockaddr.byteLength) === 0 &&
+          libc.listen(fd, backlog) === 0;
+        if (ok) return fd;
+        const e = errno();
+        libc.close(fd);
+        return -e;
+      },
+      accept(fd) {
+        const r = c.accept4(fd, null, null, SOCK_CLOEXEC);
+        return r >= 0 ? r : -errno();
       },
       waitReadable(fd, timeoutMs) {
         pollfd[0] = fd;

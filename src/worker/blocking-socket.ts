@@ -37,6 +37,15 @@ export class BlockingSocket<T> {
     return new BlockingSocket(fd!, data, io, sockopt);
   }
 
+  /** A connection that is blocking and bounded already (accepted from BlockingIo.listen's listener). */
+  static adopt<T>(env: WorkerEnv, fd: number, data: T): BlockingSocket<T> {
+    return new BlockingSocket(fd, data, env.io!, env.sockopt!);
+  }
+
+  get closed(): boolean {
+    return !this.open;
+  }
+
   /** Bytes the kernel took (the whole buffer unless the peer stopped reading for WAIT_MS), -1 once broken. */
   write(buf: Uint8Array, offset = 0, length = buf.byteLength - offset): number {
     const n = this.io.send(this.fd, offset === 0 && length === buf.byteLength ? buf : buf.subarray(offset, offset + length), length);
@@ -88,6 +97,11 @@ export class BlockingSocket<T> {
     } catch {
       // the peer already closed: nothing left to tell it
     }
+  }
+
+  /** Our close after the last response (TCP_CRR's server): the FIN follows the bytes already written. */
+  end(): void {
+    this.close();
   }
 
   close(): void {

@@ -3,7 +3,9 @@ import type { RrServerSpec } from "../stream-spec.ts";
 import type { TcpListener, TcpSocket, UdpSocket } from "../net/types.ts";
 import { nowMs, openFds, type Runner, type StreamContext } from "./context.ts";
 import { applyOptions, type WorkerEnv } from "./sockets.ts";
-import { BlockingAccepted } from "./blocking-socket.ts";
+import { BlockingAccepted, BlockingSocket, SLICE_MS, WAIT_MS, yieldThen } from "./blocking-socket.ts";
+import { EAGAIN, EINTR } from "../sockopt/blocking-io.ts";
+import { encodeSockaddr, familyOf } from "../sockopt/sockaddr.ts";
 
 interface Conn {
   got: number; // request bytes received towards the next full request
@@ -15,6 +17,9 @@ interface Conn {
 
 /** Where responses go: a Bun socket, or the same connection in blocking mode. */
 type Wire = Pick<TcpSocket<Conn>, "data" | "write"> & { end?(): void };
+
+/** Bun's listen backlog (runtime notes, C7), kept for the blocking listener. */
+const BACKLOG = 512;
 
 /**
  * Request/response server: for every full request, one response. With `closeAfterResponse` each connection serves
@@ -30,6 +35,8 @@ export class RrServer implements Runner {
   private readBuf: Uint8Array | undefined;
   private stopping = false;
   private readonly blocking: BlockingAccepted<Conn>;
+  /** TCP_CRR alone on its Worker: our own blocking listener instead of Bun's (see openBlockingListener). */
+  private blockingListener: number | undefined;
 
   constructor(private readonly spec: RrServerSpec, private readonly ctx: StreamContext, private readonly env: WorkerEnv) {
     this.resp = new Uint8Array(spec.responseSize).fill(0x6e);
@@ -149,8 +156,85 @@ export class RrServer implements Runner {
       return {};
     }
     if (!spec.listen) throw new Error("rr-server needs listen or adopt");
+    const port = this.openBlockingListener(spec.listen);
+    if (port !== undefined) return { localPort: port };
     this.listener = this.env.net.listen({ hostname: spec.listen.host, port: spec.listen.port, data: { got: 0, owed: 0, closed: false }, socket: this.handlers });
     return { localPort: this.listener.port };
+  }
+
+  /**
+   * TCP_CRR's server, alone on its Worker and with no peer filter, takes its connections as netserver does: a
+   * blocking accept, read, write and close per transaction (four system calls), where Bun's event loop adds an epoll
+   * wait, registration and removal, socket options and a failed accept for each. Accepted sockets inherit the
+   * listener's wait bounds. Returns the port, or undefined to listen with Bun (no bun:ffi, another family, a failure
+   * Bun then reports in its words).
+   */
+  private openBlockingListener(at: { host: string; port: number }): number | undefined {
+    const { io, sockopt } = this.env;
+    const family = familyOf(at.host);
+    if (!this.spec.closeAfterResponse || this.spec.allow || !io || !sockopt || !family || this.env.streamsHere() !== 1) return undefined;
+    const fd = io.listen(family, encodeSockaddr(family, at.host, at.port), BACKLOG, WAIT_MS);
+    if (fd < 0) return undefined;
+    const port = sockopt.localAddress(fd)?.port;
+    if (port === undefined) {
+      io.close(fd);
+      return undefined;
+    }
+    this.blockingListener = fd;
+    yieldThen(this.acceptSlice);
+    return port;
+  }
+
+  /**
+   * Accepts and serves connections for one slice. Once another stream shares the Worker, the listener goes to Bun's
+   * event loop for good: a client on this very Worker can send only while the event loop runs.
+   */
+  private readonly acceptSlice = (): void => {
+    const lfd = this.blockingListener;
+    const io = this.env.io;
+    if (lfd === undefined || !io || this.stopping) return;
+    if (this.env.streamsHere() > 1) return this.listenWithBun(lfd);
+    const end = nowMs() + SLICE_MS;
+    while (this.blockingListener !== undefined && !this.stopping) {
+      const fd = io.accept(lfd);
+      if (fd >= 0) this.serveAccepted(BlockingSocket.adopt(this.env, fd, { got: 0, owed: 0, closed: false }));
+      else if (fd !== -EAGAIN && fd !== -EINTR) {
+        // Out of fds or memory: wait a little, as an event loop would until the next readiness.
+        setTimeout(this.acceptSlice, WAIT_MS);
+        return;
+      }
+      if (fd === -EAGAIN || nowMs() > end) break;
+    }
+    yieldThen(this.acceptSlice);
+  };
+
+  private listenWithBun(fd: number): void {
+    this.blockingListener = undefined;
+    this.env.sockopt!.setNonBlocking(fd, true);
+    const at = this.spec.listen!;
+    this.listener = this.env.net.listen({ hostname: at.host, port: at.port, fd, data: { got: 0, owed: 0, closed: false }, socket: this.handlers });
+  }
+
+  /**
+   * One connection: its request, our response, our close. A client slower than WAIT_MS goes on in the event loop so
+   * it holds no one else up.
+   */
+  private serveAccepted(b: BlockingSocket<Conn>): void {
+    this.accepted++;
+    this.ctx.c[this.ctx.o + Slot.connections]!++;
+    const buf = (this.readBuf ??= new Uint8Array(Math.max(this.spec.requestSize, 64 * 1024)));
+    for (;;) {
+      const r = b.readOnce(buf, (n) => this.received(b, n));
+      if (b.closed) return this.peerClosed(b.data);
+      if (r === "eof" || r === "error") {
+        b.close();
+        return this.peerClosed(b.data);
+      }
+      if (r === "timeout") {
+        b.rejoin(this.env, this.handlers, this.socks).catch((e) => this.ctx.end("error", e));
+        return;
+      }
+    }
   }
 
   go(): void {}
@@ -164,6 +248,8 @@ export class RrServer implements Runner {
     this.stopping = true;
     this.listener?.stop(false);
     this.listener = undefined;
+    if (this.blockingListener !== undefined) this.env.io?.close(this.blockingListener);
+    this.blockingListener = undefined;
     this.udp?.close();
     for (const s of this.socks) s.end();
     const b = this.blocking.socket;

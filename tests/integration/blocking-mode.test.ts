@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { readFileSync, readdirSync, readlinkSync } from "node:fs";
 import { DataPlane } from "../../src/engine/data-plane.ts";
 import { WorkerPool } from "../../src/engine/worker-pool.ts";
 import type { StreamSpecInput } from "../../src/stream-spec.ts";
@@ -130,6 +131,84 @@ describe("connect/request/response in blocking mode (TCP_CRR)", () => {
     await lone.ended;
     expect(lone.snapshot().streams[0]!.sendErrors).toBeGreaterThan(0);
     expect(lone.snapshot().streams[0]!.transactions).toBe(0);
+  });
+});
+
+/** Whether this process's listening TCP socket on `port` is in blocking mode (O_NONBLOCK clear in its fdinfo). */
+function listenerBlocking(port: number): boolean | undefined {
+  const hex = port.toString(16).toUpperCase().padStart(4, "0");
+  const inodes = new Set(
+    ["/proc/self/net/tcp", "/proc/self/net/tcp6"].flatMap((f) =>
+      readFileSync(f, "utf8").split("\n").slice(1).map((l) => l.trim().split(/\s+/)).filter((c) => c[1]?.endsWith(`:${hex}`) && c[3] === "0A").map((c) => c[9]!),
+    ),
+  );
+  for (const fd of readdirSync("/proc/self/fd")) {
+    let link: string;
+    try {
+      link = readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      continue;
+    }
+    const inode = /^socket:\[(\d+)\]$/.exec(link)?.[1];
+    if (!inode || !inodes.has(inode)) continue;
+    const flags = parseInt(/flags:\s*(\d+)/.exec(readFileSync(`/proc/self/fdinfo/${fd}`, "utf8"))![1]!, 8);
+    return (flags & 0o4000) === 0;
+  }
+  return undefined;
+}
+
+describe("the TCP_CRR server's own blocking listener", () => {
+  const crrServer = () => server({ closeAfterResponse: true, requestSize: 10, responseSize: 30 });
+
+  test("alone on its Worker it listens in blocking mode; an idle and a slow client hold up no one", async () => {
+    const srv = await DataPlane.open([crrServer()]);
+    const port = srv.localPorts[0]!;
+    srv.go();
+    expect(listenerBlocking(port)).toBe(true);
+    const idle = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {} } });
+    let slowGot = 0;
+    const slowClosed = Promise.withResolvers<void>();
+    const slow = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data: (_s, d) => void (slowGot += d.byteLength), close: () => slowClosed.resolve() } });
+    slow.write(new Uint8Array(5));
+    const cli = await DataPlane.open([client(port, { perTransactionConnect: true, requestSize: 10, responseSize: 30, limitTransactions: 500 })]);
+    cli.go();
+    await cli.ended;
+    expect(cli.ends[0]!.reason).toBe("limit");
+    expect(tx(cli)).toBe(500);
+    // The slow client's second half, well after the server stopped waiting for it: answered, then closed by us.
+    await Bun.sleep(100);
+    slow.write(new Uint8Array(5));
+    await slowClosed.promise;
+    expect(slowGot).toBe(30);
+    await settled(() => tx(srv) === 501);
+    const s = srv.snapshot().streams[0]!;
+    expect(s.transactions).toBe(501);
+    expect(s.connections).toBe(502);
+    expect(s.bytes).toBe(501 * 40);
+    idle.end();
+    srv.stop();
+    await srv.ended;
+    // The port is free again at once.
+    const again = await DataPlane.open([server({ closeAfterResponse: true, listen: { host: "127.0.0.1", port } })]);
+    expect(again.localPorts[0]).toBe(port);
+    again.stop();
+    await again.ended;
+  });
+
+  test("with company on its Worker it still serves every connection", async () => {
+    // Two listeners: the pool has two Workers, so at least one server shares its Worker with the other stream.
+    const srv = await DataPlane.open([crrServer(), { ...crrServer(), id: 1 }]);
+    srv.go();
+    for (const port of srv.localPorts) {
+      const cli = await DataPlane.open([client(port!, { perTransactionConnect: true, requestSize: 10, responseSize: 30, limitTransactions: 300 })]);
+      cli.go();
+      await cli.ended;
+      expect(tx(cli)).toBe(300);
+    }
+    await settled(() => srv.snapshot().streams.every((x) => x.transactions === 300));
+    expect(srv.snapshot().streams.map((x) => x.transactions)).toEqual([300, 300]);
+    srv.stop();
+    await srv.ended;
   });
 });
 

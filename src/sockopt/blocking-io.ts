@@ -11,6 +11,8 @@ import type { SocketFamily } from "./sockaddr.ts";
 export interface BlockingIo {
   /** Bytes sent, or -errno. */
   send(fd: number, buf: Uint8Array, len: number): number;
+  /** One datagram to `sockaddr` (sockaddr.ts's encoding), without waiting: bytes sent, or -errno. */
+  sendTo(fd: number, buf: Uint8Array, len: number, sockaddr: Uint8Array): number;
   /** Bytes read, 0 at EOF, or -errno (-EAGAIN when the receive timeout passed with nothing to read). */
   recv(fd: number, buf: Uint8Array, len: number): number;
   /** Clears O_NONBLOCK and bounds every blocking call by `timeoutMs`. */
@@ -43,6 +45,8 @@ export interface DatagramBatch {
   readonly views: Uint8Array[];
   readonly dataViews: DataView[];
   readonly lengths: Uint32Array;
+  /** Each datagram's source address (sockaddr_in/in6, NAME_BYTES apart): decode with sockaddr.ts's decodeSockaddr. */
+  readonly names: Uint8Array;
   /** struct mmsghdr[count] and the iovecs they point to (into the views): kept here to live as long as the batch. */
   readonly headers: Uint8Array;
   readonly headerView: DataView;
@@ -52,6 +56,8 @@ export interface DatagramBatch {
 /** sizeof(struct mmsghdr) on 64-bit Linux, and where its msg_len sits (after the 56-byte msghdr). */
 const MMSGHDR_BYTES = 64;
 const MSG_LEN_AT = 56;
+/** Room per source address: sizeof(struct sockaddr_in6). */
+export const NAME_BYTES = 28;
 
 export const EAGAIN = 11;
 export const EINTR = 4;
@@ -84,6 +90,7 @@ async function open(libc: Libc): Promise<BlockingIo | undefined> {
       poll: { args: ["ptr", "u64", "i32"], returns: "i32" },
       recvmmsg: { args: ["i32", "ptr", "u32", "i32", "ptr"], returns: "i32" },
       accept4: { args: ["i32", "ptr", "ptr", "i32"], returns: "i32" },
+      sendto: { args: ["i32", "ptr", "u64", "i32", "ptr", "u32"], returns: FFIType.i64_fast },
     });
     const errno = () => libc.errno();
     const timeval = new BigInt64Array(2);
@@ -103,6 +110,10 @@ async function open(libc: Libc): Promise<BlockingIo | undefined> {
     return {
       send(fd, buf, len) {
         const n = Number(c.send(fd, buf, len, MSG_NOSIGNAL));
+        return n >= 0 ? n : -errno();
+      },
+      sendTo(fd, buf, len, sockaddr) {
+        const n = Number(c.sendto(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL, sockaddr, sockaddr.byteLength));
         return n >= 0 ? n : -errno();
       },
       recv(fd, buf, len) {
@@ -151,11 +162,13 @@ async function open(libc: Libc): Promise<BlockingIo | undefined> {
         const iovs = new BigUint64Array(count * 2);
         const headers = new Uint8Array(count * MMSGHDR_BYTES);
         const headerView = new DataView(headers.buffer);
+        const names = new Uint8Array(count * NAME_BYTES);
         const base = ptr(data);
         for (let i = 0; i < count; i++) {
           iovs[2 * i] = BigInt(base + i * size);
           iovs[2 * i + 1] = BigInt(size);
           // msghdr: msg_name 0, msg_namelen 8, msg_iov 16, msg_iovlen 24 (the rest stays zero)
+          headerView.setBigUint64(i * MMSGHDR_BYTES, BigInt(ptr(names, i * NAME_BYTES)), true);
           headerView.setBigUint64(i * MMSGHDR_BYTES + 16, BigInt(ptr(iovs, i * 16)), true);
           headerView.setBigUint64(i * MMSGHDR_BYTES + 24, 1n, true);
         }
@@ -164,12 +177,15 @@ async function open(libc: Libc): Promise<BlockingIo | undefined> {
           views: Array.from({ length: count }, (_, i) => data.subarray(i * size, (i + 1) * size)),
           dataViews: Array.from({ length: count }, (_, i) => new DataView(data.buffer, i * size, size)),
           lengths: new Uint32Array(count),
+          names,
           headers,
           headerView,
           iovecs: iovs,
         };
       },
       recvBatch(fd, b) {
+        // msg_namelen is in and out: the room for each address, every time.
+        for (let i = 0; i < b.count; i++) b.headerView.setUint32(i * MMSGHDR_BYTES + 8, NAME_BYTES, true);
         const n = c.recvmmsg(fd, b.headers, b.count, MSG_DONTWAIT, null);
         if (n < 0) return -errno();
         for (let i = 0; i < n; i++) b.lengths[i] = b.headerView.getUint32(i * MMSGHDR_BYTES + MSG_LEN_AT, true);

@@ -6,7 +6,8 @@ import { datagramCodecs } from "./datagram-formats.ts";
 import { applyOptions, type WorkerEnv } from "./sockets.ts";
 import { PeerFilter } from "./peer-filter.ts";
 import { SLICE_MS, WAIT_MS, yieldThen } from "./blocking-socket.ts";
-import { EAGAIN, EINTR, type DatagramBatch } from "../sockopt/blocking-io.ts";
+import { EAGAIN, EINTR, NAME_BYTES, type DatagramBatch } from "../sockopt/blocking-io.ts";
+import { decodeSockaddr, encodeSockaddr, familyOf } from "../sockopt/sockaddr.ts";
 
 /** Datagrams per recvmmsg in the blocking loop. */
 const BATCH = 64;
@@ -22,7 +23,8 @@ export class UdpReceiver implements Runner {
   private jitterUs = 0;
   private peer: Endpoint | undefined;
   private readonly filter: PeerFilter | undefined;
-  private blocking = false;
+  /** Our duplicate of the socket while it is read in blocking mode (Bun's own is closed then). */
+  private blockingFd: number | undefined;
   private batch: DatagramBatch | undefined;
 
   constructor(private readonly spec: UdpRecvSpec, private readonly ctx: StreamContext, private readonly env: WorkerEnv) {
@@ -32,18 +34,24 @@ export class UdpReceiver implements Runner {
 
   async open(): Promise<{ localPort?: number }> {
     const { spec } = this;
-    const socket = { data: (_s: UdpSocket, d: Uint8Array, port: number, address: string) => this.onDatagram(d, port, address), error: () => {} };
+    const socket = this.handlers;
     this.sock = spec.adopt
       ? await this.env.net.udpSocket({ fd: spec.adopt.fd, socket })
       : await this.env.net.udpSocket({ hostname: spec.listen.host, port: spec.listen.port, socket });
     applyOptions(this.env, this.sock.fd, spec.options);
+    const localPort = this.sock.port;
     if (spec.adopt) {
       this.peer = spec.adopt.peer;
       if (spec.greeting) this.sock.send(spec.greeting, this.peer.port, this.peer.host);
-      this.tryBlocking();
     }
-    return { localPort: this.sock.port };
+    this.tryBlocking();
+    return { localPort };
   }
+
+  private readonly handlers = {
+    data: (_s: UdpSocket, d: Uint8Array, port: number, address: string) => this.onDatagram(d, port, address),
+    error: () => {},
+  };
 
   private onDatagram(d: Uint8Array, port: number, address: string): void {
     if (this.filter && !this.filter.admits(address, port)) return;
@@ -63,9 +71,8 @@ export class UdpReceiver implements Runner {
     if (this.peer === undefined) {
       this.peer = { host: address, port };
       // iperf3: the first datagram is the client's hello, answered and not counted.
-      if (this.spec.helloReply) this.sock?.send(this.spec.helloReply, port, address);
+      if (this.spec.helloReply) this.send(this.spec.helloReply, this.peer);
       this.ctx.event("connected", undefined, this.peer);
-      this.tryBlocking();
       if (this.spec.helloReply) return;
     }
     c[o + Slot.bytes]! += len;
@@ -100,46 +107,66 @@ export class UdpReceiver implements Runner {
   go(): void {}
 
   /**
-   * Alone on its Worker, with the peer known and no allow-list to apply per datagram: read in slices with
-   * non-blocking recvmmsg batches and a bounded poll, no event-loop turn or JS callback per datagram. Bun keeps the
-   * socket (for replies and reports); whatever its loop reads between slices is counted the same way.
+   * Alone on its Worker at open, with no allow-list to apply per datagram: the socket leaves Bun before it has read
+   * anything (its loop would otherwise keep reading a busy socket, a JS callback per datagram, and never yield to this
+   * one) and is read in slices with non-blocking recvmmsg batches and a bounded poll. Replies go out with sendto
+   * meanwhile; when the Worker gets company the socket goes back to Bun.
    */
   private tryBlocking(): void {
     const fd = this.sock?.fd;
-    if (this.blocking || this.filter || !this.env.io || fd === undefined || fd < 0 || this.env.streamsHere() !== 1) return;
-    this.blocking = true;
-    this.batch ??= this.env.io.datagramBatch(BATCH, Math.max(this.spec.datagramSize, 1));
+    const { io, sockopt } = this.env;
+    if (this.blockingFd !== undefined || this.filter || !io || !sockopt || fd === undefined || fd < 0 || this.env.streamsHere() !== 1) return;
+    this.batch ??= io.datagramBatch(BATCH, Math.max(this.spec.datagramSize, 1));
+    this.blockingFd = sockopt.dup(fd);
+    this.sock!.close();
+    this.sock = undefined;
     yieldThen(this.recvSlice);
   }
 
   private readonly recvSlice = (): void => {
     const io = this.env.io!;
-    const fd = this.sock?.fd;
-    const peer = this.peer!;
-    if (fd === undefined || fd < 0 || this.ctx.ended) return void (this.blocking = false);
+    const fd = this.blockingFd;
+    if (fd === undefined || this.ctx.ended) return;
+    // Company came while the loop was away: a sender on this Worker must not wait out a blocking poll.
+    if (this.env.streamsHere() > 1) return void this.release(fd).catch((e) => this.ctx.end("error", e));
     const b = this.batch!;
     const end = nowMs() + SLICE_MS;
     while (!this.ctx.ended) {
       const n = io.recvBatch(fd, b);
       if (n > 0) {
-        for (let i = 0; i < n && !this.ctx.ended; i++) this.count(b.views[i]!, b.lengths[i]!, peer.port, peer.host, b.dataViews[i]);
+        for (let i = 0; i < n && !this.ctx.ended; i++) {
+          const from = this.peer ?? decodeSockaddr(b.names.subarray(i * NAME_BYTES, (i + 1) * NAME_BYTES));
+          this.count(b.views[i]!, b.lengths[i]!, from?.port ?? 0, from?.host ?? "", b.dataViews[i]);
+        }
         if (nowMs() > end) break;
         continue;
       }
       if ((n !== -EAGAIN && n !== -EINTR) || nowMs() > end || !io.waitReadable(fd, WAIT_MS)) break;
     }
-    if (this.ctx.ended || !this.sock || this.env.streamsHere() > 1) return void (this.blocking = false);
+    if (this.ctx.ended || this.blockingFd === undefined) return;
+    if (this.env.streamsHere() > 1) return void this.release(fd).catch((e) => this.ctx.end("error", e));
     yieldThen(this.recvSlice);
   };
 
+  /** Back to Bun's event loop (the fd is still non-blocking: every batch read says MSG_DONTWAIT). */
+  private async release(fd: number): Promise<void> {
+    this.blockingFd = undefined;
+    this.sock = await this.env.net.udpSocket({ fd, socket: this.handlers });
+  }
+
   send(bytes: Uint8Array, to?: Endpoint): void {
     const dest = to ?? this.peer;
-    if (this.sock && dest) this.sock.send(bytes, dest.port, dest.host);
+    if (!dest) return;
+    if (this.sock) return void this.sock.send(bytes, dest.port, dest.host);
+    const family = familyOf(dest.host);
+    if (this.blockingFd !== undefined && family) this.env.io!.sendTo(this.blockingFd, bytes, bytes.byteLength, encodeSockaddr(family, dest.host, dest.port));
   }
 
   stop(): Promise<void> {
     this.sock?.close();
     this.sock = undefined;
+    if (this.blockingFd !== undefined) this.env.io?.close(this.blockingFd);
+    this.blockingFd = undefined;
     this.ctx.end("stopped");
     return Promise.resolve();
   }

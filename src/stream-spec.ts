@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Cidr } from "./access/cidr.ts";
+import { Cidr } from "./access/cidr-schema.ts";
 
 /**
  * What one Worker-owned data stream does. Every front end (native, iperf3, iperf, netperf, ntttcp) describes its data

@@ -13,7 +13,8 @@ import { defaultCongestion, effectiveBuffers, netperfPayload, serverCounters, se
 import { NicRateReporter } from "./nic-rate.ts";
 import type { NetserverPlan } from "./plan.ts";
 import { PhaseRun, peerName } from "./test-runs.ts";
-import { busyMessage, peerAllowed, peerText, policyLimits, serverPolicy, type Limit, type ServerPolicy, type TestLimits } from "../../src/access/server-policy.ts";
+import { busyMessage, peerAllowed, policyLimits, serverPolicy, type Limit, type ServerPolicy, type TestLimits } from "../../src/access/server-policy.ts";
+import { peerText } from "../../src/access/peer-text.ts";
 import { RefusalLog } from "../../src/access/refusal-log.ts";
 import { timerDelay } from "../../src/timer-delay.ts";
 

@@ -14,7 +14,8 @@ import { hostFigures } from "./host-figures.ts";
 import type { NtttcpPlan } from "./plan.ts";
 import type { NtttcpResults, ThreadResult } from "./results.ts";
 import { receiverSpecs, senderSpecs, type StreamLayout } from "./specs.ts";
-import { peerAllowed, peerText, policyLimits, serverPolicy } from "../../src/access/server-policy.ts";
+import { peerAllowed, policyLimits, serverPolicy } from "../../src/access/server-policy.ts";
+import { peerText } from "../../src/access/peer-text.ts";
 import { RefusalLog } from "../../src/access/refusal-log.ts";
 import { SyncSeats } from "./sync-seats.ts";
 

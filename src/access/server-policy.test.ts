@@ -5,7 +5,6 @@ import {
   busyMessage,
   checkTest,
   peerAllowed,
-  peerText,
   policyLimits,
   serverPolicy,
   serverPolicyArgs,
@@ -92,8 +91,3 @@ test("serverPolicyArgs gives back options that parse to the same policy", () => 
   expect(serverPolicyArgs({})).toEqual([]);
 });
 
-test("peerText drops the IPv4-mapped prefix only", () => {
-  expect(peerText("::ffff:127.0.0.1", 5)).toBe("127.0.0.1 port 5");
-  expect(peerText("::1", 6)).toBe("::1 port 6");
-  expect(peerText(undefined, undefined)).toBe("? port 0");
-});

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { UserError } from "../errors.ts";
 import { parseRate } from "../units.ts";
-import { addressAllowed, Cidr, parseCidrList } from "./cidr.ts";
+import { addressAllowed, parseCidrList } from "./cidr.ts";
+import { Cidr } from "./cidr-schema.ts";
 
 /**
  * What every server mode (iperf3 -s, iperf -s, netserver, ntttcp -r, the status endpoint) lets a peer do: who may
@@ -208,10 +209,4 @@ export function busyMessage(limit: Limit, running: number): string {
 export function peerAllowed(address: string | undefined, p: ServerPolicy = current): boolean {
   if (!p.allow) return true;
   return address !== undefined && addressAllowed(p.allow, address);
-}
-
-/** "host port N" as the refusal lines print a peer (an IPv4 peer on a dual-stack socket without its ::ffff: prefix). */
-export function peerText(host: string | undefined, port: number | undefined): string {
-  const h = host === undefined ? "?" : /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(host) ? host.slice(7) : host;
-  return `${h} port ${port ?? 0}`;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { parseTcpInfo, TcpInfo } from "./tcp-info.ts";
+import { parseTcpInfo } from "./tcp-info.ts";
+import { TcpInfo } from "./tcp-info-schema.ts";
 
 /** A tcp_info image with each field set to a distinct value at the offsets of linux/tcp.h (checked with offsetof). */
 function image(): Uint8Array {

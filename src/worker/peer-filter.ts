@@ -1,7 +1,7 @@
 import type { Cidr } from "../access/cidr.ts";
 import { addressAllowed } from "../access/cidr.ts";
 import { RefusalLog } from "../access/refusal-log.ts";
-import { peerText } from "../access/server-policy.ts";
+import { peerText } from "../access/peer-text.ts";
 
 /**
  * A listening stream's share of `--allow`, applied where the Worker accepts connections or reads datagrams itself

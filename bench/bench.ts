@@ -119,15 +119,18 @@ interface Pending {
   any: Outcome[];
 }
 
+/** Pairs a row runs: the repeats, times its factor. */
+const repeatsOf = (w: Workload) => repeats * (w.repeatFactor ?? 1);
+
 async function runSide(side: SideSpec, w: Workload, r: number): Promise<Outcome> {
   // A run costs its seconds plus a few for start-up and teardown; one that would end past the budget is not started.
   if (elapsed() + seconds + 3 > BUDGET_S) return { error: `not run: the ${BUDGET_S} s time budget was used up` };
   try {
     const s = await side.run(ctx);
-    log(`  [${r + 1}/${repeats * (w.repeatFactor ?? 1)}] ${w.id} ${side.label}: ${formatFigure(s.value, w.unit)}, CPU ${formatPercent((100 * s.cpuSeconds) / seconds)}`);
+    log(`  [${r + 1}/${repeatsOf(w)}] ${w.id} ${side.label}: ${formatFigure(s.value, w.unit)}, CPU ${formatPercent((100 * s.cpuSeconds) / seconds)}`);
     return s;
   } catch (e) {
-    log(`  [${r + 1}/${repeats * (w.repeatFactor ?? 1)}] ${w.id} ${side.label}: FAILED ${describe(e)}`);
+    log(`  [${r + 1}/${repeatsOf(w)}] ${w.id} ${side.label}: FAILED ${describe(e)}`);
     return { error: describe(e) };
   }
 }
@@ -145,10 +148,10 @@ async function main(): Promise<number> {
     .filter((w) => !only || only.includes(w.id))
     .map((w) => ({ w, skipped: w.reference?.missing ?? w.anyperf.missing, ref: [], any: [] }));
   for (const p of pending.filter((p) => p.skipped)) log(`  ${p.w.id}: skipped, ${p.skipped}`);
-  const rounds = Math.max(...pending.map((p) => repeats * (p.w.repeatFactor ?? 1)), 0);
+  const rounds = Math.max(...pending.map((p) => repeatsOf(p.w)), 0);
   for (let r = 0; r < rounds; r++) {
     for (const p of pending) {
-      if (p.skipped || r >= repeats * (p.w.repeatFactor ?? 1)) continue;
+      if (p.skipped || r >= repeatsOf(p.w)) continue;
       const sides = p.w.reference ? [{ s: p.w.reference, out: p.ref }, { s: p.w.anyperf, out: p.any }] : [{ s: p.w.anyperf, out: p.any }];
       if (r % 2 === 1) sides.reverse();
       for (const { s, out } of sides) out[r] = await runSide(s, p.w, r);

@@ -169,6 +169,7 @@ async function open(libc: Libc): Promise<BlockingIo | undefined> {
           iovs[2 * i + 1] = BigInt(size);
           // msghdr: msg_name 0, msg_namelen 8, msg_iov 16, msg_iovlen 24 (the rest stays zero)
           headerView.setBigUint64(i * MMSGHDR_BYTES, BigInt(ptr(names, i * NAME_BYTES)), true);
+          headerView.setUint32(i * MMSGHDR_BYTES + 8, NAME_BYTES, true);
           headerView.setBigUint64(i * MMSGHDR_BYTES + 16, BigInt(ptr(iovs, i * 16)), true);
           headerView.setBigUint64(i * MMSGHDR_BYTES + 24, 1n, true);
         }
@@ -184,11 +185,13 @@ async function open(libc: Libc): Promise<BlockingIo | undefined> {
         };
       },
       recvBatch(fd, b) {
-        // msg_namelen is in and out: the room for each address, every time.
-        for (let i = 0; i < b.count; i++) b.headerView.setUint32(i * MMSGHDR_BYTES + 8, NAME_BYTES, true);
         const n = c.recvmmsg(fd, b.headers, b.count, MSG_DONTWAIT, null);
         if (n < 0) return -errno();
-        for (let i = 0; i < n; i++) b.lengths[i] = b.headerView.getUint32(i * MMSGHDR_BYTES + MSG_LEN_AT, true);
+        for (let i = 0; i < n; i++) {
+          b.lengths[i] = b.headerView.getUint32(i * MMSGHDR_BYTES + MSG_LEN_AT, true);
+          // msg_namelen is in and out: the kernel set it to this address's length; the room goes back for the next call.
+          b.headerView.setUint32(i * MMSGHDR_BYTES + 8, NAME_BYTES, true);
+        }
         return n;
       },
       close(fd) {

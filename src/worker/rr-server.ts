@@ -18,6 +18,8 @@ interface Conn {
 /** Where responses go: a Bun socket, or the same connection in blocking mode. */
 type Wire = Pick<TcpSocket<Conn>, "data" | "write"> & { end?(): void };
 
+const newConn = (): Conn => ({ got: 0, owed: 0, closed: false });
+
 /** Bun's listen backlog (runtime notes, C7), kept for the blocking listener. */
 const BACKLOG = 512;
 
@@ -44,7 +46,7 @@ export class RrServer implements Runner {
       env: this.env,
       handlers: this.handlers,
       socks: this.socks,
-      buffer: () => (this.readBuf ??= new Uint8Array(Math.max(this.spec.requestSize, 64 * 1024))),
+      buffer: () => this.readBuffer(),
       onData: (n, b) => this.received(b, n),
       stopped: () => this.stopping,
       peerClosed: (data) => this.peerClosed(data),
@@ -54,7 +56,7 @@ export class RrServer implements Runner {
 
   private readonly handlers = {
     open: (s: TcpSocket<Conn>) => {
-      s.data = { got: 0, owed: 0, closed: false };
+      s.data = newConn();
       this.accepted++;
       this.socks.add(s);
       this.ctx.c[this.ctx.o + Slot.connections]!++;
@@ -110,6 +112,10 @@ export class RrServer implements Runner {
   }
 
 
+  private readBuffer(): Uint8Array {
+    return (this.readBuf ??= new Uint8Array(Math.max(this.spec.requestSize, 64 * 1024)));
+  }
+
   private flush(s: Wire): void {
     const st = s.data;
     const size = this.resp.byteLength;
@@ -150,7 +156,7 @@ export class RrServer implements Runner {
       return { localPort: this.udp.port };
     }
     if (spec.adopt) {
-      const s = await this.env.net.connect({ fd: spec.adopt.fd, data: { got: 0, owed: 0, closed: false }, socket: this.handlers });
+      const s = await this.env.net.connect({ fd: spec.adopt.fd, data: newConn(), socket: this.handlers });
       if (spec.adopt.pending > 0) this.received(s, spec.adopt.pending);
       this.tryBlocking(s);
       return {};
@@ -158,7 +164,7 @@ export class RrServer implements Runner {
     if (!spec.listen) throw new Error("rr-server needs listen or adopt");
     const port = this.openBlockingListener(spec.listen);
     if (port !== undefined) return { localPort: port };
-    this.listener = this.env.net.listen({ hostname: spec.listen.host, port: spec.listen.port, data: { got: 0, owed: 0, closed: false }, socket: this.handlers });
+    this.listener = this.env.net.listen({ hostname: spec.listen.host, port: spec.listen.port, data: newConn(), socket: this.handlers });
     return { localPort: this.listener.port };
   }
 
@@ -197,7 +203,7 @@ export class RrServer implements Runner {
     const end = nowMs() + SLICE_MS;
     while (this.blockingListener !== undefined && !this.stopping) {
       const fd = io.accept(lfd);
-      if (fd >= 0) this.serveAccepted(BlockingSocket.adopt(this.env, fd, { got: 0, owed: 0, closed: false }));
+      if (fd >= 0) this.serveAccepted(BlockingSocket.adopt(this.env, fd, newConn()));
       else if (fd !== -EAGAIN && fd !== -EINTR) {
         // Out of fds or memory: wait a little, as an event loop would until the next readiness.
         setTimeout(this.acceptSlice, WAIT_MS);
@@ -212,7 +218,7 @@ export class RrServer implements Runner {
     this.blockingListener = undefined;
     this.env.sockopt!.setNonBlocking(fd, true);
     const at = this.spec.listen!;
-    this.listener = this.env.net.listen({ hostname: at.host, port: at.port, fd, data: { got: 0, owed: 0, closed: false }, socket: this.handlers });
+    this.listener = this.env.net.listen({ hostname: at.host, port: at.port, fd, data: newConn(), socket: this.handlers });
   }
 
   /**
@@ -222,7 +228,7 @@ export class RrServer implements Runner {
   private serveAccepted(b: BlockingSocket<Conn>): void {
     this.accepted++;
     this.ctx.c[this.ctx.o + Slot.connections]!++;
-    const buf = (this.readBuf ??= new Uint8Array(Math.max(this.spec.requestSize, 64 * 1024)));
+    const buf = this.readBuffer();
     for (;;) {
       const r = b.readOnce(buf, (n) => this.received(b, n));
       if (b.closed) return this.peerClosed(b.data);

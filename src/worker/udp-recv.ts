@@ -127,7 +127,7 @@ export class UdpReceiver implements Runner {
     const io = this.env.io!;
     const fd = this.blockingFd;
     if (fd === undefined || this.ctx.ended) return;
-    // Company came while the loop was away: a sender on this Worker must not wait out a blocking poll.
+    // Company is checked before any wait: a sender on this Worker must not wait out a blocking poll.
     if (this.env.streamsHere() > 1) return void this.release(fd).catch((e) => this.ctx.end("error", e));
     const b = this.batch!;
     const end = nowMs() + SLICE_MS;
@@ -144,7 +144,6 @@ export class UdpReceiver implements Runner {
       if ((n !== -EAGAIN && n !== -EINTR) || nowMs() > end || !io.waitReadable(fd, WAIT_MS)) break;
     }
     if (this.ctx.ended || this.blockingFd === undefined) return;
-    if (this.env.streamsHere() > 1) return void this.release(fd).catch((e) => this.ctx.end("error", e));
     yieldThen(this.recvSlice);
   };
 

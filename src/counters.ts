@@ -77,8 +77,15 @@ export interface Snapshot {
   streams: StreamCounters[];
 }
 
-export function snapshot(buffers: CounterBuffers, streams: number, atMs: number, withHistograms: boolean): Snapshot {
-  const c = new Float64Array(buffers.counters);
+/**
+ * The shared counters as they are now, in one copy: planes cut together (client and server) are each copied before
+ * any is decoded, so they are cut microseconds apart, not a decoding apart.
+ */
+export function copyCounters(buffers: CounterBuffers): Float64Array {
+  return new Float64Array(buffers.counters).slice();
+}
+
+export function snapshot(buffers: CounterBuffers, streams: number, atMs: number, withHistograms: boolean, c = copyCounters(buffers)): Snapshot {
   const h = new Uint32Array(buffers.histograms);
   const out: StreamCounters[] = [];
   for (let i = 0; i < streams; i++) {

@@ -1,4 +1,4 @@
-import { allocCounters, snapshot, type CounterBuffers, type Snapshot } from "../counters.ts";
+import { allocCounters, copyCounters, snapshot, type CounterBuffers, type Snapshot } from "../counters.ts";
 import { explainSocketError, UserError } from "../errors.ts";
 import { StreamSpec, type Endpoint, type StreamSpecInput } from "../stream-spec.ts";
 import type { EndReason, FromWorker } from "../worker/messages.ts";
@@ -158,7 +158,12 @@ export class DataPlane {
     this.pool.post(this.workers[stream]!, { t: "send", plane: this.id, stream, bytes, to });
   }
 
-  snapshot(withHistograms = false): Snapshot {
-    return snapshot(this.buffers, this.size, performance.now(), withHistograms);
+  /** `counters`: a copyCounters() taken together with other planes' (TestRun's cuts); now when left out. */
+  snapshot(withHistograms = false, counters = this.copyCounters()): Snapshot {
+    return snapshot(this.buffers, this.size, performance.now(), withHistograms, counters);
+  }
+
+  copyCounters(): Float64Array {
+    return copyCounters(this.buffers);
   }
 }

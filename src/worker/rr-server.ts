@@ -3,7 +3,7 @@ import type { RrServerSpec } from "../stream-spec.ts";
 import type { TcpListener, TcpSocket, UdpSocket } from "../net/types.ts";
 import { nowMs, openFds, type Runner, type StreamContext } from "./context.ts";
 import { applyOptions, type WorkerEnv } from "./sockets.ts";
-import { BlockingAccepted, BlockingSocket, SLICE_MS, WAIT_MS, yieldThen } from "./blocking-socket.ts";
+import { BlockingAccepted, BlockingSocket, SLICE_MS, WAIT_MS, yieldThen, type ReadResult } from "./blocking-socket.ts";
 import { EAGAIN, EINTR } from "../sockopt/blocking-io.ts";
 import { encodeSockaddr, familyOf } from "../sockopt/sockaddr.ts";
 
@@ -19,6 +19,9 @@ interface Conn {
 type Wire = Pick<TcpSocket<Conn>, "data" | "write"> & { end?(): void };
 
 const newConn = (): Conn => ({ got: 0, owed: 0, closed: false });
+
+/** Reads between looks at the clock in a blocking slice (see readSlice): nothing else here needs the time. */
+const CLOCK_EVERY = 4;
 
 /** Bun's listen backlog (runtime notes, C7), kept for the blocking listener. */
 const BACKLOG = 512;
@@ -46,8 +49,7 @@ export class RrServer implements Runner {
       env: this.env,
       handlers: this.handlers,
       socks: this.socks,
-      buffer: () => this.readBuffer(),
-      onData: (n, b) => this.received(b, n),
+      slice: (b) => this.serveSlice(b),
       stopped: () => this.stopping,
       peerClosed: (data) => this.peerClosed(data),
       failed: (e) => this.ctx.end("error", e),
@@ -70,7 +72,10 @@ export class RrServer implements Runner {
       // An adopted connection switches after its pending bytes are answered (open()).
       if (!this.spec.adopt) this.tryBlocking(s);
     },
-    data: (s: TcpSocket<Conn>, d: Uint8Array) => this.received(s, d.byteLength),
+    data: (s: TcpSocket<Conn>, d: Uint8Array) => {
+      this.ctx.touch();
+      this.received(s, d.byteLength);
+    },
     drain: (s: TcpSocket<Conn>) => this.flush(s),
     close: (s: TcpSocket<Conn>) => {
       if (!s.data || s.data.closed || s.data.detached) return;
@@ -99,7 +104,6 @@ export class RrServer implements Runner {
       st.owed += this.resp.byteLength;
       c[o + Slot.transactions]!++;
     }
-    c[o + Slot.lastActivityMs] = nowMs();
     this.flush(s);
   }
 
@@ -111,6 +115,38 @@ export class RrServer implements Runner {
     if (!this.spec.closeAfterResponse) this.blocking.take(s, () => (s.data = { ...s.data, detached: true }));
   }
 
+
+  /**
+   * Blocking mode's slice: read, count, answer, as netserver's loop does. A read of exactly one request, with nothing
+   * owed, is answered here by one send; anything else (partial requests or sends, a transaction limit) goes through
+   * received(). Against received() for every read, a pinned TCP_RR 1,1 gains about 1 %. Activity is stamped once
+   * per slice that had any.
+   */
+  private serveSlice(b: BlockingSocket<Conn>): ReadResult | "slice" {
+    const { c, o } = this.ctx;
+    const st = b.data;
+    const { resp } = this;
+    const size = resp.byteLength;
+    const req = this.spec.requestSize;
+    const plain = this.spec.limitTransactions === 0;
+    let reads = 0;
+    const r = b.readSlice(
+      this.readBuffer(),
+      (n) => {
+        reads++;
+        if (!plain || n !== req || st.got !== 0 || st.owed !== 0) return this.received(b, n);
+        c[o + Slot.transactions]!++;
+        const w = b.write(resp);
+        c[o + Slot.bytes]! += n + Math.max(w, 0);
+        // A response the peer did not take whole is finished by flush() after the next read, as in received().
+        st.owed = w > 0 ? size - w : size;
+      },
+      () => !this.stopping,
+      CLOCK_EVERY,
+    );
+    if (reads > 0) this.ctx.touch();
+    return r;
+  }
 
   private readBuffer(): Uint8Array {
     return (this.readBuf ??= new Uint8Array(Math.max(this.spec.requestSize, 64 * 1024)));
@@ -228,6 +264,7 @@ export class RrServer implements Runner {
   private serveAccepted(b: BlockingSocket<Conn>): void {
     this.accepted++;
     this.ctx.c[this.ctx.o + Slot.connections]!++;
+    this.ctx.touch();
     const buf = this.readBuffer();
     for (;;) {
       const r = b.readOnce(buf, (n) => this.received(b, n));

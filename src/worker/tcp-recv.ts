@@ -28,8 +28,6 @@ export class TcpReceiver implements Runner {
   private readBuf: Uint8Array | undefined;
   private readonly filter: PeerFilter | undefined;
   private readonly blocking: BlockingAccepted<ConnState>;
-  /** Reads in the current blocking slice, added to the packets counter once per slice. */
-  private reads = 0;
 
   constructor(private readonly spec: TcpRecvSpec, private readonly ctx: StreamContext, private readonly env: WorkerEnv) {
     this.filter = spec.allow && new PeerFilter(spec.allow, (line) => ctx.log(line));
@@ -38,15 +36,18 @@ export class TcpReceiver implements Runner {
       env,
       handlers: this.handlers,
       socks: this.socks,
-      buffer: () => (this.readBuf ??= new Uint8Array(spec.readSize || BLOCKING_READ)),
-      onData: (n) => {
-        c[o + Slot.bytes]! += n;
-        this.reads++;
-      },
-      afterSlice: () => {
-        c[o + Slot.packets]! += this.reads;
-        if (this.reads > 0) c[o + Slot.lastActivityMs] = nowMs();
-        this.reads = 0;
+      slice: (b) => {
+        const buf = (this.readBuf ??= new Uint8Array(spec.readSize || BLOCKING_READ));
+        // Reads go to the packets counter once per slice, not per read.
+        let reads = 0;
+        const counted = (n: number) => {
+          c[o + Slot.bytes]! += n;
+          reads++;
+        };
+        const r = b.readSlice(buf, counted, () => !this.stopped);
+        c[o + Slot.packets]! += reads;
+        if (reads > 0) c[o + Slot.lastActivityMs] = nowMs();
+        return r;
       },
       stopped: () => this.stopped,
       peerClosed: (data) => this.peerClosed(data),

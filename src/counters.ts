@@ -85,7 +85,8 @@ export function copyCounters(buffers: CounterBuffers): Float64Array {
   return new Float64Array(buffers.counters).slice();
 }
 
-export function snapshot(buffers: CounterBuffers, streams: number, atMs: number, withHistograms: boolean, c = copyCounters(buffers)): Snapshot {
+/** Decodes `c`, a copyCounters() of `buffers`; the histograms are copied now when asked for. */
+export function snapshot(buffers: CounterBuffers, c: Float64Array, streams: number, atMs: number, withHistograms: boolean): Snapshot {
   const h = new Uint32Array(buffers.histograms);
   const out: StreamCounters[] = [];
   for (let i = 0; i < streams; i++) {

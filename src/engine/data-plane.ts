@@ -160,7 +160,7 @@ export class DataPlane {
 
   /** `counters`: a copyCounters() taken together with other planes' (TestRun's cuts); now when left out. */
   snapshot(withHistograms = false, counters = this.copyCounters()): Snapshot {
-    return snapshot(this.buffers, this.size, performance.now(), withHistograms, counters);
+    return snapshot(this.buffers, counters, this.size, performance.now(), withHistograms);
   }
 
   copyCounters(): Float64Array {

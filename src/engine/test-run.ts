@@ -8,10 +8,10 @@ import { HIST_BUCKETS } from "../counters.ts";
 import type { Figures, Interval, Phase, Results, StreamFigures } from "../report/result.ts";
 import type { DataPlane } from "./data-plane.ts";
 import { VERSION } from "../version.ts";
+import { announceRun } from "./registry.ts";
 
 /** Longest a cut across planes may take before it is taken again (see snaps): a few transactions at most. */
 const CUT_MS = 0.02;
-import { announceRun } from "./registry.ts";
 
 export type Side = StreamFigures["side"];
 

@@ -1,7 +1,7 @@
 import { Slot } from "../counters.ts";
 import type { TcpRecvSpec } from "../stream-spec.ts";
 import type { TcpListener, TcpSocket } from "../net/types.ts";
-import { nowMs, openFds, type Runner, type StreamContext } from "./context.ts";
+import { openFds, type Runner, type StreamContext } from "./context.ts";
 import { applyOptions, connectTcp, type WorkerEnv } from "./sockets.ts";
 import { BlockingAccepted } from "./blocking-socket.ts";
 import { PeerFilter } from "./peer-filter.ts";
@@ -46,7 +46,7 @@ export class TcpReceiver implements Runner {
         };
         const r = b.readSlice(buf, counted, () => !this.stopped);
         c[o + Slot.packets]! += reads;
-        if (reads > 0) c[o + Slot.lastActivityMs] = nowMs();
+        if (reads > 0) ctx.touch();
         return r;
       },
       stopped: () => this.stopped,
@@ -81,7 +81,7 @@ export class TcpReceiver implements Runner {
       const { c, o } = this.ctx;
       c[o + Slot.bytes]! += d.byteLength;
       c[o + Slot.packets]!++;
-      c[o + Slot.lastActivityMs] = nowMs();
+      this.ctx.touch();
     },
     close: (s: TcpSocket<ConnState>) => {
       if (!s.data || s.data.closed || s.data.detached) return;

@@ -16,15 +16,6 @@ interface ConnState {
 }
 
 /**
- * Writes per socket per event-loop turn. One keeps what is in flight near one write (128 KiB), so on loopback the
- * receiver's copy finds the bytes still in cache: with both ends on one Worker, 2 streams went from 45–68 Gbit/s
- * (bimodal, the queues grown to 0.5 ms of data) at 256 writes per turn to 104 Gbit/s, 4 streams from 60 to 101, and
- * `iperf3 -c -P 4` into stock iperf3 -s from 26 to 28–30. It also means no socket that never fills starves the others
- * or the stop message.
- */
-const WRITES_PER_TURN = 1;
-
-/**
  * Bulk TCP sender: one stream = `connections` sockets fed from one preallocated buffer, round-robin on drain. With
  * countReceived it also counts what its sockets read (full duplex on one socket); the peer's EOF closes a socket.
  */
@@ -169,6 +160,13 @@ export class TcpSender implements Runner {
     this.ctx.end(this.reason);
   }
 
+  /**
+   * One write per socket per event-loop turn. It keeps what is in flight near one write (128 KiB), so on loopback the
+   * receiver's copy finds the bytes still in cache: with both ends on one Worker, 2 streams went from 45–68 Gbit/s
+   * (bimodal, the queues grown to 0.5 ms of data) at up to 256 writes per turn to 104 Gbit/s, 4 streams from 60 to
+   * 101, and `iperf3 -c -P 4` into stock iperf3 -s from 26 to 28–30. No socket that never fills starves the others
+   * or the stop message either.
+   */
   private pump(s: TcpSocket<ConnState>): void {
     if (!this.running || s.data.closed) return;
     const st = s.data;
@@ -182,34 +180,32 @@ export class TcpSender implements Runner {
     const buf = this.buf;
     const size = buf.byteLength;
     const limit = this.spec.limitBytes;
-    for (let i = 0; i < WRITES_PER_TURN; i++) {
-      let len = size - st.off;
-      if (limit > 0) len = Math.min(len, limit - c[o + Slot.bytes]!);
-      if (this.pacer) {
-        const t = nowMs();
-        const allowed = this.pacer.allowance(t, len);
-        if (allowed <= 0) return this.wait(t);
-        len = Math.min(len, allowed);
-      }
-      const n = st.off || len < size ? s.write(buf, st.off, len) : s.write(buf);
-      if (n < 0) return;
-      if (n > 0) {
-        c[o + Slot.bytes]! += n;
-        c[o + Slot.packets]!++;
-        this.pacer?.consume(n, 1);
-        st.off += n;
-        if (st.off >= size) st.off = 0;
-      }
-      if (limit > 0 && c[o + Slot.bytes]! >= limit) {
-        this.ctx.touch();
-        this.reason = "limit";
-        // A stream that also reads is not done before the peer's EOF: its `received` is still growing.
-        if (!this.spec.countReceived) this.ctx.end("limit");
-        void this.stop();
-        return;
-      }
-      if (n < len) return; // kernel buffer full: drain calls us again
+    let len = size - st.off;
+    if (limit > 0) len = Math.min(len, limit - c[o + Slot.bytes]!);
+    if (this.pacer) {
+      const t = nowMs();
+      const allowed = this.pacer.allowance(t, len);
+      if (allowed <= 0) return this.wait(t);
+      len = Math.min(len, allowed);
     }
+    const n = st.off || len < size ? s.write(buf, st.off, len) : s.write(buf);
+    if (n < 0) return;
+    if (n > 0) {
+      c[o + Slot.bytes]! += n;
+      c[o + Slot.packets]!++;
+      this.pacer?.consume(n, 1);
+      st.off += n;
+      if (st.off >= size) st.off = 0;
+    }
+    if (limit > 0 && c[o + Slot.bytes]! >= limit) {
+      this.ctx.touch();
+      this.reason = "limit";
+      // A stream that also reads is not done before the peer's EOF: its `received` is still growing.
+      if (!this.spec.countReceived) this.ctx.end("limit");
+      void this.stop();
+      return;
+    }
+    if (n < len) return; // kernel buffer full: drain calls us again
     this.ctx.touch();
     setImmediate(() => this.pump(s));
   }

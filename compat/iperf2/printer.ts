@@ -1,5 +1,4 @@
-import { UserError } from "../../src/errors.ts";
-import { AppendLog } from "../../src/report/atomic-file.ts";
+import { AppendLog, checkOutputPath } from "../../src/report/atomic-file.ts";
 
 /**
  * Where report lines go (stdout, or the -o file), with iperf 2's rule for the "[ ID] Interval ..." heading: it is
@@ -24,12 +23,8 @@ export class Printer {
   static to(output: string | undefined, csv: boolean): Printer {
     if (!output) return new Printer((t) => process.stdout.write(t), csv);
     process.stdout.write(`Output from stdout and stderr will be redirected to file ${output}\n`);
-    let log: AppendLog;
-    try {
-      log = new AppendLog(output, { fresh: true });
-    } catch (e) {
-      throw new UserError(`-o ${output}: ${(e as Error).message}; pass a file in a writable directory`, 1);
-    }
+    checkOutputPath("-o", output);
+    const log = new AppendLog(output, { fresh: true });
     return new Printer((t) => log.append(t), csv);
   }
 

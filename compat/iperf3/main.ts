@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { unlinkSync } from "node:fs";
 import { WorkerPool } from "../../src/engine/worker-pool.ts";
 import { UserError } from "../../src/errors.ts";
-import { writeFileAtomic } from "../../src/report/atomic-file.ts";
+import { checkOutputPath, writeFileAtomic } from "../../src/report/atomic-file.ts";
 import { shutdownSignal } from "../../src/signals.ts";
 import { VERSION } from "../../src/version.ts";
 import { parseIperf3Args } from "./args.ts";
@@ -38,6 +38,9 @@ export async function main(argv: string[]): Promise<number> {
   const plan = parsed.plan;
   let out;
   try {
+    // Both files are checked before anything runs: a path that cannot be written fails in one line, not after a test.
+    if (plan.pidfile !== undefined) checkOutputPath("unable to write PID file: --pidfile", plan.pidfile);
+    if (plan.output.logfile !== undefined) checkOutputPath("unable to open log file: --logfile", plan.output.logfile);
     out = new Output({ logfile: plan.output.logfile, timestamps: plan.output.timestamps });
   } catch (e) {
     if (!(e instanceof UserError)) throw e;

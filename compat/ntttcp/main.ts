@@ -1,8 +1,7 @@
 import { availableParallelism, hostname, machine, release, type, version } from "node:os";
 import { basename } from "node:path";
-import { UserError } from "../../src/errors.ts";
 import { loadNet } from "../../src/net/net.ts";
-import { AppendLog, appendFileAtomic, writeFileAtomic } from "../../src/report/atomic-file.ts";
+import { AppendLog, appendFileAtomic, checkOutputPath, writeFileAtomic } from "../../src/report/atomic-file.ts";
 import { interruptedExitCode, shutdownSignal } from "../../src/signals.ts";
 import { linuxBanner, linuxFlagDump, linuxLogLine, linuxRealtimeLine, linuxResultMessages, LINUX_DASHES } from "./linux-console.ts";
 import { linuxJson } from "./linux-json.ts";
@@ -29,13 +28,12 @@ export async function main(argv: string[]): Promise<number> {
   for (const x of plan.ignored) warn(`${x.option} ignored: ${x.reason}`);
 
   const linux = cmd.linux;
+  // Every output is checked before the test, so a bad path fails in one line instead of losing a finished run.
+  if (plan.outputs.xml) checkOutputPath(plan.dialect === "windows" ? "-xml" : "-x", plan.outputs.xml.path);
+  if (plan.outputs.json) checkOutputPath("-j", plan.outputs.json);
+  if (plan.outputs.log) checkOutputPath("-O", plan.outputs.log);
   // -O starts a new log (the file is replaced, not appended to) and gets each turn's lines as one block.
-  let logFile: AppendLog | undefined;
-  try {
-    logFile = plan.outputs.log ? new AppendLog(plan.outputs.log, { fresh: true }) : undefined;
-  } catch (e) {
-    throw new UserError(`-O ${plan.outputs.log}: ${(e as Error).message}; pass a log file in a writable directory`, 1);
-  }
+  const logFile = plan.outputs.log ? new AppendLog(plan.outputs.log, { fresh: true }) : undefined;
   const out = (s: string) => process.stdout.write(s);
   const log = (level: LogLevel, text: string) => {
     if (plan.dialect === "windows") {

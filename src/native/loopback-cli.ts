@@ -6,9 +6,9 @@ import { cores } from "../engine/worker-pool.ts";
 import { runLoopback } from "../loopback.ts";
 import { Results } from "../report/result.ts";
 import { textReport } from "../report/text.ts";
-import { intervalsCsv } from "../report/csv.ts";
+import { liveIntervalsCsv } from "../report/csv.ts";
 import { attachProgress } from "../report/progress.ts";
-import { writeFileAtomic } from "../report/atomic-file.ts";
+import { checkOutputPath } from "../report/atomic-file.ts";
 import type { TestRun } from "../engine/test-run.ts";
 import { interruptedExitCode, shutdownSignal } from "../signals.ts";
 
@@ -101,7 +101,9 @@ export async function loopbackMain(argv: string[], hooks: { onRun?: (run: TestRu
     console.log(LOOPBACK_USAGE);
     return 0;
   }
+  if (opts.csv !== undefined) checkOutputPath("--csv", opts.csv);
   let detach = () => {};
+  let csv: { close(): void } | undefined;
   const signal = shutdownSignal();
   let results;
   try {
@@ -109,14 +111,15 @@ export async function loopbackMain(argv: string[], hooks: { onRun?: (run: TestRu
       signal,
       onRun: (r) => {
         if (!opts.json) detach = attachProgress(r);
+        if (opts.csv !== undefined) csv = liveIntervalsCsv(opts.csv, r);
         hooks.onRun?.(r);
       },
     });
   } finally {
     detach();
+    csv?.close();
   }
   Results.parse(results);
-  if (opts.csv) writeFileAtomic(opts.csv, intervalsCsv(results.intervals));
   console.log(opts.json ? JSON.stringify(results, null, 2) : textReport(results));
   return interruptedExitCode(signal) ?? (results.errors.length > 0 ? 1 : 0);
 }

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { lstatSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AppendLog, appendFileAtomic, writeFileAtomic } from "./atomic-file.ts";
+import { AppendLog, appendFileAtomic, checkOutputPath, writeFileAtomic } from "./atomic-file.ts";
 
 const MODULE = join(import.meta.dir, "atomic-file.ts");
 const fresh = () => mkdtempSync(join(tmpdir(), "atomic-"));
@@ -162,5 +162,35 @@ describe("appendFileAtomic and AppendLog", () => {
     const p = child(`const log = new AppendLog(${JSON.stringify(f)}); log.append("measured\\n"); process.exit(130);`);
     expect(await p.exited).toBe(130);
     expect(readFileSync(f, "utf8")).toBe("measured\n");
+  });
+});
+
+describe("checkOutputPath", () => {
+  test("accepts a new or existing file, a device; leaves nothing behind", () => {
+    const dir = fresh();
+    writeFileSync(join(dir, "old.csv"), "kept");
+    checkOutputPath("--csv", join(dir, "new.csv"));
+    checkOutputPath("--csv", join(dir, "old.csv"));
+    checkOutputPath("--csv", "/dev/null");
+    expect(readdirSync(dir)).toEqual(["old.csv"]);
+    expect(readFileSync(join(dir, "old.csv"), "utf8")).toBe("kept");
+  });
+
+  test("rejects a missing directory, a directory, a non-directory parent, an empty name: one line with flag and fix", () => {
+    const dir = fresh();
+    writeFileSync(join(dir, "file"), "");
+    const msg = (p: string) => {
+      try {
+        checkOutputPath("-j", p);
+      } catch (e) {
+        expect((e as Error).name).toBe("UserError");
+        return (e as Error).message;
+      }
+      throw new Error(`${p} accepted`);
+    };
+    expect(msg(join(dir, "no", "x.json"))).toBe(`-j ${join(dir, "no", "x.json")}: directory ${join(dir, "no")} does not exist; create it first (mkdir -p ${join(dir, "no")}) or pass a path in an existing directory`);
+    expect(msg(dir)).toBe(`-j ${dir}: is a directory; pass a file name inside it`);
+    expect(msg(join(dir, "file", "x"))).toMatch(/file is not a directory; pass a path in an existing directory$/);
+    expect(msg("")).toBe("-j : empty file name; pass a file name after -j");
   });
 });

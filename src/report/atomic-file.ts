@@ -16,8 +16,9 @@
  * block; blocks are coalesced per event-loop turn, which keeps that to a few copies per report interval.
  * A consequence of replacing the file: `tail -f` keeps reading the old inode; follow such a log with `tail -F`.
  */
-import { accessSync, appendFileSync, constants, copyFileSync, existsSync, lstatSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { accessSync, appendFileSync, closeSync, constants, copyFileSync, existsSync, lstatSync, openSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { UserError } from "../errors.ts";
 
 let serial = 0;
 
@@ -27,13 +28,60 @@ function tempBeside(path: string): string {
   return join(dirname(path), `.${basename(path)}.anyperf-${process.pid}-${serial}.tmp`);
 }
 
+/** stat/lstat, undefined when nothing is there (also when a parent is not a directory: ENOTDIR). */
+function statOf(path: string, link: boolean): Stats | undefined {
+  try {
+    return link ? lstatSync(path) : statSync(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    throw e;
+  }
+}
+
 /** Where to write, and whether temp + rename can be used there. */
 function resolveTarget(path: string): { path: string; replaceable: boolean } {
-  const l = lstatSync(path, { throwIfNoEntry: false });
+  const l = statOf(path, true);
   if (l === undefined || l.isFile()) return { path, replaceable: true };
   // A dangling link is written through: creating its target is what the peers' fopen() does.
-  if (l.isSymbolicLink() && statSync(path, { throwIfNoEntry: false })?.isFile()) return { path: realpathSync(path), replaceable: true };
+  if (l.isSymbolicLink() && statOf(path, false)?.isFile()) return { path: realpathSync(path), replaceable: true };
   return { path, replaceable: false };
+}
+
+/**
+ * Checks, before a test starts, that `path` can be written the way this module writes it: a run that measured for
+ * minutes must not lose its results to a typo in a directory name. A regular file (or a name not yet taken) needs
+ * its directory to exist and take a new file (a probe file is created and removed: it also catches a read-only
+ * filesystem and a full inode table); a device or FIFO must be writable itself. `flag` is the user's spelling
+ * (`--csv`, `-j`), named in the one-line error with the fix.
+ */
+export function checkOutputPath(flag: string, path: string, exitCode = 1): void {
+  const fail = (cause: string, fix: string) => new UserError(`${flag} ${path}: ${cause}; ${fix}`, exitCode);
+  if (path === "") throw fail("empty file name", `pass a file name after ${flag}`);
+  if (statOf(path, false)?.isDirectory()) throw fail("is a directory", "pass a file name inside it");
+  const t = resolveTarget(path);
+  if (!t.replaceable) {
+    try {
+      accessSync(t.path, constants.W_OK);
+    } catch (e) {
+      throw fail(`cannot be written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, "pass a path you may write");
+    }
+    return;
+  }
+  const dir = dirname(t.path);
+  const d = statOf(dir, false);
+  if (d === undefined) throw fail(`directory ${dir} does not exist`, `create it first (mkdir -p ${dir}) or pass a path in an existing directory`);
+  if (!d.isDirectory()) throw fail(`${dir} is not a directory`, "pass a path in an existing directory");
+  const probe = tempBeside(t.path);
+  try {
+    closeSync(openSync(probe, "wx"));
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+    const why = code === "EACCES" || code === "EPERM" ? "permission denied" : code === "EROFS" ? "read-only filesystem" : code === "ENOSPC" || code === "EDQUOT" ? "no space left" : code;
+    throw fail(`cannot create a file in ${dir} (${why})`, "pass a path in a directory you may write");
+  } finally {
+    rmSync(probe, { force: true });
+  }
 }
 
 /** Writes `tmp` with `fill`, renames it over `target`; the temp file is removed if anything fails. */

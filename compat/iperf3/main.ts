@@ -4,7 +4,7 @@
  * stock tool would print, with our fix appended.
  */
 import { spawn } from "node:child_process";
-import { unlinkSync } from "node:fs";
+import { lstatSync, readFileSync, unlinkSync } from "node:fs";
 import { WorkerPool } from "../../src/engine/worker-pool.ts";
 import { UserError } from "../../src/errors.ts";
 import { checkOutputPath, writeFileAtomic } from "../../src/report/atomic-file.ts";
@@ -65,13 +65,21 @@ export async function main(argv: string[]): Promise<number> {
     out.err(`iperf3: error - ${e.message}\n`);
     return e.exitCode;
   } finally {
-    if (plan.pidfile) {
-      try {
-        unlinkSync(plan.pidfile);
-      } catch {
-        // already gone
-      }
-    }
+    if (plan.pidfile) removePidfile(plan.pidfile);
+  }
+}
+
+/**
+ * Removes the pid file only while it is still the one we wrote: a regular file holding our pid. Stock iperf3 unlinks
+ * whatever the path names at exit, even a device node or another server's pid file written there since.
+ */
+function removePidfile(path: string): void {
+  try {
+    const st = lstatSync(path);
+    // A pid is a few digits: a bigger file is not ours and is not read.
+    if (st.isFile() && st.size <= 32 && readFileSync(path, "utf8").trim() === `${process.pid}`) unlinkSync(path);
+  } catch {
+    // already gone, or not ours to read
   }
 }
 

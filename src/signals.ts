@@ -9,26 +9,68 @@
  *   saw a sender exits 1, as ntttcp-for-linux does before a test.
  * - iperf3 client and server: 1, after the summary and "iperf3: interrupt - the client/server has terminated".
  * - iperf (2): 0 for client and server, which take either signal as the end of the run.
- * - netperf: SIGINT means "time is up": the test's own status (0 when it reported); SIGTERM 143 after the report.
+ * - netperf: SIGINT and SIGALRM (scripts end long runs with `kill -ALRM`; netperf's own timer is SIGALRM) mean
+ *   "time is up": the test's own status (0 when it reported); SIGTERM 143 after the report.
+ * A client still connecting (a full backlog drops SYNs for up to 2 min) gives up at once: see unlessAborted.
  */
 const controller = new AbortController();
 let installed = false;
 
+const EXIT_CODES: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143, SIGALRM: 142 };
+
+function onSignal(name: NodeJS.Signals): void {
+  if (controller.signal.aborted) process.exit(EXIT_CODES[name] ?? 130);
+  controller.abort(name);
+}
+
 export function shutdownSignal(): AbortSignal {
   if (!installed) {
     installed = true;
-    const onSignal = (name: NodeJS.Signals) => {
-      if (controller.signal.aborted) process.exit(name === "SIGINT" ? 130 : 143);
-      controller.abort(name);
-    };
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
   }
   return controller.signal;
 }
 
+/** netperf: SIGALRM ends the run like SIGINT (without this, its default action kills the process, results unprinted). */
+export function alarmEndsRun(): void {
+  shutdownSignal();
+  process.on("SIGALRM", onSignal);
+}
+
 /** Exit code for a run that a signal cut short (128 + signal number, as shells report it). */
 export function interruptedExitCode(signal: AbortSignal): number | undefined {
   if (!signal.aborted) return undefined;
-  return signal.reason === "SIGTERM" ? 143 : 130;
+  return EXIT_CODES[signal.reason as NodeJS.Signals] ?? 130;
+}
+
+/**
+ * `p`, unless `signal` aborts first: then rejects at once with `error()`, and a value `p` still yields later goes to
+ * `late` (close it). A connect to a host that drops SYNs (a full backlog, a firewall) takes up to 2 min to fail, and
+ * Ctrl+C must not wait for it.
+ */
+export function unlessAborted<T>(p: Promise<T>, signal: AbortSignal, o: { late(v: T): void; error(): Error }): Promise<T> {
+  if (signal.aborted) {
+    p.then(o.late, () => {});
+    return Promise.reject(o.error());
+  }
+  return new Promise<T>((resolve, reject) => {
+    let gaveUp = false;
+    const onAbort = () => {
+      gaveUp = true;
+      reject(o.error());
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        if (gaveUp) o.late(v);
+        else resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
 }

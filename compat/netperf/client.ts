@@ -6,6 +6,7 @@ import { NetperfClientSession, type ClientAction, type ClientDataCounters, type 
 import { OmniRequest } from "../../interop/netperf/omni-request.ts";
 import { buildOmniRequest, isRequestResponse, testShape } from "../../interop/netperf/test-request.ts";
 import { flushQueued, newQueued, SocketTransport, type Queued } from "../../src/net/write-queue.ts";
+import { unlessAborted } from "../../src/signals.ts";
 import { ConfidenceTracker, confidenceWarning } from "./confidence.ts";
 import { CpuMeter, cpuCount } from "./cpu-meter.ts";
 import { clientCounters, clientSpec, defaultCongestion, effectiveBuffers, transportRetrans } from "./data-specs.ts";
@@ -44,6 +45,11 @@ export interface InstanceResult {
 
 const RESPONSE_TIMEOUT_MS = 120_000;
 const CLOSE_TIMEOUT_MS = 60_000;
+/** After a signal cut the data phase: how long the netserver has to send its results before we stop waiting. */
+const GIVE_UP_MS = 2_000;
+
+/** The run was interrupted while connecting. */
+class Interrupted extends Error {}
 
 const STRERROR: Record<number, string> = {
   1: "Operation not permitted",
@@ -100,6 +106,9 @@ class Instance {
   private control: TcpSocket<Control> | undefined;
   private session!: NetperfClientSession;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  private giveUp: ReturnType<typeof setTimeout> | undefined;
+  /** The netserver answered the test request (the data phase began). */
+  private answered = false;
   private plane: DataPlane | undefined;
   private readonly figures: Figures[] = [];
   private readonly localSockets: LocalSockets;
@@ -205,7 +214,7 @@ class Instance {
       },
     );
     try {
-      this.control = await io.net.connect<Control>({
+      const connecting = io.net.connect<Control>({
         hostname: this.remoteIp,
         port: plan.controlPort,
         data: newQueued(),
@@ -220,7 +229,12 @@ class Instance {
           error: () => {},
         },
       });
-    } catch {
+      this.control = await unlessAborted(connecting, io.signal, { late: (s) => s.terminate(), error: () => new Interrupted() });
+    } catch (e) {
+      if (e instanceof Interrupted) {
+        this.errText += `netperf: interrupted while connecting to ${plan.host} port ${plan.controlPort}\n`;
+        return { exitCode: 1, stdout: this.out, stderr: this.errText };
+      }
       const fam = familyOf(this.remoteIp) === "ipv6" ? "AF_INET6" : "AF_INET";
       // netperf prints these on standard output.
       this.print(
@@ -230,8 +244,14 @@ class Instance {
       return { exitCode: 255, stdout: this.out, stderr: this.errText };
     }
     if (plan.printHeaders) this.print(this.header());
+    // During the data phase a signal ends it and the results exchange follows; a netserver that has not answered the
+    // test request, or sends no results within GIVE_UP_MS after that, no longer holds the run for its 120 s timeout.
     const onAbort = () => {
       if (this.plane) void this.plane.stop();
+      this.giveUp = setTimeout(() => {
+        this.errText += `netperf: interrupted; the netserver at ${plan.host} port ${plan.controlPort} had not answered\n`;
+        this.done(1);
+      }, this.answered ? GIVE_UP_MS : 0);
     };
     io.signal.addEventListener("abort", onAbort, { once: true });
     this.session.start(performance.now());
@@ -239,6 +259,7 @@ class Instance {
     const code = await this.finished;
     io.signal.removeEventListener("abort", onAbort);
     if (this.timer) clearTimeout(this.timer);
+    if (this.giveUp) clearTimeout(this.giveUp);
     return {
       exitCode: code,
       stdout: this.out,
@@ -295,6 +316,7 @@ class Instance {
   private act(a: ClientAction): void {
     switch (a.kind) {
       case "start-data":
+        this.answered = true;
         void this.dataPhase(a.response.dataPort).catch((e: unknown) => this.localFailure(e));
         return;
       case "abort-data":

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { loadNet } from "../../src/net/net.ts";
-import { interruptedExitCode, shutdownSignal } from "../../src/signals.ts";
+import { alarmEndsRun, interruptedExitCode, shutdownSignal } from "../../src/signals.ts";
 import { runNetperf } from "./client.ts";
 import { parseNetperfArgs } from "./netperf-args.ts";
 import { parseNetserverArgs } from "./netserver-args.ts";
@@ -14,6 +14,7 @@ export async function netperfMain(argv: string[]): Promise<number> {
     (cmd.exitCode === 0 ? process.stdout : process.stderr).write(cmd.text);
     return cmd.exitCode;
   }
+  alarmEndsRun();
   const signal = shutdownSignal();
   const net = await loadNet();
   const code = await runNetperf(cmd.plan, {
@@ -22,8 +23,8 @@ export async function netperfMain(argv: string[]): Promise<number> {
     err: (t) => void process.stderr.write(t),
     signal,
   });
-  // netperf takes SIGINT as "time is up": the test ends early, reports, and the exit status is the test's own.
-  if (signal.reason === "SIGINT") return code;
+  // netperf takes SIGINT and SIGALRM as "time is up": the test ends early, reports, and the exit status is the test's own.
+  if (signal.reason === "SIGINT" || signal.reason === "SIGALRM") return code;
   return interruptedExitCode(signal) ?? code;
 }
 

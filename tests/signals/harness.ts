@@ -26,7 +26,7 @@ export interface Child {
   /** Everything printed to stdout so far. */
   readonly out: () => string;
   done: Promise<Finished>;
-  signal(name: "SIGINT" | "SIGTERM"): void;
+  signal(name: "SIGINT" | "SIGTERM" | "SIGALRM"): void;
   /** Kills it if it still runs (cleanup after a failed expectation). */
   kill(): void;
 }
@@ -95,7 +95,7 @@ export async function waitListening(port: number, ms = 10_000): Promise<void> {
 }
 
 /** Sends `name` after `ms`, and waits for the exit (at most `limitMs` after the signal, else it is killed). */
-export async function interruptAfter(c: Child, ms: number, name: "SIGINT" | "SIGTERM" = "SIGINT", limitMs = 10_000): Promise<Finished> {
+export async function interruptAfter(c: Child, ms: number, name: "SIGINT" | "SIGTERM" | "SIGALRM" = "SIGINT", limitMs = 10_000): Promise<Finished> {
   await sleep(ms);
   c.signal(name);
   const t = setTimeout(() => c.kill(), limitMs);

@@ -44,27 +44,34 @@ export function interruptedExitCode(signal: AbortSignal): number | undefined {
   return EXIT_CODES[signal.reason as NodeJS.Signals] ?? 130;
 }
 
+/** What unlessAborted rejects with: the run was interrupted while waiting (each mode says so in its own words). */
+export class Interrupted extends Error {
+  constructor() {
+    super("interrupted");
+  }
+}
+
 /**
- * `p`, unless `signal` aborts first: then rejects at once with `error()`, and a value `p` still yields later goes to
- * `late` (close it). A connect to a host that drops SYNs (a full backlog, a firewall) takes up to 2 min to fail, and
- * Ctrl+C must not wait for it.
+ * `p`, unless `signal` aborts first: then rejects at once with Interrupted, and a value `p` still yields later goes
+ * to `late` (close it). A connect to a host that drops SYNs (a full backlog, a firewall) takes up to 2 min to fail,
+ * and Ctrl+C must not wait for it.
  */
-export function unlessAborted<T>(p: Promise<T>, signal: AbortSignal, o: { late(v: T): void; error(): Error }): Promise<T> {
+export function unlessAborted<T>(p: Promise<T>, signal: AbortSignal, late: (v: T) => void): Promise<T> {
   if (signal.aborted) {
-    p.then(o.late, () => {});
-    return Promise.reject(o.error());
+    p.then(late, () => {});
+    return Promise.reject(new Interrupted());
   }
   return new Promise<T>((resolve, reject) => {
     let gaveUp = false;
     const onAbort = () => {
       gaveUp = true;
-      reject(o.error());
+      reject(new Interrupted());
     };
     signal.addEventListener("abort", onAbort, { once: true });
     p.then(
       (v) => {
         signal.removeEventListener("abort", onAbort);
-        if (gaveUp) o.late(v);
+        if (gaveUp) late(v);
         else resolve(v);
       },
       (e: unknown) => {

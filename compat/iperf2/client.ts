@@ -1,5 +1,6 @@
 import { DataPlane } from "../../src/engine/data-plane.ts";
 import { UserError } from "../../src/errors.ts";
+import { Interrupted, unlessAborted } from "../../src/signals.ts";
 import { packetsPerSecond } from "../../src/formulas.ts";
 import type { TcpListener, TcpSocket } from "../../src/net/types.ts";
 import type { Sockopt } from "../../src/sockopt/sockopt.ts";
@@ -215,7 +216,10 @@ function bindOf(plan: ClientPlan): Endpoint | undefined {
 /** Connects one test connection here (options before connect), writes `header` if given, and hands it over. */
 async function connectTest(plan: ClientPlan, io: ClientIo, sockopt: Sockopt, host: string, header?: Uint8Array): Promise<ClientConn> {
   const start = performance.now();
-  const s = await connectMain(io, { host, port: plan.port }, socketOptions(plan), bindOf(plan));
+  // Ctrl+C must not wait for a connect a full backlog holds (SYNs dropped for up to 2 min).
+  const s = await unlessAborted(connectMain(io, { host, port: plan.port }, socketOptions(plan), bindOf(plan)), io.signal, (late) => late.terminate()).catch((e: unknown) => {
+    throw e instanceof Interrupted ? new UserError(`interrupted while connecting to ${host} port ${plan.port}`, 1) : e;
+  });
   const connectMs = performance.now() - start;
   const init = initialTcp(sockopt, s);
   const local = { host: sockopt.localAddress(s.fd!)?.host ?? host, port: s.localPort ?? 0 };

@@ -8,6 +8,7 @@ import { writeSync } from "node:fs";
 import { DataPlane } from "../../src/engine/data-plane.ts";
 import { TestRun } from "../../src/engine/test-run.ts";
 import { UserError } from "../../src/errors.ts";
+import { Interrupted, unlessAborted } from "../../src/signals.ts";
 import { loadNet } from "../../src/net/net.ts";
 import type { Net, TcpSocket } from "../../src/net/types.ts";
 import { ClientSession, type ClientEvent } from "../../interop/iperf3/client-session.ts";
@@ -100,15 +101,22 @@ class Iperf3Client {
   }
 
   async run(signal: AbortSignal): Promise<number> {
-    const onAbort = () => (this.session ? this.session.terminate() : this.fail("", false, true));
+    const onAbort = () => {
+      if (this.session) return this.session.terminate();
+      // Still connecting: -J reports the interrupt in a document, which needs the (empty) test's side.
+      this.side ??= this.makeSide(this.params);
+      this.fail("", false, true);
+    };
     signal.addEventListener("abort", onAbort, { once: true });
     try {
-      const ctrl = await this.connectControl();
+      // A connect the server's full backlog holds (SYNs dropped, up to 2 min) must not hold Ctrl+C: 3.12 exits at once.
+      const ctrl = await unlessAborted(this.connectControl(), signal, (s) => s.terminate());
       this.ctrlFd = ctrl.fd ?? -1;
       this.startControl(ctrl);
     } catch (e) {
       this.side ??= this.makeSide(this.params);
-      this.fail(e instanceof Iperf3ProtocolError ? describeIperfError(e.iErrno, e.errno) : (e as Error).message, false);
+      // onAbort has reported the interrupt already.
+      if (!(e instanceof Interrupted)) this.fail(e instanceof Iperf3ProtocolError ? describeIperfError(e.iErrno, e.errno) : (e as Error).message, false);
     }
     const code = await this.done;
     signal.removeEventListener("abort", onAbort);

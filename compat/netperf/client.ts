@@ -6,7 +6,7 @@ import { NetperfClientSession, type ClientAction, type ClientDataCounters, type 
 import { OmniRequest } from "../../interop/netperf/omni-request.ts";
 import { buildOmniRequest, isRequestResponse, testShape } from "../../interop/netperf/test-request.ts";
 import { flushQueued, newQueued, SocketTransport, type Queued } from "../../src/net/write-queue.ts";
-import { unlessAborted } from "../../src/signals.ts";
+import { Interrupted, unlessAborted } from "../../src/signals.ts";
 import { ConfidenceTracker, confidenceWarning } from "./confidence.ts";
 import { CpuMeter, cpuCount } from "./cpu-meter.ts";
 import { clientCounters, clientSpec, defaultCongestion, effectiveBuffers, transportRetrans } from "./data-specs.ts";
@@ -47,9 +47,6 @@ const RESPONSE_TIMEOUT_MS = 120_000;
 const CLOSE_TIMEOUT_MS = 60_000;
 /** After a signal cut the data phase: how long the netserver has to send its results before we stop waiting. */
 const GIVE_UP_MS = 2_000;
-
-/** The run was interrupted while connecting. */
-class Interrupted extends Error {}
 
 const STRERROR: Record<number, string> = {
   1: "Operation not permitted",
@@ -229,7 +226,7 @@ class Instance {
           error: () => {},
         },
       });
-      this.control = await unlessAborted(connecting, io.signal, { late: (s) => s.terminate(), error: () => new Interrupted() });
+      this.control = await unlessAborted(connecting, io.signal, (s) => s.terminate());
     } catch (e) {
       if (e instanceof Interrupted) {
         this.errText += `netperf: interrupted while connecting to ${plan.host} port ${plan.controlPort}\n`;

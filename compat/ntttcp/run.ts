@@ -2,6 +2,7 @@ import { delta, type Snapshot } from "../../src/counters.ts";
 import { DataPlane } from "../../src/engine/data-plane.ts";
 import { TestRun } from "../../src/engine/test-run.ts";
 import { UserError } from "../../src/errors.ts";
+import { Interrupted, unlessAborted } from "../../src/signals.ts";
 import type { Net, TcpListener } from "../../src/net/types.ts";
 import { loadSockopt } from "../../src/sockopt/sockopt.ts";
 import { LinuxSyncReceiver, type LinuxSyncReceiverEvent } from "../../interop/ntttcp/linux-sync-receiver.ts";
@@ -57,15 +58,29 @@ function syncHost(p: NtttcpPlan): string {
   return p.threads[0]!.host;
 }
 
-/** Opens the data plane, retrying refused connects like the Windows sender (100 × 100 ms) when asked to. */
+/** A signal before the first byte: nothing was measured, so no 130/143 but the sender's "no test" status. */
+const interruptedBeforeTest = () => new UserError("interrupted before the test started", 1);
+
+/** Ctrl+C must not wait for a connect that a full backlog holds (SYNs dropped for up to 2 min). */
+function connecting<T>(p: Promise<T>, signal: AbortSignal, late: (v: T) => void): Promise<T> {
+  return unlessAborted(p, signal, late).catch((e: unknown) => {
+    throw e instanceof Interrupted ? interruptedBeforeTest() : e;
+  });
+}
+
+/**
+ * Opens the data plane, retrying refused connects like the Windows sender (100 × 100 ms) when asked to; the Linux
+ * sender tries once (ntttcp-for-linux logs the refused connect and starts no data thread).
+ */
 async function openPlane(layout: StreamLayout, retry: boolean, signal: AbortSignal): Promise<DataPlane> {
   const attempts = retry ? WINDOWS_CONNECT_RETRIES : 1;
   for (let i = 0; ; i++) {
     try {
-      return await DataPlane.open(layout.specs);
+      return await connecting(DataPlane.open(layout.specs), signal, (late) => void late.stop());
     } catch (e) {
       const refused = e instanceof UserError && /refused/.test(e.message);
-      if (!refused || i + 1 >= attempts || signal.aborted) throw e;
+      if (!refused || i + 1 >= attempts) throw e;
+      if (signal.aborted) throw interruptedBeforeTest();
       await sleep(WINDOWS_CONNECT_RETRY_MS, signal);
     }
   }
@@ -323,7 +338,7 @@ export async function runSender(p: NtttcpPlan, io: RunIo): Promise<NtttcpResults
       const started = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
       const cycleS = p.warmup + p.duration + p.cooldown;
       try {
-        await connectControl(io.net, syncHost(p), sync.port, (t) => {
+        await connecting(connectControl(io.net, syncHost(p), sync.port, (t) => {
           session = new LinuxSyncSender({ cycle: cycleS, duration: p.duration, last: sync.lastClient }, t, (e: LinuxSyncSenderEvent) => {
             if (e.type === "log") io.log(e.level, e.text);
             else if (e.type === "negotiated") cycle = e.cycle;
@@ -340,14 +355,15 @@ export async function runSender(p: NtttcpPlan, io: RunIo): Promise<NtttcpResults
             else if (e.type === "failed") reject(new UserError(`${e.message}: check the receiver (same -p, started first, not busy)`, LINUX_EXIT_RUNTIME));
           });
           return { onData: (b) => session!.onData(b), onClose: () => session!.onClose() };
-        });
+        }), io.signal, (late) => late.close());
       } catch {
+        if (io.signal.aborted) throw interruptedBeforeTest();
         io.log("ERR", `failed to connect to receiver: ${syncHost(p)}:${sync.port}`);
         io.log("ERR", "sender: failed to create sync socket");
         throw new UserError(`cannot reach the receiver's sync port ${syncHost(p)}:${sync.port}: start the receiver first (without -N), or pass -N on both sides`, LINUX_EXIT_RUNTIME);
       }
       const timer = setTimeout(() => reject(new UserError("the receiver did not answer the sync handshake within 60 s: check that it is ntttcp-for-linux in sync mode", LINUX_EXIT_RUNTIME)), 60_000);
-      io.signal.addEventListener("abort", () => reject(new UserError("interrupted before the test started", 1)), { once: true });
+      io.signal.addEventListener("abort", () => reject(interruptedBeforeTest()), { once: true });
       try {
         session!.start();
         await started;
@@ -356,7 +372,7 @@ export async function runSender(p: NtttcpPlan, io: RunIo): Promise<NtttcpResults
       }
     } else {
       if (p.dialect === "linux") io.log("INFO", "Starting sender activity (no sync) ...");
-      plane = await openPlane(layout, true, io.signal);
+      plane = await openPlane(layout, p.dialect === "windows", io.signal);
       created();
       if (p.sync.kind === "windows") {
         const sync = p.sync;
@@ -372,7 +388,10 @@ export async function runSender(p: NtttcpPlan, io: RunIo): Promise<NtttcpResults
             }, { attempts: WINDOWS_CONNECT_RETRIES, delayMs: WINDOWS_CONNECT_RETRY_MS }),
           ),
         ).catch(() => done(false));
-        if (!(await all)) throw new UserError(`token exchange on data port + ${sync.offset} failed: start the receiver in Windows sync mode, or pass -ns on both sides`, 1);
+        io.signal.addEventListener("abort", () => done(false), { once: true });
+        const ok = await all;
+        if (!ok && io.signal.aborted) throw interruptedBeforeTest();
+        if (!ok) throw new UserError(`token exchange on data port + ${sync.offset} failed: start the receiver in Windows sync mode, or pass -ns on both sides`, 1);
       }
       if (p.dialect === "windows") io.log("INFO", "Network activity progressing...");
     }

@@ -21,9 +21,10 @@ export function explainSocketError(err: unknown, what: { host: string; port: num
       return user(`not allowed to ${what.role} on ${at}: use a port above 1023 or run with the privilege`);
     case "ECONNREFUSED":
       return user(`connection to ${at} refused: start the server there first, or check host and port`);
-    case "EHOSTUNREACH":
     case "ENETUNREACH":
-      return user(`${at} is unreachable: check the address and the route to it`);
+      return user(`cannot connect to ${at}: Network is unreachable (no route to its network): check the address, or the routes and default gateway (ip route)`);
+    case "EHOSTUNREACH":
+      return user(`cannot connect to ${at}: No route to host (no answer for that address on its network): check that the host is up and the address is right`);
     case "ETIMEDOUT":
       return user(`connecting to ${at} timed out: check that the host is up and no firewall drops the port`);
     case "ENOTFOUND":

@@ -8,6 +8,7 @@ import { writeSync } from "node:fs";
 import { DataPlane } from "../../src/engine/data-plane.ts";
 import { TestRun } from "../../src/engine/test-run.ts";
 import { UserError } from "../../src/errors.ts";
+import { connectTcp } from "../../src/worker/sockets.ts";
 import { Interrupted, unlessAborted } from "../../src/signals.ts";
 import { loadNet } from "../../src/net/net.ts";
 import type { Net, TcpSocket } from "../../src/net/types.ts";
@@ -123,6 +124,11 @@ class Iperf3Client {
     return code;
   }
 
+  /** connectTcp connects through Sockopt, so a failed connect names its real errno (Bun says ECONNREFUSED for all). */
+  private socketEnv() {
+    return { net: this.net, sockopt: this.fd.sockopt };
+  }
+
   private async connectControl(): Promise<TcpSocket<CtrlState>> {
     const plan = this.plan;
     let addr: { address: string; family: number };
@@ -146,7 +152,7 @@ class Iperf3Client {
         await this.fd.sockopt.awaitConnected(raw, { host: this.address, port: plan.port }, plan.connectTimeoutMs || 75_000);
         return this.net.connect<CtrlState>({ fd: raw, data: {}, socket: handlers });
       }
-      return this.net.connect<CtrlState>({ hostname: this.address, port: plan.port, data: {}, socket: handlers });
+      return connectTcp<CtrlState>(this.socketEnv(), { host: this.address, port: plan.port }, undefined, {}, {}, handlers);
     };
     try {
       const t = plan.connectTimeoutMs;
@@ -296,7 +302,7 @@ class Iperf3Client {
         await this.fd.sockopt.awaitConnected(raw, { host: this.address, port: plan.port });
         s = await this.net.connect<unknown>({ fd: raw, data: undefined, socket: handlers });
       } else {
-        s = await this.net.connect<unknown>({ hostname: this.address, port: plan.port, data: undefined, socket: handlers });
+        s = await connectTcp<unknown>(this.socketEnv(), { host: this.address, port: plan.port }, undefined, {}, undefined, handlers);
       }
     } catch (e) {
       throw new Iperf3ProtocolError(`data connection to ${plan.host}:${plan.port} failed: ${(e as Error).message}`, IErrno.IESTREAMCONNECT, errnoOf(e));

@@ -7,6 +7,8 @@ import { OmniRequest } from "../../interop/netperf/omni-request.ts";
 import { buildOmniRequest, isRequestResponse, testShape } from "../../interop/netperf/test-request.ts";
 import { flushQueued, newQueued, SocketTransport, type Queued } from "../../src/net/write-queue.ts";
 import { Interrupted, unlessAborted } from "../../src/signals.ts";
+import { loadSockopt } from "../../src/sockopt/sockopt.ts";
+import { connectTcp } from "../../src/worker/sockets.ts";
 import { ConfidenceTracker, confidenceWarning } from "./confidence.ts";
 import { CpuMeter, cpuCount } from "./cpu-meter.ts";
 import { clientCounters, clientSpec, defaultCongestion, effectiveBuffers, transportRetrans } from "./data-specs.ts";
@@ -211,20 +213,17 @@ class Instance {
       },
     );
     try {
-      const connecting = io.net.connect<Control>({
-        hostname: this.remoteIp,
-        port: plan.controlPort,
-        data: newQueued(),
-        socket: {
-          data: (_s, d) => {
-            this.session.receive(d, performance.now());
-            this.schedule();
-          },
-          drain: (s) => flushQueued(s),
-          end: () => this.controlClosed(),
-          close: () => this.controlClosed(),
-          error: () => {},
+      // Through Sockopt where there is one, so a failure names its real errno (Bun says ECONNREFUSED for all).
+      const env = { net: io.net, sockopt: await loadSockopt() };
+      const connecting = connectTcp<Control>(env, { host: this.remoteIp, port: plan.controlPort }, undefined, {}, newQueued(), {
+        data: (_s, d) => {
+          this.session.receive(d, performance.now());
+          this.schedule();
         },
+        drain: (s) => flushQueued(s),
+        end: () => this.controlClosed(),
+        close: () => this.controlClosed(),
+        error: () => {},
       });
       this.control = await unlessAborted(connecting, io.signal, (s) => s.terminate());
     } catch (e) {

@@ -1,5 +1,7 @@
 import type { Net, TcpListener, TcpSocket } from "../../src/net/types.ts";
 import type { Transport } from "../../interop/ntttcp/transport.ts";
+import { loadSockopt } from "../../src/sockopt/sockopt.ts";
+import { connectTcp } from "../../src/worker/sockets.ts";
 import { flushQueued, newQueued, SocketTransport, type Queued } from "../../src/net/write-queue.ts";
 
 /**
@@ -49,7 +51,8 @@ export async function connectControl(
   for (let i = 0; i < retry.attempts; i++) {
     const state = newState();
     try {
-      const s = await net.connect({ hostname: host, port, data: state, socket: handlersFor() });
+      // Through Sockopt where there is one, so a failure names its real errno (Bun says ECONNREFUSED for all).
+      const s = await connectTcp({ net, sockopt: await loadSockopt() }, { host, port }, undefined, {}, state, handlersFor());
       const t = new SocketTransport(s);
       state.handlers = make(t);
       return t;

@@ -356,10 +356,13 @@ export async function runSender(p: NtttcpPlan, io: RunIo): Promise<NtttcpResults
           });
           return { onData: (b) => session!.onData(b), onClose: () => session!.onClose() };
         }), io.signal, (late) => late.close());
-      } catch {
+      } catch (e) {
         if (io.signal.aborted) throw interruptedBeforeTest();
         io.log("ERR", `failed to connect to receiver: ${syncHost(p)}:${sync.port}`);
         io.log("ERR", "sender: failed to create sync socket");
+        // "Start the receiver" fits a refusal only; an unreachable network or a timeout gets its own cause and fix.
+        const code = (e as { code?: string }).code;
+        if (code !== undefined && code !== "ECONNREFUSED") throw new UserError(`sync port: ${(e as Error).message}`, LINUX_EXIT_RUNTIME);
         throw new UserError(`cannot reach the receiver's sync port ${syncHost(p)}:${sync.port}: start the receiver first (without -N), or pass -N on both sides`, LINUX_EXIT_RUNTIME);
       }
       const timer = setTimeout(() => reject(new UserError("the receiver did not answer the sync handshake within 60 s: check that it is ntttcp-for-linux in sync mode", LINUX_EXIT_RUNTIME)), 60_000);

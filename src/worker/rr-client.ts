@@ -242,7 +242,7 @@ export class RrClient implements Runner {
     if (!this.running) return this.stopped?.();
     const start = nowMs();
     try {
-      const s = await connectTcp(this.env, this.spec.connect, this.spec.bind, this.spec.options, this.conn(), this.tcpHandlers);
+      const s = await connectTcp(this.env, this.spec.connect, this.spec.bind, this.spec.options, this.conn(), this.tcpHandlers, true);
       this.ctx.c[this.ctx.o + Slot.connections]!++;
       // Stopped while connecting: stop() found no open connection and has already ended the stream.
       if (!this.running) return s.end();

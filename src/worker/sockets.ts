@@ -3,6 +3,7 @@ import type { Endpoint, Rate, SocketOptions } from "../stream-spec.ts";
 import { Pacer } from "../pacer.ts";
 import type { BlockingIo } from "../sockopt/blocking-io.ts";
 import type { Sockopt } from "../sockopt/sockopt.ts";
+import { familyOf } from "../sockopt/sockaddr.ts";
 
 /** Everything a runner needs from its Worker: the socket API and (on Linux/Bun) socket options. */
 export interface WorkerEnv {
@@ -30,7 +31,15 @@ export function applyOptions(env: SocketEnv, fd: number | undefined, opts: Socke
   env.sockopt.apply(fd, opts);
 }
 
-/** Connect a TCP socket with the requested options and local bind; the returned socket is ready for data. */
+/**
+ * Connect a TCP socket with the requested options and local bind; the returned socket is ready for data.
+ *
+ * Where Sockopt is available we connect the socket ourselves and hand it to the runtime: Bun reports every failed
+ * connect as ECONNREFUSED, and a user told "refused, start the server" when the network is unreachable, no
+ * neighbour answers or the SYNs time out looks in the wrong place; SO_ERROR names the real cause. Without options
+ * or a bind the kernel's own connect timeout applies, as it did with the runtime's connect. `perTransaction`
+ * (TCP_CRR) keeps the runtime's connect: its errors only count, and it is the transaction being timed.
+ */
 export async function connectTcp<T>(
   env: SocketEnv,
   to: Endpoint,
@@ -38,11 +47,19 @@ export async function connectTcp<T>(
   opts: SocketOptions,
   data: T,
   handlers: TcpHandlers<T>,
+  perTransaction = false,
 ): Promise<TcpSocket<T>> {
-  if (needsPreparedSocket(opts, bind) && env.sockopt) {
-    const fd = env.sockopt.preparedTcpSocket(to.host.includes(":") ? "ipv6" : "ipv4", opts, bind);
-    env.sockopt.connectNonBlocking(fd, to.host, to.port);
-    await env.sockopt.awaitConnected(fd, to);
+  const prepared = needsPreparedSocket(opts, bind);
+  const family = familyOf(to.host);
+  if (env.sockopt && family && (prepared || !perTransaction)) {
+    const fd = env.sockopt.preparedTcpSocket(family, opts, bind);
+    try {
+      env.sockopt.connectNonBlocking(fd, to.host, to.port);
+      await env.sockopt.awaitConnected(fd, to, prepared ? undefined : Infinity);
+    } catch (e) {
+      env.sockopt.close(fd);
+      throw e;
+    }
     const s = await env.net.connect({ fd, data, socket: handlers });
     applyOptions(env, s.fd, { ...opts, mss: undefined, recvBuffer: undefined });
     return s;

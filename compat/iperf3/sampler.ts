@@ -220,8 +220,9 @@ export class StreamSampler {
       const c = s.plane.snapshot().streams[s.index]!;
       const b = this.base[i]!.c;
       const bytes = c.bytes - b.bytes;
-      // A TCP block is a len-byte write; a UDP block is a datagram.
-      const blocks = this.udp ? (s.report.sender ? c.packets - b.packets : c.maxSeq - b.maxSeq) : Math.floor(bytes / blockSize);
+      // A TCP block is a len-byte write; a UDP block is a datagram, received ones counted as 3.12 counts its reads
+      // (not the highest sequence number, which counts lost datagrams too: -R -k would end short of its count).
+      const blocks = this.udp ? c.packets - b.packets : Math.floor(bytes / blockSize);
       if (s.report.sender) {
         out.sent += bytes;
         out.sentBlocks += blocks;

@@ -57,9 +57,12 @@ export function senderIndex(p: TestParams, n: number): number {
 
 /**
  * Blocks the `n`-th stream (creation order) of a server sends in all, 0 = until stopped: its -n / -k share, or for
- * a timed test what its rate allows (see timedSendBlocks).
+ * a timed test what its rate allows (see timedSendBlocks). UDP -n / -k: until the client's TEST_END, as 3.12's
+ * server does. The client ends when it has *received* its count, so a server that stopped on exactly the count
+ * would leave a client that lost one datagram waiting for ever.
  */
 export function serverSendBlocks(p: TestParams, n: number): number {
+  if (p.protocol === "udp" && (p.bytes > 0 || p.blocks > 0)) return 0;
   return sendBlocks(p, senderIndex(p, n)) || timedSendBlocks(p);
 }
 

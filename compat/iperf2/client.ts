@@ -46,6 +46,10 @@ const UDP_BATCH = 8;
 
 export type ClientIo = ServerIo;
 
+/** How long a stop may wait for the server's FIN once a signal ended the test, and at most otherwise. */
+const STOP_AFTER_SIGNAL_MS = 1_000;
+const STOP_BOUND_MS = 15_000;
+
 const sleep = (ms: number, signal: AbortSignal) => within(new Promise<void>(() => {}), ms, signal);
 
 /** Waits for `p`, at most `ms` or until aborted; the timer is cleared either way so it never holds the process. */
@@ -302,24 +306,34 @@ async function tcpForward(plan: ClientPlan, io: ClientIo, localHost: string, liv
     m.startMs = startMs;
     forward.add(m, true);
   }
+  // A timed stream's report ends when we stopped sending, not after the FIN exchange that follows it: a server
+  // that never reads nor closes holds that exchange for its 10 s bound.
+  let stopMs: number | undefined;
   plane.onStreamEnd((stream) => {
-    forward.ended(members[stream]!);
+    forward.ended(members[stream]!, stopMs);
     conns[stream]!.handed?.release();
   });
   plane.go();
   await runFor(plan, plane, io.signal, () => {
+    stopMs = performance.now();
     for (const c of conns) c.handed?.tcp?.settle();
   });
+  // Interrupted while the streams still waited for the server's FIN: their reports go out now.
+  for (const m of members) forward.ended(m, stopMs);
   if (listener) await listener.finish(io.signal);
   return 0;
 }
 
-/** Time-limited tests end when we stop them; byte-limited ones end by themselves. */
+/**
+ * Time-limited tests end when we stop them; byte-limited ones end by themselves. A signal during the stop (FIN
+ * sent, a silent server's EOF awaited for up to 10 s) ends the wait: the user asked to stop.
+ */
 async function runFor(plan: ClientPlan, plane: DataPlane, signal: AbortSignal, stopping: () => void = () => {}): Promise<void> {
   if (plan.amount.kind === "time") {
     await within(plane.ended, plan.amount.seconds * 1000, signal);
     stopping();
-    await plane.stop();
+    // The Workers' own bound on the FIN exchange is 10 s; a signal that already ended the test gives it 1 s.
+    await within(plane.stop(), signal.aborted ? STOP_AFTER_SIGNAL_MS : STOP_BOUND_MS, signal);
   } else {
     signal.addEventListener("abort", () => void plane.stop(), { once: true });
     await plane.ended;

@@ -2,7 +2,7 @@
  * Issue 21 items 4, 16 and 2 for `anyperf netperf`: SIGALRM (scripts end long runs with `kill -ALRM`; netperf's own
  * timer is SIGALRM) ends the test with its results and exit 0, as stock netperf; a netserver that accepts and never
  * answers no longer holds SIGTERM (143 at once, as stock) or the first SIGINT; Ctrl+C while the connect waits on a
- * full backlog exits at once. Ports 33200-33299.
+ * full backlog exits at once. Ports 33200-33299 (silent peers on ephemeral ports).
  */
 import { expect, test } from "bun:test";
 import { hasTool } from "../support/processes.ts";
@@ -33,10 +33,11 @@ test.skipIf(!hasStock)("SIGALRM mid-test: results printed, exit 0, like stock ne
 }, T);
 
 test("a netserver that accepts and never answers: SIGTERM exits 143 at once, like stock", async () => {
-  const peer = await silentPeer(33202);
+  const peer = await silentPeer();
   try {
-    const runs = [interruptAfter(anyperf(["netperf", "-H", "127.0.0.1", "-p", "33202", "-l", "2"]), 1500, "SIGTERM")];
-    if (hasStock) runs.push(interruptAfter(stock("netperf", ["-H", "127.0.0.1", "-p", "33202", "-l", "2"]), 1500, "SIGTERM"));
+    const args = ["-H", "127.0.0.1", "-p", `${peer.port}`, "-l", "2"];
+    const runs = [interruptAfter(anyperf(["netperf", ...args]), 1500, "SIGTERM")];
+    if (hasStock) runs.push(interruptAfter(stock("netperf", args), 1500, "SIGTERM"));
     const [ours, theirs] = await Promise.all(runs);
     if (theirs) expect(theirs.signal ?? theirs.code).toBe(theirs.signal ? "SIGTERM" : 143);
     expect(ours!.code, dump(ours!)).toBe(143);
@@ -46,26 +47,21 @@ test("a netserver that accepts and never answers: SIGTERM exits 143 at once, lik
   }
 }, T);
 
-test("a netserver that accepts and never answers: the first SIGINT ends the run with one line, exit 1", async () => {
-  const peer = await silentPeer(33203);
-  try {
-    const f = await interruptAfter(anyperf(["netperf", "-H", "127.0.0.1", "-p", "33203", "-l", "2"]), 1500, "SIGINT");
-    expect(f.code, dump(f)).toBe(1);
-    expect(f.afterSignalMs!).toBeLessThan(1_000);
-    expect(f.stderr.trim().split("\n")).toEqual(["netperf: interrupted; the netserver at 127.0.0.1 port 33203 had not answered"]);
-  } finally {
-    await peer.close();
-  }
-}, T);
+const interrupted = [
+  { name: "a netserver that accepts and never answers: the first SIGINT ends the run with one line, exit 1", stuck: () => silentPeer(), says: "netperf: interrupted; the netserver at 127.0.0.1 port PORT had not answered" },
+  { name: "Ctrl+C while the connect waits on a full backlog: exits at once", stuck: async () => ({ port: 33204, ...(await fullBacklog(33204)) }), says: "netperf: interrupted while connecting to 127.0.0.1 port PORT" },
+];
 
-test("Ctrl+C while the connect waits on a full backlog: exits at once", async () => {
-  const peer = await fullBacklog(33204);
-  try {
-    const f = await interruptAfter(anyperf(["netperf", "-H", "127.0.0.1", "-p", "33204", "-l", "2"]), 1500, "SIGINT");
-    expect(f.code, dump(f)).toBe(1);
-    expect(f.afterSignalMs!).toBeLessThan(1_000);
-    expect(f.stderr).toContain("netperf: interrupted while connecting to 127.0.0.1 port 33204");
-  } finally {
-    await peer.close();
-  }
-}, T);
+for (const c of interrupted) {
+  test(c.name, async () => {
+    const peer = await c.stuck();
+    try {
+      const f = await interruptAfter(anyperf(["netperf", "-H", "127.0.0.1", "-p", `${peer.port}`, "-l", "2"]), 1500, "SIGINT");
+      expect(f.code, dump(f)).toBe(1);
+      expect(f.afterSignalMs!).toBeLessThan(1_000);
+      expect(f.stderr.trim().split("\n")).toEqual([c.says.replace("PORT", `${peer.port}`)]);
+    } finally {
+      await peer.close();
+    }
+  }, T);
+}

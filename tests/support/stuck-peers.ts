@@ -2,7 +2,7 @@
  * Peers that hang a client: a listener whose accept queue is full (the kernel drops further SYNs, so a connect
  * hangs in SYN_SENT for up to 2 min, as against a busy server) and a server that accepts and never says a word.
  */
-import { createServer, connect, type Server, type Socket } from "node:net";
+import { connect, createServer, type AddressInfo, type Server, type Socket } from "node:net";
 import { loadLibc } from "../../src/sockopt/libc.ts";
 import { encodeSockaddr } from "../../src/sockopt/sockaddr.ts";
 
@@ -33,16 +33,20 @@ export async function fullBacklog(port: number): Promise<Stuck> {
   };
 }
 
-/** Accepts every connection and never reads nor writes. */
-export async function silentPeer(port: number): Promise<Stuck> {
+/**
+ * Accepts every connection and never reads nor writes, on an ephemeral port (`port`): closing the connections it
+ * holds leaves them in TIME_WAIT, which would keep a fixed port busy for the next run.
+ */
+export async function silentPeer(): Promise<Stuck & { port: number }> {
   const held: Socket[] = [];
   const server: Server = createServer((s) => {
     s.pause();
     s.on("error", () => {});
     held.push(s);
   });
-  await new Promise<void>((r) => server.listen({ host: "127.0.0.1", port }, r));
+  await new Promise<void>((r) => server.listen({ host: "127.0.0.1", port: 0 }, r));
   return {
+    port: (server.address() as AddressInfo).port,
     close: () =>
       new Promise<void>((r) => {
         for (const s of held) s.destroy();

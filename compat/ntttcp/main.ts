@@ -1,7 +1,7 @@
 import { availableParallelism, hostname, machine, release, type, version } from "node:os";
 import { basename } from "node:path";
 import { loadNet } from "../../src/net/net.ts";
-import { AppendLog, appendFileAtomic, checkOutputPath, writeFileAtomic } from "../../src/report/atomic-file.ts";
+import { AppendLog, appendFileAtomic, checkOutputPath, saveOutput, writeFileAtomic } from "../../src/report/atomic-file.ts";
 import { interruptedExitCode, shutdownSignal } from "../../src/signals.ts";
 import { linuxBanner, linuxFlagDump, linuxLogLine, linuxRealtimeLine, linuxResultMessages, LINUX_DASHES } from "./linux-console.ts";
 import { linuxJson } from "./linux-json.ts";
@@ -95,11 +95,14 @@ export async function main(argv: string[]): Promise<number> {
         log(m.level, m.text);
       }
       out(`${LINUX_DASHES}\n`);
-      if (plan.outputs.xml) writeFileAtomic(plan.outputs.xml.path, linuxXml(plan, results, { showTcpRetrans: linux.showTcpRetrans }));
-      if (plan.outputs.json) writeFileAtomic(plan.outputs.json, linuxJson(plan, results, { showTcpRetrans: linux.showTcpRetrans }));
+      const xml = plan.outputs.xml;
+      const json = plan.outputs.json;
+      if (xml) saveOutput("-x", xml.path, () => writeFileAtomic(xml.path, linuxXml(plan, results, { showTcpRetrans: linux.showTcpRetrans })));
+      if (json) saveOutput("-j", json, () => writeFileAtomic(json, linuxJson(plan, results, { showTcpRetrans: linux.showTcpRetrans })));
     } else if (cmd.windows) {
       // NTttcp appends one document per test (-H runs several); each lands whole or not at all.
-      if (plan.outputs.xml) appendFileAtomic(plan.outputs.xml.path, windowsXml(plan, cmd.windows, results));
+      const [xml, windows] = [plan.outputs.xml, cmd.windows];
+      if (xml) saveOutput("-xml", xml.path, () => appendFileAtomic(xml.path, windowsXml(plan, windows, results)));
       else out(windowsConsole(plan, results));
     }
   } while (plan.hold && plan.role === "receiver" && !signal.aborted);

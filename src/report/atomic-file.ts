@@ -84,6 +84,19 @@ export function checkOutputPath(flag: string, path: string, exitCode = 1): void 
   }
 }
 
+/**
+ * Runs a write of results after a test (checked by checkOutputPath before it): a failure now (disk full, the
+ * directory removed meanwhile) is one line naming the flag, not a stack after the console report.
+ */
+export function saveOutput(flag: string, path: string, write: () => void): void {
+  try {
+    write();
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+    throw new UserError(`${flag} ${path}: cannot write the results (${code}); free space or pass another path`, 1);
+  }
+}
+
 /** Writes `tmp` with `fill`, renames it over `target`; the temp file is removed if anything fails. */
 function publish(target: string, fill: (tmp: string) => void): void {
   const tmp = tempBeside(target);

@@ -5,10 +5,10 @@
  * test would print its banner or fail on the closed port instead). Ports 33000-33099.
  */
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { spawnProc } from "../support/processes.ts";
+import { spawnProc, waitBound } from "../support/processes.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "main.ts");
 const CLOSED = 33001;
@@ -58,3 +58,16 @@ describe("an output path that cannot be written fails before the test, in one li
     expectOneLine(b.stderr, b.stdout, "-j", "/proc/anyperf.json", /cannot create a file in \/proc/);
   }, 30_000);
 });
+
+test("a results file whose directory vanished during the test: the console report stays, then one line naming -j", async () => {
+  const gone = mkdtempSync(join(tmpdir(), "anyperf-vanishing-"));
+  const receiver = spawnProc([process.execPath, MAIN, "ntttcp", "-r127.0.0.1", "-p", "33051", "-t", "1", "-P", "1", "-j", join(gone, "r.json")], 30_000);
+  await waitBound(33050);
+  rmSync(gone, { recursive: true });
+  const sender = await spawnProc([process.execPath, MAIN, "ntttcp", "-s127.0.0.1", "-p", "33051", "-t", "1", "-P", "1"], 30_000).done;
+  expect(sender.code).toBe(0);
+  const f = await receiver.done;
+  expect(f.code).toBe(1);
+  expect(f.stdout).toMatch(/INFO: \t throughput\t:[\d.]+[KMG]bps/);
+  expect(f.stderr.trim().split("\n")).toEqual([`anyperf: -j ${join(gone, "r.json")}: cannot write the results (ENOENT); free space or pass another path`]);
+}, 40_000);

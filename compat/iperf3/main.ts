@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { lstatSync, readFileSync, unlinkSync } from "node:fs";
 import { WorkerPool } from "../../src/engine/worker-pool.ts";
 import { UserError } from "../../src/errors.ts";
-import { checkOutputPath, writeFileAtomic } from "../../src/report/atomic-file.ts";
+import { checkOutputPath, saveOutput, writeFileAtomic } from "../../src/report/atomic-file.ts";
 import { shutdownSignal } from "../../src/signals.ts";
 import { VERSION } from "../../src/version.ts";
 import { parseIperf3Args } from "./args.ts";
@@ -49,7 +49,8 @@ export async function main(argv: string[]): Promise<number> {
   }
   try {
     if (plan.role === "server" && plan.daemon && process.env[DAEMON_ENV] !== "1") return daemonize();
-    if (plan.pidfile) writeFileAtomic(plan.pidfile, `${process.pid}`);
+    const pidfile = plan.pidfile;
+    if (pidfile) saveOutput("unable to write PID file: --pidfile", pidfile, () => writeFileAtomic(pidfile, `${process.pid}`));
     const fd = await requireFdTools();
     const signal = shutdownSignal();
     // Workers take a moment to load; start them now so the first data stream does not wait for them.

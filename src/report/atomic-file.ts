@@ -85,15 +85,15 @@ export function checkOutputPath(flag: string, path: string, exitCode = 1): void 
 }
 
 /**
- * Runs a write of results after a test (checked by checkOutputPath before it): a failure now (disk full, the
- * directory removed meanwhile) is one line naming the flag, not a stack after the console report.
+ * Runs a write of a file checked by checkOutputPath earlier (results after a test, a pid file): a failure now (disk
+ * full, the directory removed meanwhile) is one line naming the flag, not a stack after the console report.
  */
 export function saveOutput(flag: string, path: string, write: () => void): void {
   try {
     write();
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
-    throw new UserError(`${flag} ${path}: cannot write the results (${code}); free space or pass another path`, 1);
+    throw new UserError(`${flag} ${path}: cannot write it (${code}); free space or pass another path`, 1);
   }
 }
 

@@ -69,5 +69,5 @@ test("a results file whose directory vanished during the test: the console repor
   const f = await receiver.done;
   expect(f.code).toBe(1);
   expect(f.stdout).toMatch(/INFO: \t throughput\t:[\d.]+[KMG]bps/);
-  expect(f.stderr.trim().split("\n")).toEqual([`anyperf: -j ${join(gone, "r.json")}: cannot write the results (ENOENT); free space or pass another path`]);
+  expect(f.stderr.trim().split("\n")).toEqual([`anyperf: -j ${join(gone, "r.json")}: cannot write it (ENOENT); free space or pass another path`]);
 }, 40_000);

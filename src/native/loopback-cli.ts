@@ -16,6 +16,7 @@ export const LOOPBACK_USAGE = `usage: anyperf loopback [options]
   -t, --time S         measured seconds (default 5)
   -P, --parallel N     streams (default: number of cores)
   -u, --udp            UDP instead of TCP
+  -6, --ipv6           over ::1 instead of 127.0.0.1
   -b, --rate R         per-stream rate: bits/s with K/M/G (100M), or packets/s (10000pps); 0 = unlimited
   -l, --length BYTES   TCP write size (default 128K) or UDP datagram size (default 1400)
       --rr REQ,RESP    request/response with these sizes (e.g. 1,1)
@@ -47,6 +48,7 @@ export function parseLoopbackArgs(argv: string[]) {
       time: { type: "string", short: "t" },
       parallel: { type: "string", short: "P" },
       udp: { type: "boolean", short: "u" },
+      ipv6: { type: "boolean", short: "6" },
       rate: { type: "string", short: "b" },
       length: { type: "string", short: "l" },
       rr: { type: "string" },
@@ -73,6 +75,7 @@ export function parseLoopbackArgs(argv: string[]) {
   const streams = num("parallel", values.parallel, cores());
   const parsed = Plan.safeParse({
     transport: udp ? "udp" : "tcp",
+    host: values.ipv6 ? "::1" : undefined,
     test: values.crr ? "crr" : values.rr !== undefined ? "rr" : "stream",
     streams,
     workers: values.workers === undefined ? undefined : num("workers", values.workers, 1),

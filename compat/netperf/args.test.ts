@@ -7,7 +7,7 @@ import type { NetperfPlan } from "./plan.ts";
 
 const plan = (argv: string): NetperfPlan => {
   const cmd = parseNetperfArgs(argv === "" ? [] : argv.split(" "));
-  if (cmd.kind !== "run") throw new Error(`expected a run, got ${cmd.text}`);
+  if (cmd.kind !== "run") throw new Error(`expected a run, got ${JSON.stringify(cmd)}`);
   return cmd.plan;
 };
 

@@ -77,7 +77,7 @@ const GAI: Record<string, [number, string]> = {
 };
 
 /** The address, or what netperf prints on standard output when it cannot resolve the host. */
-async function resolve(host: string, family: "any" | "ipv4" | "ipv6"): Promise<{ ip: string } | { failure: string }> {
+export async function resolve(host: string, family: "any" | "ipv4" | "ipv6"): Promise<{ ip: string } | { failure: string }> {
   try {
     const r = await lookup(host, { family: family === "ipv4" ? 4 : family === "ipv6" ? 6 : 0 });
     return { ip: r.address };
@@ -91,6 +91,15 @@ async function resolve(host: string, family: "any" | "ipv4" | "ipv6"): Promise<{
         `Netperf could not resolve ${host} as a host name\n`,
     };
   }
+}
+
+/** What netperf prints on standard output when the control connection fails. */
+export function establishFailure(host: string, ip: string, port: number): string {
+  const fam = familyOf(ip) === "ipv6" ? "AF_INET6" : "AF_INET";
+  return (
+    `establish control: are you sure there is a netserver listening on ${host} at port ${port}?\n` +
+    `establish_control could not establish the control connection from 0.0.0.0 port 0 address family AF_UNSPEC to ${ip} port ${port} address family ${fam}\n`
+  );
 }
 
 interface Control extends Queued {
@@ -231,12 +240,7 @@ class Instance {
         this.errText += `netperf: interrupted while connecting to ${plan.host} port ${plan.controlPort}\n`;
         return { exitCode: 1, stdout: this.out, stderr: this.errText };
       }
-      const fam = familyOf(this.remoteIp) === "ipv6" ? "AF_INET6" : "AF_INET";
-      // netperf prints these on standard output.
-      this.print(
-        `establish control: are you sure there is a netserver listening on ${plan.host} at port ${plan.controlPort}?\n` +
-        `establish_control could not establish the control connection from 0.0.0.0 port 0 address family AF_UNSPEC to ${this.remoteIp} port ${plan.controlPort} address family ${fam}\n`,
-      );
+      this.print(establishFailure(plan.host, this.remoteIp, plan.controlPort));
       return { exitCode: 255, stdout: this.out, stderr: this.errText };
     }
     if (plan.printHeaders) this.print(this.header());
@@ -291,6 +295,7 @@ class Instance {
     const local = plan.localDataAddress ?? wildcard;
     return topHeader({
       test: plan.test,
+      omni: plan.omni,
       localName: local,
       localAddress: local,
       localPort: plan.localDataPort,

@@ -60,7 +60,8 @@ function socketOptions(o: { sendBuffer?: number; recvBuffer?: number; noDelay?: 
 /** The server's data stream for a DO_OMNI (TCP_MAERTS excepted: its socket is accepted on the main thread). */
 export function serverSpec(setup: ServerDataSetup): StreamSpecInput {
   const listen = { host: setup.bindAddress, port: setup.port };
-  const options = socketOptions({ ...setup, tos: setup.tos });
+  // netserver keeps NO_DELAY in its reply for a UDP test but sets TCP_NODELAY only on TCP sockets.
+  const options = socketOptions({ ...setup, noDelay: setup.noDelay && setup.protocol === "tcp", tos: setup.tos });
   const family = setup.family;
   const limits = { limitBytes: setup.limitBytes, limitTransactions: setup.limitTransactions, idleTimeoutMs: setup.idleTimeoutMs };
   if (setup.serverReceives && setup.serverSends) {
@@ -124,7 +125,9 @@ export interface ClientSpecInput {
 export function clientSpec(i: ClientSpecInput): StreamSpecInput {
   const connect = { host: i.dataHost, port: i.dataPort };
   const bind = i.localPort > 0 || i.localAddress ? { host: i.localAddress ?? (i.family === "ipv6" ? "::" : "0.0.0.0"), port: i.localPort } : undefined;
-  const options = socketOptions({ sendBuffer: i.sendBuffer, recvBuffer: i.recvBuffer, noDelay: i.noDelay, congestion: i.congestion, tos: i.tos });
+  // Test-specific -D on a UDP test is accepted and, as in netperf, not applied to the datagram socket.
+  const noDelay = i.noDelay && i.test.startsWith("TCP");
+  const options = socketOptions({ sendBuffer: i.sendBuffer, recvBuffer: i.recvBuffer, noDelay, congestion: i.congestion, tos: i.tos });
   const base = { id: 0, options, family: i.family, ...(bind ? { bind } : {}) };
   switch (i.test) {
     case "TCP_STREAM":

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { loadNet } from "../../src/net/net.ts";
 import { alarmEndsRun, interruptedExitCode, shutdownSignal } from "../../src/signals.ts";
 import { runNetperf } from "./client.ts";
+import { runCalibrate } from "./calibrate.ts";
 import { parseNetperfArgs } from "./netperf-args.ts";
 import { parseNetserverArgs } from "./netserver-args.ts";
 import { runNetserver } from "./server.ts";
@@ -17,12 +18,13 @@ export async function netperfMain(argv: string[]): Promise<number> {
   alarmEndsRun();
   const signal = shutdownSignal();
   const net = await loadNet();
-  const code = await runNetperf(cmd.plan, {
+  const io = {
     net,
-    out: (t) => void process.stdout.write(t),
-    err: (t) => void process.stderr.write(t),
+    out: (t: string) => void process.stdout.write(t),
+    err: (t: string) => void process.stderr.write(t),
     signal,
-  });
+  };
+  const code = cmd.kind === "calibrate" ? await runCalibrate(cmd, io) : await runNetperf(cmd.plan, io);
   // netperf takes SIGINT and SIGALRM as "time is up": the test ends early, reports, and the exit status is the test's own.
   if (signal.reason === "SIGINT" || signal.reason === "SIGALRM") return code;
   return interruptedExitCode(signal) ?? code;

@@ -19,7 +19,56 @@ export const NETPERF_VERSION = "2.7.0";
 /** netperf -D 0 would print on every send; interim lines come at most this often. */
 const MIN_DEMO_INTERVAL_S = 0.01;
 
-export type NetperfCommand = { kind: "run"; plan: NetperfPlan } | { kind: "print"; text: string; exitCode: number };
+/** LOC_CPU / REM_CPU: no data test, only the CPU rate netperf would use (spec §2.6). */
+export interface CalibrateCommand {
+  kind: "calibrate";
+  side: "local" | "remote";
+  host: string;
+  controlPort: number;
+  family: "any" | "ipv4" | "ipv6";
+  verbosity: number;
+  passphrase: string | undefined;
+}
+
+export type NetperfCommand = { kind: "run"; plan: NetperfPlan } | { kind: "print"; text: string; exitCode: number } | CalibrateCommand;
+
+/** netperf's NETPERF_XMIT / NETPERF_RECV direction bits (netsh.h), from netperf's own view. */
+const XMIT = 0x2;
+const RECV = 0x4;
+
+/** netperf's parse_direction: names or strtol numbers, '|' joins them. */
+function parseDirection(text: string): number {
+  let bits = 0;
+  for (const part of text.split("|")) {
+    const w = part.toLowerCase();
+    if (["xmit", "send", "stream", "transmit"].includes(w)) bits |= XMIT;
+    else if (["recv", "receive", "maerts"].includes(w)) bits |= RECV;
+    else if (w === "rr") bits |= XMIT | RECV;
+    else if (w !== "") bits |= cNumber(w);
+  }
+  return bits;
+}
+
+/** strtol(s, NULL, 0): the leading number in any base C accepts, 0 when there is none. */
+function cNumber(s: string): number {
+  const m = /^\s*([-+]?)(0x[0-9a-f]+|0[0-7]*|[1-9]\d*)/i.exec(s);
+  if (!m) return 0;
+  const body = m[2]!;
+  const v = /^0x/i.test(body) ? parseInt(body, 16) : body.startsWith("0") ? parseInt(body, 8) || 0 : parseInt(body, 10);
+  return m[1] === "-" ? -v : v;
+}
+
+/** The classic test an omni direction/protocol/connect choice is the same as; undefined when anyperf runs none. */
+function omniTest(direction: number, protocol: "tcp" | "udp", connect: boolean): MigratedTest | undefined {
+  const sends = (direction & XMIT) !== 0;
+  const receives = (direction & RECV) !== 0;
+  // NETPERF_IS_RR: both bits, or neither.
+  const rr = sends === receives;
+  if (protocol === "udp") return connect ? undefined : rr ? "UDP_RR" : sends ? "UDP_STREAM" : undefined;
+  if (rr) return connect ? "TCP_CRR" : "TCP_RR";
+  if (connect) return undefined;
+  return sends ? "TCP_STREAM" : "TCP_MAERTS";
+}
 
 /** Our extension; pulled out before netperf's own parsing since getopt would read "--instances" as `--`. */
 function takeInstances(argv: string[]): { rest: string[]; instances: number } {
@@ -254,11 +303,18 @@ export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
     if (pr) return { kind: "print", ...pr };
   }
 
+  const omni = p.testName === "OMNI";
+  const calibrate = p.testName === "LOC_CPU" ? "local" : p.testName === "REM_CPU" ? "remote" : undefined;
   const parsed = MigratedTest.safeParse(p.testName);
-  if (!parsed.success) {
-    throw new UserError(`netperf: test '${p.testName}' is not supported by anyperf: use TCP_STREAM, TCP_MAERTS, UDP_STREAM, TCP_RR, TCP_CRR or UDP_RR`);
+  if (!parsed.success && !omni && !calibrate) {
+    throw new UserError(`netperf: test '${p.testName}' is not supported by anyperf: use TCP_STREAM, TCP_MAERTS, UDP_STREAM, TCP_RR, TCP_CRR, UDP_RR, omni, LOC_CPU or REM_CPU`);
   }
-  const test = parsed.data;
+  if (calibrate) {
+    // netperf runs these before it reads the test options, so none of them matter.
+    const host = p.host || (p.family === "ipv6" ? "::1" : "localhost");
+    return { kind: "calibrate", side: calibrate, host, controlPort: p.controlPort, family: p.family, verbosity: p.verbosity, passphrase: p.passphrase };
+  }
+  const o = { direction: XMIT, protocol: "tcp" as "tcp" | "udp", connect: false };
   const t = {
     localSendSize: 0,
     remoteSendSize: -1,
@@ -389,12 +445,24 @@ export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
       case "W":
         p.sendWidth = Math.max(0, convert(value));
         return;
-      case "t":
-      case "T":
+      case "c":
+        o.connect = true;
+        return;
       case "d":
-        throw new UserError(`netperf: test option -${letter} only applies to -t omni, which anyperf does not run: use a classic test name`);
+        // netperf reads -d only for an actual omni test.
+        if (omni) o.direction = parseDirection(value);
+        return;
+      case "T": {
+        if (!omni) return;
+        const proto = value.slice(0, 9).toLowerCase();
+        if (proto !== "tcp" && proto !== "udp") throw new UserError(`netperf: test option -T ${value}: anyperf runs omni over tcp or udp only: use -T tcp or -T udp`);
+        o.protocol = proto;
+        return;
+      }
+      case "t":
+        throw new UserError(`netperf: test option -t is not supported by anyperf: name the test with the global -t`);
       default:
-        // -c -C -g -G -i -I -j -l -n -N -U -V -w: accepted; they do not change the tests anyperf runs.
+        // -C -g -G -i -I -j -l -n -N -U -V -w: accepted; they do not change the tests anyperf runs.
         return;
     }
   });
@@ -403,6 +471,16 @@ export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
     if (pr) return { kind: "print", ...pr };
   }
 
+  let test: MigratedTest;
+  if (omni) {
+    const named = omniTest(o.direction, o.protocol, o.connect);
+    if (!named) {
+      throw new UserError(`netperf: -t omni with -d ${o.direction & RECV ? "recv" : "send"}${o.connect ? " -c" : ""} over ${o.protocol} is not supported by anyperf: use -d send, -d recv or -d rr (with -c for TCP connect/request/response)`);
+    }
+    test = named;
+    // An omni test without -o/-O/-k prints the -O table.
+    if (t.output === "legacy") t.output = "human";
+  } else test = parsed.data!;
   const rr = test.endsWith("RR");
   if (rr) {
     if (t.requestSize <= 0) t.requestSize = 1;
@@ -415,7 +493,7 @@ export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
   const host = p.host || (p.family === "ipv6" ? "::1" : "localhost");
   return {
     kind: "run",
-    plan: NetperfPlan.parse({ ...p, ...t, host, test, instances, commandLine }),
+    plan: NetperfPlan.parse({ ...p, ...t, host, test, omni, instances, commandLine }),
   };
 }
 

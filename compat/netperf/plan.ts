@@ -17,6 +17,8 @@ export const NetperfPlan = z.object({
   localControlHost: z.string().optional(),
   family: z.enum(["any", "ipv4", "ipv6"]),
   test: MigratedTest,
+  /** -t omni: the test is named by -d/-T/-c, and its default output is the -O table. */
+  omni: z.boolean(),
   /** netperf's test name as typed, upper-cased (for COMMAND_LINE etc. the raw argv is kept separately). */
   testName: z.string(),
   /** > 0 seconds; < 0 = -(transactions or bytes); 0 = until interrupted. */

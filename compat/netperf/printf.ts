@@ -1,11 +1,11 @@
 /**
- * The subset of C printf netperf's console formats use (%d %u %f %s %c %x, flags '-' '0', width, precision, %%),
+ * The subset of C printf netperf's console formats use (%d %u %f %g %s %c %x, flags '-' '0', width, precision, %%),
  * with glibc's behaviour where JavaScript differs: round-half-even on exact ties and "-nan" for NaN.
  */
 
 export type CArg = number | string;
 
-const SPEC = /%([-0]*)(\d*)(?:\.(\d+))?(l{0,2})([dufscx%])/g;
+const SPEC = /%([-0]*)(\d*)(?:\.(\d+))?(l{0,2})([dufgscx%])/g;
 
 export function sprintf(format: string, ...args: CArg[]): string {
   let next = 0;
@@ -29,6 +29,9 @@ export function sprintf(format: string, ...args: CArg[]): string {
         break;
       case "f":
         body = formatFixed(toNumber(arg), prec ?? 6);
+        break;
+      case "g":
+        body = formatGeneral(toNumber(arg), prec ?? 6);
         break;
       case "c":
         body = typeof arg === "string" ? arg.slice(0, 1) : String.fromCharCode(toNumber(arg));
@@ -63,6 +66,22 @@ function formatHex(n: number, prec: number | undefined): string {
   const digits = (Math.trunc(n) >>> 0).toString(16);
   return prec !== undefined ? digits.padStart(prec, "0") : digits;
 }
+
+/** %g: `prec` significant digits, exponent form below 1e-4 or from 10^prec on, trailing zeros dropped. */
+function formatGeneral(x: number, prec: number): string {
+  if (!Number.isFinite(x)) return formatFixed(x, 0);
+  const p = Math.max(1, prec);
+  if (x === 0) return "0";
+  const exp = Number(x.toExponential(p - 1).split("e")[1]);
+  if (exp < -4 || exp >= p) {
+    const [mant = "", e = "0"] = x.toExponential(p - 1).split("e");
+    const n = Number(e);
+    return `${trimZeros(mant)}e${n < 0 ? "-" : "+"}${String(Math.abs(n)).padStart(2, "0")}`;
+  }
+  return trimZeros(formatFixed(x, Math.max(0, p - 1 - exp)));
+}
+
+const trimZeros = (s: string) => (s.includes(".") ? s.replace(/\.?0+$/, "") : s);
 
 export function formatFixed(x: number, prec: number): string {
   if (Number.isNaN(x)) return "-nan";

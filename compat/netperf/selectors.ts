@@ -1,6 +1,6 @@
 import type { OmniResponse } from "../../interop/netperf/omni-response.ts";
 import type { OmniResults } from "../../interop/netperf/omni-results.ts";
-import { testShape, type MigratedTest } from "../../interop/netperf/test-request.ts";
+import { directionName, testShape, type MigratedTest } from "../../interop/netperf/test-request.ts";
 import type { Figures, LocalSockets } from "./figures.ts";
 
 /**
@@ -71,12 +71,7 @@ const DEPRECATED = "Deprecated";
 
 type Row = [string, string, string, string, string, string, (c: SelectorContext) => number | string | undefined];
 
-const dirStr = (c: SelectorContext) => {
-  const s = testShape(c.test);
-  if (s.clientReceives && !s.clientSends) return "Receive";
-  if (s.clientSends && !s.clientReceives) return "Send";
-  return s.connectPerTransaction ? "Connect|Send|Recv" : "Send|Recv";
-};
+const dirStr = (c: SelectorContext) => directionName(c.test);
 
 const cpu = (c: SelectorContext, side: "local" | "remote") => (side === "local" ? c.f.localCpu : c.f.remoteCpu);
 

@@ -1,5 +1,8 @@
 /** Numbers netperf 2.7.0 puts on the wire (spec §2.6, §3.1, §3.2, §8). */
 
+/** The CPU "rate" netperf's /proc/stat method calibrates to (its ticks per second): LOC_CPU/REM_CPU print it. */
+export const PROC_STAT_CPU_RATE = 100;
+
 export const MsgType = {
   DEBUG_ON: 1,
   DEBUG_OFF: 2,

@@ -35,6 +35,11 @@ export function encodeUnknownRequestReply(lastReplyType: number): Uint8Array {
   return encodeStatusReply(lastReplyType, UNKNOWN_REQUEST_ERRNO);
 }
 
+/** REM_CPU's request: the type word and -1 (no CPU binding), every other word zero. */
+export function encodeCpuCalibrateRequest(): Uint8Array {
+  return encodeStatusReply(MsgType.CPU_CALIBRATE, -1);
+}
+
 export function encodeCpuCalibrateReply(rate: number, cpus: number): Uint8Array {
   const b = encodeStatusReply(MsgType.CPU_CALIBRATE, 0);
   writeWord(b, CALIBRATE_RATE, rate);

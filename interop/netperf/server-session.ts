@@ -1,4 +1,4 @@
-import { Errno, MsgType, OmniFlag, PAD_TIME_S, RESULTS_TYPE_WORD } from "./constants.ts";
+import { Errno, MsgType, OmniFlag, PAD_TIME_S, PROC_STAT_CPU_RATE, RESULTS_TYPE_WORD } from "./constants.ts";
 import type { DataBound, ServerDataCounters, ServerDataRun, ServerDataSetup } from "./data-setup.ts";
 import { FrameReader } from "./frame-reader.ts";
 import {
@@ -58,7 +58,7 @@ export const DEFAULT_SERVER_OPTIONS: ServerSessionOptions = {
   passphraseTimeoutMs: 20_000,
   requestTimeoutMs: 120_000,
   stopGraceMs: 10_000,
-  cpuRate: 100,
+  cpuRate: PROC_STAT_CPU_RATE,
   cpuCount: 1,
   maxQueuedFrames: 8,
 };

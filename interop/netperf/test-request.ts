@@ -35,6 +35,14 @@ export function testShape(test: MigratedTest): TestShape {
   }
 }
 
+/** netperf's name for a test's direction (DIRECTION selector, the OMNI title), from the client's view. */
+export function directionName(test: MigratedTest): string {
+  const s = testShape(test);
+  if (s.clientReceives && !s.clientSends) return "Receive";
+  if (s.clientSends && !s.clientReceives) return "Send";
+  return s.connectPerTransaction ? "Connect|Send|Recv" : "Send|Recv";
+}
+
 export function isRequestResponse(test: MigratedTest): boolean {
   const s = testShape(test);
   return s.clientSends && s.clientReceives;

@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { finish, hasStockNetperf, oursNetperf, oursNetserver, stockNetperf, stockNetserver, waitListening, type Proc } from "./netperf-harness.ts";
+
+/**
+ * Issue 21 item 6: netperf's -t omni (with -d, -T, -c and the -o/-O/-k selectors), LOC_CPU, REM_CPU and
+ * test-specific -D on UDP_RR, with stock netperf/netserver 2.7.0 on each side. Both clients run against the same
+ * stock netserver and their outputs must have the same shape (titles, column headers, selector names); the
+ * figures themselves differ from run to run. Ports 34300-34349.
+ */
+
+const available = hasStockNetperf();
+const STOCK = 34300;
+const OURS = 34301;
+const LIMIT_MS = 25_000;
+
+let stockServer: Proc | undefined;
+let ourServer: Proc | undefined;
+
+beforeAll(async () => {
+  if (!available) return;
+  stockServer = stockNetserver(["-D", "-p", String(STOCK)]);
+  ourServer = oursNetserver(["-D", "-p", String(OURS)]);
+  await Promise.all([waitListening(STOCK, 10_000), waitListening(OURS, 10_000)]);
+});
+
+afterAll(async () => {
+  for (const s of [stockServer, ourServer]) s?.kill();
+  await Promise.all([stockServer?.done, ourServer?.done]);
+});
+
+/** The output with every number replaced, so two runs of one test compare. */
+const shape = (text: string) => text.replace(/-?\d+(\.\d+)?/g, "N").replace(/ +/g, " ");
+
+async function both(args: string[], port = STOCK) {
+  const argv = ["-H", "127.0.0.1", "-p", String(port), "-l", "1", ...args];
+  const [stock, ours] = await Promise.all([finish(stockNetperf(argv), LIMIT_MS), finish(oursNetperf(argv), LIMIT_MS)]);
+  return { stock, ours };
+}
+
+describe.skipIf(!available)("netperf -t omni against stock netserver", () => {
+  const cases: [string, string[], RegExp][] = [
+    ["default: send, the -O table", ["-t", "omni"], /^OMNI Send TEST from .*\nLocal +Remote +Local +Elapsed Throughput Throughput/],
+    ["-d rr", ["-t", "omni", "--", "-d", "rr"], /^OMNI Send\|Recv TEST .*\n.*Request Response Elapsed/],
+    ["-d rr -c", ["-t", "omni", "--", "-d", "rr", "-c"], /^OMNI Connect\|Send\|Recv TEST /],
+    ["-T udp -d rr -o", ["-t", "omni", "--", "-T", "udp", "-d", "rr", "-o"], /^OMNI Send\|Recv TEST .*\nLocal Send Socket Size Final,.*Throughput Units\n/],
+    ["-d recv -k", ["-t", "omni", "--", "-d", "recv", "-k"], /^OMNI Receive TEST .*\nRSS_SIZE_END=\d+\nLSR_SIZE_END=\d+\nREMOTE_SEND_SIZE=16384\n/],
+    ["-d maerts -O list", ["-t", "omni", "--", "-d", "maerts", "-O", "THROUGHPUT,DIRECTION,PROTOCOL"], /\n[\d.]+ +Receive +TCP +\n$/],
+    ["-T udp (send)", ["-t", "omni", "--", "-T", "udp"], /^OMNI Send TEST .*\n(.*\n){4}212992 /],
+  ];
+  for (const [name, args, expected] of cases) {
+    test(name, async () => {
+      const { stock, ours } = await both(args);
+      expect(stock.code).toBe(0);
+      expect(ours.err).toBe("");
+      expect(ours.code).toBe(0);
+      expect(ours.out).toMatch(expected);
+      expect(shape(ours.out)).toBe(shape(stock.out));
+    });
+  }
+
+  test("an omni choice anyperf cannot run is one line naming -d", async () => {
+    const r = await finish(oursNetperf(["-H", "127.0.0.1", "-p", String(STOCK), "-t", "omni", "--", "-T", "udp", "-d", "recv"]), LIMIT_MS);
+    expect(r.code).not.toBe(0);
+    expect(r.err).toMatch(/^anyperf: netperf: -t omni with -d recv over udp is not supported by anyperf: use .*\n$/);
+  });
+});
+
+describe.skipIf(!available)("LOC_CPU and REM_CPU print what stock prints", () => {
+  for (const args of [["-t", "LOC_CPU"], ["-t", "LOC_CPU", "-v", "2"], ["-t", "REM_CPU"], ["-t", "REM_CPU", "-v", "2"]]) {
+    test(`${args.join(" ")} against stock netserver`, async () => {
+      const { stock, ours } = await both(args);
+      expect(ours.code).toBe(stock.code);
+      expect(ours.out).toBe(stock.out);
+      expect(ours.out).toMatch(/^100/);
+    });
+  }
+
+  test("stock netperf -t REM_CPU -v 2 against anyperf netserver", async () => {
+    const r = await finish(stockNetperf(["-H", "127.0.0.1", "-p", String(OURS), "-t", "REM_CPU", "-v", "2"]), LIMIT_MS);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^100\nThere (is 1 remote cpu|are \d+ remote cpus)\n$/);
+  });
+});
+
+describe.skipIf(!available)("test-specific -D on UDP_RR is accepted (nodelay applies to TCP only)", () => {
+  test("anyperf netperf -t UDP_RR -- -D against stock netserver", async () => {
+    const { stock, ours } = await both(["-t", "UDP_RR", "--", "-D"]);
+    expect(stock.code).toBe(0);
+    expect(ours.err).toBe("");
+    expect(ours.code).toBe(0);
+    expect(ours.out).toMatch(/^MIGRATED UDP REQUEST\/RESPONSE TEST .* : nodelay : demo : first burst 0\n/);
+    expect(shape(ours.out)).toBe(shape(stock.out));
+  });
+
+  test("stock netperf -t UDP_RR -- -D against anyperf netserver", async () => {
+    const r = await finish(stockNetperf(["-H", "127.0.0.1", "-p", String(OURS), "-l", "1", "-t", "UDP_RR", "--", "-D", "-k", "TRANSACTION_RATE,REMOTE_NODELAY"]), LIMIT_MS);
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    expect(Number(/TRANSACTION_RATE=([\d.]+)/.exec(r.out)?.[1])).toBeGreaterThan(100);
+  });
+});

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import {
   avgFrameSize,
+  pooledLatency,
   buffers,
   buffersPerSecond,
   bytesPerCompletion,
@@ -295,4 +296,14 @@ describe("iperf 2 NetPwr", () => {
     const [lo, hi] = plusMinus(2.0279, 4).map((s) => iperf2NetPower(101 * 131072 + 60, s, 33e-6));
     expect(197819).toBeWithin(Math.floor(hi!), Math.ceil(lo!) + 1);
   });
+});
+
+test("pooledLatency: every transaction weighs the same; tests without samples do not count", () => {
+  const p = pooledLatency([
+    { sumUs: 1000, count: 100, minUs: 5, maxUs: 40 },
+    { sumUs: 3000, count: 100, minUs: 8, maxUs: 90 },
+    { sumUs: 0, count: 0, minUs: 0, maxUs: 0 },
+  ]);
+  expect(p).toEqual({ meanUs: 20, minUs: 5, maxUs: 90 });
+  expect(pooledLatency([]).meanUs).toBeNaN();
 });

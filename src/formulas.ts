@@ -117,6 +117,19 @@ export function meanLatency(sumUs: number, count: number): number {
 }
 
 /**
+ * Latency pooled over several tests (netperf --instances): mean = Σ sums / Σ counts (every transaction weighs the
+ * same), min = the smallest min, max = the largest max; µs. Percentiles come from the sum of the histograms.
+ */
+export function pooledLatency(parts: readonly { sumUs: number; count: number; minUs: number; maxUs: number }[]): { meanUs: number; minUs: number; maxUs: number } {
+  const withSamples = parts.filter((p) => p.count > 0);
+  return {
+    meanUs: meanLatency(withSamples.reduce((a, p) => a + p.sumUs, 0), withSamples.reduce((a, p) => a + p.count, 0)),
+    minUs: withSamples.length > 0 ? Math.min(...withSamples.map((p) => p.minUs)) : NaN,
+    maxUs: withSamples.length > 0 ? Math.max(...withSamples.map((p) => p.maxUs)) : NaN,
+  };
+}
+
+/**
  * One RFC 1889 jitter update, as iperf3 and iperf 2 run it per datagram: J += (|D| − J) / 16, where D is the
  * difference between this datagram's transit time (arrival − send stamp) and the previous one's. Any unit.
  */

@@ -14,13 +14,14 @@ import { CpuMeter, cpuCount } from "./cpu-meter.ts";
 import { clientCounters, clientSpec, defaultCongestion, effectiveBuffers, transportRetrans } from "./data-specs.ts";
 import { averageFigures, computeFigures, defaultFormat, type Figures, type LatencyStats, type LocalSockets } from "./figures.ts";
 import { InterimClock, interimText, interimUnits } from "./interim.ts";
-import { latencyStats } from "./latency.ts";
+import { combineLatency, latencyStats, type LatencyParts } from "./latency.ts";
 import { PhaseRun, peerName } from "./test-runs.ts";
 import { legacyBody, topHeader } from "./legacy-output.ts";
 import { renderOmni, resolveSelection } from "./omni-output.ts";
 import { unappliedOptionNotes } from "./netperf-args.ts";
 import type { NetperfPlan } from "./plan.ts";
 import type { SelectorContext } from "./selectors.ts";
+import { tcpInfoDump, transportMss, wantsTcpInfoDump } from "./tcp-info-dump.ts";
 
 /**
  * `anyperf netperf`: drives a netserver (stock or ours) through NetperfClientSession, runs the data phase on the
@@ -42,6 +43,8 @@ export interface InstanceResult {
   figures?: Figures;
   /** Datagrams per second sent by us and received by the server (UDP_STREAM). */
   sentPps?: number;
+  /** The last round's latency histogram and totals (tests that time transactions). */
+  latency?: LatencyParts;
   receivedPps?: number;
 }
 
@@ -126,6 +129,7 @@ class Instance {
   private readonly wantCong: boolean;
   private readonly blocks;
   private lastLatency: LatencyStats | undefined;
+  private latencyParts: LatencyParts | undefined;
   private lastRound: ClientRound | undefined;
   private done!: (code: number) => void;
   private readonly finished = new Promise<number>((r) => (this.done = r));
@@ -267,6 +271,7 @@ class Instance {
       figures: this.figures.length > 0 ? averageFigures(this.figures) : undefined,
       sentPps: this.pps?.sent,
       receivedPps: this.pps?.received,
+      latency: this.latencyParts,
     };
   }
 
@@ -420,9 +425,14 @@ class Instance {
     const snap = plane.snapshot(true).streams[0]!;
     const local: ClientDataCounters = clientCounters({ ...plan, sendSize: this.sendSize }, snap, elapsedS);
     this.lastLatency = latencyStats(snap);
+    if (this.lastLatency) this.latencyParts = snap;
     this.localCpuStats = cpu?.stop();
     if (plan.test === "UDP_STREAM") this.localPackets = snap.packets;
-    this.localRetrans = transportRetrans(testShape(plan.test), snap);
+    this.localRetrans = transportRetrans(shape, snap);
+    const info = plane.lastTcpInfo(0);
+    this.transportMss = transportMss(shape.protocol, info);
+    // netperf reads TCP_INFO where it reads the retransmits: never for UDP, nor for TCP_CRR's closed socket.
+    if (info && this.localRetrans !== -1 && wantsTcpInfoDump(process.env)) this.errText += tcpInfoDump(info);
     this.plane = undefined;
     this.session.dataDone(local, performance.now());
     this.schedule();
@@ -431,6 +441,7 @@ class Instance {
   private localCpuStats: ReturnType<CpuMeter["stop"]>;
   private localPackets = 0;
   private localRetrans = -1;
+  private transportMss = -1;
 
   /** Demo mode (-D): the interval's rate, printed while the test runs. */
   private startInterim(plane: DataPlane): ReturnType<typeof setInterval> | undefined {
@@ -507,7 +518,7 @@ class Instance {
         remoteAlign: plan.align.remote,
         localOffset: plan.offset.local,
         remoteOffset: plan.offset.remote,
-        transportMss: -1,
+        transportMss: this.transportMss,
         firstBurst: plan.firstBurst,
       }));
       return;
@@ -557,8 +568,7 @@ class Instance {
       remoteDataAddress: plan.remoteDataAddress ?? plan.host,
       remoteDataFamily: this.dataFamily === "ipv6" ? 10 : 2,
       localTransportRetrans: this.localRetrans,
-      // The Workers do not report TCP_MAXSEG: -1 is netperf's "not available".
-      transportMss: -1,
+      transportMss: this.transportMss,
       localCongestion: testShape(plan.test).protocol === "tcp" ? plan.congestion.local || defaultCongestion() : "",
       remoteCongestion: this.wantCong ? last.results.congControl : "",
       localFillFile: plan.fillFile.local,
@@ -600,7 +610,11 @@ export function aggregateText(plan: NetperfPlan, results: InstanceResult[]): str
   if (plan.test === "UDP_STREAM") {
     line += `, ${sum((r) => r.sentPps ?? 0).toFixed(2)} packets/s sent, ${sum((r) => r.receivedPps ?? 0).toFixed(2)} packets/s received`;
   }
-  return `${line}\n`;
+  const timed = ok.flatMap((r) => (r.latency ? [r.latency] : []));
+  const l = timed.length > 0 ? latencyStats(combineLatency(timed)) : undefined;
+  if (!l) return `${line}\n`;
+  // Every transaction of every instance, as if one test had timed them all.
+  return `${line}\nLatency of ${timed.length} instances of ${plan.test} (usec): min ${l.min} mean ${l.mean.toFixed(2)} p50 ${l.p50} p90 ${l.p90} p99 ${l.p99} max ${l.max} stddev ${l.stddev.toFixed(2)}\n`;
 }
 
 export async function runNetperf(plan: NetperfPlan, io: ClientIo): Promise<number> {

@@ -11,6 +11,7 @@ import { flushQueued, newQueued, SocketTransport, type Queued } from "../../src/
 import { CpuMeter, cpuCount, readProcStat } from "./cpu-meter.ts";
 import { defaultCongestion, effectiveBuffers, netperfPayload, serverCounters, serverSpec, transportRetrans } from "./data-specs.ts";
 import { NicRateReporter } from "./nic-rate.ts";
+import { tcpInfoDump, wantsTcpInfoDump } from "./tcp-info-dump.ts";
 import type { NetserverPlan } from "./plan.ts";
 import { PhaseRun, peerName } from "./test-runs.ts";
 import { busyMessage, peerAllowed, policyLimits, serverPolicy, type Limit, type ServerPolicy, type TestLimits } from "../../src/access/server-policy.ts";
@@ -289,7 +290,8 @@ class ServerTest {
       // end markers), so the CPU window ends at the length rather than at the padded stop.
       if (run.testLengthS > 0) this.cpuTimer = setTimeout(() => (this.cpuAtLength = readProcStat()), timerDelay(run.testLengthS * 1000, 0));
     }
-    if (setup.protocol === "udp" && setup.serverReceives && !setup.serverSends) {
+    // netserver prints nothing while it serves a test: the NIC table is our addition, asked for with -v 2.
+    if (setup.protocol === "udp" && setup.serverReceives && !setup.serverSends && this.server.plan.verbosity > 1) {
       this.nic = new NicRateReporter((line) => this.server.io.out(line));
     }
     if (setup.serverSends && !setup.serverReceives) {
@@ -317,6 +319,9 @@ class ServerTest {
     const c = this.plane?.snapshot().streams[0];
     this.phaseRun?.end();
     this.phaseRun = undefined;
+    const retrans = transportRetrans({ protocol: setup.protocol, connectPerTransaction: setup.connectPerTransaction }, c);
+    const info = this.plane?.lastTcpInfo(0);
+    if (info && retrans !== -1 && wantsTcpInfoDump(process.env)) this.server.io.err(tcpInfoDump(info));
     const counts = c
       ? serverCounters(setup, c, this.maertsRun?.sendSize)
       : { bytesReceived: 0, recvCalls: 0, bytesSent: 0, sendCalls: 0, transactions: 0 };
@@ -330,7 +335,7 @@ class ServerTest {
         ...counts,
         recvBufSize: this.buffers.recv,
         sendBufSize: this.buffers.send,
-        transportRetrans: transportRetrans({ protocol: setup.protocol, connectPerTransaction: setup.connectPerTransaction }, c),
+        transportRetrans: retrans,
         congestionName: setup.congestion ?? this.server.congestion,
         cpu,
       },

@@ -2,6 +2,7 @@ import { allocCounters, copyCounters, snapshot, type CounterBuffers, type Snapsh
 import { explainSocketError, UserError } from "../errors.ts";
 import { StreamSpec, type Endpoint, type StreamSpecInput } from "../stream-spec.ts";
 import type { EndReason, FromWorker } from "../worker/messages.ts";
+import type { TcpInfo } from "../sockopt/tcp-info.ts";
 import { WorkerPool } from "./worker-pool.ts";
 
 export interface StreamEvent {
@@ -29,6 +30,7 @@ export class DataPlane {
   private readonly buffers: CounterBuffers;
   private readonly workers: number[];
   private readonly eventListeners = new Set<(e: StreamEvent) => void>();
+  private readonly tcpInfos: (TcpInfo | undefined)[] = [];
   private readonly endListeners = new Set<(stream: number, end: StreamEnd) => void>();
   private readonly unsubscribe: Array<() => void> = [];
   private pendingOpen = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
@@ -101,6 +103,9 @@ export class DataPlane {
       case "event":
         for (const l of this.eventListeners) l({ stream: m.stream, name: m.name, bytes: m.bytes, from: m.from });
         break;
+      case "tcp-info":
+        this.tcpInfos[m.stream] = m.info;
+        break;
     }
   }
 
@@ -122,6 +127,14 @@ export class DataPlane {
     this.released = true;
     this.pool.release(this.workers);
     for (const u of this.unsubscribe) u();
+  }
+
+  /**
+   * TCP_INFO of a TCP stream's first socket at the last sample (at stop when a socket was still open, else the one
+   * before its peer closed): netperf's transport figures. Undefined for UDP and without bun:ffi.
+   */
+  lastTcpInfo(stream: number): TcpInfo | undefined {
+    return this.tcpInfos[stream];
   }
 
   onEvent(l: (e: StreamEvent) => void): () => void {

@@ -19,6 +19,8 @@ export const TcpInfo = z.object({
   snd_wscale: z.number().int().optional(),
   rcv_wscale: z.number().int().optional(),
   rto_us: u32.optional(),
+  /** Delayed-ACK timeout, µs. */
+  ato_us: u32.optional(),
   snd_mss: u32.optional(),
   rcv_mss: u32.optional(),
   /** Segments in flight; on a LISTEN socket: connections waiting in the accept queue. */
@@ -28,10 +30,13 @@ export const TcpInfo = z.object({
   lost: u32.optional(),
   retrans: u32.optional(),
   pmtu: u32.optional(),
+  rcv_ssthresh: u32.optional(),
   rtt_us: u32.optional(),
   rttvar_us: u32.optional(),
   snd_ssthresh: u32.optional(),
   snd_cwnd: u32.optional(),
+  /** Segments of reordering the sender tolerates. */
+  reordering: u32.optional(),
   total_retrans: u32.optional(),
   /** bytes/s */
   pacing_rate: u64.optional(),

@@ -8,6 +8,7 @@ type Field = [name: WordField, offset: number, size: 4 | 8];
 
 const FIELDS: Field[] = [
   ["rto_us", 8, 4],
+  ["ato_us", 12, 4],
   ["snd_mss", 16, 4],
   ["rcv_mss", 20, 4],
   ["unacked", 24, 4],
@@ -15,10 +16,12 @@ const FIELDS: Field[] = [
   ["lost", 32, 4],
   ["retrans", 36, 4],
   ["pmtu", 60, 4],
+  ["rcv_ssthresh", 64, 4],
   ["rtt_us", 68, 4],
   ["rttvar_us", 72, 4],
   ["snd_ssthresh", 76, 4],
   ["snd_cwnd", 80, 4],
+  ["reordering", 88, 4],
   ["total_retrans", 100, 4],
   ["pacing_rate", 104, 8],
   ["bytes_acked", 120, 8],

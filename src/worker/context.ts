@@ -1,6 +1,7 @@
 import { HIST_BUCKETS, SLOTS_PER_STREAM, Slot } from "../counters.ts";
 import type { EndReason, FromWorker } from "./messages.ts";
 import type { Endpoint } from "../stream-spec.ts";
+import type { TcpInfo } from "../sockopt/tcp-info.ts";
 
 export const nowMs = () => performance.now();
 /** Microseconds on a wall clock, for datagram stamps the peer compares (only differences matter). */
@@ -43,6 +44,9 @@ export class StreamContext {
   }
   event(name: "datagram" | "fin" | "connected", bytes?: Uint8Array, from?: Endpoint): void {
     this.post({ t: "event", plane: this.plane, stream: this.stream, name, bytes, from });
+  }
+  tcpInfo(info: TcpInfo): void {
+    this.post({ t: "tcp-info", plane: this.plane, stream: this.stream, info });
   }
   /** A line for the main thread's stderr (refusals, warnings that do not end the stream). */
   log(message: string): void {

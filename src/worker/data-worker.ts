@@ -144,6 +144,8 @@ scope.onmessage = (ev: MessageEvent<ToWorker>) => {
       break;
     case "go":
       for (const e of planes.get(m.plane)?.values() ?? []) {
+        // A first look while the connections are fresh: a stream whose peer closes first still has one at the end.
+        if (e.tcpInfo && e.runner.tcpFds) e.tcpInfo.sample(e.runner.tcpFds());
         try {
           e.runner.go();
         } catch (err) {

@@ -1,4 +1,5 @@
 import type { Endpoint, StreamSpec } from "../stream-spec.ts";
+import type { TcpInfo } from "../sockopt/tcp-info.ts";
 
 /** Main thread → Worker. Streams are addressed by (plane, stream) so one Worker serves many tests at once. */
 export type ToWorker =
@@ -16,4 +17,6 @@ export type FromWorker =
   | { t: "failed"; plane: number; stream: number; error: { message: string; code?: string } }
   | { t: "ended"; plane: number; stream: number; reason: EndReason; error?: { message: string; code?: string } }
   | { t: "event"; plane: number; stream: number; name: "datagram" | "fin" | "connected"; bytes?: Uint8Array; from?: Endpoint }
+  /** TCP_INFO of the stream's first open socket, at every sample (once a second, at go and at stop). */
+  | { t: "tcp-info"; plane: number; stream: number; info: TcpInfo }
   | { t: "log"; message: string };

@@ -13,12 +13,17 @@ export class TcpInfoSampler {
 
   constructor(private readonly sockopt: Sockopt, private readonly ctx: StreamContext) {}
 
+  /**
+   * The first socket's TCP_INFO also goes to the main thread at every sample, so a stream whose socket closed on its
+   * own (the peer's EOF) still has the last one there.
+   */
   sample(fds: readonly number[]): void {
     let rtt = 0, n = 0, cwnd = 0, retrans = 0;
     const seen = new Set<number>();
     for (const fd of fds) {
       const info = this.sockopt.tcpInfo(fd);
       if (!info) continue;
+      if (n === 0) this.ctx.tcpInfo(info);
       seen.add(fd);
       const r = info.total_retrans ?? 0;
       this.last.set(fd, r);

@@ -26,9 +26,10 @@ export interface Proc {
   pid: number;
 }
 
-function run(cmd: string[]): Proc {
+/** `env`: added to this process's environment (Bun.spawn does not see later changes to process.env). */
+function run(cmd: string[], env?: Record<string, string>): Proc {
   const start = performance.now();
-  const p = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe", ...(env ? { env: { ...process.env, ...env } } : {}) });
   let out = "";
   let err = "";
   let firstOutMs: number | undefined;
@@ -44,9 +45,9 @@ function run(cmd: string[]): Proc {
   return { done, text: () => out + err, kill: () => p.kill(), interrupt: () => p.kill("SIGINT"), pid: p.pid };
 }
 
-export const oursNetperf = (args: string[]): Proc => run([process.execPath, CLI, "netperf", ...args]);
-export const oursNetserver = (args: string[]): Proc => run([process.execPath, CLI, "netserver", ...args]);
-export const stockNetperf = (args: string[]): Proc => run(["netperf", ...args]);
+export const oursNetperf = (args: string[], env?: Record<string, string>): Proc => run([process.execPath, CLI, "netperf", ...args], env);
+export const oursNetserver = (args: string[], env?: Record<string, string>): Proc => run([process.execPath, CLI, "netserver", ...args], env);
+export const stockNetperf = (args: string[], env?: Record<string, string>): Proc => run(["netperf", ...args], env);
 export const stockNetserver = (args: string[]): Proc => run(["netserver", ...args]);
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -87,6 +87,8 @@ export const TcpSendSpec = z.object({
    * EOF then ends the stream (our side is closed at once, as Bun does for any socket).
    */
   countReceived: z.boolean().default(false),
+  /** Time each whole write of `writeSize` (first byte to last) into the latency figures, as netperf times send(). */
+  timeCalls: z.boolean().default(false),
 });
 
 export const TcpRecvSpec = z.object({
@@ -96,6 +98,8 @@ export const TcpRecvSpec = z.object({
   readSize: z.number().int().min(1).max(64 * 1024 * 1024).default(128 * 1024),
   /** The stream finishes when all its connections saw EOF (else only when told to stop). */
   endOnEof: z.boolean().default(true),
+  /** Time each read (from the end of the one before) into the latency figures, as netperf times recv(). */
+  timeCalls: z.boolean().default(false),
 });
 
 /** A bound (and usually connected) UDP socket made on the main thread (Sockopt.sharedUdpSocket), and its peer. */
@@ -120,6 +124,11 @@ export const UdpSendSpec = z.object({
   /** End markers: netperf sends three zero-length datagrams; iperf 2 sends a negative-seq FIN until a report. */
   endMarker: z.enum(["none", "zero-length-x3", "iperf2-fin", "anyperf-fin"]).default("none"),
   batch: z.number().int().min(1).max(1024).default(64),
+  /**
+   * Time sends into the latency figures, as netperf times each sendto(): a batch of n datagrams counts as n calls
+   * of 1/n of the time since the batch before (one sendmmsg gives no finer clock).
+   */
+  timeCalls: z.boolean().default(false),
 });
 
 export const UdpRecvSpec = z.object({

@@ -15,6 +15,7 @@ import { clientCounters, clientSpec, defaultCongestion, effectiveBuffers, transp
 import { averageFigures, computeFigures, defaultFormat, type Figures, type LatencyStats, type LocalSockets } from "./figures.ts";
 import { InterimClock, interimText, interimUnits } from "./interim.ts";
 import { combineLatency, latencyStats, type LatencyParts } from "./latency.ts";
+import { count as samples } from "../../src/histogram.ts";
 import { PhaseRun, peerName } from "./test-runs.ts";
 import { legacyBody, topHeader } from "./legacy-output.ts";
 import { renderOmni, resolveSelection } from "./omni-output.ts";
@@ -394,6 +395,7 @@ class Instance {
         noDelay: plan.noDelay,
         congestion: plan.congestion.local || undefined,
         tos: plan.socketTos.local > 0 ? plan.socketTos.local : undefined,
+        timeCalls: this.blocks.flat().some((s) => /^(MIN|MAX|MEAN|STDDEV|P\d+)_LATENCY$/.test(s.name)),
       }),
     ]);
     this.plane = plane;
@@ -424,8 +426,10 @@ class Instance {
     const elapsedS = (performance.now() - t0) / 1000;
     const snap = plane.snapshot(true).streams[0]!;
     const local: ClientDataCounters = clientCounters({ ...plan, sendSize: this.sendSize }, snap, elapsedS);
-    this.lastLatency = latencyStats(snap);
-    if (this.lastLatency) this.latencyParts = snap;
+    // A stream test's timed calls are its histogram's samples; a request/response test's are its transactions.
+    const timed = isRequestResponse(plan.test) ? snap : { ...snap, transactions: samples(snap.histogram) };
+    this.lastLatency = latencyStats(timed);
+    if (this.lastLatency) this.latencyParts = timed;
     this.localCpuStats = cpu?.stop();
     if (plan.test === "UDP_STREAM") this.localPackets = snap.packets;
     this.localRetrans = transportRetrans(shape, snap);

@@ -17,15 +17,15 @@ test("every test maps to valid engine streams on both sides", () => {
     const check = checkOmniRequest(req, DEFAULT_LIMITS);
     if (!check.ok) throw new Error(check.reason);
     if (test !== "TCP_MAERTS") StreamSpec.parse(serverSpec(check.setup));
-    const spec = StreamSpec.parse(clientSpec({ test, dataHost: "127.0.0.1", dataPort: 26999, family: "ipv4", localPort: 0, sendSize: 16384, recvSize: 131072, requestSize: 1, responseSize: 1, firstBurst: 0, count: 0, noDelay: false }));
+    const spec = StreamSpec.parse(clientSpec({ test, dataHost: "127.0.0.1", dataPort: 26999, family: "ipv4", localPort: 0, sendSize: 16384, recvSize: 131072, requestSize: 1, responseSize: 1, firstBurst: 0, count: 0, noDelay: false, timeCalls: false }));
     expect(spec.kind).toBe({ TCP_STREAM: "tcp-send", TCP_MAERTS: "tcp-recv", UDP_STREAM: "udp-send", TCP_RR: "rr-client", TCP_CRR: "rr-client", UDP_RR: "rr-client" }[test] as never);
   }
 });
 
 test("UDP streams end with netperf's three empty datagrams; CRR connects per transaction", () => {
-  const udp = StreamSpec.parse(clientSpec({ test: "UDP_STREAM", dataHost: "127.0.0.1", dataPort: 1, family: "ipv4", localPort: 26998, sendSize: 1, recvSize: 1, requestSize: 1, responseSize: 1, firstBurst: 0, count: 0, noDelay: false }));
+  const udp = StreamSpec.parse(clientSpec({ test: "UDP_STREAM", dataHost: "127.0.0.1", dataPort: 1, family: "ipv4", localPort: 26998, sendSize: 1, recvSize: 1, requestSize: 1, responseSize: 1, firstBurst: 0, count: 0, noDelay: false, timeCalls: false }));
   expect(udp).toMatchObject({ kind: "udp-send", datagramSize: 1, format: "none", endMarker: "zero-length-x3", bind: { host: "0.0.0.0", port: 26998 } });
-  const crr = StreamSpec.parse(clientSpec({ test: "TCP_CRR", dataHost: "127.0.0.1", dataPort: 1, family: "ipv4", localPort: 26998, sendSize: 1, recvSize: 1, requestSize: 1, responseSize: 1, firstBurst: 3, count: 0, noDelay: false }));
+  const crr = StreamSpec.parse(clientSpec({ test: "TCP_CRR", dataHost: "127.0.0.1", dataPort: 1, family: "ipv4", localPort: 26998, sendSize: 1, recvSize: 1, requestSize: 1, responseSize: 1, firstBurst: 3, count: 0, noDelay: false, timeCalls: false }));
   expect(crr).toMatchObject({ kind: "rr-client", perTransactionConnect: true, inFlight: 1 });
   expect("bind" in crr && crr.bind).toBeFalsy();
 });

@@ -120,6 +120,8 @@ export interface ClientSpecInput {
   noDelay: boolean;
   congestion?: string;
   tos?: number;
+  /** Stream tests: time each send/recv call for the latency selectors (netperf keeps that histogram only then). */
+  timeCalls: boolean;
 }
 
 export function clientSpec(i: ClientSpecInput): StreamSpecInput {
@@ -131,11 +133,11 @@ export function clientSpec(i: ClientSpecInput): StreamSpecInput {
   const base = { id: 0, options, family: i.family, ...(bind ? { bind } : {}) };
   switch (i.test) {
     case "TCP_STREAM":
-      return { kind: "tcp-send", ...base, connect, writeSize: i.sendSize, payload: netperfPayload(i.sendSize), end: "fin-wait-eof", limitBytes: i.count };
+      return { kind: "tcp-send", ...base, connect, writeSize: i.sendSize, payload: netperfPayload(i.sendSize), end: "fin-wait-eof", limitBytes: i.count, timeCalls: i.timeCalls };
     case "TCP_MAERTS":
-      return { kind: "tcp-recv", ...base, connect, connections: 1, readSize: Math.max(1, i.recvSize), endOnEof: true };
+      return { kind: "tcp-recv", ...base, connect, connections: 1, readSize: Math.max(1, i.recvSize), endOnEof: true, timeCalls: i.timeCalls };
     case "UDP_STREAM":
-      return { kind: "udp-send", ...base, connect, datagramSize: i.sendSize, payload: netperfPayload(i.sendSize), format: "none", endMarker: "zero-length-x3" };
+      return { kind: "udp-send", ...base, connect, datagramSize: i.sendSize, payload: netperfPayload(i.sendSize), format: "none", endMarker: "zero-length-x3", timeCalls: i.timeCalls };
     case "TCP_RR":
     case "UDP_RR":
     case "TCP_CRR":

@@ -1,4 +1,5 @@
 import { HIST_BUCKETS, SLOTS_PER_STREAM, Slot } from "../counters.ts";
+import { record } from "../histogram.ts";
 import type { EndReason, FromWorker } from "./messages.ts";
 import type { Endpoint } from "../stream-spec.ts";
 import type { TcpInfo } from "../sockopt/tcp-info.ts";
@@ -51,6 +52,14 @@ export class StreamContext {
   /** A line for the main thread's stderr (refusals, warnings that do not end the stream). */
   log(message: string): void {
     this.post({ t: "log", message });
+  }
+  /** One timed event (a transaction, or a timed call) of `us` microseconds: sum, min, max and histogram. */
+  latency(us: number): void {
+    const { c, o } = this;
+    c[o + Slot.latencySumUs]! += us;
+    if (us < c[o + Slot.latencyMinUs]! || c[o + Slot.latencyMinUs] === 0) c[o + Slot.latencyMinUs] = us;
+    if (us > c[o + Slot.latencyMaxUs]!) c[o + Slot.latencyMaxUs] = us;
+    record(this.hist, us);
   }
   touch(): void {
     this.c[this.o + Slot.lastActivityMs] = nowMs();

@@ -1,5 +1,4 @@
 import { Slot } from "../counters.ts";
-import { record } from "../histogram.ts";
 import type { RrClientSpec } from "../stream-spec.ts";
 import type { TcpSocket, UdpSocket } from "../net/types.ts";
 import { nowMs, openFds, type Runner, type StreamContext } from "./context.ts";
@@ -149,11 +148,8 @@ export class RrClient implements Runner {
     const now = nowMs();
     const us = (now - startedAt) * 1000;
     c[o + Slot.transactions]!++;
-    c[o + Slot.latencySumUs]! += us;
-    if (us < c[o + Slot.latencyMinUs]! || c[o + Slot.latencyMinUs] === 0) c[o + Slot.latencyMinUs] = us;
-    if (us > c[o + Slot.latencyMaxUs]!) c[o + Slot.latencyMaxUs] = us;
+    this.ctx.latency(us);
     c[o + Slot.lastActivityMs] = now;
-    record(this.ctx.hist, us);
     const limit = this.spec.limitTransactions;
     if (limit > 0 && c[o + Slot.transactions]! >= limit) {
       this.ctx.end("limit");

@@ -1,7 +1,7 @@
 import { Slot } from "../counters.ts";
 import type { TcpRecvSpec } from "../stream-spec.ts";
 import type { TcpListener, TcpSocket } from "../net/types.ts";
-import { openFds, type Runner, type StreamContext } from "./context.ts";
+import { nowMs, openFds, type Runner, type StreamContext } from "./context.ts";
 import { applyOptions, connectTcp, type WorkerEnv } from "./sockets.ts";
 import { BlockingAccepted } from "./blocking-socket.ts";
 import { PeerFilter } from "./peer-filter.ts";
@@ -28,6 +28,7 @@ export class TcpReceiver implements Runner {
   private readBuf: Uint8Array | undefined;
   private readonly filter: PeerFilter | undefined;
   private readonly blocking: BlockingAccepted<ConnState>;
+  private readAt: number | undefined;
 
   constructor(private readonly spec: TcpRecvSpec, private readonly ctx: StreamContext, private readonly env: WorkerEnv) {
     this.filter = spec.allow && new PeerFilter(spec.allow, (line) => ctx.log(line));
@@ -43,6 +44,7 @@ export class TcpReceiver implements Runner {
         const counted = (n: number) => {
           c[o + Slot.bytes]! += n;
           reads++;
+          this.timeRead();
         };
         const r = b.readSlice(buf, counted, () => !this.stopped);
         c[o + Slot.packets]! += reads;
@@ -81,6 +83,7 @@ export class TcpReceiver implements Runner {
       const { c, o } = this.ctx;
       c[o + Slot.bytes]! += d.byteLength;
       c[o + Slot.packets]!++;
+      this.timeRead();
       this.ctx.touch();
     },
     close: (s: TcpSocket<ConnState>) => {
@@ -130,7 +133,17 @@ export class TcpReceiver implements Runner {
     return { localPort: this.listener.port };
   }
 
-  go(): void {}
+  go(): void {
+    if (this.spec.timeCalls) this.readAt = nowMs();
+  }
+
+  /** With timeCalls: a read's time runs from the end of the one before (the start of the test for the first). */
+  private timeRead(): void {
+    if (this.readAt === undefined) return;
+    const t = nowMs();
+    this.ctx.latency((t - this.readAt) * 1000);
+    this.readAt = t;
+  }
 
   tcpFds(): number[] {
     const b = this.blocking.socket;

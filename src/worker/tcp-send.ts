@@ -11,6 +11,8 @@ interface ConnState {
   off: number; // offset into the payload of a partial write
   pre: number; // preamble bytes still to write
   closed: boolean;
+  /** With timeCalls: when the write of the current payload began (ms). */
+  writeAt?: number;
   /** Handed over to a BlockingSocket: the Bun socket's close is not the peer's. */
   detached?: boolean;
 }
@@ -106,13 +108,14 @@ export class TcpSender implements Runner {
     const end = nowMs() + SLICE_MS;
     while (this.running) {
       const len = limit > 0 ? Math.min(size - st.off, limit - c[o + Slot.bytes]!) : size - st.off;
+      if (this.spec.timeCalls && st.off === 0) st.writeAt ??= nowMs();
       const n = b.write(buf, st.off, len);
       if (n < 0) return this.blockingBroken(b);
       if (n > 0) {
         c[o + Slot.bytes]! += n;
         c[o + Slot.packets]!++;
         st.off += n;
-        if (st.off >= size) st.off = 0;
+        if (st.off >= size) this.written(st);
       }
       if (limit > 0 && c[o + Slot.bytes]! >= limit) {
         this.ctx.touch();
@@ -129,6 +132,14 @@ export class TcpSender implements Runner {
     if (this.env.streamsHere() > 1) return void this.unblock(b);
     yieldThen(this.sendSlice);
   };
+
+  /** A whole payload is written: the next starts at its beginning, and with timeCalls the write is timed. */
+  private written(st: ConnState): void {
+    st.off = 0;
+    if (st.writeAt === undefined) return;
+    this.ctx.latency((nowMs() - st.writeAt) * 1000);
+    st.writeAt = undefined;
+  }
 
   /** The peer reset or closed: as the event-loop socket's close. */
   private blockingBroken(b: BlockingSocket<ConnState>): void {
@@ -188,6 +199,7 @@ export class TcpSender implements Runner {
       if (allowed <= 0) return this.wait(t);
       len = Math.min(len, allowed);
     }
+    if (this.spec.timeCalls && st.off === 0) st.writeAt ??= nowMs();
     const n = st.off || len < size ? s.write(buf, st.off, len) : s.write(buf);
     if (n < 0) return;
     if (n > 0) {
@@ -195,7 +207,7 @@ export class TcpSender implements Runner {
       c[o + Slot.packets]!++;
       this.pacer?.consume(n, 1);
       st.off += n;
-      if (st.off >= size) st.off = 0;
+      if (st.off >= size) this.written(st);
     }
     if (limit > 0 && c[o + Slot.bytes]! >= limit) {
       this.ctx.touch();

@@ -27,6 +27,8 @@ export class UdpSender implements Runner {
   private running = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private reply: ((d: Uint8Array) => void) | undefined;
+  /** With timeCalls: when the batch before ended (ms). */
+  private sentAt: number | undefined;
 
   constructor(private readonly spec: UdpSendSpec, private readonly ctx: StreamContext, private readonly env: WorkerEnv) {
     this.codec = datagramCodecs[spec.format];
@@ -95,9 +97,17 @@ export class UdpSender implements Runner {
   }
 
   go(): void {
+    if (this.spec.timeCalls) this.sentAt = nowMs();
     this.running = true;
     this.ctx.touch();
     this.pump();
+  }
+
+  private timeSends(sent: number): void {
+    const t = nowMs();
+    const us = ((t - this.sentAt!) * 1000) / sent;
+    for (let i = 0; i < sent; i++) this.ctx.latency(us);
+    this.sentAt = t;
   }
 
   private pump = (): void => {
@@ -142,6 +152,7 @@ export class UdpSender implements Runner {
         return;
       }
       this.seq += sent;
+      if (this.sentAt !== undefined && sent > 0) this.timeSends(sent);
       c[o + Slot.packets]! += sent;
       c[o + Slot.bytes]! += sent * size;
       this.pacer?.consume(sent * size, sent);

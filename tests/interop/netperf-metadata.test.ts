@@ -99,3 +99,29 @@ describe.skipIf(!available)("--instances with TCP_RR", () => {
     expect(max).toBe(Math.max(...maxs));
   });
 });
+
+describe.skipIf(!available)("stream tests' latency selectors time each send or recv call, as stock does", () => {
+  const cases: [string, string][] = [["TCP_STREAM", "LOCAL_SEND_CALLS"], ["TCP_MAERTS", "LOCAL_RECV_CALLS"], ["UDP_STREAM", "LOCAL_SEND_CALLS"]];
+  for (const [t, calls] of cases) {
+    test(t, async () => {
+      const sel = `MIN_LATENCY,P50_LATENCY,P90_LATENCY,P99_LATENCY,MAX_LATENCY,MEAN_LATENCY,STDDEV_LATENCY,ELAPSED_TIME,${calls}`;
+      const argv = ["-H", "127.0.0.1", "-p", String(STOCK), "-l", "1", "-P", "0", "-t", t, "--", "-k", sel];
+      const stock = keyvals((await finish(stockNetperf(argv), LIMIT_MS)).out);
+      const r = await finish(oursNetperf(argv), LIMIT_MS);
+      expect(r.code).toBe(0);
+      const k = keyvals(r.out);
+      expect(Number(stock.P50_LATENCY)).toBeGreaterThanOrEqual(0);
+      const [min, p50, p90, p99, max] = ["MIN", "P50", "P90", "P99", "MAX"].map((n) => Number(k[`${n}_LATENCY`]));
+      expect(min).toBeGreaterThanOrEqual(0);
+      expect(min!).toBeLessThanOrEqual(p50!);
+      expect(p50!).toBeLessThanOrEqual(p90!);
+      expect(p90!).toBeLessThanOrEqual(p99!);
+      expect(p99!).toBeLessThanOrEqual(max!);
+      expect(Number(k.STDDEV_LATENCY)).toBeGreaterThanOrEqual(0);
+      // The calls run back to back: their times add up to most of the test, never more.
+      const busyS = (Number(k.MEAN_LATENCY) * Number(k[calls])) / 1e6;
+      expect(busyS).toBeGreaterThan(0.3 * Number(k.ELAPSED_TIME));
+      expect(busyS).toBeLessThan(1.1 * Number(k.ELAPSED_TIME));
+    });
+  }
+});

@@ -4,7 +4,7 @@ import { WorkerPool } from "../../src/engine/worker-pool.ts";
 import type { Net, TcpSocket } from "../../src/net/types.ts";
 import { NetperfClientSession, type ClientAction, type ClientDataCounters, type ClientFailure, type ClientRound } from "../../interop/netperf/client-session.ts";
 import { OmniRequest } from "../../interop/netperf/omni-request.ts";
-import { buildOmniRequest, isRequestResponse, testShape } from "../../interop/netperf/test-request.ts";
+import { buildOmniRequest, directionName, isRequestResponse, testShape } from "../../interop/netperf/test-request.ts";
 import { flushQueued, newQueued, SocketTransport, type Queued } from "../../src/net/write-queue.ts";
 import { Interrupted, unlessAborted } from "../../src/signals.ts";
 import { loadSockopt } from "../../src/sockopt/sockopt.ts";
@@ -296,28 +296,7 @@ class Instance {
   }
 
   private header(): string {
-    const { plan } = this;
-    const wildcard = this.dataFamily === "ipv6" ? "::" : "0.0.0.0";
-    const local = plan.localDataAddress ?? wildcard;
-    return topHeader({
-      test: plan.test,
-      omni: plan.omni,
-      localName: local,
-      localAddress: local,
-      localPort: plan.localDataPort,
-      localFamily: this.dataFamily,
-      remoteName: plan.remoteDataAddress ?? plan.host,
-      remoteAddress: plan.remoteDataAddress ?? this.remoteIp,
-      remotePort: plan.remoteDataPort,
-      remoteFamily: this.dataFamily,
-      iterationMax: plan.iterationMax,
-      confidenceInterval: plan.confidenceInterval,
-      confidenceLevel: plan.confidenceLevel,
-      noDelay: plan.noDelay,
-      copyAvoidance: false,
-      firstBurst: plan.firstBurst,
-      cpuBind: plan.cpuAffinity.local !== -1 || plan.cpuAffinity.remote !== -1,
-    });
+    return headerFor(this.plan, this.remoteIp, this.dataFamily);
   }
 
   private act(a: ClientAction): void {
@@ -584,7 +563,34 @@ class Instance {
   }
 }
 
-function dataFamilyOf(plan: NetperfPlan, controlIp: string): "ipv4" | "ipv6" {
+/** netperf's top header line for a test to the resolved control address. */
+export function headerFor(plan: NetperfPlan, remoteIp: string, dataFamily: "ipv4" | "ipv6"): string {
+  const wildcard = dataFamily === "ipv6" ? "::" : "0.0.0.0";
+  const local = plan.localDataAddress ?? wildcard;
+  const classic = plan.testName === "TCP_MSS";
+  return topHeader({
+    test: plan.test,
+    title: plan.omni ? `OMNI ${directionName(plan.test)} TEST` : classic ? "TCP MSS TEST" : undefined,
+    // The classic tests name the IPv6 wildcard "::0" (their default local host name).
+    localName: classic && plan.localDataAddress === undefined && dataFamily === "ipv6" ? "::0" : local,
+    localAddress: local,
+    localPort: plan.localDataPort,
+    localFamily: dataFamily,
+    remoteName: plan.remoteDataAddress ?? plan.host,
+    remoteAddress: plan.remoteDataAddress ?? remoteIp,
+    remotePort: plan.remoteDataPort,
+    remoteFamily: dataFamily,
+    iterationMax: plan.iterationMax,
+    confidenceInterval: plan.confidenceInterval,
+    confidenceLevel: plan.confidenceLevel,
+    noDelay: plan.noDelay,
+    copyAvoidance: false,
+    firstBurst: plan.firstBurst,
+    cpuBind: plan.cpuAffinity.local !== -1 || plan.cpuAffinity.remote !== -1,
+  });
+}
+
+export function dataFamilyOf(plan: NetperfPlan, controlIp: string): "ipv4" | "ipv6" {
   if (plan.dataFamily !== "any") return plan.dataFamily;
   if (plan.remoteDataAddress) return familyOf(plan.remoteDataAddress);
   return familyOf(controlIp);

@@ -141,7 +141,6 @@ function inputsFrom(plan: NetperfPlan, body: string): LegacyInput {
 function header(plan: NetperfPlan): string {
   return topHeader({
     test: plan.test,
-    omni: plan.omni,
     localName: "0.0.0.0",
     localAddress: "0.0.0.0",
     localPort: plan.localDataPort,

@@ -1,4 +1,4 @@
-import { directionName, type MigratedTest } from "../../interop/netperf/test-request.ts";
+import type { MigratedTest } from "../../interop/netperf/test-request.ts";
 import { calcThruput, formatUnits, type Figures } from "./figures.ts";
 import { sprintf } from "./printf.ts";
 
@@ -9,8 +9,8 @@ import { sprintf } from "./printf.ts";
 
 export interface TopHeaderInput {
   test: MigratedTest;
-  /** Run as -t omni: the title names the direction instead of the classic test. */
-  omni: boolean;
+  /** The title when it is not the migrated test's (-t omni, TCP_MSS). */
+  title?: string;
   localName: string;
   localAddress: string;
   localPort: number;
@@ -48,7 +48,7 @@ function shortAddress(a: string): string {
 const famName = (f: "ipv4" | "ipv6") => (f === "ipv6" ? "AF_INET6" : "AF_INET");
 
 export function topHeader(h: TopHeaderInput): string {
-  const title = h.omni ? `OMNI ${directionName(h.test)} TEST` : testTitle(h.test);
+  const title = h.title ?? testTitle(h.test);
   let s = `${title} from ${h.localName} (${shortAddress(h.localAddress)}) port ${h.localPort} ${famName(h.localFamily)}`;
   s += ` to ${h.remoteName} (${shortAddress(h.remoteAddress)}) port ${h.remotePort} ${famName(h.remoteFamily)}`;
   if (h.iterationMax > 1) s += sprintf(" : +/-%.3f%% @ %2d%% conf. %s", h.confidenceInterval / 0.02, h.confidenceLevel, "");

@@ -3,6 +3,7 @@ import { loadNet } from "../../src/net/net.ts";
 import { alarmEndsRun, interruptedExitCode, shutdownSignal } from "../../src/signals.ts";
 import { runNetperf } from "./client.ts";
 import { runCalibrate } from "./calibrate.ts";
+import { runTcpMss } from "./tcp-mss.ts";
 import { parseNetperfArgs } from "./netperf-args.ts";
 import { parseNetserverArgs } from "./netserver-args.ts";
 import { runNetserver } from "./server.ts";
@@ -24,7 +25,7 @@ export async function netperfMain(argv: string[]): Promise<number> {
     err: (t: string) => void process.stderr.write(t),
     signal,
   };
-  const code = cmd.kind === "calibrate" ? await runCalibrate(cmd, io) : await runNetperf(cmd.plan, io);
+  const code = cmd.kind === "calibrate" ? await runCalibrate(cmd, io) : cmd.kind === "mss" ? await runTcpMss(cmd.plan, io) : await runNetperf(cmd.plan, io);
   // netperf takes SIGINT and SIGALRM as "time is up": the test ends early, reports, and the exit status is the test's own.
   if (signal.reason === "SIGINT" || signal.reason === "SIGALRM") return code;
   return interruptedExitCode(signal) ?? code;

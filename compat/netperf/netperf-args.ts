@@ -30,7 +30,8 @@ export interface CalibrateCommand {
   passphrase: string | undefined;
 }
 
-export type NetperfCommand = { kind: "run"; plan: NetperfPlan } | { kind: "print"; text: string; exitCode: number } | CalibrateCommand;
+/** `mss`: TCP_MSS, a TCP_STREAM set-up that moves no data and prints the data connection's segment size. */
+export type NetperfCommand = { kind: "run" | "mss"; plan: NetperfPlan } | { kind: "print"; text: string; exitCode: number } | CalibrateCommand;
 
 /** netperf's NETPERF_XMIT / NETPERF_RECV direction bits (netsh.h), from netperf's own view. */
 const XMIT = 0x2;
@@ -304,10 +305,11 @@ export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
   }
 
   const omni = p.testName === "OMNI";
+  const mss = p.testName === "TCP_MSS";
   const calibrate = p.testName === "LOC_CPU" ? "local" : p.testName === "REM_CPU" ? "remote" : undefined;
-  const parsed = MigratedTest.safeParse(p.testName);
+  const parsed = MigratedTest.safeParse(mss ? "TCP_STREAM" : p.testName);
   if (!parsed.success && !omni && !calibrate) {
-    throw new UserError(`netperf: test '${p.testName}' is not supported by anyperf: use TCP_STREAM, TCP_MAERTS, UDP_STREAM, TCP_RR, TCP_CRR, UDP_RR, omni, LOC_CPU or REM_CPU`);
+    throw new UserError(`netperf: test '${p.testName}' is not supported by anyperf: use TCP_STREAM, TCP_MAERTS, UDP_STREAM, TCP_RR, TCP_CRR, UDP_RR, omni, TCP_MSS, LOC_CPU or REM_CPU`);
   }
   if (calibrate) {
     // netperf runs these before it reads the test options, so none of them matter.
@@ -492,7 +494,7 @@ export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
   if (p.format === "x" && !rr) p.format = "m";
   const host = p.host || (p.family === "ipv6" ? "::1" : "localhost");
   return {
-    kind: "run",
+    kind: mss ? "mss" : "run",
     plan: NetperfPlan.parse({ ...p, ...t, host, test, omni, instances, commandLine }),
   };
 }

@@ -9,6 +9,10 @@ export const MsgType = {
   DEBUG_OK: 3,
   CPU_CALIBRATE: 5,
   PASSPHRASE: 6,
+  /** Classic stream test messages: netperf 2.7.0 still sends them for TCP_MSS and TCP_SENDFILE. */
+  DO_TCP_STREAM: 10,
+  TCP_STREAM_RESPONSE: 11,
+  TCP_STREAM_RESULTS: 12,
   DO_OMNI: 97,
   OMNI_RESPONSE: 98,
   OMNI_RESULTS: 99,

@@ -1,4 +1,4 @@
-import { Errno, MsgType, OmniFlag, PAD_TIME_S, PROC_STAT_CPU_RATE, RESULTS_TYPE_WORD } from "./constants.ts";
+import { Direction, Errno, MsgType, NetFamily, OmniFlag, PAD_TIME_S, PROC_STAT_CPU_RATE, RESULTS_TYPE_WORD } from "./constants.ts";
 import type { DataBound, ServerDataCounters, ServerDataRun, ServerDataSetup } from "./data-setup.ts";
 import { FrameReader } from "./frame-reader.ts";
 import {
@@ -8,7 +8,8 @@ import {
   encodeSysinfoReply,
   encodeUnknownRequestReply,
 } from "./minor-messages.ts";
-import { decodeOmniRequest, type OmniRequest } from "./omni-request.ts";
+import { decodeOmniRequest, OmniRequest } from "./omni-request.ts";
+import { decodeClassicStreamRequest, encodeClassicStreamResponse, encodeClassicStreamResults, type ClassicStreamRequest } from "./classic-stream.ts";
 import { encodeOmniResponse } from "./omni-response.ts";
 import { encodeOmniResults } from "./omni-results.ts";
 import { checkOmniRequest, DEFAULT_LIMITS, type RequestLimits } from "./request-check.ts";
@@ -67,6 +68,8 @@ export type ServerState = "passphrase" | "idle" | "binding" | "running" | "stopp
 
 interface Test {
   request: OmniRequest;
+  /** Asked for with the classic DO_TCP_STREAM (TCP_MSS, TCP_SENDFILE): answered with the classic messages. */
+  classic: boolean;
   setup: ServerDataSetup;
   startMs: number;
   /** Pad added to the client's length (0 when the server only transmits). */
@@ -170,7 +173,25 @@ export class NetserverSession {
     let flags = 0;
     if (setup.noDelay) flags |= OmniFlag.NO_DELAY;
     if (setup.measureCpu) flags |= OmniFlag.MEASURE_CPU;
-    this.reply(
+    // A rate that is not a finite positive number (a hostile +Inf, NaN) is not echoed: ours is sent instead.
+    const cpuRate = setup.measureCpu ? (Number.isFinite(req.cpuRate) && req.cpuRate > 0 ? req.cpuRate : this.options.cpuRate) : 0;
+    if (test.classic) {
+      this.reply(
+        encodeClassicStreamResponse({
+          recvBufSize: bound.recvBufSize,
+          receiveSize,
+          noDelay: setup.noDelay ? 1 : 0,
+          measureCpu: setup.measureCpu ? 1 : 0,
+          testLength: req.testLength,
+          sendBufSize: bound.sendBufSize,
+          dataPort: bound.port,
+          cpuRate,
+          soRcvAvoid: req.soRcvAvoid,
+          soSndAvoid: req.soSndAvoid,
+        }),
+        MsgType.TCP_STREAM_RESPONSE,
+      );
+    } else this.reply(
       encodeOmniResponse({
         servErrno: 0,
         recvBufSize: bound.recvBufSize,
@@ -180,8 +201,7 @@ export class NetserverSession {
         sendSize,
         sendWidth: clampI32(sendWidth),
         flags,
-        // A rate that is not a finite positive number (a hostile +Inf, NaN) is not echoed: ours is sent instead.
-        cpuRate: setup.measureCpu ? (Number.isFinite(req.cpuRate) && req.cpuRate > 0 ? req.cpuRate : this.options.cpuRate) : 0,
+        cpuRate,
         soRcvAvoid: req.soRcvAvoid,
         soSndAvoid: req.soSndAvoid,
         dataPort: bound.port,
@@ -213,7 +233,8 @@ export class NetserverSession {
   /** Setup or data-phase failure: netserver answers with the errno and the child exits (spec §9). */
   dataFailed(errno: number, _nowMs: number): void {
     if (this.stateValue !== "binding" && this.stateValue !== "running" && this.stateValue !== "stopping") return;
-    const type = this.stateValue === "binding" ? MsgType.OMNI_RESPONSE : RESULTS_TYPE_WORD;
+    const classic = this.test?.classic ?? false;
+    const type = this.stateValue === "binding" ? (classic ? MsgType.TCP_STREAM_RESPONSE : MsgType.OMNI_RESPONSE) : classic ? MsgType.TCP_STREAM_RESULTS : RESULTS_TYPE_WORD;
     if (this.stateValue !== "binding") this.io.act({ kind: "abort" });
     this.reply(encodeStatusReply(type, errno > 0 ? errno : Errno.EIO), type);
     this.shut();
@@ -227,7 +248,21 @@ export class NetserverSession {
     const { setup } = test;
     const cpu = setup.measureCpu ? counters.cpu : undefined;
     const reportCong = setup.wantCongestionName && !setup.connectPerTransaction;
-    this.reply(
+    if (test.classic) {
+      this.reply(
+        encodeClassicStreamResults({
+          bytesReceived: counters.bytesReceived,
+          recvCalls: u32(counters.recvCalls),
+          elapsedTime: elapsed,
+          cpuUtil: cpu?.util ?? -1,
+          cpuMethod: cpu?.method ?? 0,
+          numCpus: cpu?.numCpus ?? this.options.cpuCount,
+          recvBufSize: clampI32(counters.recvBufSize),
+          sendBufSize: clampI32(counters.sendBufSize),
+        }),
+        MsgType.TCP_STREAM_RESULTS,
+      );
+    } else this.reply(
       encodeOmniResults({
         type: RESULTS_TYPE_WORD,
         servErrno: 0,
@@ -304,7 +339,10 @@ export class NetserverSession {
     this.idleDeadlineMs = nowMs + this.options.requestTimeoutMs;
     switch (type) {
       case MsgType.DO_OMNI:
-        this.startTest(decodeOmniRequest(frame));
+        this.startTest(decodeOmniRequest(frame), false);
+        return;
+      case MsgType.DO_TCP_STREAM:
+        this.startTest(omniFromClassic(decodeClassicStreamRequest(frame)), true);
         return;
       case MsgType.PASSPHRASE:
         return;
@@ -325,18 +363,19 @@ export class NetserverSession {
     }
   }
 
-  private startTest(request: OmniRequest): void {
+  private startTest(request: OmniRequest, classic: boolean): void {
     const check = checkOmniRequest(request, this.options.limits);
     if (!check.ok) {
-      this.io.act({ kind: "log", message: `refused DO_OMNI: ${check.reason} (errno ${check.errno})` });
-      this.reply(encodeStatusReply(MsgType.OMNI_RESPONSE, check.errno), MsgType.OMNI_RESPONSE);
+      const type = classic ? MsgType.TCP_STREAM_RESPONSE : MsgType.OMNI_RESPONSE;
+      this.io.act({ kind: "log", message: `refused ${classic ? "DO_TCP_STREAM" : "DO_OMNI"}: ${check.reason} (errno ${check.errno})` });
+      this.reply(encodeStatusReply(type, check.errno), type);
       this.shut();
       return;
     }
     if (request.fillFile !== "") {
       this.io.act({ kind: "log", message: "client named a fill file; ignored (never opened)" });
     }
-    this.test = { request, setup: check.setup, startMs: 0, padS: 0, deadlineMs: undefined, timedOut: false, stopDeadlineMs: undefined };
+    this.test = { request, classic, setup: check.setup, startMs: 0, padS: 0, deadlineMs: undefined, timedOut: false, stopDeadlineMs: undefined };
     this.stateValue = "binding";
     this.io.act({ kind: "bind", setup: check.setup });
   }
@@ -358,6 +397,29 @@ export class NetserverSession {
     this.queue.length = 0;
     this.io.close();
   }
+}
+
+/** A classic TCP stream request is an omni one in which the server receives over TCP; checked and run as such. */
+function omniFromClassic(c: ClassicStreamRequest): OmniRequest {
+  const family = c.ipFamily === NetFamily.INET6 ? NetFamily.INET6 : NetFamily.INET;
+  const wildcard = family === NetFamily.INET6 ? "::" : "0.0.0.0";
+  return OmniRequest.parse({
+    sendBufSize: c.sendBufSize,
+    recvBufSize: c.recvBufSize,
+    receiveSize: c.receiveSize > 0 ? c.receiveSize : -1,
+    recvAlignment: c.recvAlignment >>> 0,
+    recvOffset: c.recvOffset >>> 0,
+    flags: (c.noDelay ? OmniFlag.NO_DELAY : 0) | (c.measureCpu ? OmniFlag.MEASURE_CPU : 0),
+    cpuRate: c.cpuRate,
+    testLength: c.testLength,
+    soRcvAvoid: c.soRcvAvoid >>> 0,
+    soSndAvoid: c.soSndAvoid >>> 0,
+    dataPort: Math.max(0, c.port),
+    ipFamily: family,
+    direction: Direction.RECV,
+    netperfIp: wildcard,
+    netserverIp: wildcard,
+  });
 }
 
 function clampI32(n: number): number {

@@ -99,3 +99,32 @@ describe.skipIf(!available)("test-specific -D on UDP_RR is accepted (nodelay app
     expect(Number(/TRANSACTION_RATE=([\d.]+)/.exec(r.out)?.[1])).toBeGreaterThan(100);
   });
 });
+
+describe.skipIf(!available)("TCP_MSS and TCP_SENDFILE (classic DO_TCP_STREAM)", () => {
+  test("anyperf netperf -t TCP_MSS prints what stock prints, against stock netserver", async () => {
+    for (const extra of [[], ["-v", "0", "-P", "0", "-B", "brand"]]) {
+      const { stock, ours } = await both(["-t", "TCP_MSS", ...extra]);
+      expect(stock.code).toBe(0);
+      expect(ours.err).toBe("");
+      expect(ours.code).toBe(0);
+      expect(ours.out).toBe(stock.out);
+    }
+  });
+
+  test("anyperf netperf -t TCP_MSS against anyperf netserver prints stock's figure", async () => {
+    const { stock, ours } = await both(["-t", "TCP_MSS", "-P", "0"], OURS);
+    expect(ours.code).toBe(0);
+    expect(ours.out).toBe(stock.out);
+    expect(ours.out).toMatch(/^\d+ \n$/);
+  });
+
+  test("stock netperf -t TCP_SENDFILE against anyperf netserver: the classic stream test runs and reports", async () => {
+    const argv = ["-H", "127.0.0.1", "-l", "1", "-t", "TCP_SENDFILE"];
+    const [stock, ours] = await Promise.all([finish(stockNetperf(["-p", String(STOCK), ...argv]), LIMIT_MS), finish(stockNetperf(["-p", String(OURS), ...argv]), LIMIT_MS)]);
+    expect(ours.err).toBe("");
+    expect(ours.code).toBe(0);
+    expect(shape(ours.out)).toBe(shape(stock.out));
+    const mbps = Number(/\n\s*\d+\s+\d+\s+\d+\s+[\d.]+\s+([\d.]+)\s*\n$/.exec(ours.out)?.[1]);
+    expect(mbps).toBeGreaterThan(100);
+  });
+});

@@ -1,0 +1,65 @@
+import { FrameReader } from "../../interop/netperf/frame-reader.ts";
+import { encodePassphrase } from "../../interop/netperf/minor-messages.ts";
+import type { TcpSocket } from "../../src/net/types.ts";
+import type { ClientIo } from "./client.ts";
+
+/** netperf waits this long for a reply before it gives up (recv_response_timed_n). */
+const RESPONSE_TIMEOUT_MS = 120_000;
+
+/**
+ * A control connection for the tests netperf runs without the omni session (REM_CPU, TCP_MSS): requests answered
+ * by one 656-byte reply each. Undefined when the connection fails.
+ */
+export interface Control {
+  /** Sends one request; the reply, or undefined when the netserver closed, went silent or the user interrupted. */
+  ask(request: Uint8Array): Promise<Uint8Array | undefined>;
+  close(): void;
+}
+
+export async function openControl(io: ClientIo, ip: string, port: number, passphrase: string | undefined): Promise<Control | undefined> {
+  const reader = new FrameReader();
+  const replies: Uint8Array[] = [];
+  let wake: () => void = () => {};
+  let closed = false;
+  let sock: TcpSocket<undefined>;
+  try {
+    sock = await io.net.connect<undefined>({
+      hostname: ip,
+      port,
+      data: undefined,
+      socket: {
+        data: (_s, d) => {
+          replies.push(...reader.push(d));
+          wake();
+        },
+        end: () => ((closed = true), wake()),
+        close: () => ((closed = true), wake()),
+        error: () => {},
+      },
+    });
+  } catch {
+    return undefined;
+  }
+  // Each message is 656 bytes: far below what a fresh socket takes without blocking.
+  if (passphrase !== undefined) sock.write(encodePassphrase(passphrase));
+  return {
+    ask: async (request) => {
+      sock.write(request);
+      const deadline = performance.now() + RESPONSE_TIMEOUT_MS;
+      while (replies.length === 0 && !closed && !io.signal.aborted && performance.now() < deadline) {
+        await new Promise<void>((r) => {
+          const t = setTimeout(r, Math.max(0, deadline - performance.now()));
+          const onAbort = () => r();
+          io.signal.addEventListener("abort", onAbort, { once: true });
+          wake = () => {
+            clearTimeout(t);
+            io.signal.removeEventListener("abort", onAbort);
+            r();
+          };
+        });
+      }
+      return replies.shift();
+    },
+    close: () => sock.end(),
+  };
+}

@@ -1,0 +1,76 @@
+import { decodeClassicStreamResponse, encodeClassicStreamRequest } from "../../interop/netperf/classic-stream.ts";
+import { NetFamily } from "../../interop/netperf/constants.ts";
+import { servErrno } from "../../interop/netperf/minor-messages.ts";
+import { DataPlane } from "../../src/engine/data-plane.ts";
+import { WorkerPool } from "../../src/engine/worker-pool.ts";
+import { dataFamilyOf, establishFailure, headerFor, resolve, type ClientIo } from "./client.ts";
+import { openControl } from "./control-exchange.ts";
+import type { NetperfPlan } from "./plan.ts";
+import { transportMss } from "./tcp-info-dump.ts";
+
+const TITLE = "Maximum\nSegment\nSize (bytes)\n\n";
+
+/**
+ * netperf's TCP_MSS (send_tcp_mss): the classic DO_TCP_STREAM set-up, a data connection that moves no data, and
+ * its TCP_MAXSEG printed. The connection is an engine stream like any other (a receiver that connects), stopped as
+ * soon as it is up; its segment size is the Worker's first TCP_INFO.
+ */
+export async function runTcpMss(plan: NetperfPlan, io: ClientIo): Promise<number> {
+  const r = await resolve(plan.host, plan.family);
+  if ("failure" in r) {
+    io.out(r.failure);
+    return 255;
+  }
+  const family = dataFamilyOf(plan, r.ip);
+  WorkerPool.shared();
+  const control = await openControl(io, r.ip, plan.controlPort, plan.passphrase);
+  if (!control) {
+    io.out(establishFailure(plan.host, r.ip, plan.controlPort));
+    return 255;
+  }
+  if (plan.printHeaders) io.out(headerFor(plan, r.ip, family));
+  try {
+    const reply = await control.ask(
+      encodeClassicStreamRequest({
+        sendBufSize: plan.socketBuffers.remote.send,
+        recvBufSize: plan.socketBuffers.remote.recv,
+        receiveSize: Math.max(0, plan.remoteRecvSize),
+        recvAlignment: plan.align.remote.recv,
+        recvOffset: plan.offset.remote.recv,
+        noDelay: plan.noDelay ? 1 : 0,
+        testLength: plan.testLength,
+        port: plan.remoteDataPort,
+        ipFamily: family === "ipv6" ? NetFamily.INET6 : NetFamily.INET,
+      }),
+    );
+    if (!reply) {
+      io.err("recv_response: Connection reset by peer\n");
+      return 1;
+    }
+    const errno = servErrno(reply);
+    if (errno !== 0) {
+      io.out(`netperf: remote error ${errno}`);
+      return 1;
+    }
+    const plane = await DataPlane.open([
+      {
+        kind: "tcp-recv",
+        id: 0,
+        connect: { host: plan.remoteDataAddress ?? r.ip, port: decodeClassicStreamResponse(reply).dataPort },
+        family,
+        connections: 1,
+        endOnEof: true,
+      },
+    ]);
+    plane.go();
+    await plane.stop();
+    const mss = transportMss("tcp", plane.lastTcpInfo(0));
+    const brand = plan.printHeaders || plan.brand === undefined ? "" : plan.brand;
+    // netperf's switch on the verbosity has cases 0, 1 and 2 only: at any other level it prints no figure.
+    if (plan.verbosity === 0) io.out(`${mss} ${brand}\n`);
+    else if (plan.verbosity === 1 || plan.verbosity === 2) io.out((plan.printHeaders ? TITLE : "") + `${mss} ${brand}\n`);
+    return 0;
+  } finally {
+    control.close();
+  }
+}

@@ -1,8 +1,8 @@
 import { PROC_STAT_CPU_RATE } from "../../interop/netperf/constants.ts";
-import { decodeCpuCalibrateReply, encodeCpuCalibrateRequest, servErrno } from "../../interop/netperf/minor-messages.ts";
+import { decodeCpuCalibrateReply, encodeCpuCalibrateRequest } from "../../interop/netperf/minor-messages.ts";
 import { cpuCount } from "./cpu-meter.ts";
 import { establishFailure, resolve, type ClientIo } from "./client.ts";
-import { openControl } from "./control-exchange.ts";
+import { accepted, openControl } from "./control-exchange.ts";
 import type { CalibrateCommand } from "./netperf-args.ts";
 import { sprintf } from "./printf.ts";
 
@@ -27,17 +27,9 @@ export async function runCalibrate(cmd: CalibrateCommand, io: ClientIo): Promise
     io.out(establishFailure(cmd.host, r.ip, cmd.controlPort));
     return 255;
   }
-  const reply = await control.ask(encodeCpuCalibrateRequest());
+  const reply = accepted(io, await control.ask(encodeCpuCalibrateRequest()), 255);
   control.close();
-  if (!reply) {
-    io.err("recv_response: Connection reset by peer\n");
-    return 1;
-  }
-  const errno = servErrno(reply);
-  if (errno !== 0) {
-    io.out(`netperf: remote error ${errno}`);
-    return 255;
-  }
+  if (typeof reply === "number") return reply;
   const { rate, cpus } = decodeCpuCalibrateReply(reply);
   io.out(sprintf("%g", rate) + (cmd.verbosity > 1 ? cpusLine(cpus, "remote") : ""));
   return 0;

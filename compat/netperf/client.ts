@@ -69,6 +69,11 @@ const STRERROR: Record<number, string> = {
   110: "Connection timed out",
 };
 
+/** perror's text for an errno a netserver sent. */
+export function strerror(errno: number): string {
+  return STRERROR[errno] ?? `Unknown error ${errno}`;
+}
+
 function familyOf(address: string): "ipv4" | "ipv6" {
   return address.includes(":") ? "ipv6" : "ipv4";
 }
@@ -327,7 +332,7 @@ class Instance {
       case "remote-errno":
         // netperf: the message on stdout without a newline, then perror's text on stderr; exit status 255.
         this.print(`netperf: remote error ${f.errno}`);
-        this.errText += `${STRERROR[f.errno] ?? `Unknown error ${f.errno}`}\n`;
+        this.errText += `${strerror(f.errno)}\n`;
         this.done(255);
         return;
       case "timeout":

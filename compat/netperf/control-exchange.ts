@@ -1,7 +1,8 @@
 import { FrameReader } from "../../interop/netperf/frame-reader.ts";
 import { encodePassphrase } from "../../interop/netperf/minor-messages.ts";
 import type { TcpSocket } from "../../src/net/types.ts";
-import type { ClientIo } from "./client.ts";
+import { servErrno } from "../../interop/netperf/minor-messages.ts";
+import { strerror, type ClientIo } from "./client.ts";
 
 /** netperf waits this long for a reply before it gives up (recv_response_timed_n). */
 const RESPONSE_TIMEOUT_MS = 120_000;
@@ -62,4 +63,20 @@ export async function openControl(io: ClientIo, ip: string, port: number, passph
     },
     close: () => sock.end(),
   };
+}
+
+/**
+ * The reply when the netserver accepted the request; otherwise netperf's report of why (stdout without a newline,
+ * perror's text on stderr) and the exit status to end with.
+ */
+export function accepted(io: ClientIo, reply: Uint8Array | undefined, remoteErrorExit: number): Uint8Array | number {
+  if (!reply) {
+    io.err("recv_response: Connection reset by peer\n");
+    return 1;
+  }
+  const errno = servErrno(reply);
+  if (errno === 0) return reply;
+  io.out(`netperf: remote error ${errno}`);
+  io.err(`${strerror(errno)}\n`);
+  return remoteErrorExit;
 }

@@ -1,10 +1,9 @@
 import { decodeClassicStreamResponse, encodeClassicStreamRequest } from "../../interop/netperf/classic-stream.ts";
 import { NetFamily } from "../../interop/netperf/constants.ts";
-import { servErrno } from "../../interop/netperf/minor-messages.ts";
 import { DataPlane } from "../../src/engine/data-plane.ts";
 import { WorkerPool } from "../../src/engine/worker-pool.ts";
 import { dataFamilyOf, establishFailure, headerFor, resolve, type ClientIo } from "./client.ts";
-import { openControl } from "./control-exchange.ts";
+import { accepted, openControl } from "./control-exchange.ts";
 import type { NetperfPlan } from "./plan.ts";
 import { transportMss } from "./tcp-info-dump.ts";
 
@@ -30,7 +29,7 @@ export async function runTcpMss(plan: NetperfPlan, io: ClientIo): Promise<number
   }
   if (plan.printHeaders) io.out(headerFor(plan, r.ip, family));
   try {
-    const reply = await control.ask(
+    const reply = accepted(io, await control.ask(
       encodeClassicStreamRequest({
         sendBufSize: plan.socketBuffers.remote.send,
         recvBufSize: plan.socketBuffers.remote.recv,
@@ -42,16 +41,8 @@ export async function runTcpMss(plan: NetperfPlan, io: ClientIo): Promise<number
         port: plan.remoteDataPort,
         ipFamily: family === "ipv6" ? NetFamily.INET6 : NetFamily.INET,
       }),
-    );
-    if (!reply) {
-      io.err("recv_response: Connection reset by peer\n");
-      return 1;
-    }
-    const errno = servErrno(reply);
-    if (errno !== 0) {
-      io.out(`netperf: remote error ${errno}`);
-      return 1;
-    }
+    ), 1);
+    if (typeof reply === "number") return reply;
     const plane = await DataPlane.open([
       {
         kind: "tcp-recv",

@@ -4,33 +4,42 @@
  * snapshots, so the workers need not know about phases and sampling never sends a message.
  */
 
-export const Slot = {
-  bytes: 0, // payload bytes moved (sent by a sender, received by a receiver)
-  packets: 1, // datagrams, or write()/read() callbacks for TCP
-  transactions: 2,
-  lost: 3, // datagrams missing from the sequence (net of late arrivals)
-  outOfOrder: 4,
-  /** RFC 1889 running jitter in seconds: a level, not a total, so windows take the last value. */
-  jitter: 5,
-  sendErrors: 6,
-  latencySumUs: 7,
-  connections: 8, // sockets opened or accepted so far
-  closed: 9, // sockets closed so far
-  /** Last time (ms, performance.timeOrigin based, worker clock) a byte moved; idle detection. */
-  lastActivityMs: 10,
-  latencyMinUs: 11, // level
-  latencyMaxUs: 12, // level
-  maxSeq: 13, // level
-  duplicates: 14,
-  /** Bytes a sending stream read back on the same socket (full duplex: tcp-send with countReceived). */
-  received: 15,
-  /** From TCP_INFO of the stream's open sockets, sampled once a second by the Worker (Linux, Bun): levels... */
-  tcpRttUs: 16, // mean smoothed RTT
-  tcpCwnd: 17, // sum of congestion windows, segments
-  /** ...and a counter: segments retransmitted, summed over every socket the stream ever had. */
-  tcpRetrans: 18,
-} as const;
+/**
+ * Every per-stream field, in slot order: a `counter` is a running total (a window subtracts its ends, zero is 0), a
+ * `level` is a value now (a window takes its later end, zero keeps it). Slots, decoding, delta and zero all come
+ * from this one table, so a new field is one line here and the Worker that writes it.
+ */
+export const COUNTER_FIELDS = [
+  { name: "bytes", kind: "counter" }, // payload bytes moved (sent by a sender, received by a receiver)
+  { name: "packets", kind: "counter" }, // datagrams, or write()/read() callbacks for TCP
+  { name: "transactions", kind: "counter" },
+  { name: "lost", kind: "counter" }, // datagrams missing from the sequence (net of late arrivals)
+  { name: "outOfOrder", kind: "counter" },
+  { name: "jitter", kind: "level" }, // RFC 1889 running jitter in seconds
+  { name: "sendErrors", kind: "counter" },
+  { name: "latencySumUs", kind: "counter" },
+  { name: "connections", kind: "counter" }, // sockets opened or accepted so far
+  { name: "closed", kind: "counter" }, // sockets closed so far
+  { name: "lastActivityMs", kind: "level" }, // when a byte last moved (ms, Worker's performance clock): idle detection
+  { name: "latencyMinUs", kind: "level" },
+  { name: "latencyMaxUs", kind: "level" },
+  { name: "maxSeq", kind: "level" },
+  { name: "duplicates", kind: "counter" },
+  { name: "received", kind: "counter" }, // bytes a sending stream read back on its socket (tcp-send countReceived)
+  // From TCP_INFO of the stream's open sockets, sampled once a second by the Worker (Linux, Bun):
+  { name: "tcpRttUs", kind: "level" }, // mean smoothed RTT
+  { name: "tcpCwnd", kind: "level" }, // sum of congestion windows, segments
+  { name: "tcpRetrans", kind: "counter" }, // segments retransmitted, summed over every socket the stream ever had
+] as const satisfies readonly { name: string; kind: "counter" | "level" }[];
+
+export type CounterField = (typeof COUNTER_FIELDS)[number]["name"];
+
+/** Slot of each field inside a stream's block (Workers write `c[o + Slot.bytes]`). */
+export const Slot: { readonly [K in CounterField]: number } = Object.freeze(
+  Object.fromEntries(COUNTER_FIELDS.map((f, i) => [f.name, i])) as { [K in CounterField]: number },
+);
 export const SLOTS_PER_STREAM = 24;
+if (COUNTER_FIELDS.length > SLOTS_PER_STREAM) throw new Error("COUNTER_FIELDS outgrew SLOTS_PER_STREAM");
 
 /** Latency histogram: log-linear buckets over microseconds; layout in src/histogram.ts. */
 export const HIST_BUCKETS = 2048;
@@ -47,29 +56,8 @@ export function allocCounters(streams: number): CounterBuffers {
   };
 }
 
-export interface StreamCounters {
-  bytes: number;
-  packets: number;
-  transactions: number;
-  lost: number;
-  outOfOrder: number;
-  jitter: number;
-  sendErrors: number;
-  latencySumUs: number;
-  connections: number;
-  closed: number;
-  latencyMinUs: number;
-  latencyMaxUs: number;
-  maxSeq: number;
-  duplicates: number;
-  /** Bytes read by a sending stream that also counts what it receives (tcp-send countReceived). */
-  received: number;
-  tcpRttUs: number;
-  tcpCwnd: number;
-  tcpRetrans: number;
-  /** Per-bucket transaction counts (see src/histogram.ts). */
-  histogram: Uint32Array;
-}
+/** One stream's fields at an instant, or moved over a window; `histogram` holds per-bucket transaction counts. */
+export type StreamCounters = { [K in CounterField]: number } & { histogram: Uint32Array };
 
 /** A copy of every stream's counters at one instant. */
 export interface Snapshot {
@@ -85,60 +73,41 @@ export function copyCounters(buffers: CounterBuffers): Float64Array {
   return new Float64Array(buffers.counters).slice();
 }
 
+const EMPTY = new Uint32Array(0);
+
+/**
+ * The decoder, window and origin, compiled once from the table into single object literals: a loop storing fields
+ * by name ran 4x slower, and the main thread decodes every stream ten times a second while Workers write.
+ */
+const literal = (value: (name: CounterField, i: number, kind: "counter" | "level") => string) =>
+  `({ ${COUNTER_FIELDS.map((f, i) => `${f.name}: ${value(f.name, i, f.kind)}`).join(", ")}, histogram: h })`;
+const decode = new Function("c", "o", "h", `return ${literal((_, i) => `c[o + ${i}]`)};`) as (c: Float64Array, o: number, h: Uint32Array) => StreamCounters;
+const windowOf = new Function("a", "b", "h", `return ${literal((n, _, k) => (k === "counter" ? `b.${n} - a.${n}` : `b.${n}`))};`) as (a: StreamCounters, b: StreamCounters, h: Uint32Array) => StreamCounters;
+const originOf = new Function("s", "h", `return ${literal((n, _, k) => (k === "counter" ? "0" : `s.${n}`))};`) as (s: StreamCounters, h: Uint32Array) => StreamCounters;
+
 /** Decodes `c`, a copyCounters() of `buffers`; the histograms are copied now when asked for. */
 export function snapshot(buffers: CounterBuffers, c: Float64Array, streams: number, atMs: number, withHistograms: boolean): Snapshot {
-  const h = new Uint32Array(buffers.histograms);
-  const out: StreamCounters[] = [];
-  for (let i = 0; i < streams; i++) {
-    const o = i * SLOTS_PER_STREAM;
-    out.push({
-      bytes: c[o + Slot.bytes]!,
-      packets: c[o + Slot.packets]!,
-      transactions: c[o + Slot.transactions]!,
-      lost: c[o + Slot.lost]!,
-      outOfOrder: c[o + Slot.outOfOrder]!,
-      jitter: c[o + Slot.jitter]!,
-      sendErrors: c[o + Slot.sendErrors]!,
-      latencySumUs: c[o + Slot.latencySumUs]!,
-      connections: c[o + Slot.connections]!,
-      closed: c[o + Slot.closed]!,
-      latencyMinUs: c[o + Slot.latencyMinUs]!,
-      latencyMaxUs: c[o + Slot.latencyMaxUs]!,
-      maxSeq: c[o + Slot.maxSeq]!,
-      duplicates: c[o + Slot.duplicates]!,
-      received: c[o + Slot.received]!,
-      tcpRttUs: c[o + Slot.tcpRttUs]!,
-      tcpCwnd: c[o + Slot.tcpCwnd]!,
-      tcpRetrans: c[o + Slot.tcpRetrans]!,
-      histogram: withHistograms ? h.slice(i * HIST_BUCKETS, (i + 1) * HIST_BUCKETS) : new Uint32Array(0),
-    });
-  }
+  const h = withHistograms ? new Uint32Array(buffers.histograms) : undefined;
+  const out: StreamCounters[] = new Array(streams);
+  for (let i = 0; i < streams; i++) out[i] = decode(c, i * SLOTS_PER_STREAM, h ? h.slice(i * HIST_BUCKETS, (i + 1) * HIST_BUCKETS) : EMPTY);
   return { atMs, streams: out };
 }
 
-/** Counters moved between two snapshots of the same stream; levels (jitter, min/max, maxSeq) come from `to`. */
+/** What moved between two snapshots of the same stream: counters subtract, levels come from `to`. */
 export function delta(from: StreamCounters, to: StreamCounters): StreamCounters {
   const hist = new Uint32Array(to.histogram.length);
   for (let i = 0; i < hist.length; i++) hist[i] = to.histogram[i]! - (from.histogram[i] ?? 0);
-  return {
-    bytes: to.bytes - from.bytes,
-    packets: to.packets - from.packets,
-    transactions: to.transactions - from.transactions,
-    lost: to.lost - from.lost,
-    outOfOrder: to.outOfOrder - from.outOfOrder,
-    jitter: to.jitter,
-    sendErrors: to.sendErrors - from.sendErrors,
-    latencySumUs: to.latencySumUs - from.latencySumUs,
-    connections: to.connections - from.connections,
-    closed: to.closed - from.closed,
-    latencyMinUs: to.latencyMinUs,
-    latencyMaxUs: to.latencyMaxUs,
-    maxSeq: to.maxSeq,
-    duplicates: to.duplicates - from.duplicates,
-    received: to.received - from.received,
-    tcpRttUs: to.tcpRttUs,
-    tcpCwnd: to.tcpCwnd,
-    tcpRetrans: to.tcpRetrans - from.tcpRetrans,
-    histogram: hist,
-  };
+  return windowOf(from, to, hist);
+}
+
+/** The origin of a window that counts from nothing: counters at 0, levels as they are in `s`. */
+export function zero(s: StreamCounters): StreamCounters {
+  return originOf(s, EMPTY);
+}
+
+const BLANK = originOf(decode(new Float64Array(SLOTS_PER_STREAM), 0, EMPTY), EMPTY);
+
+/** A stream that has moved nothing: every field 0 (tests, and streams not opened yet). */
+export function blankCounters(): StreamCounters {
+  return { ...BLANK };
 }

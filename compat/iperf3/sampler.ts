@@ -3,7 +3,7 @@
  * records and end totals, with iperf3's timing rules: times count from TEST_START, and again from the end of the
  * omit period, when the byte counts restart too (UDP packet and loss counts keep running, minus the omitted part).
  */
-import type { StreamCounters } from "../../src/counters.ts";
+import { zero, type StreamCounters } from "../../src/counters.ts";
 import type { DataPlane } from "../../src/engine/data-plane.ts";
 import type { TcpInfo } from "../../src/sockopt/tcp-info.ts";
 import type { Results, StreamResult } from "../../interop/iperf3/results.ts";
@@ -26,10 +26,6 @@ export interface LiveStream {
 }
 
 const us = (s: number) => Math.round(s * 1e6) / 1e6;
-
-function zeroCounters(c: StreamCounters): StreamCounters {
-  return { ...c, bytes: 0, packets: 0, transactions: 0, lost: 0, outOfOrder: 0, jitter: 0, sendErrors: 0, maxSeq: 0, duplicates: 0 };
-}
 
 interface Base {
   c: StreamCounters;
@@ -83,7 +79,7 @@ export class StreamSampler {
     this.omitting = omitS > 0;
     this.base = this.streams.map((s) => {
       const b = this.read(s);
-      return this.udp ? b : { c: zeroCounters(b.c), retrans: b.retrans };
+      return this.udp ? b : { c: zero(b.c), retrans: b.retrans };
     });
     this.last = this.base.map((b) => ({ ...b }));
     this.rttSum = this.streams.map(() => 0);

@@ -1,11 +1,12 @@
 import { expect, test } from "bun:test";
+import { blankCounters } from "../../src/counters.ts";
 import { StreamSpec } from "../../src/stream-spec.ts";
 import { checkOmniRequest, DEFAULT_LIMITS } from "../../interop/netperf/request-check.ts";
 import { OmniRequest } from "../../interop/netperf/omni-request.ts";
 import { buildOmniRequest, MigratedTest } from "../../interop/netperf/test-request.ts";
 import { clientCounters, clientSpec, netperfPayload, serverCounters, serverSpec, transportRetrans } from "./data-specs.ts";
 
-const counters = { bytes: 1000, received: 0, tcpRttUs: 0, tcpCwnd: 0, tcpRetrans: 3, packets: 10, transactions: 7, lost: 0, outOfOrder: 0, jitter: 0, sendErrors: 2, latencySumUs: 0, connections: 1, closed: 1, latencyMinUs: 0, latencyMaxUs: 0, maxSeq: 0, duplicates: 0, histogram: new Uint32Array(0) };
+const counters = { ...blankCounters(), bytes: 1000, tcpRetrans: 3, packets: 10, transactions: 7, sendErrors: 2, connections: 1, closed: 1 };
 
 test("netperf's fill pattern", () => {
   expect(new TextDecoder().decode(netperfPayload(12))).toBe("netperf\0netp");

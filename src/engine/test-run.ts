@@ -1,4 +1,4 @@
-import { delta, type Snapshot, type StreamCounters } from "../counters.ts";
+import { delta, zero, type Snapshot, type StreamCounters } from "../counters.ts";
 import { cyclesPerByte, lossPercent, packetsPerSecond, throughputBps, transactionsPerSecond } from "../formulas.ts";
 import { count, max, mean, merge, min, percentiles } from "../histogram.ts";
 import { createHostSampler, type HostSampler } from "../host/sampler.ts";
@@ -258,7 +258,7 @@ export class TestRun {
   }
 
   results(version = VERSION): Results {
-    const zero = this.groups.map((g) => ({ atMs: 0, streams: g.plane.snapshot(false).streams.map(zeroCounters) }));
+    const origin = this.groups.map((g) => ({ atMs: 0, streams: g.plane.snapshot(false).streams.map(zero) }));
     const start = this.measureStart.length ? this.measureStart : this.snaps(true);
     const end = this.measureEnd ?? this.snaps(true);
     const endMs = this.measureEnd ? this.measureEndMs : performance.now();
@@ -266,7 +266,7 @@ export class TestRun {
     const sides = new Set(this.groups.map((g) => g.side));
     const total = this.snaps(false);
     const sum = (side: Side, key: "bytes" | "packets" | "transactions") =>
-      sides.has(side) ? this.streamCounters(zero, total, [side]).reduce((a, s) => a + s[key], 0) : undefined;
+      sides.has(side) ? this.streamCounters(origin, total, [side]).reduce((a, s) => a + s[key], 0) : undefined;
     const summary = this.sideFigures(start, end, seconds, this.reportingSide());
     const sentPackets = sum("send", "packets");
     const receivedPackets = sum("recv", "packets");
@@ -311,10 +311,6 @@ export class TestRun {
       errors: this.errors,
     };
   }
-}
-
-function zeroCounters(s: StreamCounters): StreamCounters {
-  return { ...s, bytes: 0, packets: 0, transactions: 0, lost: 0, outOfOrder: 0, sendErrors: 0, latencySumUs: 0, connections: 0, closed: 0, duplicates: 0, received: 0, tcpRetrans: 0, histogram: new Uint32Array(0) };
 }
 
 /** Figures of a set of streams over one window; the formulas live in src/formulas.ts. */

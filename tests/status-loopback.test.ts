@@ -94,9 +94,9 @@ test("a loopback run polled 10 times a second shows every phase live, then its r
     const metrics = await (await fetch(`${server.url}metrics`)).text();
     for (const s of final.streams) {
       expect(s.bytes).toBeGreaterThan(0);
-      expect(metrics).toContain(`anyperf_bytes_total{mode="loopback",role="both",stream="${s.id}",side="${s.side}"} ${s.bytes}\n`);
+      expect(metrics).toContain(`anyperf_bytes_total{dialect="loopback",role="both",test="${final.id}",peer="127.0.0.1",stream="${s.id}",side="${s.side}"} ${s.bytes}\n`);
     }
-    expect(metrics).toContain('anyperf_test_phase{mode="loopback",role="both",phase="done"} 1\n');
+    expect(metrics).toContain('anyperf_test_phase{dialect="loopback",role="both",phase="done"} 1\n');
   } finally {
     stop.abort();
     await server.stop();

@@ -72,7 +72,7 @@ test.skipIf(!prometheus)(
       }
       if (!got.length) throw new Error(`no sample scraped in 45 s; prometheus log:\n${readFileSync(log, "utf8").slice(-3000)}`);
       expect(got).toHaveLength(1);
-      expect(got[0]!.metric).toEqual({ __name__: "anyperf_bytes_total", instance: `127.0.0.1:${status.port}`, job: "anyperf", mode: "iperf3", role: "client", stream: "0" });
+      expect(got[0]!.metric).toEqual({ __name__: "anyperf_bytes_total", instance: `127.0.0.1:${status.port}`, job: "anyperf", dialect: "iperf3", role: "client", test: "t1", peer: "127.0.0.1:5201", stream: "0" });
       expect(Number(got[0]!.value[1])).toBe(want);
       const phase = await query('anyperf_test_phase{phase="measuring"}');
       expect(Number(phase[0]!.value[1])).toBe(1);

@@ -221,7 +221,13 @@ export class TestRun {
   }
 
   private sideFigures(from: Snapshot[], to: Snapshot[], seconds: number, sides: Side[]): Figures {
-    return figures(this.streamCounters(from, to, sides), seconds, this.info, !sides.includes("send"));
+    const f = figures(this.streamCounters(from, to, sides), seconds, this.info, !sides.includes("send"));
+    // One retransmit figure per test, whichever side's bytes a figure shows (a receiver's own sockets barely ever
+    // retransmit: showing theirs printed 0 next to the sender's 780).
+    const retransmits = this.tcpRetransmits(from, to);
+    if (retransmits === undefined) delete f.retransmits;
+    else f.retransmits = retransmits;
+    return f;
   }
 
   private figuresPerStream(from: Snapshot[], to: Snapshot[], seconds: number): StreamFigures[] {
@@ -250,11 +256,21 @@ export class TestRun {
     return this.groups.every((g) => g.side !== "recv" || g.plane.specs.every((s) => s.kind !== "udp-recv" || s.format === "none"));
   }
 
-  /** Retransmits of every sending stream's own sockets over the window; undefined when TCP_INFO was not read. */
-  private tcpRetransmits(start: Snapshot[], end: Snapshot[]): number | undefined {
-    const senders = this.streamCounters(start, end, ["send", "client"]);
-    if (this.info.transport !== "tcp" || !senders.some((s) => s.tcpRttUs > 0)) return undefined;
-    return senders.reduce((a, s) => a + s.tcpRetrans, 0);
+  /**
+   * The test's retransmits: TCP segments every socket of every stream of this test retransmitted between `from` and
+   * `to` (TCP_INFO total_retrans, which the Workers publish once a second). Undefined for UDP and where TCP_INFO was
+   * never read; never the host's RetransSegs, which counts every other connection too (cpu.host.tcp shows that).
+   */
+  private tcpRetransmits(from: Snapshot[], to: Snapshot[]): number | undefined {
+    if (this.info.transport !== "tcp") return undefined;
+    let sum = 0, read = false;
+    to.forEach((snap, g) => {
+      snap.streams.forEach((s, i) => {
+        if (s.tcpRttUs > 0) read = true;
+        sum += s.tcpRetrans - (from[g]?.streams[i]?.tcpRetrans ?? 0);
+      });
+    });
+    return read ? sum : undefined;
   }
 
   results(version = VERSION): Results {
@@ -307,7 +323,7 @@ export class TestRun {
         cycles_per_byte: cycles,
         host,
       },
-      retransmits: this.tcpRetransmits(start, end) ?? host?.tcp?.retransSegs,
+      retransmits: summary.retransmits,
       errors: this.errors,
     };
   }

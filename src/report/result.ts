@@ -86,7 +86,11 @@ export const Results = z.object({
     cycles_per_byte: z.number().optional(),
     host: HostWindow.optional(),
   }),
-  /** TCP segments retransmitted: the test's own sockets (TCP_INFO) where read, else the host's RetransSegs. */
+  /**
+   * TCP segments this test's own sockets retransmitted over the measured window (TCP_INFO), the figure summary,
+   * sender, receiver and /status show too; absent for UDP and where TCP_INFO cannot be read. The host's count of
+   * every connection is cpu.host.tcp.retransSegs.
+   */
   retransmits: z.number().optional(),
   errors: z.array(z.string()),
 });

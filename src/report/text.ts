@@ -38,7 +38,8 @@ export function textReport(r: Results): string {
     `CPU: host busy ${pct(c.busy_percent)}` +
       (modes ? ` (user ${pct(modes.user)}, system ${pct(modes.system)}, softirq ${pct(modes.softirq)}, iowait ${pct(modes.iowait)})` : "") +
       `, this process ${pct(c.process_percent)}, cycles/byte ${c.cycles_per_byte === undefined ? "n/a" : c.cycles_per_byte.toFixed(2)}` +
-      `, TCP retransmits ${r.retransmits ?? "n/a"}`,
+      // The test's own sockets only; a UDP test has none, and the host's count of every connection is not its figure.
+      (r.transport === "tcp" ? `, TCP retransmits ${r.retransmits ?? "n/a"}` : ""),
   );
   for (const e of r.errors) out.push(`error: ${e}`);
   return out.join("\n");

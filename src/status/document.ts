@@ -26,14 +26,16 @@ export function summarize(view: TestView, hasResults: boolean): TestSummary {
 export function buildStatusDocument(source: StatusSource, now: Date): StatusDocument {
   // One read of the tests, so the document agrees with itself (a second read would be a few ms later).
   const tests = source.tests();
-  const running = tests.find((t) => t.phase !== "done");
-  const latest = running ?? tests[0];
+  const running = tests.filter((t) => t.phase !== "done");
+  const latest = running[0] ?? tests[0];
   return {
     mode: source.mode,
     role: source.role,
-    phase: processPhase(source, running, latest),
+    phase: processPhase(source, running[0], latest),
     now: now.toISOString(),
     test: latest ?? null,
+    running,
+    bytesTotal: source.bytesTotal(),
     recent: tests.map((t) => summarize(t, t.phase === "done" && source.results(t.id) !== undefined)),
   };
 }

@@ -14,6 +14,8 @@ export class MemorySource implements StatusSource {
   /** Newest first. */
   private views: TestView[] = [];
   private readonly done = new Map<string, unknown>();
+  /** Bytes of the tests no longer kept. */
+  private retiredBytes = 0;
   private readonly listeners = new Set<(e: IntervalEvent) => void>();
 
   constructor(opts: { mode: string; role: Role; persistent?: boolean; keep?: number }) {
@@ -31,7 +33,10 @@ export class MemorySource implements StatusSource {
       return;
     }
     this.views.unshift(view);
-    for (const old of this.views.splice(this.keep)) this.done.delete(old.id);
+    for (const old of this.views.splice(this.keep)) {
+      this.retiredBytes += old.bytes;
+      this.done.delete(old.id);
+    }
   }
 
   /** Records the results of a finished test; its view should be put with phase "done" as well. */
@@ -57,6 +62,10 @@ export class MemorySource implements StatusSource {
 
   tests(): TestView[] {
     return [...this.views];
+  }
+
+  bytesTotal(): number {
+    return this.views.reduce((a, v) => a + v.bytes, this.retiredBytes);
   }
 
   current(): TestView | undefined {

@@ -34,7 +34,8 @@ describe("renderMetrics", () => {
     const text = renderMetrics(buildStatusDocument(source, NOW));
     expect(text.endsWith("\n")).toBe(true);
     const { values, types, helps } = parse(text);
-    const l = 'mode="loopback",role="both"';
+    const p = 'dialect="loopback",role="both"';
+    const l = `${p},test="t1"`;
     const view = run.view("measuring");
     expect(values.get(`anyperf_bytes_total{${l},stream="0"}`)).toBe(view.streams[0]!.bytes);
     expect(values.get(`anyperf_bytes_total{${l},stream="1"}`)).toBe(view.streams[1]!.bytes);
@@ -46,8 +47,8 @@ describe("renderMetrics", () => {
     expect(values.get(`anyperf_cpu_busy_ratio{${l},scope="host"}`)).toBe(0.425);
     expect(values.get(`anyperf_cpu_busy_ratio{${l},scope="process"}`)).toBe(0.97);
     expect(values.get(`anyperf_retransmits_total{${l}}`)).toBe(1);
-    expect(values.get(`anyperf_test_phase{${l},phase="measuring"}`)).toBe(1);
-    for (const p of ["waiting", "warm-up", "cool-down", "done"]) expect(values.get(`anyperf_test_phase{${l},phase="${p}"}`)).toBe(0);
+    expect(values.get(`anyperf_test_phase{${p},phase="measuring"}`)).toBe(1);
+    for (const ph of ["waiting", "warm-up", "cool-down", "done"]) expect(values.get(`anyperf_test_phase{${p},phase="${ph}"}`)).toBe(0);
     // Only what applies: no transactions, latency or loss for a TCP bulk test.
     expect(types.has("anyperf_transactions_total")).toBe(false);
     expect(types.has("anyperf_latency_seconds")).toBe(false);
@@ -61,7 +62,7 @@ describe("renderMetrics", () => {
     const { source, run } = fakeSource({ intervals: 10, rr: true, mode: "netperf", role: "client" });
     for (let i = 0; i < 2; i++) run.step();
     const { values, types } = parse(renderMetrics(buildStatusDocument(source, NOW)));
-    const l = 'mode="netperf",role="client"';
+    const l = 'dialect="netperf",role="client",test="t1",peer="127.0.0.1:5201"';
     expect(types.get("anyperf_latency_seconds")).toBe("summary");
     expect(values.get(`anyperf_latency_seconds{${l},quantile="0.5"}`)).toBe(17e-6);
     expect(values.get(`anyperf_latency_seconds{${l},quantile="0.999"}`)).toBe(120e-6);
@@ -75,7 +76,7 @@ describe("renderMetrics", () => {
     const { source, run } = fakeSource({ intervals: 10, udp: true, mode: "iperf3", role: "server" });
     for (let i = 0; i < 3; i++) run.step();
     const { values, types } = parse(renderMetrics(buildStatusDocument(source, NOW)));
-    const l = 'mode="iperf3",role="server"';
+    const l = 'dialect="iperf3",role="server",test="t1",peer="127.0.0.1:5201"';
     expect(values.get(`anyperf_packets_per_second{${l}}`)).toBe(200_002);
     expect(values.get(`anyperf_lost_packets_total{${l}}`)).toBe(9);
     expect(values.get(`anyperf_jitter_seconds{${l},stream="0"}`)).toBe(0.00025);
@@ -85,15 +86,16 @@ describe("renderMetrics", () => {
   test("no test yet: only the phase, with the process's labels", () => {
     const source = new MemorySource({ mode: "netserver", role: "server", persistent: true });
     const { values } = parse(renderMetrics(buildStatusDocument(source, NOW)));
-    expect(values.get('anyperf_test_phase{mode="netserver",role="server",phase="waiting"}')).toBe(1);
-    expect(values.size).toBe(5);
+    expect(values.get('anyperf_test_phase{dialect="netserver",role="server",phase="waiting"}')).toBe(1);
+    expect(values.get('anyperf_process_bytes_total{dialect="netserver",role="server"}')).toBe(0);
+    expect(values.size).toBe(6);
   });
 
   test("label values are escaped", () => {
     const { source, run } = fakeSource({ intervals: 2, mode: 'we"ird\\mode\nx' });
     run.step();
     const text = renderMetrics(buildStatusDocument(source, NOW));
-    expect(text).toContain('anyperf_elapsed_seconds{mode="we\\"ird\\\\mode\\nx",role="both"} 1\n');
+    expect(text).toContain('anyperf_elapsed_seconds{dialect="we\\"ird\\\\mode\\nx",role="both",test="t1",peer="127.0.0.1:5201"} 1\n');
   });
 
   test("streams that say which end they are carry a side label", () => {
@@ -103,7 +105,7 @@ describe("renderMetrics", () => {
     run.setPhase("measuring");
     run.interval(tcpInterval("measuring", 5000));
     const { values } = parse(renderMetrics(buildStatusDocument(source, NOW)));
-    expect(values.get('anyperf_bytes_total{mode="loopback",role="both",stream="0",side="send"}')).toBe(5100);
-    expect(values.get('anyperf_bytes_total{mode="loopback",role="both",stream="1",side="recv"}')).toBe(5000);
+    expect(values.get('anyperf_bytes_total{dialect="loopback",role="both",test="1",peer="127.0.0.1",stream="0",side="send"}')).toBe(5100);
+    expect(values.get('anyperf_bytes_total{dialect="loopback",role="both",test="1",peer="127.0.0.1",stream="1",side="recv"}')).toBe(5000);
   });
 });

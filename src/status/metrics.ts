@@ -32,6 +32,24 @@ function formatValue(v: number): string {
   return String(v);
 }
 
+/** One family per name, its samples from every test in order: the exposition format allows each name once. */
+function mergeFamilies(groups: Family[][]): Family[] {
+  const byName = new Map<string, Family>();
+  for (const fams of groups) {
+    for (const f of fams) {
+      const seen = byName.get(f.name);
+      if (seen) seen.samples.push(...f.samples);
+      else byName.set(f.name, { ...f, samples: [...f.samples] });
+    }
+  }
+  return [...byName.values()];
+}
+
+/** The labels that tell concurrent tests apart; peer is left out where there is none yet. */
+function testLabels(t: TestView): Labels {
+  return { dialect: t.mode, role: t.role, test: t.id, ...(t.peer === null ? {} : { peer: t.peer }) };
+}
+
 function renderFamily(f: Family): string {
   const lines = [`# HELP ${f.name} ${f.help}`, `# TYPE ${f.name} ${f.type}`];
   for (const s of f.samples) {
@@ -46,7 +64,8 @@ function streamLabels(base: Labels, s: TestView["streams"][number]): Labels {
   return s.side === undefined ? { ...base, stream: String(s.id) } : { ...base, stream: String(s.id), side: s.side };
 }
 
-function testFamilies(t: TestView, base: Labels): Family[] {
+function testFamilies(t: TestView): Family[] {
+  const base = testLabels(t);
   const perStream = (value: (s: TestView["streams"][number]) => number): Sample[] =>
     t.streams.map((s) => ({ labels: streamLabels(base, s), value: value(s) }));
   const fams: Family[] = [
@@ -162,7 +181,7 @@ function testFamilies(t: TestView, base: Labels): Family[] {
     fams.push({
       name: "anyperf_retransmits_total",
       type: "counter",
-      help: "TCP segments retransmitted since the test started, all streams.",
+      help: "TCP segments retransmitted by this test's own sockets over the measured window so far (TCP_INFO).",
       samples: [{ labels: base, value: t.retransmits }],
     });
   }
@@ -178,16 +197,21 @@ function testFamilies(t: TestView, base: Labels): Family[] {
 }
 
 export function renderMetrics(doc: StatusDocument): string {
-  const t = doc.test;
-  const base: Labels = { mode: t?.mode ?? doc.mode, role: t?.role ?? doc.role };
+  const process: Labels = { dialect: doc.mode, role: doc.role };
+  const shown = doc.running.length ? doc.running : doc.test ? [doc.test] : [];
   const fams: Family[] = [
     {
       name: "anyperf_test_phase",
       type: "gauge",
       help: "1 for the phase the process is in, 0 for the others.",
-      samples: Phase.options.map((p) => ({ labels: { ...base, phase: p }, value: p === doc.phase ? 1 : 0 })),
+      samples: Phase.options.map((p) => ({ labels: { ...process, phase: p }, value: p === doc.phase ? 1 : 0 })),
+    },
+    {
+      name: "anyperf_process_bytes_total",
+      type: "counter",
+      help: "Payload bytes moved by every test of this process since it started.",
+      samples: [{ labels: process, value: doc.bytesTotal }],
     },
   ];
-  if (t) fams.push(...testFamilies(t, base));
-  return fams.map(renderFamily).join("\n") + "\n";
+  return mergeFamilies([fams, ...shown.map(testFamilies)]).map(renderFamily).join("\n") + "\n";
 }

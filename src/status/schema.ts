@@ -110,7 +110,10 @@ export const TestView = z.object({
   latencyMicroseconds: LatencyPercentiles.optional(),
   streams: z.array(StreamView),
   cpu: CpuView.optional(),
-  /** TCP segments retransmitted since the test started: the streams' TCP_INFO, else the host's RetransSegs. */
+  /**
+   * TCP segments this test's own sockets retransmitted over the measured window so far (TCP_INFO), the same figure
+   * as the results' `retransmits`; absent where TCP_INFO cannot be read, and for UDP.
+   */
   retransmits: z.number().int().nonnegative().optional(),
   /** UDP datagrams lost, summed over the streams. */
   lost: z.number().int().nonnegative().optional(),
@@ -143,8 +146,12 @@ export const StatusDocument = z.object({
   /** The running test's phase; "waiting" while none runs yet (or, for a server, between tests). */
   phase: Phase,
   now: z.iso.datetime(),
-  /** The running test, else the most recent one, else null. */
+  /** The running test (the newest, when several run), else the most recent one, else null. */
   test: TestView.nullable(),
+  /** Every test running now, newest first (a server answering several clients at once). */
+  running: z.array(TestView),
+  /** Payload bytes every test of this process has moved since it started, finished tests included. */
+  bytesTotal: z.number().nonnegative(),
   /** Recent tests, newest first. */
   recent: z.array(TestSummary),
 });

@@ -13,6 +13,8 @@ export interface StatusSource {
   readonly persistent: boolean;
   /** Recent tests, newest first, the running one included; the source bounds how many it keeps. */
   tests(): TestView[];
+  /** Payload bytes of every test this process ran, those no longer kept included. */
+  bytesTotal(): number;
   /** The test that is running now (any phase but "done"), if any. */
   current(): TestView | undefined;
   /** The final results document of test `id` (default: the most recent finished test), once that test is done. */

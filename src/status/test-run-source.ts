@@ -9,7 +9,8 @@ import type { StatusSource } from "./source.ts";
 /**
  * The status source over the engine's TestRuns: a front end adds each run it starts, and this keeps what the
  * status app needs from the run's interval samples (cumulative totals, the recent intervals for the chart) plus a
- * host sample per interval for live CPU and retransmits (TestRun reads the host only at the window's ends).
+ * host sample per interval for live CPU (TestRun reads the host only at the window's ends). Retransmits are the
+ * run's own figure (its sockets' TCP_INFO over the measured window), so /status says what the results say.
  * Time on the chart is seconds since the test started, so warm-up, measuring and cool-down share one axis.
  */
 
@@ -43,10 +44,8 @@ interface Tracked {
   bytes: number;
   packets: number;
   transactions: number;
-  hostFirst?: HostSample;
   hostPrev?: HostSample;
   cpu?: CpuView;
-  retransmits?: number;
   doneAtMs?: number;
   results?: unknown;
   detach: () => void;
@@ -71,13 +70,15 @@ export class TestRunSource implements StatusSource {
   private tracked: Tracked[] = [];
   private nextId = 1;
   private readonly listeners = new Set<(e: IntervalEvent) => void>();
+  /** Bytes of every interval of every test seen, those no longer kept included. */
+  private bytes = 0;
 
   constructor(opts: TestRunSourceOptions) {
     this.mode = opts.mode;
     this.role = opts.role;
     this.persistent = opts.persistent ?? false;
     this.keep = Math.max(1, opts.keep ?? 20);
-    this.sampler = opts.sampler === null ? undefined : (opts.sampler ?? createHostSampler(["cpu", "process", "snmp"]));
+    this.sampler = opts.sampler === null ? undefined : (opts.sampler ?? createHostSampler(["cpu", "process"]));
   }
 
   /** Starts following a run; returns its id (its /results/<id>). */
@@ -91,10 +92,9 @@ export class TestRunSource implements StatusSource {
       bytes: 0,
       packets: 0,
       transactions: 0,
-      hostFirst: this.sampler?.sample(),
+      hostPrev: this.sampler?.sample(),
       detach: () => {},
     };
-    t.hostPrev = t.hostFirst;
     const offInterval = run.onInterval((i) => this.onInterval(t, i));
     const offPhase = run.onPhase((p) => {
       if (p === "done") t.doneAtMs = Date.now();
@@ -140,6 +140,7 @@ export class TestRunSource implements StatusSource {
       });
     }
     t.bytes += i.sum.bytes;
+    this.bytes += i.sum.bytes;
     t.packets += i.sum.packets ?? 0;
     t.transactions += i.sum.transactions ?? 0;
     const sample: IntervalSample = {
@@ -169,12 +170,10 @@ export class TestRunSource implements StatusSource {
   }
 
   private sampleHost(t: Tracked): void {
-    if (!this.sampler || !t.hostPrev || !t.hostFirst) return;
+    if (!this.sampler || !t.hostPrev) return;
     const now = this.sampler.sample();
     const w = hostWindow(t.hostPrev, now);
     if (w.cpu?.busy !== undefined && w.process) t.cpu = { busyPercent: Math.max(0, w.cpu.busy), processPercent: w.process.total };
-    const retrans = hostWindow(t.hostFirst, now).tcp?.retransSegs;
-    if (retrans !== undefined) t.retransmits = retrans;
     t.hostPrev = now;
   }
 
@@ -239,7 +238,7 @@ export class TestRunSource implements StatusSource {
       ...(lat ? { latencyMicroseconds: { p50: lat.p50, p90: lat.p90, p99: lat.p99, p999: lat.p999, mean: lat.mean, count: sum?.transactions ?? 0 } } : {}),
       streams,
       ...(t.cpu ? { cpu: t.cpu } : {}),
-      ...(t.retransmits === undefined ? {} : { retransmits: t.retransmits }),
+      ...(sum?.retransmits === undefined ? {} : { retransmits: sum.retransmits }),
       ...(lost === undefined ? {} : { lost }),
       intervals: [...t.recent],
     };
@@ -247,6 +246,10 @@ export class TestRunSource implements StatusSource {
 
   tests(): TestView[] {
     return this.tracked.map((t) => this.view(t));
+  }
+
+  bytesTotal(): number {
+    return this.bytes;
   }
 
   current(): TestView | undefined {

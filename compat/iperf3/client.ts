@@ -377,7 +377,8 @@ class Iperf3Client {
     const now = t0;
     side.test.streams = this.live.map((s) => s.report);
     side.test.congestionUsed = p.protocol === "tcp" ? this.congestion : undefined;
-    this.sampler = new StreamSampler([...this.live], p.protocol === "udp", (fd) => this.fd.tcpInfo(fd));
+    const run = this.testRun!;
+    this.sampler = new StreamSampler([...this.live], p.protocol === "udp", (fd) => this.fd.tcpInfo(fd), () => run.cut());
     side.test.senderHasRetransmits = p.protocol === "tcp" && side.test.mode !== "receiver" && this.sampler.hasRetransmits ? 1 : 0;
     side.start.testStart = {
       protocol: p.protocol === "tcp" ? "TCP" : "UDP", numStreams: p.parallel, blksize: p.len, omit: p.omitS, duration: p.timeS,

@@ -1,9 +1,10 @@
 /**
  * Turns the engine's cumulative counters (and TCP_INFO of sending sockets) into iperf3's per-stream interval
- * records and end totals, with iperf3's timing rules: times count from TEST_START, and again from the end of the
+ * records and end totals, reading them through the test's cuts (TestRun.cut: every plane at one instant, the
+ * counters /status and the results read), with iperf3's timing rules: times count from TEST_START, and again from the end of the
  * omit period, when the byte counts restart too (UDP packet and loss counts keep running, minus the omitted part).
  */
-import { zero, type StreamCounters } from "../../src/counters.ts";
+import { zero, type Snapshot, type StreamCounters } from "../../src/counters.ts";
 import type { DataPlane } from "../../src/engine/data-plane.ts";
 import type { TcpInfo } from "../../src/sockopt/tcp-info.ts";
 import type { Results, StreamResult } from "../../interop/iperf3/results.ts";
@@ -46,6 +47,8 @@ export class StreamSampler {
     readonly streams: LiveStream[],
     private readonly udp: boolean,
     private readonly tcpInfo: ((fd: number) => TcpInfo | undefined) | undefined,
+    /** The test's cut of every plane at one instant (TestRun.cut). */
+    private readonly cut: () => Map<DataPlane, Snapshot>,
   ) {
     this.hasRetransmits = !udp && tcpInfo !== undefined && streams.some((s) => s.infoFd !== undefined);
   }
@@ -58,15 +61,19 @@ export class StreamSampler {
 
   /** From now on these streams report what they have now (their Workers may write a little more). */
   freeze(which: (s: LiveStream) => boolean): void {
-    for (const s of this.streams) if (which(s) && !this.frozen.has(s)) this.frozen.set(s, this.read(s));
+    const cut = this.cut();
+    for (const s of this.streams) if (which(s) && !this.frozen.has(s)) this.frozen.set(s, this.read(s, cut));
   }
 
-  private read(s: LiveStream): Base {
+  private counters(s: LiveStream, cut: Map<DataPlane, Snapshot>): StreamCounters {
+    return (cut.get(s.plane) ?? s.plane.snapshot()).streams[s.index]!;
+  }
+
+  private read(s: LiveStream, cut: Map<DataPlane, Snapshot>): Base {
     const f = this.frozen.get(s);
     if (f) return f;
-    const c = s.plane.snapshot().streams[s.index]!;
     const info = s.infoFd !== undefined ? this.tcpInfo?.(s.infoFd) : undefined;
-    return { c, retrans: info?.total_retrans ?? 0 };
+    return { c: this.counters(s, cut), retrans: info?.total_retrans ?? 0 };
   }
 
   /**
@@ -77,8 +84,9 @@ export class StreamSampler {
   start(t0Ms: number, omitS: number): void {
     this.t0 = this.lastMs = t0Ms;
     this.omitting = omitS > 0;
+    const cut = this.cut();
     this.base = this.streams.map((s) => {
-      const b = this.read(s);
+      const b = this.read(s, cut);
       return this.udp ? b : { c: zero(b.c), retrans: b.retrans };
     });
     this.last = this.base.map((b) => ({ ...b }));
@@ -116,8 +124,9 @@ export class StreamSampler {
     const startS = us((this.lastMs - this.t0) / 1000);
     const endS = us((nowMs - this.t0) / 1000);
     const durationS = Math.fround((nowMs - this.lastMs) / 1000);
+    const cut = this.cut();
     this.streams.forEach((s, i) => {
-      const now = this.read(s);
+      const now = this.read(s, cut);
       const prev = this.last[i]!;
       const r = s.report;
       const iv: IntervalResult = {
@@ -212,8 +221,9 @@ export class StreamSampler {
   /** This side's bytes and blocks so far, sent and received apart (for -n / -k and idle detection). */
   progress(blockSize: number): { sent: number; received: number; sentBlocks: number; receivedBlocks: number } {
     const out = { sent: 0, received: 0, sentBlocks: 0, receivedBlocks: 0 };
+    const cut = this.cut();
     this.streams.forEach((s, i) => {
-      const c = s.plane.snapshot().streams[s.index]!;
+      const c = this.counters(s, cut);
       const b = this.base[i]!.c;
       const bytes = c.bytes - b.bytes;
       // A TCP block is a len-byte write; a UDP block is a datagram, received ones counted as 3.12 counts its reads

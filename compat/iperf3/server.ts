@@ -535,7 +535,8 @@ class ServerTest {
     for (const s of streams) this.say(connectedLine(s.report));
     side.test.streams = streams.map((s) => s.report);
     side.test.congestionUsed = p.protocol === "tcp" ? this.congestion : undefined;
-    this.sampler = new StreamSampler(streams, p.protocol === "udp", (fd) => this.server.fd.tcpInfo(fd));
+    const run = this.testRun!;
+    this.sampler = new StreamSampler(streams, p.protocol === "udp", (fd) => this.server.fd.tcpInfo(fd), () => run.cut());
     // 3.12's server reports retransmits when it sends TCP and can read TCP_INFO; it prints before it hears the client.
     side.test.senderHasRetransmits = p.protocol === "tcp" && side.test.mode !== "receiver" && this.sampler.hasRetransmits ? 1 : 0;
     const now = performance.now();

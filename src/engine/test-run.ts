@@ -110,6 +110,23 @@ export class TestRun {
     }
   }
 
+  /**
+   * Every attached plane's counters at one instant, for a front end's own reports (iperf3's intervals and totals,
+   * ntttcp's I/O counts): they read the counters the test's figures and /status read, cut the same way.
+   */
+  cut(withHistograms = false): Map<DataPlane, Snapshot> {
+    const snaps = this.snaps(withHistograms);
+    return new Map(this.groups.map((g, i) => [g.plane, snaps[i]!]));
+  }
+
+  /** What each stream of `plane` moved over the measured window (so far, while it runs); empty before it starts. */
+  measured(plane: DataPlane): StreamCounters[] {
+    const g = this.groups.findIndex((x) => x.plane === plane);
+    if (g < 0 || !this.measureStartMs) return [];
+    const end = this.measureEnd?.[g] ?? plane.snapshot();
+    return end.streams.map((s, i) => delta(this.measureStart[g]!.streams[i]!, s));
+  }
+
   /** Starts interval sampling; call when data starts flowing (warm-up or measuring). */
   startSampling(): void {
     if (this.intervalTimer) return;

@@ -1,4 +1,4 @@
-import { delta, type Snapshot } from "../../src/counters.ts";
+import type { Snapshot } from "../../src/counters.ts";
 import { DataPlane } from "../../src/engine/data-plane.ts";
 import { TestRun } from "../../src/engine/test-run.ts";
 import { UserError } from "../../src/errors.ts";
@@ -95,26 +95,6 @@ async function until(plane: DataPlane, test: (s: Snapshot) => boolean, signal: A
   return false;
 }
 
-/**
- * Counted I/O calls over the measured window (Windows "Avg B / Compl"): the engine's results carry bytes and time
- * per stream but not TCP call counts, so the call counters are snapshotted at the same phase changes.
- */
-class IoCounts {
-  private start: Snapshot | undefined;
-  private end: Snapshot | undefined;
-  constructor(private readonly plane: DataPlane, run: TestRun) {
-    run.onPhase((ph) => {
-      if (ph === "measuring") this.start = plane.snapshot();
-      else if ((ph === "cool-down" || ph === "done") && this.start && !this.end) this.end = plane.snapshot();
-    });
-  }
-  of(stream: number): number {
-    if (!this.start) return 0;
-    const end = this.end ?? this.plane.snapshot();
-    return delta(this.start.streams[stream]!, end.streams[stream]!).packets;
-  }
-}
-
 function phaseLogs(run: TestRun, p: NtttcpPlan, io: RunIo, timing: { warmupS: number; cooldownS: number }): void {
   if (p.dialect !== "linux") return;
   run.onPhase((ph) => {
@@ -142,18 +122,19 @@ function newRun(p: NtttcpPlan, io: RunIo, timing: { warmupS: number; durationS: 
   return run;
 }
 
-function results(p: NtttcpPlan, run: TestRun, ios: IoCounts, layout: StreamLayout, plane: DataPlane, io: RunIo): NtttcpResults {
-  // Bytes and the measured time come from the engine's own window snapshots (one source for every dialect).
+function results(p: NtttcpPlan, run: TestRun, layout: StreamLayout, plane: DataPlane, io: RunIo): NtttcpResults {
+  // Bytes, I/O calls (Windows "Avg B / Compl") and the measured time all come from the test's own window cuts.
   const doc = run.results();
+  const moved = run.measured(plane);
   const seconds = doc.phases.measured_s;
   const threads = new Map<number, ThreadResult>(p.threads.map((t) => [t.index, { index: t.index, bytes: 0, ios: 0, seconds }]));
   layout.threadOf.forEach((thread, i) => {
     const r = threads.get(thread)!;
     r.bytes += doc.streams[i]?.bytes ?? 0;
-    r.ios = (r.ios ?? 0) + ios.of(i);
+    r.ios = (r.ios ?? 0) + (moved[i]?.packets ?? 0);
   });
   const list = [...threads.values()];
-  const snap = plane.snapshot();
+  const snap = run.cut().get(plane)!;
   return {
     role: p.role,
     protocol: p.protocol,
@@ -221,12 +202,10 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
   let syncRx: LinuxSyncReceiver | undefined;
   // The run (and its /proc sampler) exists before the start trigger, so starting costs only a snapshot.
   let run: TestRun | undefined;
-  let counts: IoCounts | undefined;
   const prepare = (cycle: number | undefined) => {
     if (run) return;
     run = newRun(p, io, cycleTiming(p, cycle));
     run.attach(plane, "recv");
-    counts = new IoCounts(plane, run);
   };
   try {
     io.log("INFO", `${p.threads.length + (p.sync.kind === "linux" ? 1 : 0)} threads created`);
@@ -299,13 +278,13 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
     }
     const began = await started;
     if (!began && refused !== undefined) throw new UserError(`refused the sender's test: ${refused}`, 1);
-    if (!began || !run || !counts) throw new UserError("interrupted before the test started: no sender connected", 1);
+    if (!began || !run) throw new UserError("interrupted before the test started: no sender connected", 1);
     const r: TestRun = run;
     await r.runTimed(stop.signal);
     syncRx?.finish();
     if (p.dialect === "linux") io.log("INFO", "Test cycle finished.");
     r.finish();
-    return results(p, r, counts, layout, plane, io);
+    return results(p, r, layout, plane, io);
   } finally {
     const r = run as TestRun | undefined;
     if (r && r.phase !== "done") r.finish();
@@ -402,13 +381,12 @@ export async function runSender(p: NtttcpPlan, io: RunIo): Promise<NtttcpResults
     const timing = cycleTiming(p, cycle);
     const run = newRun(p, io, timing);
     run.attach(pl, "send");
-    const counts = new IoCounts(pl, run);
     pl.go();
     await run.runTimed(stop.signal);
     const interrupted = run.interrupted;
     if (p.dialect === "linux") io.log("INFO", "Test cycle finished.");
     run.finish();
-    const out = results(p, run, counts, layout, pl, io);
+    const out = results(p, run, layout, pl, io);
     if (session) {
       const s = session;
       const cutShort = interrupted || cycle === undefined || cycle === 0 || out.seconds + 0.25 < cycle;

@@ -378,7 +378,9 @@ class Iperf3Client {
     side.test.streams = this.live.map((s) => s.report);
     side.test.congestionUsed = p.protocol === "tcp" ? this.congestion : undefined;
     const run = this.testRun!;
-    this.sampler = new StreamSampler([...this.live], p.protocol === "udp", (fd) => this.fd.tcpInfo(fd), () => run.cut());
+    // With -i the intervals are cut on iperf3's clock, once, for its reports and /status alike.
+    if (this.plan.output.intervalS > 0) run.cutsIntervals();
+    this.sampler = new StreamSampler([...this.live], p.protocol === "udp", (fd) => this.fd.tcpInfo(fd), run);
     side.test.senderHasRetransmits = p.protocol === "tcp" && side.test.mode !== "receiver" && this.sampler.hasRetransmits ? 1 : 0;
     side.start.testStart = {
       protocol: p.protocol === "tcp" ? "TCP" : "UDP", numStreams: p.parallel, blksize: p.len, omit: p.omitS, duration: p.timeS,
@@ -391,7 +393,9 @@ class Iperf3Client {
     if (this.stream) this.out.out(jsonStreamLine("start", side.jsonStart()));
     this.cpu.restart();
     this.sampler.start(now, p.omitS);
-    if (p.omitS === 0) this.testRun?.beginMeasuring();
+    // iperf3's omitted seconds are the engine's warm-up: counted apart, left out of the measured window.
+    if (p.omitS === 0) run.beginMeasuring(t0);
+    else run.beginWarmup(t0);
     const iv = this.plan.output.intervalS;
     const startIntervals = () => {
       this.intervalTimer?.stop();
@@ -404,7 +408,7 @@ class Iperf3Client {
         atTime(t0 + p.omitS * 1000, () => {
           intervalStart = performance.now();
           this.sampler?.omitEnd(intervalStart);
-          this.testRun?.beginMeasuring();
+          this.testRun?.beginMeasuring(intervalStart);
           this.flushIntervals();
           startIntervals();
         }),

@@ -1,11 +1,12 @@
 /**
  * Turns the engine's cumulative counters (and TCP_INFO of sending sockets) into iperf3's per-stream interval
- * records and end totals, reading them through the test's cuts (TestRun.cut: every plane at one instant, the
- * counters /status and the results read), with iperf3's timing rules: times count from TEST_START, and again from the end of the
+ * records and end totals, reading them through the engine's Test: each interval is the Test's interval cut (so
+ * /status shows the very intervals iperf3 prints), and every other look is one of its cuts, with iperf3's timing rules: times count from TEST_START, and again from the end of the
  * omit period, when the byte counts restart too (UDP packet and loss counts keep running, minus the omitted part).
  */
 import { zero, type Snapshot, type StreamCounters } from "../../src/counters.ts";
 import type { DataPlane } from "../../src/engine/data-plane.ts";
+import type { TestRun } from "../../src/engine/test-run.ts";
 import type { TcpInfo } from "../../src/sockopt/tcp-info.ts";
 import type { Results, StreamResult } from "../../interop/iperf3/results.ts";
 import type { IntervalResult, ReportStream } from "./report-model.ts";
@@ -47,8 +48,8 @@ export class StreamSampler {
     readonly streams: LiveStream[],
     private readonly udp: boolean,
     private readonly tcpInfo: ((fd: number) => TcpInfo | undefined) | undefined,
-    /** The test's cut of every plane at one instant (TestRun.cut). */
-    private readonly cut: () => Map<DataPlane, Snapshot>,
+    /** The engine's Test the streams are attached to; it cuts every plane at one instant. */
+    private readonly test: Pick<TestRun, "cut" | "interval">,
   ) {
     this.hasRetransmits = !udp && tcpInfo !== undefined && streams.some((s) => s.infoFd !== undefined);
   }
@@ -61,7 +62,7 @@ export class StreamSampler {
 
   /** From now on these streams report what they have now (their Workers may write a little more). */
   freeze(which: (s: LiveStream) => boolean): void {
-    const cut = this.cut();
+    const cut = this.test.cut();
     for (const s of this.streams) if (which(s) && !this.frozen.has(s)) this.frozen.set(s, this.read(s, cut));
   }
 
@@ -84,7 +85,7 @@ export class StreamSampler {
   start(t0Ms: number, omitS: number): void {
     this.t0 = this.lastMs = t0Ms;
     this.omitting = omitS > 0;
-    const cut = this.cut();
+    const cut = this.test.cut();
     this.base = this.streams.map((s) => {
       const b = this.read(s, cut);
       return this.udp ? b : { c: zero(b.c), retrans: b.retrans };
@@ -124,7 +125,7 @@ export class StreamSampler {
     const startS = us((this.lastMs - this.t0) / 1000);
     const endS = us((nowMs - this.t0) / 1000);
     const durationS = Math.fround((nowMs - this.lastMs) / 1000);
-    const cut = this.cut();
+    const cut = this.test.interval(nowMs);
     this.streams.forEach((s, i) => {
       const now = this.read(s, cut);
       const prev = this.last[i]!;
@@ -221,7 +222,7 @@ export class StreamSampler {
   /** This side's bytes and blocks so far, sent and received apart (for -n / -k and idle detection). */
   progress(blockSize: number): { sent: number; received: number; sentBlocks: number; receivedBlocks: number } {
     const out = { sent: 0, received: 0, sentBlocks: 0, receivedBlocks: 0 };
-    const cut = this.cut();
+    const cut = this.test.cut();
     this.streams.forEach((s, i) => {
       const c = this.counters(s, cut);
       const b = this.base[i]!.c;

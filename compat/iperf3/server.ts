@@ -536,16 +536,21 @@ class ServerTest {
     side.test.streams = streams.map((s) => s.report);
     side.test.congestionUsed = p.protocol === "tcp" ? this.congestion : undefined;
     const run = this.testRun!;
-    this.sampler = new StreamSampler(streams, p.protocol === "udp", (fd) => this.server.fd.tcpInfo(fd), () => run.cut());
+    // With -i the intervals are cut on iperf3's clock, once, for its reports and /status alike.
+    if (this.plan.output.intervalS > 0) run.cutsIntervals();
+    this.sampler = new StreamSampler(streams, p.protocol === "udp", (fd) => this.server.fd.tcpInfo(fd), run);
     // 3.12's server reports retransmits when it sends TCP and can read TCP_INFO; it prints before it hears the client.
     side.test.senderHasRetransmits = p.protocol === "tcp" && side.test.mode !== "receiver" && this.sampler.hasRetransmits ? 1 : 0;
     const now = performance.now();
     this.cpu.restart();
+    // iperf3's omitted seconds are the engine's warm-up: counted apart, left out of the measured window. The window
+    // opens before TEST_START goes out, so no byte the client sends on it falls before.
+    if (p.omitS === 0) run.beginMeasuring(now);
+    else run.beginWarmup(now);
     this.sampler.start(now, p.omitS);
     this.lastDataMs = now;
     this.session.begin(now);
     for (const pl of new Set(streams.map((s) => s.plane))) pl.go();
-    if (p.omitS === 0) this.testRun?.beginMeasuring();
     this.armSendEnd(now, streams);
     const iv = this.plan.output.intervalS;
     if (iv > 0) {
@@ -556,8 +561,9 @@ class ServerTest {
     }
     if (p.omitS > 0) {
       this.omitTimer = atTime(now + p.omitS * 1000, () => {
-        this.sampler?.omitEnd(performance.now());
-        this.testRun?.beginMeasuring();
+        const omitEnd = performance.now();
+        this.sampler?.omitEnd(omitEnd);
+        this.testRun?.beginMeasuring(omitEnd);
         this.flushIntervals();
         // Interval boundaries restart with the measured part, as 3.12's omit timer does.
         if (this.intervalTimer) {
@@ -623,13 +629,13 @@ class ServerTest {
   private finishStop(now: number, cpu: [number, number, number]): void {
     const p = this.params!;
     const side = this.side!;
-    // After the time-critical freeze above: ending the engine's window reads host counters.
-    this.testRun?.endMeasuring();
     side.test.cpu = cpu;
     if (this.sampler) {
       this.sampler.finish(now);
       this.flushIntervals();
     }
+    // After the time-critical freeze above and the last interval's cut: ending the engine's window reads host counters.
+    this.testRun?.endMeasuring();
     this.releaseData();
     const shr = side.test.mode === "receiver" ? -1 : p.protocol === "tcp" && this.sampler?.hasRetransmits ? 1 : 0;
     const results: Results = this.sampler

@@ -56,6 +56,7 @@ export class TestRun {
   private readonly sampler: HostSampler | undefined;
   private lastSample: { at: number; snaps: Snapshot[] } | undefined;
   private intervalTimer: ReturnType<typeof setInterval> | undefined;
+  private ownClock = true;
   private readonly listeners = new Set<IntervalListener>();
   private readonly phaseListeners = new Set<(p: Phase) => void>();
   readonly intervals: Interval[] = [];
@@ -127,16 +128,35 @@ export class TestRun {
     return end.streams.map((s, i) => delta(this.measureStart[g]!.streams[i]!, s));
   }
 
-  /** Starts interval sampling; call when data starts flowing (warm-up or measuring). */
-  startSampling(): void {
-    if (this.intervalTimer) return;
-    this.lastSample = { at: performance.now(), snaps: this.snaps(false) };
-    this.intervalTimer = setInterval(() => this.sampleInterval(), this.timing.intervalS * 1000);
+  /**
+   * The front end cuts the intervals on its protocol's clock (iperf3's -i): the test keeps no timer of its own, and
+   * each interval() is one cut that the front end's own records and the interval listeners (/status) share.
+   */
+  cutsIntervals(): void {
+    this.ownClock = false;
+    if (this.intervalTimer) clearInterval(this.intervalTimer);
+    this.intervalTimer = undefined;
   }
 
-  private sampleInterval(): void {
-    if (!this.lastSample || this.phase === "waiting" || this.phase === "done") return;
-    const now = performance.now();
+  /**
+   * An interval ends now (see cutsIntervals): its figures go to the listeners, its cut to the caller. `atMs` is the
+   * instant the front end stamps it with (performance.now() based), so both count the same seconds.
+   */
+  interval(atMs = performance.now()): Map<DataPlane, Snapshot> {
+    const snaps = this.sampleInterval(atMs) ?? this.snaps(false);
+    return new Map(this.groups.map((g, i) => [g.plane, snaps[i]!]));
+  }
+
+  /** Starts interval sampling; call when data starts flowing (warm-up or measuring). */
+  startSampling(atMs = performance.now()): void {
+    if (this.lastSample) return;
+    this.lastSample = { at: atMs, snaps: this.snaps(false) };
+    if (this.ownClock) this.intervalTimer = setInterval(() => this.sampleInterval(), this.timing.intervalS * 1000);
+  }
+
+  /** Cuts the interval since the last one and tells the listeners; returns the cut, or undefined outside sampling. */
+  private sampleInterval(now = performance.now()): Snapshot[] | undefined {
+    if (!this.lastSample || this.phase === "waiting" || this.phase === "done") return undefined;
     const snaps = this.snaps(this.info.test !== "stream");
     const seconds = (now - this.lastSample.at) / 1000;
     const base = this.phase === "measuring" ? this.measureStartMs : this.lastSample.at - seconds * 1000;
@@ -152,26 +172,29 @@ export class TestRun {
     this.lastSample = { at: now, snaps };
     if (interval.phase === "measuring") this.intervals.push(interval);
     for (const l of this.listeners) l(interval, this);
+    return snaps;
   }
 
-  beginWarmup(): void {
+  /** `atMs`: when a front end's protocol says the phase began (iperf3's TEST_START), if not now. */
+  beginWarmup(atMs = performance.now()): void {
     this.setPhase("warm-up");
-    this.startSampling();
+    this.startSampling(atMs);
   }
 
   /** The measured window starts now: counters and host figures are snapshotted. */
-  beginMeasuring(): void {
+  beginMeasuring(atMs = performance.now()): void {
     this.measureStart = this.snaps(true);
-    this.measureStartMs = performance.now();
+    this.measureStartMs = atMs;
     this.hostStart = this.sampler?.sample();
     this.setPhase("measuring");
-    this.startSampling();
+    this.startSampling(atMs);
   }
 
   /** The measured window ends now (later bytes, cool-down, FIN exchange do not count). */
   endMeasuring(): void {
     if (this.measureEnd) return;
-    if (this.phase === "measuring") this.sampleInterval();
+    // A front end that cuts its own intervals has cut its last one (iperf3's partial interval at TEST_END).
+    if (this.phase === "measuring" && this.ownClock) this.sampleInterval();
     this.measureEnd = this.snaps(true);
     this.measureEndMs = performance.now();
     if (this.hostStart && this.sampler) this.host = hostWindow(this.hostStart, this.sampler.sample());

@@ -397,18 +397,18 @@ class Instance {
       { protocol: shape.protocol, sends: shape.clientSends, receives: shape.clientReceives, connectPerTransaction: shape.connectPerTransaction },
       plan.testLength,
     );
-    plane.go();
     status.begin(plane);
+    plane.go();
     // Ctrl+C before the data phase began still ends it (the abort listener only hears later signals).
     if (this.io.signal.aborted) void plane.stop();
-    const interimTimer = this.startInterim(plane);
+    const interimTimer = this.startInterim(status);
     await plane.ended;
-    status.end();
+    // netperf's counts are the Test's: the cut its window closed on, which /status and /results end on too.
+    const snap = status.end()!;
     if (stopTimer) clearTimeout(stopTimer);
     if (interimTimer) clearInterval(interimTimer);
-    this.interimTick(plane);
+    this.interimTick(status);
     const elapsedS = (performance.now() - t0) / 1000;
-    const snap = plane.snapshot(true).streams[0]!;
     const local: ClientDataCounters = clientCounters({ ...plan, sendSize: this.sendSize }, snap, elapsedS);
     // A stream test's timed calls are its histogram's samples; a request/response test's are its transactions.
     const timed = isRequestResponse(plan.test) ? snap : { ...snap, transactions: samples(snap.histogram) };
@@ -432,17 +432,18 @@ class Instance {
   private transportMss = -1;
 
   /** Demo mode (-D): the interval's rate, printed while the test runs. */
-  private startInterim(plane: DataPlane): ReturnType<typeof setInterval> | undefined {
+  private startInterim(status: PhaseRun): ReturnType<typeof setInterval> | undefined {
     if (!this.interim || this.plan.demoIntervalS === undefined) return undefined;
     this.interim.restart(performance.now());
-    return setInterval(() => this.interimTick(plane), this.plan.demoIntervalS * 1000);
+    return setInterval(() => this.interimTick(status), this.plan.demoIntervalS * 1000);
   }
 
-  private interimTick(plane: DataPlane): void {
-    if (!this.interim) return;
+  private interimTick(status: PhaseRun): void {
+    const c = status.now();
+    if (!this.interim || !c) return;
     const { plan } = this;
     const libfmt = defaultFormat(plan.test, plan.format);
-    const units = interimUnits(plan.test, libfmt, plane.snapshot().streams[0]!, plan.requestSize, plan.responseSize);
+    const units = interimUnits(plan.test, libfmt, c, plan.requestSize, plan.responseSize);
     const line = this.interim.tick(units, performance.now(), Date.now());
     if (line) this.print(interimText(plan.output, libfmt, line));
   }

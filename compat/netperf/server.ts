@@ -244,8 +244,8 @@ class ServerTest {
       return;
     }
     void this.plane.ended.then(() => this.report());
-    this.plane.go();
     this.phaseRun?.begin(this.plane);
+    this.plane.go();
   }
 
   /**
@@ -300,8 +300,8 @@ class ServerTest {
     }
     const plane = this.plane!;
     void plane.ended.then(() => this.report());
-    plane.go();
     this.phaseRun.begin(plane);
+    plane.go();
   }
 
   private async stopData(): Promise<void> {
@@ -316,8 +316,8 @@ class ServerTest {
     this.reported = true;
     clearTimeout(this.durationTimer);
     const setup = this.setup;
-    const c = this.plane?.snapshot().streams[0];
-    this.phaseRun?.end();
+    // netserver's counts are the Test's: the cut its window closed on, which /status and /results end on too.
+    const c = this.phaseRun?.end();
     this.phaseRun = undefined;
     const retrans = transportRetrans({ protocol: setup.protocol, connectPerTransaction: setup.connectPerTransaction }, c);
     const info = this.plane?.lastTcpInfo(0);

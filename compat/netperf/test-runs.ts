@@ -1,9 +1,10 @@
+import type { StreamCounters } from "../../src/counters.ts";
 import type { DataPlane } from "../../src/engine/data-plane.ts";
 import { TestRun, type Side, type TestInfo } from "../../src/engine/test-run.ts";
 
 /**
- * One netperf data phase as a TestRun, so `--http` shows netperf and netserver tests live as it shows every other
- * mode's. netperf's own reports keep coming from its own counters; the TestRun only watches the same plane.
+ * One netperf data phase as the engine's Test: `--http` shows it live as it shows every other mode's, and netperf's
+ * own figures (interim -D lines, the final counts) are read through the same Test's cuts.
  */
 
 /** Which way a data phase moves bytes, seen from one side: who sends, who receives, a connection per transaction. */
@@ -51,19 +52,32 @@ export class PhaseRun {
     );
   }
 
-  /** The data phase starts: the plane is attached and counted from here. */
+  private plane: DataPlane | undefined;
+
+  /** The data phase starts: the plane is attached and counted from here; call before the plane's go(). */
   begin(plane: DataPlane): void {
     if (this.begun || this.ended) return;
     this.begun = true;
+    this.plane = plane;
     this.run.attach(plane, phaseSide(this.shape, this.role));
     this.run.beginMeasuring();
   }
 
-  /** The data phase is over (ended, stopped or failed): the window closes and the run is done. Idempotent. */
-  end(): void {
-    if (this.ended) return;
-    this.ended = true;
-    if (this.begun) this.run.endMeasuring();
-    this.run.finish();
+  /** The stream's counters since it opened, now (netperf's interim lines). */
+  now(): StreamCounters | undefined {
+    return this.plane && this.run.cut().get(this.plane)?.streams[0];
+  }
+
+  /**
+   * The data phase is over (ended, stopped or failed): the window closes and the run is done. Idempotent. Returns
+   * the stream's counters since it opened, histogram included, in the cut the window closed on.
+   */
+  end(): StreamCounters | undefined {
+    if (!this.ended) {
+      this.ended = true;
+      if (this.begun) this.run.endMeasuring();
+      this.run.finish();
+    }
+    return this.plane && this.run.atEnd(this.plane)[0];
   }
 }

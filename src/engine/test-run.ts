@@ -124,8 +124,17 @@ export class TestRun {
   measured(plane: DataPlane): StreamCounters[] {
     const g = this.groups.findIndex((x) => x.plane === plane);
     if (g < 0 || !this.measureStartMs) return [];
-    const end = this.measureEnd?.[g] ?? plane.snapshot();
-    return end.streams.map((s, i) => delta(this.measureStart[g]!.streams[i]!, s));
+    return this.atEnd(plane).map((s, i) => delta(this.measureStart[g]!.streams[i]!, s));
+  }
+
+  /**
+   * The cumulative counters of `plane`'s streams (histograms included) in the cut that closed the measured window,
+   * or now while it is open: a front end that reports totals since the streams opened (netperf) reads the cut the
+   * test's own figures end on.
+   */
+  atEnd(plane: DataPlane): StreamCounters[] {
+    const g = this.groups.findIndex((x) => x.plane === plane);
+    return (this.measureEnd?.[g] ?? plane.snapshot(true)).streams;
   }
 
   /**

@@ -183,7 +183,7 @@ class ConnectBackListener {
         const plane = await DataPlane.open([{ kind: "tcp-recv", id: 0, adopt: { fd: fd!, pending: 0 }, endOnEof: true, idleTimeoutMs: 60_000 }]);
         const g = this.joined ?? group(plan, io, `back${id}`, 1);
         const m: Member = {
-          id: String(id), numericId: id, bytes: () => plane.snapshot().streams[0]!.bytes, calls: () => plane.snapshot().streams[0]!.packets,
+          id: String(id), numericId: id, stream: { plane, index: 0 }, bytes: (c) => c.bytes, calls: (c) => c.packets,
           startMs, client: local, server: peer, role: "recv",
         };
         g.add(m, this.joined === null);
@@ -297,7 +297,7 @@ async function tcpForward(plan: ClientPlan, io: ClientIo, localHost: string, liv
     // The header counts as sent data, as it does for the stock client and server.
     const extra = headerBytes?.length ?? 0;
     return {
-      id: String(i + 1), numericId: i + 1, bytes: () => plane.snapshot().streams[i]!.bytes + extra, calls: () => plane.snapshot().streams[i]!.packets,
+      id: String(i + 1), numericId: i + 1, stream: { plane, index: i }, bytes: (c) => c.bytes + extra, calls: (c) => c.packets,
       startMs: 0, client: local, server, role: "send", tcp: c.handed?.tcp,
     };
   });
@@ -368,15 +368,14 @@ async function tcpReverse(plan: ClientPlan, io: ClientIo, live: LiveTest): Promi
         }
       : { kind: "tcp-recv", id: 0, adopt: { fd: handed.fd, pending: 0 }, endOnEof: true, idleTimeoutMs: 60_000 };
     const plane = await openOnHanded(handed, spec);
-    live.attach(plane, plan.fullDuplex ? "send" : "recv");
-    const counters = () => plane.snapshot().streams[0]!;
+    live.attach(plane, plan.fullDuplex ? "send" : "recv", startMs);
     const recv: Member = {
-      id: `*${id}`, numericId: id, bytes: () => (plan.fullDuplex ? counters().received : counters().bytes), calls: () => counters().packets,
+      id: `*${id}`, numericId: id, stream: { plane, index: 0 }, bytes: (c) => (plan.fullDuplex ? c.received : c.bytes), calls: (c) => c.packets,
       startMs, client: c.local, server, role: "recv",
     };
     const sender: Member | undefined = plan.fullDuplex
       ? {
-          id: String(id), numericId: id, bytes: () => counters().bytes + headerBytes.length, calls: () => counters().packets,
+          id: String(id), numericId: id, stream: { plane, index: 0 }, bytes: (c) => c.bytes + headerBytes.length, calls: (c) => c.packets,
           startMs, client: c.local, server, role: "send", tcp: handed.tcp,
         }
       : undefined;

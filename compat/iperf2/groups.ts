@@ -12,6 +12,7 @@ import type { TcpStatsTracker } from "./tcp-stats.ts";
 import type { Printer } from "./printer.ts";
 import type { FormatLetter } from "./units.ts";
 import type { Endpoint } from "./text-report.ts";
+import type { Snapshot, StreamCounters } from "../../src/counters.ts";
 import type { DataPlane } from "../../src/engine/data-plane.ts";
 import type { Side } from "../../src/engine/test-run.ts";
 import type { LiveTest } from "./live-test.ts";
@@ -27,9 +28,11 @@ export interface Member {
   /** Printed id: "1", or "*2" for a stream the peer asked us to send. */
   id: string;
   numericId: number;
-  /** Cumulative payload bytes and read/write calls, read live from the counters. */
-  bytes(): number;
-  calls(): number;
+  /** The engine stream whose counters this member reports. */
+  stream: { plane: DataPlane; index: number };
+  /** Cumulative payload bytes and read/write calls in the stream's counters (iperf's view of them). */
+  bytes(c: StreamCounters): number;
+  calls(c: StreamCounters): number;
   startMs: number;
   endMs?: number;
   /** CSV endpoints: client first. */
@@ -144,6 +147,17 @@ export class ReportGroup {
     this.printer.report(role ? this.heading(role) : HEADER_BW, bwLine({ id: "SUM", start, end, bytes }, this.o.format));
   }
 
+  /** The counters of the test's streams at one instant: the Test's cut (its interval cut when `interval`). */
+  private cut(interval = false): Map<DataPlane, Snapshot> {
+    const live = this.o.live;
+    return (live && (interval ? live.interval() : live.cut())) ?? new Map();
+  }
+
+  /** A member's counters in `cut`; a stream the Test does not hold (a late connect-back) is read on its own. */
+  private counters(m: Member, cut: Map<DataPlane, Snapshot>): StreamCounters {
+    return (cut.get(m.stream.plane) ?? m.stream.plane.snapshot()).streams[m.stream.index]!;
+  }
+
   private interval(): void {
     const live = this.members.filter((m) => m.endMs === undefined);
     if (live.length === 0) return;
@@ -152,9 +166,11 @@ export class ReportGroup {
     this.tick++;
     let sum = 0;
     let sumCalls = 0;
+    const cut = this.cut(true);
     for (const m of live) {
-      const b = m.bytes();
-      const c = m.calls();
+      const counters = this.counters(m, cut);
+      const b = m.bytes(counters);
+      const c = m.calls(counters);
       const d = b - this.lastBytes.get(m)!;
       this.line(m, start, end, d, c - this.lastCalls.get(m)!, new Date(), false);
       sumCalls += c - this.lastCalls.get(m)!;
@@ -165,9 +181,9 @@ export class ReportGroup {
     if (this.members.length > 1 && !this.o.csv) this.sumLine(start, end, sum, sumCalls);
   }
 
-  /** A data plane of this test, for the status endpoint. */
-  attach(plane: DataPlane, side: Side): void {
-    this.o.live?.attach(plane, side);
+  /** A data plane of this test, whose stream started (was accepted or connected) at `startMs`. */
+  attach(plane: DataPlane, side: Side, startMs?: number): void {
+    this.o.live?.attach(plane, side, startMs);
   }
 
   /** A member's stream ended: its final line, then the sum once the whole test is over. */
@@ -178,7 +194,8 @@ export class ReportGroup {
     if (this.timer && (endMs - this.clockMs) / 1000 >= (this.tick + 1) * this.o.intervalS - 0.05) this.interval();
     m.endMs = endMs;
     const seconds = (endMs - m.startMs) / 1000;
-    this.line(m, 0, seconds, m.bytes(), m.calls(), this.o.epochZeroFinalCsv && this.o.intervalS === 0 ? null : new Date(), true);
+    const c = this.counters(m, this.cut());
+    this.line(m, 0, seconds, m.bytes(c), m.calls(c), this.o.epochZeroFinalCsv && this.o.intervalS === 0 ? null : new Date(), true);
     if (this.members.some((x) => x.endMs === undefined)) return;
     if (this.forward < this.expected) {
       clearTimeout(this.grace);
@@ -193,8 +210,10 @@ export class ReportGroup {
     if (this.closed) return;
     this.close();
     if (this.members.length > 1 && !this.o.csv) {
-      const bytes = this.members.reduce((n, x) => n + x.bytes(), 0);
-      const calls = this.members.reduce((n, x) => n + x.calls(), 0);
+      const cut = this.cut();
+      const counters = this.members.map((x) => this.counters(x, cut));
+      const bytes = this.members.reduce((n, x, i) => n + x.bytes(counters[i]!), 0);
+      const calls = this.members.reduce((n, x, i) => n + x.calls(counters[i]!), 0);
       const last = Math.max(...this.members.map((x) => x.endMs!));
       const first = Math.min(...this.members.map((x) => x.startMs));
       this.sumLine(0, (last - first) / 1000, bytes, calls);

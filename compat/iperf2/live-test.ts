@@ -1,3 +1,4 @@
+import type { Snapshot } from "../../src/counters.ts";
 import type { DataPlane } from "../../src/engine/data-plane.ts";
 import { type Side, TestRun } from "../../src/engine/test-run.ts";
 
@@ -12,14 +13,15 @@ export interface LiveTestInfo {
 }
 
 /**
- * One iperf 2 test as the status endpoint (--http) sees it: a TestRun fed with the test's data planes. The iperf 2
- * reports do not read it. A TestRun's measured window is snapshotted over the planes attached when it begins, so it
+ * One iperf 2 test as the engine's Test: the status endpoint (--http) shows it, and the iperf 2 reports read their
+ * counters through its cuts (with -i, its interval cuts: one cut for the printed interval and /status). A TestRun's measured window is snapshotted over the planes attached when it begins, so it
  * begins once the test's expected planes are all there (stock clients open all -P connections before sending), or
  * when the first stream ends (a peer that never opened them all); a plane arriving later is left out of the window.
  */
 export class LiveTest {
   private readonly run: TestRun;
   private attached = 0;
+  private originMs: number | undefined;
   private measuring = false;
   private ended = false;
 
@@ -32,19 +34,32 @@ export class LiveTest {
       { mode: "iperf", role: info.role, peer, transport: info.transport, test: "stream" },
       { warmupS: 0, durationS: info.durationS, cooldownS: 0, intervalS: info.intervalS > 0 ? info.intervalS : 1 },
     );
+    if (info.intervalS > 0) this.run.cutsIntervals();
   }
 
-  attach(plane: DataPlane, side: Side): void {
+  /** Every attached plane's counters now. */
+  cut(): Map<DataPlane, Snapshot> {
+    return this.run.cut();
+  }
+
+  /** An interval of the reports ends now: one cut, shared with the status endpoint. */
+  interval(): Map<DataPlane, Snapshot> {
+    return this.run.interval();
+  }
+
+  /** `startMs`: when the stream's connection was accepted or made, where iperf 2's clock and counts start. */
+  attach(plane: DataPlane, side: Side, startMs?: number): void {
     if (this.measuring || this.ended) return;
+    this.originMs ??= startMs;
     this.run.attach(plane, side);
     if (++this.attached >= this.expectedPlanes) this.begin();
   }
 
-  /** Data flows now on what is attached (idempotent). */
+  /** Data flows on what is attached (idempotent); the window counts from the first stream's start, as iperf 2 does. */
   begin(): void {
     if (this.measuring || this.ended) return;
     this.measuring = true;
-    this.run.beginMeasuring();
+    this.run.beginMeasuring(this.originMs ?? performance.now(), true);
   }
 
   /** The test is over: the window closes and the run is done (idempotent). */

@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { blankCounters } from "../../src/counters.ts";
+import type { DataPlane } from "../../src/engine/data-plane.ts";
 import { ReportGroup, type Member } from "./groups.ts";
 import { Printer } from "./printer.ts";
 import { HEADER_BW, HEADER_UDP } from "./text-report.ts";
@@ -37,8 +39,10 @@ describe("heading rule of the stock reports", () => {
 });
 
 describe("report groups", () => {
+  // A stream's counters as the group reads them; the figures come from `bytes` below.
+  const plane = { snapshot: () => ({ atMs: 0, streams: [blankCounters()] }) } as unknown as DataPlane;
   const member = (id: number, bytes: number, startMs: number): Member => ({
-    id: String(id), numericId: id, bytes: () => bytes, calls: () => 1, startMs, client: { host: "c", port: id }, server: { host: "s", port: 5001 }, role: "recv",
+    id: String(id), numericId: id, stream: { plane, index: 0 }, bytes: () => bytes, calls: () => 1, startMs, client: { host: "c", port: id }, server: { host: "s", port: 5001 }, role: "recv",
   });
   const options = { format: "a" as const, enhanced: false, csv: false, intervalS: 0, epochZeroFinalCsv: true };
 

@@ -264,15 +264,15 @@ export class TcpServer {
       if (n > 0) this.liveConnections.set(group, n);
       else this.liveConnections.delete(group);
     });
-    group.attach(plane, send ? "send" : "recv");
     const startMs = s.data.acceptedMs;
-    const counters = () => plane.snapshot().streams[0]!;
+    group.attach(plane, send ? "send" : "recv", startMs);
     const member = (memberId: string, role: "send" | "recv"): Member => ({
       id: memberId,
       numericId: id,
+      stream: { plane, index: 0 },
       // A full-duplex stream's reads land in `received`; a plain receiver's in `bytes`.
-      bytes: () => (role === "recv" && send ? counters().received : counters().bytes),
-      calls: () => counters().packets,
+      bytes: (c) => (role === "recv" && send ? c.received : c.bytes),
+      calls: (c) => c.packets,
       startMs,
       client: peer,
       server: local,
@@ -364,12 +364,13 @@ export class TcpServer {
     const notes = connectionNotes({ direction: "reverse", enhanced: plan.enhanced, sock, init, connectMs, at: new Date() });
     io.printer.info(connectionLine(`*${id}`, withInterface(local, plan.enhanced), server, notes));
     const group = joined ?? this.group(`${host}#back${id}`, 1, server, 1, cb.amount.kind === "time" ? cb.amount.seconds : 0);
-    group.attach(plane, "send");
+    group.attach(plane, "send", startMs);
     const m: Member = {
       id: `*${id}`,
       numericId: id,
-      bytes: () => plane.snapshot().streams[0]!.bytes,
-      calls: () => plane.snapshot().streams[0]!.packets,
+      stream: { plane, index: 0 },
+      bytes: (c) => c.bytes,
+      calls: (c) => c.packets,
       startMs,
       client: server,
       server: local,

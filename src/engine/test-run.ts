@@ -157,9 +157,9 @@ export class TestRun {
   }
 
   /** Starts interval sampling; call when data starts flowing (warm-up or measuring). */
-  startSampling(atMs = performance.now()): void {
+  startSampling(atMs = performance.now(), from?: Snapshot[]): void {
     if (this.lastSample) return;
-    this.lastSample = { at: atMs, snaps: this.snaps(false) };
+    this.lastSample = { at: atMs, snaps: from ?? this.snaps(false) };
     if (this.ownClock) this.intervalTimer = setInterval(() => this.sampleInterval(), this.timing.intervalS * 1000);
   }
 
@@ -191,12 +191,17 @@ export class TestRun {
   }
 
   /** The measured window starts now: counters and host figures are snapshotted. */
-  beginMeasuring(atMs = performance.now()): void {
-    this.measureStart = this.snaps(true);
+  /**
+   * `fromOpen`: the window counts everything the streams moved since they opened (iperf 2 counts from the accept,
+   * bytes that came with the connection's first read included), not from this instant.
+   */
+  beginMeasuring(atMs = performance.now(), fromOpen = false): void {
+    const now = this.snaps(true);
+    this.measureStart = fromOpen ? now.map((s) => ({ atMs: s.atMs, streams: s.streams.map(zero) })) : now;
     this.measureStartMs = atMs;
     this.hostStart = this.sampler?.sample();
     this.setPhase("measuring");
-    this.startSampling(atMs);
+    this.startSampling(atMs, fromOpen ? this.measureStart : undefined);
   }
 
   /** The measured window ends now (later bytes, cool-down, FIN exchange do not count). */

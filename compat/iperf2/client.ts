@@ -123,8 +123,9 @@ export async function runClient(plan: ClientPlan, io: ClientIo): Promise<number>
   }
 }
 
-function group(plan: ClientPlan, io: ClientIo, key: string, expected: number): ReportGroup {
-  return new ReportGroup(key, expected, io.printer, { format: plan.format, enhanced: plan.enhanced, csv: plan.csv, intervalS: plan.intervalS, epochZeroFinalCsv: false });
+/** `live`: the client's Test, when the group's streams are its planes (their intervals and lines read its cuts). */
+function group(plan: ClientPlan, io: ClientIo, key: string, expected: number, live?: LiveTest): ReportGroup {
+  return new ReportGroup(key, expected, io.printer, { format: plan.format, enhanced: plan.enhanced, csv: plan.csv, intervalS: plan.intervalS, epochZeroFinalCsv: false, live });
 }
 
 /** The -r/-d listener: each connection the server opens back is adopted by a Worker and reported as its own stream. */
@@ -254,7 +255,7 @@ async function tcpForward(plan: ClientPlan, io: ClientIo, localHost: string, liv
   const header = buildClientHeader(request(plan));
   const headerBytes = header ? encodeClientHeader(header, "tcp") : undefined;
   let listener: ConnectBackListener | undefined;
-  const forward = group(plan, io, "forward", plan.parallel);
+  const forward = group(plan, io, "forward", plan.parallel, live);
   if (plan.dual) {
     listener = new ConnectBackListener(plan, io, forward, plan.parallel + 1);
     if (!listener.start()) listener = undefined;
@@ -352,7 +353,7 @@ async function tcpReverse(plan: ClientPlan, io: ClientIo, live: LiveTest): Promi
   const headerBytes = header ? encodeClientHeader(header, "tcp") : new Uint8Array(0);
   tcpBanner(plan, io, len);
   const server = { host: plan.host, port: plan.port };
-  const g = group(plan, io, "reverse", plan.parallel);
+  const g = group(plan, io, "reverse", plan.parallel, live);
   const host = await resolveHost(plan.host, plan.ipv6);
   const runs: Promise<void>[] = [];
   for (let i = 0; i < plan.parallel; i++) {
@@ -459,8 +460,9 @@ async function udpForward(plan: ClientPlan, io: ClientIo, localHost: string, liv
   let ticks = 0;
   const last = results.map(() => ({ bytes: 0, packets: 0, sendErrors: 0 }));
   const intervals = plan.intervalS > 0 ? setInterval(() => udpInterval(), plan.intervalS * 1000) : undefined;
+  if (intervals) live.cutsIntervals();
   const udpInterval = () => {
-    const snap = plane.snapshot();
+    const snap = LiveTest.of(live.interval(), plane);
     const start = ticks * plan.intervalS;
     ticks++;
     results.forEach((r, i) => {
@@ -490,7 +492,7 @@ async function udpForward(plan: ClientPlan, io: ClientIo, localHost: string, liv
     if (intervals) clearInterval(intervals);
   }
   const seconds = (stopMs - startMs) / 1000;
-  const snap = plane.snapshot();
+  const snap = LiveTest.of(live.cut(), plane);
   let sumBytes = 0;
   let sumPackets = 0;
   // The stock client's total counts its FIN datagram too (92 data datagrams: "134 KBytes" = 93 x 1470), as the
@@ -573,7 +575,7 @@ async function udpReverse(plan: ClientPlan, io: ClientIo, localHost: string, liv
   plane.send(0, session.datagram(1, wallSeconds()), server);
   const limit = plan.amount.kind === "time" ? plan.amount.seconds * 1000 + REVERSE_GRACE_MS : 3_600_000;
   await within(fin, limit, io.signal);
-  const c = plane.snapshot().streams[0]!;
+  const c = LiveTest.of(live.cut(), plane).streams[0]!;
   await plane.stop();
   const seconds = firstMs > 0 ? ((finMs || performance.now()) - firstMs) / 1000 : 0;
   const total = c.maxSeq + (finMs > 0 ? 1 : 0);

@@ -15,7 +15,7 @@ import type { Endpoint } from "./text-report.ts";
 import type { Snapshot, StreamCounters } from "../../src/counters.ts";
 import type { DataPlane } from "../../src/engine/data-plane.ts";
 import type { Side } from "../../src/engine/test-run.ts";
-import type { LiveTest } from "./live-test.ts";
+import { LiveTest } from "./live-test.ts";
 
 /**
  * One iperf 2 "test" as the reports see it: the streams of one client invocation (its -P connections, the -d
@@ -104,6 +104,7 @@ export class ReportGroup {
 
   private startClock(originMs: number): void {
     this.clockMs = originMs;
+    this.o.live?.cutsIntervals();
     const every = this.o.intervalS * 1000;
     this.timer = setTimeout(() => {
       this.interval();
@@ -153,9 +154,8 @@ export class ReportGroup {
     return (live && (interval ? live.interval() : live.cut())) ?? new Map();
   }
 
-  /** A member's counters in `cut`; a stream the Test does not hold (a late connect-back) is read on its own. */
   private counters(m: Member, cut: Map<DataPlane, Snapshot>): StreamCounters {
-    return (cut.get(m.stream.plane) ?? m.stream.plane.snapshot()).streams[m.stream.index]!;
+    return LiveTest.of(cut, m.stream.plane).streams[m.stream.index]!;
   }
 
   private interval(): void {

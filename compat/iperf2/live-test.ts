@@ -34,7 +34,11 @@ export class LiveTest {
       { mode: "iperf", role: info.role, peer, transport: info.transport, test: "stream" },
       { warmupS: 0, durationS: info.durationS, cooldownS: 0, intervalS: info.intervalS > 0 ? info.intervalS : 1 },
     );
-    if (info.intervalS > 0) this.run.cutsIntervals();
+  }
+
+  /** The reports print intervals (-i) and cut them with interval(): the Test keeps no clock of its own. */
+  cutsIntervals(): void {
+    this.run.cutsIntervals();
   }
 
   /** Every attached plane's counters now. */
@@ -45,6 +49,11 @@ export class LiveTest {
   /** An interval of the reports ends now: one cut, shared with the status endpoint. */
   interval(): Map<DataPlane, Snapshot> {
     return this.run.interval();
+  }
+
+  /** `plane`'s counters in `cut`; a plane the Test does not hold (arrived after its window began) is read on its own. */
+  static of(cut: Map<DataPlane, Snapshot>, plane: DataPlane): Snapshot {
+    return cut.get(plane) ?? plane.snapshot();
   }
 
   /** `startMs`: when the stream's connection was accepted or made, where iperf 2's clock and counts start. */

@@ -61,6 +61,10 @@ export class TestRun {
   private readonly phaseListeners = new Set<(p: Phase) => void>();
   readonly intervals: Interval[] = [];
   readonly errors: string[] = [];
+  /** Host (100 = every core) and process (100 = one core) CPU over the last interval, while intervals are watched. */
+  liveCpu: { busyPercent: number; processPercent: number } | undefined;
+  /** /proc/stat and /proc/self/stat only: read every interval, where the window's sampler reads everything twice. */
+  private liveHost: { sampler: HostSampler; prev: HostSample } | undefined;
   interrupted = false;
   phaseStartedMs = performance.now();
 
@@ -85,6 +89,10 @@ export class TestRun {
   }
 
   onInterval(l: IntervalListener): () => void {
+    if (!this.liveHost && this.phase !== "done") {
+      const sampler = createHostSampler(["cpu", "process"]);
+      if (sampler) this.liveHost = { sampler, prev: sampler.sample() };
+    }
     this.listeners.add(l);
     return () => this.listeners.delete(l);
   }
@@ -179,6 +187,12 @@ export class TestRun {
       streams: streams.map(({ connections: _c, ...f }) => f),
     };
     this.lastSample = { at: now, snaps };
+    if (this.liveHost) {
+      const host = this.liveHost.sampler.sample();
+      const w = hostWindow(this.liveHost.prev, host);
+      if (w.cpu?.busy !== undefined && w.process) this.liveCpu = { busyPercent: Math.max(0, w.cpu.busy), processPercent: w.process.total };
+      this.liveHost.prev = host;
+    }
     if (interval.phase === "measuring") this.intervals.push(interval);
     for (const l of this.listeners) l(interval, this);
     return snaps;
@@ -220,6 +234,8 @@ export class TestRun {
     if (this.intervalTimer) clearInterval(this.intervalTimer);
     this.intervalTimer = undefined;
     this.sampler?.close();
+    this.liveHost?.sampler.close();
+    this.liveHost = undefined;
     this.setPhase("done");
   }
 

@@ -99,7 +99,7 @@ describe("renderMetrics", () => {
   });
 
   test("streams that say which end they are carry a side label", () => {
-    const source = new TestRunSource({ mode: "loopback", role: "both", sampler: null });
+    const source = new TestRunSource({ mode: "loopback", role: "both" });
     const run = new StandIn(tcp);
     source.add(run);
     run.setPhase("measuring");

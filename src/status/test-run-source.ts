@@ -1,16 +1,13 @@
 import type { TestRun } from "../engine/test-run.ts";
-import { createHostSampler, type HostSampler } from "../host/sampler.ts";
-import type { HostSample } from "../host/sample.ts";
-import { hostWindow } from "../host/window.ts";
 import type { Interval } from "../report/result.ts";
 import type { CpuView, IntervalEvent, IntervalSample, Role, StreamView, TestView } from "./schema.ts";
 import type { StatusSource } from "./source.ts";
 
 /**
  * The status source over the engine's TestRuns: a front end adds each run it starts, and this keeps what the
- * status app needs from the run's interval samples (cumulative totals, the recent intervals for the chart) plus a
- * host sample per interval for live CPU (TestRun reads the host only at the window's ends). Retransmits are the
- * run's own figure (its sockets' TCP_INFO over the measured window), so /status says what the results say.
+ * status app needs from the run's interval samples (cumulative totals, the recent intervals for the chart). Every
+ * figure is the run's own: live CPU from its interval host samples, retransmits from its sockets' TCP_INFO over the
+ * measured window, so /status says what the results say.
  * Time on the chart is seconds since the test started, so warm-up, measuring and cool-down share one axis.
  */
 
@@ -19,7 +16,7 @@ const KEEP_INTERVALS = 900;
 /** What this source reads of a TestRun; the engine's class has it, and tests can stand in for it. */
 export type RunLike = Pick<
   TestRun,
-  "info" | "timing" | "phase" | "startedAt" | "phaseStartedMs" | "onInterval" | "onPhase" | "current" | "results"
+  "info" | "timing" | "phase" | "startedAt" | "phaseStartedMs" | "onInterval" | "onPhase" | "current" | "results" | "liveCpu"
 >;
 
 interface StreamTotals {
@@ -44,7 +41,6 @@ interface Tracked {
   bytes: number;
   packets: number;
   transactions: number;
-  hostPrev?: HostSample;
   cpu?: CpuView;
   doneAtMs?: number;
   results?: unknown;
@@ -57,8 +53,6 @@ export interface TestRunSourceOptions {
   persistent?: boolean;
   /** Tests kept for /status and /results (a long-lived server's memory stays bounded). */
   keep?: number;
-  /** Host counters for live CPU and retransmits; null = none (tests, or off Linux). Default: /proc. */
-  sampler?: HostSampler | null;
 }
 
 export class TestRunSource implements StatusSource {
@@ -66,7 +60,6 @@ export class TestRunSource implements StatusSource {
   readonly role: Role;
   readonly persistent: boolean;
   private readonly keep: number;
-  private readonly sampler: HostSampler | undefined;
   private tracked: Tracked[] = [];
   private nextId = 1;
   private readonly listeners = new Set<(e: IntervalEvent) => void>();
@@ -78,7 +71,6 @@ export class TestRunSource implements StatusSource {
     this.role = opts.role;
     this.persistent = opts.persistent ?? false;
     this.keep = Math.max(1, opts.keep ?? 20);
-    this.sampler = opts.sampler === null ? undefined : (opts.sampler ?? createHostSampler(["cpu", "process"]));
   }
 
   /** Starts following a run; returns its id (its /results/<id>). */
@@ -92,7 +84,6 @@ export class TestRunSource implements StatusSource {
       bytes: 0,
       packets: 0,
       transactions: 0,
-      hostPrev: this.sampler?.sample(),
       detach: () => {},
     };
     const offInterval = run.onInterval((i) => this.onInterval(t, i));
@@ -114,10 +105,9 @@ export class TestRunSource implements StatusSource {
     if (t) t.results = results;
   }
 
-  /** Stops following every run and closes the host counters. */
+  /** Stops following every run. */
   close(): void {
     for (const t of this.tracked) t.detach();
-    this.sampler?.close();
   }
 
   private onInterval(t: Tracked, i: Interval): void {
@@ -152,7 +142,7 @@ export class TestRunSource implements StatusSource {
     };
     t.recent.push(sample);
     if (t.recent.length > KEEP_INTERVALS) t.recent.shift();
-    this.sampleHost(t);
+    if (t.run.liveCpu) t.cpu = { ...t.run.liveCpu };
     const event: IntervalEvent = {
       ...sample,
       testId: t.id,
@@ -167,14 +157,6 @@ export class TestRunSource implements StatusSource {
         this.listeners.delete(l);
       }
     }
-  }
-
-  private sampleHost(t: Tracked): void {
-    if (!this.sampler || !t.hostPrev) return;
-    const now = this.sampler.sample();
-    const w = hostWindow(t.hostPrev, now);
-    if (w.cpu?.busy !== undefined && w.process) t.cpu = { busyPercent: Math.max(0, w.cpu.busy), processPercent: w.process.total };
-    t.hostPrev = now;
   }
 
   /** Seconds of the plan left, from the phase the run is in and how long it has been in it. */

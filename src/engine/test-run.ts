@@ -157,10 +157,11 @@ export class TestRun {
 
   /**
    * An interval ends now (see cutsIntervals): its figures go to the listeners, its cut to the caller. `atMs` is the
-   * instant the front end stamps it with (performance.now() based), so both count the same seconds.
+   * instant the front end stamps it with (performance.now() based), so both count the same seconds. While the Test
+   * keeps its own clock (the front end prints no intervals: iperf3 -i 0) this is only a cut.
    */
   interval(atMs = performance.now()): Map<DataPlane, Snapshot> {
-    const snaps = this.sampleInterval(atMs) ?? this.snaps(false);
+    const snaps = (this.ownClock ? undefined : this.sampleInterval(atMs)) ?? this.snaps(false);
     return new Map(this.groups.map((g, i) => [g.plane, snaps[i]!]));
   }
 

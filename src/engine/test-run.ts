@@ -39,9 +39,12 @@ interface Group {
 type IntervalListener = (i: Interval, run: TestRun) => void;
 
 /**
- * One test: its data planes, the phase clock (warm-up → measuring → cool-down → done, only the measured window
- * counts, as in ntttcp), interval samples, host counters and the results document. Protocol sessions drive the
- * phases themselves (iperf3's TEST_START/TEST_END); native modes call runTimed().
+ * One test, the engine's one measurement path: its data planes, the phase clock (warm-up → measuring → cool-down →
+ * done, only the measured window counts, as in ntttcp), the cuts and per-stream deltas, interval samples, the host
+ * window and the results document; it announces itself to the status registry. Protocol sessions drive the phases
+ * themselves (iperf3's TEST_START/TEST_END) and read their own figures through its cuts (cut, interval, measured,
+ * atEnd), so what they print and what /status and /results show come from the same counters; native modes call
+ * runTimed(). See docs/ARCHITECTURE.md, "One Test".
  */
 export class TestRun {
   phase: Phase = "waiting";
@@ -205,10 +208,10 @@ export class TestRun {
     this.startSampling(atMs);
   }
 
-  /** The measured window starts now: counters and host figures are snapshotted. */
   /**
-   * `fromOpen`: the window counts everything the streams moved since they opened (iperf 2 counts from the accept,
-   * bytes that came with the connection's first read included), not from this instant.
+   * The measured window starts at `atMs` (now by default): counters and host figures are snapshotted. `fromOpen`:
+   * the window counts everything the streams moved since they opened (iperf 2 counts from the accept, bytes that
+   * came with the connection's first read included), not from this instant.
    */
   beginMeasuring(atMs = performance.now(), fromOpen = false): void {
     const now = this.snaps(true);

@@ -31,11 +31,13 @@ test.skipIf(!hasStockIperf3())("iperf3 -s -i 0.5: /status's intervals and /resul
     const view = doc.test!;
     expect(view.phase).toBe("done");
 
-    // The same intervals: as many, and each at the rate the server printed for it.
+    // The same intervals: as many, and each at the rate the server printed for it. iperf3 leaves out a trailing
+    // sliver (under 10 % of -i) that moved nothing; /status keeps it, with its 0 bytes.
     const printed = own.intervals.map((i) => i.sum);
     expect(printed.length).toBeGreaterThanOrEqual(6);
-    expect(view.intervals.length).toBe(printed.length);
-    view.intervals.forEach((iv, k) => {
+    const shown = view.intervals.filter((iv, k) => k < printed.length || iv.bitsPerSecond > 0 || iv.end - iv.start >= 0.05);
+    expect(shown.length).toBe(printed.length);
+    shown.forEach((iv, k) => {
       expect(Math.abs(iv.end - iv.start - printed[k]!.seconds)).toBeLessThan(0.002);
       expect(Math.abs(iv.bitsPerSecond / printed[k]!.bits_per_second - 1)).toBeLessThan(0.005);
     });

@@ -13,8 +13,9 @@ const HTTP = 37005;
 test.skipIf(!hasStockIperf())("iperf -s -i 0.5 -y C: /status's intervals are the server's printed intervals", async () => {
   const srv = oursMain(["-s", "-p", String(PORT), "-i", "0.5", "-y", "C", "--http", `127.0.0.1:${HTTP}`]);
   try {
-    await waitListening(PORT, "tcp");
-    await waitListening(HTTP, "tcp");
+    // A loaded host (8 helpers on 2 cores) has taken over 8 s to start the server from source.
+    await waitListening(PORT, "tcp", 30_000);
+    await waitListening(HTTP, "tcp", 30_000);
     const client = await stock(["-c", "127.0.0.1", "-p", String(PORT), "-t", "3", "-i", "0.5"]).done;
     expect(client.code).toBe(0);
     await sleep(400);

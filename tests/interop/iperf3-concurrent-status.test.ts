@@ -35,7 +35,9 @@ test.skipIf(!hasStockIperf3())("two stock clients into one server: both in /stat
   const server = oursMain(["-s", "-p", String(PORT), "--http", `127.0.0.1:${HTTP}`], 60_000);
   try {
     // A loaded host (8 helpers on 2 cores) has taken over 8 s to start the server from source.
-    await waitListening(PORT, 30_000);
+    await waitListening(PORT, 30_000).catch((e: Error) => {
+      throw new Error(`${e.message}; the server wrote: ${server.stdout()}${server.stderr()}`);
+    });
     const a = stock(["-c", "127.0.0.1", "-p", String(PORT), "-t", "4", "-b", "200M", "-J"]);
     const b = stock(["-c", "127.0.0.1", "-p", String(PORT), "-t", "4", "-b", "100M", "-J"]);
     let both: StatusDocument | undefined;

@@ -22,7 +22,9 @@ test.skipIf(!hasStockIperf3())("iperf3 -s -i 0.5: /status's intervals and /resul
   const server = oursMain(["-s", "-p", String(PORT), "-J", "-i", "0.5", "--http", `127.0.0.1:${HTTP}`], 60_000);
   try {
     // A loaded host (8 helpers on 2 cores) has taken over 8 s to start the server from source.
-    await waitListening(PORT, 30_000);
+    await waitListening(PORT, 30_000).catch((e: Error) => {
+      throw new Error(`${e.message}; the server wrote: ${server.stdout()}${server.stderr()}`);
+    });
     const client = await stock(["-c", "127.0.0.1", "-p", String(PORT), "-t", "3", "-i", "0.5"]).done;
     expect(client.code, client.stderr).toBe(0);
     const end = Date.now() + 5000;

@@ -82,6 +82,9 @@ async function dispatch(argv: string[]): Promise<number> {
   return withStatus(cmd, rest, await load());
 }
 
+// Windows has no /proc: its CPU counters come through bun:ffi, which loads only by a dynamic import.
+if (process.platform === "win32") await (await import("./src/sockopt/win32-times.ts")).loadWin32Times();
+
 try {
   // A finished client exits at once: idle Workers, samplers or keep-alive sockets must not hold the process.
   process.exit(await dispatch(process.argv.slice(2)));

@@ -3,13 +3,19 @@ import { availableParallelism } from "node:os";
 
 type Listener = (m: FromWorker) => void;
 
+const WORKER_ENTRY = workerEntry(import.meta.url);
+
 /**
  * From source the worker sits beside this module; in the compiled binary every module is bundled into the entry at
  * the root of Bun's embedded file system and the worker keeps its source path from there (scripts/build lists it).
+ * That root is /$bunfs/root/ on Linux and macOS and B:/~BUN/root/ on Windows (import.meta.url file:///B:/%7EBUN/...).
  */
-const WORKER_ENTRY = import.meta.url.includes("/$bunfs/")
-  ? "/$bunfs/root/src/worker/data-worker.ts"
-  : new URL("../worker/data-worker.ts", import.meta.url).href;
+export function workerEntry(moduleUrl: string): string {
+  const path = decodeURIComponent(moduleUrl.replace(/^file:\/\/(?=\/)/, ""));
+  const root = /^(.*?\/(?:\$bunfs|~BUN)\/root\/)/.exec(path)?.[1];
+  if (root === undefined) return new URL("../worker/data-worker.ts", moduleUrl).href;
+  return `${root.replace(/^\/(?=[A-Za-z]:)/, "")}src/worker/data-worker.ts`;
+}
 
 /**
  * Long-lived data Workers shared by every test of this process (a server runs many tests at once). Each stream is

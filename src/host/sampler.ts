@@ -6,6 +6,8 @@ import { parseProcStat } from "./proc-stat.ts";
 import { parseProcessStat } from "./process-stat.ts";
 import type { HostSample } from "./sample.ts";
 import { parseSnmp } from "./snmp.ts";
+import { win32Times } from "../sockopt/win32-times.ts";
+import { processorTimes, processTimes } from "./windows-times.ts";
 
 /** The /proc files a sampler can read; /proc/cpuinfo and /proc/interrupts cost milliseconds on large hosts. */
 export const HOST_SOURCES = {
@@ -33,6 +35,7 @@ export interface HostSampler {
 export function createHostSampler(
   sources: readonly HostSource[] = Object.keys(HOST_SOURCES) as HostSource[],
 ): HostSampler | undefined {
+  if (process.platform === "win32") return windowsSampler(sources);
   if (process.platform !== "linux") return undefined;
   const files = new Map<HostSource, ProcFile>();
   for (const s of sources) {
@@ -71,5 +74,21 @@ export function createHostSampler(
       for (const f of files.values()) f.close();
       files.clear();
     },
+  };
+}
+
+/** Windows: CPU modes per CPU and this process's times (loadWin32Times ran at start-up); no NIC or TCP counters. */
+function windowsSampler(sources: readonly HostSource[]): HostSampler | undefined {
+  const t = win32Times();
+  if (!t || !sources.includes("cpu")) return undefined;
+  return {
+    sample() {
+      const sample: HostSample = { monotonicMs: performance.now(), wallMs: Date.now() };
+      const cpu = processorTimes(t.processors());
+      if (cpu) sample.cpu = cpu;
+      if (sources.includes("process")) sample.process = processTimes(process.pid, t.process());
+      return sample;
+    },
+    close() {},
   };
 }

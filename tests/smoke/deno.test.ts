@@ -26,3 +26,10 @@ test("under Deno: UDP with sequence numbers", async () => {
 test("under Deno: TCP_RR", async () => {
   expect((await underDeno("--rr", "1,1")).summary.transactions).toBeGreaterThan(100);
 }, 60_000);
+
+test("deno check passes on the entry and the Worker (Bun's types declare the Bun global Deno never reaches)", async () => {
+  const p = Bun.spawn([DENO, "check", "main.ts", "src/worker/data-worker.ts"], { cwd: ROOT, stdout: "pipe", stderr: "pipe", env: { ...process.env, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" } });
+  const [err, code] = await Promise.all([new Response(p.stderr).text(), p.exited]);
+  expect(err).not.toContain("ERROR");
+  expect(code).toBe(0);
+}, 90_000);

@@ -57,14 +57,21 @@ const base = {
   cpu: z.number().int().min(0).max(1023).optional(),
 };
 
-/** Where the socket comes from: we connect, we listen, or the main thread hands us an accepted fd. */
+/**
+ * A socket the main thread accepted or connected, handed to the stream: a dup()ed fd the stream's Worker adopts, or
+ * with `local` a socket that stays on the main thread (parked in src/net/local-hand-off.ts under that number) for
+ * the main thread's own stream host, where sockets cannot cross threads. `pending` bytes of payload were already
+ * read on the main thread.
+ */
+const TcpAdopt = z.object({ fd: z.number().int().nonnegative(), pending: z.number().int().nonnegative().default(0), local: z.boolean().default(false) });
+
+/** Where the socket comes from: we connect, we listen, or the main thread hands us an accepted socket. */
 const tcpSource = {
   connect: Endpoint.optional(),
   /** Local address/port to bind before connecting (iperf2 -B, ntttcp -f, netperf -P). */
   bind: Endpoint.optional(),
   listen: Endpoint.optional(),
-  /** A dup()ed fd of an accepted socket; `pending` bytes of payload were already read on the main thread. */
-  adopt: z.object({ fd: z.number().int().nonnegative(), pending: z.number().int().nonnegative().default(0) }).optional(),
+  adopt: TcpAdopt.optional(),
   /** Sockets this stream opens (connect) or accepts before it stops listening (listen; 0 = any number). */
   connections: z.number().int().min(0).max(100000).default(1),
 };
@@ -102,8 +109,8 @@ export const TcpRecvSpec = z.object({
   timeCalls: z.boolean().default(false),
 });
 
-/** A bound (and usually connected) UDP socket made on the main thread (Sockopt.sharedUdpSocket), and its peer. */
-const UdpAdopt = z.object({ fd: z.number().int().nonnegative(), peer: Endpoint });
+/** A bound (and usually connected) UDP socket made on the main thread (Sockopt.sharedUdpSocket), and its peer; `local` as for TCP. */
+const UdpAdopt = z.object({ fd: z.number().int().nonnegative(), peer: Endpoint, local: z.boolean().default(false) });
 
 export const UdpSendSpec = z.object({
   kind: z.literal("udp-send"),
@@ -167,7 +174,7 @@ export const RrServerSpec = z.object({
   ...base,
   transport: z.enum(["tcp", "udp"]),
   listen: Endpoint.optional(),
-  adopt: z.object({ fd: z.number().int().nonnegative(), pending: z.number().int().nonnegative().default(0) }).optional(),
+  adopt: TcpAdopt.optional(),
   requestSize: z.number().int().min(1).max(1 << 20).default(1),
   responseSize: z.number().int().min(1).max(1 << 20).default(1),
   /** Close each connection after one response (TCP_CRR server side). */

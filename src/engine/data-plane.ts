@@ -44,7 +44,10 @@ export class DataPlane {
     this.localPorts = specs.map(() => undefined);
     this.ends = specs.map(() => undefined);
     this.buffers = allocCounters(specs.length);
-    this.workers = pool.assign(specs.map((s) => s.cpu));
+    this.workers = pool.assign(
+      specs.map((s) => s.cpu),
+      specs.map(isLocal),
+    );
     this.ended = new Promise((r) => (this.allEnded = r));
     this.unsubscribe.push(pool.subscribe(this.id, (m) => this.onMessage(m)));
     this.unsubscribe.push(
@@ -63,6 +66,7 @@ export class DataPlane {
   /** Validates the specs, opens every stream, and fails with one clear error if any stream cannot be set up. */
   static async open(inputs: StreamSpecInput[], pool = WorkerPool.shared()): Promise<DataPlane> {
     const specs = inputs.map((s, i) => StreamSpec.parse({ ...s, id: s.id ?? i }));
+    if (specs.some(isLocal)) await pool.prepareLocalHost();
     const plane = new DataPlane(specs, pool);
     try {
       await Promise.all(specs.map((spec, i) => plane.openStream(i, spec)));
@@ -180,3 +184,6 @@ export class DataPlane {
     return copyCounters(this.buffers);
   }
 }
+
+/** A stream on a socket that stays on the main thread (src/net/local-hand-off.ts). */
+const isLocal = (s: StreamSpec) => "adopt" in s && s.adopt?.local === true;

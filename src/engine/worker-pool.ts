@@ -1,5 +1,6 @@
 import type { FromWorker, ToWorker } from "../worker/messages.ts";
 import { availableParallelism } from "node:os";
+import type { LocalHost } from "./local-host.ts";
 
 type Listener = (m: FromWorker) => void;
 
@@ -22,7 +23,9 @@ export function workerEntry(moduleUrl: string): string {
  * owned by exactly one Worker; a test's streams are spread over the least loaded Workers.
  */
 export class WorkerPool {
-  private readonly workers: Worker[] = [];
+  private readonly workers: (Worker | LocalHost)[] = [];
+  /** The main thread's own host (LocalHost), made on first need; it serves only locally handed-off sockets. */
+  private localIndex: number | undefined;
   private readonly load: number[] = [];
   /** The CPU a Worker is pinned to; pinned Workers serve only streams that asked for that CPU. */
   private readonly cpuOf: (number | undefined)[] = [];
@@ -69,17 +72,35 @@ export class WorkerPool {
    * first need, shared by every stream asking for that CPU); the others spread over the least loaded unpinned
    * Workers, round-robin when there are fewer Workers than streams.
    */
-  assign(cpus: readonly (number | undefined)[]): number[] {
-    const free = this.cpuOf.flatMap((c, i) => (c === undefined ? [i] : []));
+  assign(cpus: readonly (number | undefined)[], local: readonly boolean[] = []): number[] {
+    const free = this.cpuOf.flatMap((c, i) => (c === undefined && i !== this.localIndex ? [i] : []));
     const order = free.sort((a, b) => this.load[a]! - this.load[b]!);
     const unpinned = cpus.filter((c) => c === undefined).length;
     const used = order.slice(0, Math.min(Math.max(unpinned, 1), order.length));
     let next = 0;
-    return cpus.map((cpu) => {
-      const w = cpu === undefined ? used[next++ % used.length]! : this.pinnedWorker(cpu);
+    return cpus.map((cpu, i) => {
+      const w = local[i] ? this.localHost() : cpu === undefined ? used[next++ % used.length]! : this.pinnedWorker(cpu);
       this.load[w]!++;
       return w;
     });
+  }
+
+  /** Makes the main thread's host before a test with locally handed-off sockets is assigned (loaded only then). */
+  async prepareLocalHost(): Promise<void> {
+    if (this.localIndex !== undefined) return;
+    const { LocalHost } = await import("./local-host.ts");
+    if (this.localIndex !== undefined) return;
+    this.localIndex = this.workers.length;
+    this.cpuOf.push(undefined);
+    this.load.push(0);
+    const host = new LocalHost();
+    host.onmessage = (ev) => this.dispatch(ev.data);
+    this.workers.push(host);
+  }
+
+  private localHost(): number {
+    if (this.localIndex === undefined) throw new Error("a locally handed-off socket needs prepareLocalHost() first");
+    return this.localIndex;
   }
 
   private pinnedWorker(cpu: number): number {

@@ -87,21 +87,26 @@ export function localNet(net: Net): Net {
       const { socket, events } = take(o.fd);
       const s = socket as TcpSocket<T>;
       s.data = o.data;
-      events.tcp = o.socket as TcpHandlers<unknown>;
-      // As Bun does for a socket adopted by descriptor: open first, then what arrived meanwhile.
+      // As Bun does for a socket adopted by descriptor: open now, what arrived meanwhile on a later turn (once the
+      // stream has said it is open); events keep being held, in order, until then.
       o.socket.open?.(s);
-      for (const h of events.held.splice(0)) o.socket.data?.(s, h.d);
-      if (events.ended) o.socket.end?.(s);
-      if (events.closed) o.socket.close?.(s);
+      setTimeout(() => {
+        for (const h of events.held.splice(0)) o.socket.data?.(s, h.d);
+        events.tcp = o.socket as TcpHandlers<unknown>;
+        // A drain in between was not seen; one more is harmless (a writer just tries again).
+        o.socket.drain?.(s);
+        if (events.ended) o.socket.end?.(s);
+        if (events.closed) o.socket.close?.(s);
+      });
       return Promise.resolve(s);
     },
     udpSocket(o) {
       if (o.fd === undefined) return net.udpSocket({ ...o, socket: udpEvents(o.socket) });
       const { socket, events } = take(o.fd);
       const s = socket as UdpSocket;
-      events.udp = o.socket;
-      queueMicrotask(() => {
+      setTimeout(() => {
         for (const h of events.held.splice(0)) o.socket.data?.(s, h.d, h.port!, h.address!);
+        events.udp = o.socket;
       });
       return Promise.resolve(s);
     },

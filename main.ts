@@ -14,6 +14,7 @@ type Entry = (argv: string[]) => Promise<number>;
 // Lazy imports keep start-up fast: only the chosen mode's code (and its libraries) is loaded.
 const native: Record<string, () => Promise<Entry>> = {
   loopback: async () => (await import("./src/native/loopback-cli.ts")).loopbackMain,
+  client: async () => (await import("./src/native/client-cli.ts")).clientMain,
 };
 const dialects: Record<string, () => Promise<Entry>> = {
   ntttcp: async () => (await import("./compat/ntttcp/main.ts")).main,
@@ -26,6 +27,7 @@ const dialects: Record<string, () => Promise<Entry>> = {
 const USAGE = `anyperf ${VERSION}: network throughput, packet rate and latency, paired with the tools you already run
 usage: anyperf <command> [options]
   loopback        self-test: receiver and sender on 127.0.0.1
+  client HOST     test against 'anyperf serve' on HOST (both ends' figures)
 ${Object.keys(dialects).map((d) => `  ${d.padEnd(15)} ${d}-compatible command line and wire protocol`).join("\n")}
   --version       print the version
 run 'anyperf <command> --help' for the options of a command`;

@@ -17,6 +17,8 @@ export const Plan = z
     /** Workers per side; default min(streams, cores). */
     workers: z.number().int().min(1).max(256).optional(),
     durationS: z.number().positive().max(86400).default(5),
+    /** Total payload bytes to send (-n), split over the streams; the run then ends when they are sent. 0 = by time. */
+    bytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0),
     warmupS: z.number().min(0).max(3600).default(0),
     cooldownS: z.number().min(0).max(3600).default(0),
     intervalS: z.number().min(0.1).max(60).default(1),

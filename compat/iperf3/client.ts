@@ -20,7 +20,7 @@ import { Iperf3ProtocolError } from "../../interop/iperf3/framing.ts";
 import type { TestParams } from "../../interop/iperf3/params.ts";
 import { UDP_HELLO } from "../../interop/iperf3/udp.ts";
 import { Entries, type CValue } from "../../interop/iperf3/cjson.ts";
-import { QueuedWriter } from "./control-socket.ts";
+import { QueuedWriter } from "../../src/net/queued-writer.ts";
 import type { FdTools } from "./fd-tools.ts";
 import { jsonDocumentText, jsonStreamLine } from "./json-report.ts";
 import type { Output } from "./output.ts";

@@ -15,7 +15,7 @@ import { Iperf3ProtocolError, encodeServerError, encodeState } from "../../inter
 import type { TestParams } from "../../interop/iperf3/params.ts";
 import type { Results } from "../../interop/iperf3/results.ts";
 import { ServerSession, type ServerEvent } from "../../interop/iperf3/server-session.ts";
-import { QueuedWriter } from "./control-socket.ts";
+import { QueuedWriter } from "../../src/net/queued-writer.ts";
 import type { FdTools } from "./fd-tools.ts";
 import { jsonDocumentText, jsonDocumentValue } from "./json-report.ts";
 import { Entries } from "../../interop/iperf3/cjson.ts";

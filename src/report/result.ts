@@ -55,7 +55,7 @@ export type Interval = z.infer<typeof Interval>;
 export const Phase = z.enum(["waiting", "warm-up", "measuring", "cool-down", "done"]);
 export type Phase = z.infer<typeof Phase>;
 
-export const Results = z.object({
+const Core = z.object({
   tool: z.literal("anyperf"),
   version: z.string(),
   mode: z.string(),
@@ -94,4 +94,13 @@ export const Results = z.object({
   retransmits: z.number().optional(),
   errors: z.array(z.string()),
 });
+
+/**
+ * The far end of a two-host run (`anyperf client`), cut over the same measured window as this end: what it moved per
+ * stream, its CPU (same shape as `cpu`), its TCP counters. Intervals stay with the end that reports them.
+ */
+export const RemoteEnd = Core.pick({ version: true, role: true, phases: true, summary: true, sender: true, receiver: true, totals: true, streams: true, cpu: true, retransmits: true, errors: true });
+export type RemoteEnd = z.infer<typeof RemoteEnd>;
+
+export const Results = Core.extend({ remote: RemoteEnd.optional() });
 export type Results = z.infer<typeof Results>;

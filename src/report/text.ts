@@ -1,5 +1,5 @@
 import { formatBits, formatBytes } from "../units.ts";
-import type { Figures, Results } from "./result.ts";
+import type { Figures, RemoteEnd, Results } from "./result.ts";
 
 const pct = (v: number | undefined, d = 1) => (v === undefined ? "n/a" : `${v.toFixed(d)} %`);
 const us = (v: number) => (v >= 1000 ? `${(v / 1000).toFixed(2)} ms` : `${v.toFixed(1)} µs`);
@@ -12,11 +12,40 @@ function line(f: Figures): string {
   return parts.join("  ");
 }
 
+function cpuLine(label: string, c: Results["cpu"], retransmits: number | undefined, transport: Results["transport"]): string {
+  const modes = c.host?.cpu;
+  return (
+    `${label}: host busy ${pct(c.busy_percent)}` +
+    (modes ? ` (user ${pct(modes.user)}, system ${pct(modes.system)}, softirq ${pct(modes.softirq)}, iowait ${pct(modes.iowait)})` : "") +
+    `, this process ${pct(c.process_percent)}, cycles/byte ${c.cycles_per_byte === undefined ? "n/a" : c.cycles_per_byte.toFixed(2)}` +
+    // The test's own sockets only; a UDP test has none, and the host's count of every connection is not its figure.
+    (transport === "tcp" ? `, TCP retransmits ${retransmits ?? "n/a"}` : "")
+  );
+}
+
+/** The server's end over the same window: its streams, its sums and its CPU. */
+function remoteLines(r: RemoteEnd, transport: Results["transport"]): string[] {
+  const out = [`remote (${r.role}, anyperf ${r.version}):`];
+  for (const s of r.streams) out.push(`[${String(s.id).padStart(3)}] ${s.side.padEnd(6)}  ${line(s)}`);
+  if (r.receiver && r.sender) {
+    out.push(`[SUM] recv    ${line(r.receiver)}`);
+    out.push(`[SUM] send    ${line(r.sender)}`);
+  } else {
+    const side = r.streams.some((s) => s.side === "recv") ? "recv" : r.streams.some((s) => s.side === "send") ? "send" : "server";
+    out.push(`[SUM] ${side.padEnd(6)}  ${line(r.summary)}`);
+  }
+  out.push(cpuLine("remote CPU", r.cpu, r.retransmits, transport));
+  for (const e of r.errors) out.push(`remote error: ${e}`);
+  return out;
+}
+
 /** The human report of a native run. */
 export function textReport(r: Results): string {
   const out: string[] = [];
   const kind = r.test === "stream" ? r.transport.toUpperCase() : `${r.transport.toUpperCase()}_${r.test.toUpperCase()}`;
-  const receivers = r.streams.filter((s) => s.side === "recv" || s.side === "client");
+  // A client that only sends shows its senders (the server's receivers follow under "remote").
+  const reporting = r.streams.filter((s) => s.side === "recv" || s.side === "client");
+  const receivers = reporting.length > 0 ? reporting : r.streams;
   out.push(
     `anyperf ${r.mode}: ${kind}, ${receivers.length} stream${receivers.length === 1 ? "" : "s"}, ${r.summary.seconds.toFixed(2)} s measured` +
       (r.phases.warmup_s || r.phases.cooldown_s ? ` (warm-up ${r.phases.warmup_s} s, cool-down ${r.phases.cooldown_s} s)` : "") +
@@ -24,7 +53,7 @@ export function textReport(r: Results): string {
   );
   out.push(`[ ID] side    ${"bytes".padStart(11)}  ${"throughput".padStart(14)}`);
   for (const s of receivers) out.push(`[${String(s.id).padStart(3)}] ${s.side.padEnd(6)}  ${line(s)}`);
-  out.push(`[SUM] ${(r.test === "stream" ? "recv" : "client").padEnd(6)}  ${line(r.summary)}`);
+  if (!r.remote || reporting.length > 0) out.push(`[SUM] ${(r.test === "stream" ? "recv" : "client").padEnd(6)}  ${line(r.summary)}`);
   if (r.sender) out.push(`[SUM] send    ${line(r.sender)}`);
   const s = r.summary;
   if (s.jitter_ms !== undefined) out.push(`UDP: jitter ${s.jitter_ms.toFixed(3)} ms, out of order ${s.out_of_order ?? 0}${s.send_errors ? `, send errors ${s.send_errors}` : ""}`);
@@ -32,15 +61,8 @@ export function textReport(r: Results): string {
     const l = s.latency_us;
     out.push(`latency: mean ${us(l.mean)}  p50 ${us(l.p50)}  p90 ${us(l.p90)}  p99 ${us(l.p99)}  p99.9 ${us(l.p999)}  (min ${us(l.min)}, max ${us(l.max)})`);
   }
-  const c = r.cpu;
-  const modes = c.host?.cpu;
-  out.push(
-    `CPU: host busy ${pct(c.busy_percent)}` +
-      (modes ? ` (user ${pct(modes.user)}, system ${pct(modes.system)}, softirq ${pct(modes.softirq)}, iowait ${pct(modes.iowait)})` : "") +
-      `, this process ${pct(c.process_percent)}, cycles/byte ${c.cycles_per_byte === undefined ? "n/a" : c.cycles_per_byte.toFixed(2)}` +
-      // The test's own sockets only; a UDP test has none, and the host's count of every connection is not its figure.
-      (r.transport === "tcp" ? `, TCP retransmits ${r.retransmits ?? "n/a"}` : ""),
-  );
+  out.push(cpuLine("CPU", r.cpu, r.retransmits, r.transport));
+  if (r.remote) out.push(...remoteLines(r.remote, r.transport));
   for (const e of r.errors) out.push(`error: ${e}`);
   return out.join("\n");
 }

@@ -2,10 +2,10 @@
  * A control connection as a session transport: Bun sockets take what the kernel accepts and no more, so writes
  * that do not fit wait here for `drain`, and a close waits until they are out.
  */
-import type { TcpSocket } from "../../src/net/types.ts";
-import type { ControlTransport } from "../../interop/iperf3/transport.ts";
+import type { TcpSocket } from "./types.ts";
 
-export class QueuedWriter implements ControlTransport {
+/** Fits every session's injected transport (`{ write, close }`). */
+export class QueuedWriter {
   private queue: Uint8Array[] = [];
   private closing = false;
   closed = false;

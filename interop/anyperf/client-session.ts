@@ -1,0 +1,149 @@
+/**
+ * The client's end of the native control connection. The glue (src/native/client.ts) drives it: start() says hello,
+ * request() asks for the test once welcomed, go/window/finish carry the client's clock, and the server's results
+ * come back as an event. Every wait for the server has a deadline (check()).
+ */
+import { FrameDecoder, NativeProtocolError, encodeFrame } from "./framing.ts";
+import { ALIVE_EVERY_MS, PROTOCOL_VERSION, ServerMessage, type ClientMessage, type TestRequest } from "./messages.ts";
+import { DEADLINE_MS, type ControlTransport } from "./transport.ts";
+import type { RemoteEnd } from "../../src/report/result.ts";
+
+export type ClientPhase = "hello" | "welcomed" | "requesting" | "running" | "finishing" | "done";
+
+/**
+ * Why a session failed, for the glue's one line: the server said no (`refused`, its reason is the line), it spoke
+ * something else (`not-anyperf`), it stayed silent (`timeout`), it closed, or it sent an error.
+ */
+export type FailureCause = "refused" | "not-anyperf" | "timeout" | "closed" | "server-error";
+
+export type ClientEvent =
+  | { kind: "welcome"; version: string }
+  | { kind: "ready"; ports: number[] }
+  | { kind: "results"; results: RemoteEnd }
+  | { kind: "failed"; cause: FailureCause; detail: string; phase: ClientPhase };
+
+export { ALIVE_EVERY_MS };
+
+export class ClientSession {
+  phase: ClientPhase = "hello";
+  private readonly decoder = new FrameDecoder();
+  private deadline: number | undefined;
+  private waitMs = 0;
+  private sawFrame = false;
+
+  constructor(
+    private readonly transport: ControlTransport,
+    private readonly emit: (e: ClientEvent) => void,
+    private readonly opts: { version: string; token?: string },
+  ) {}
+
+  start(now: number): void {
+    this.send({ type: "hello", protocol: PROTOCOL_VERSION, tool: "anyperf", version: this.opts.version, token: this.opts.token });
+    this.wait(now, DEADLINE_MS.handshake);
+  }
+
+  request(test: TestRequest, clientPorts: number[], now: number): void {
+    if (this.phase !== "welcomed") return;
+    this.phase = "requesting";
+    this.send({ type: "test", test, clientPorts });
+    this.wait(now, DEADLINE_MS.prepare);
+  }
+
+  go(): void {
+    if (this.phase !== "running") return;
+    this.send({ type: "go" });
+  }
+
+  window(edge: "start" | "end"): void {
+    if (this.phase === "running") this.send({ type: "window", edge });
+  }
+
+  alive(): void {
+    if (this.phase === "running") this.send({ type: "alive" });
+  }
+
+  finish(now: number): void {
+    if (this.phase !== "running") return;
+    this.phase = "finishing";
+    this.send({ type: "finish" });
+    this.wait(now, DEADLINE_MS.results);
+  }
+
+  /** Gives up (Ctrl+C, a local error): the server is told why and tears its end down. */
+  abort(message: string): void {
+    if (this.phase === "done") return;
+    this.send({ type: "error", message });
+    this.phase = "done";
+    this.deadline = undefined;
+    this.transport.close();
+  }
+
+  receive(bytes: Uint8Array, _now: number): void {
+    if (this.phase === "done") return;
+    let frames: unknown[];
+    try {
+      frames = this.decoder.push(bytes);
+    } catch (e) {
+      const detail = e instanceof NativeProtocolError ? e.message : String(e);
+      return this.fail(this.sawFrame ? "server-error" : "not-anyperf", detail);
+    }
+    for (const f of frames) {
+      // A message before this one may have ended the session.
+      if ((this.phase as ClientPhase) === "done") return;
+      const m = ServerMessage.safeParse(f);
+      if (!m.success) {
+        const issue = m.error.issues[0];
+        return this.fail(this.sawFrame ? "server-error" : "not-anyperf", `bad message from the server: ${issue?.path.join(".") || "message"}: ${issue?.message}`);
+      }
+      this.sawFrame = true;
+      this.onMessage(m.data);
+    }
+  }
+
+  private onMessage(m: ServerMessage): void {
+    if (m.type === "refused") return this.fail("refused", m.reason);
+    if (m.type === "error") return this.fail("server-error", m.message);
+    const expected = { hello: "welcome", requesting: "ready", finishing: "results" } as Partial<Record<ClientPhase, ServerMessage["type"]>>;
+    if (expected[this.phase] !== m.type) return this.fail("server-error", `unexpected '${m.type}' from the server in phase ${this.phase}`);
+    this.deadline = undefined;
+    switch (m.type) {
+      case "welcome":
+        this.phase = "welcomed";
+        return this.emit({ kind: "welcome", version: m.version });
+      case "ready":
+        this.phase = "running";
+        return this.emit({ kind: "ready", ports: m.ports });
+      case "results":
+        this.phase = "done";
+        this.transport.close();
+        return this.emit({ kind: "results", results: m.results });
+    }
+  }
+
+  eof(): void {
+    if (this.phase !== "done") this.fail("closed", `the server closed the control connection (phase ${this.phase})`);
+  }
+
+  check(now: number): void {
+    if (this.deadline !== undefined && now > this.deadline && this.phase !== "done") {
+      this.fail("timeout", `no answer within ${Math.round(this.waitMs / 1000)} s (phase ${this.phase})`);
+    }
+  }
+
+  private wait(now: number, ms: number): void {
+    this.waitMs = ms;
+    this.deadline = now + ms;
+  }
+
+  private fail(cause: FailureCause, detail: string): void {
+    const phase = this.phase;
+    this.phase = "done";
+    this.deadline = undefined;
+    this.transport.close();
+    this.emit({ kind: "failed", cause, detail, phase });
+  }
+
+  private send(m: ClientMessage): void {
+    this.transport.write(encodeFrame(m));
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * The server's end of one native control connection: hello (version, token), the test request, then the client's
+ * clock (go, window start/end, finish) until the results go back. The glue (src/native/server.ts) owns the data
+ * plane and answers `test` with accept(ports) or refuse(reason).
+ */
+import { FrameDecoder, NativeProtocolError, encodeFrame } from "./framing.ts";
+import { ClientMessage, PROTOCOL_VERSION, type ServerMessage, type TestRequest } from "./messages.ts";
+import { tokensEqual } from "./token.ts";
+import { DEADLINE_MS, type ControlTransport } from "./transport.ts";
+import type { RemoteEnd } from "../../src/report/result.ts";
+
+export type ServerPhase = "hello" | "test" | "preparing" | "ready" | "running" | "finishing" | "done";
+
+export type ServerEvent =
+  | { kind: "test"; test: TestRequest; clientPorts: number[] }
+  | { kind: "go" }
+  | { kind: "window"; edge: "start" | "end" }
+  | { kind: "finish" }
+  /** The session is over without results: refused, timed out, protocol error, client gone. */
+  | { kind: "closed"; reason: string };
+
+const WAITING_FOR: Record<ServerPhase, ClientMessage["type"][]> = {
+  hello: ["hello"],
+  test: ["test"],
+  preparing: [],
+  ready: ["go"],
+  running: ["window", "alive", "finish"],
+  finishing: [],
+  done: [],
+};
+
+export class ServerSession {
+  phase: ServerPhase = "hello";
+  private readonly decoder = new FrameDecoder();
+  private deadline: number | undefined;
+
+  constructor(
+    private readonly transport: ControlTransport,
+    private readonly emit: (e: ServerEvent) => void,
+    private readonly opts: { version: string; token?: string; nowMs: number },
+  ) {
+    this.deadline = opts.nowMs + DEADLINE_MS.handshake;
+  }
+
+  receive(bytes: Uint8Array, now: number): void {
+    if (this.phase === "done") return;
+    let frames: unknown[];
+    try {
+      frames = this.decoder.push(bytes);
+    } catch (e) {
+      return this.fail(e instanceof NativeProtocolError ? e.message : String(e));
+    }
+    for (const f of frames) {
+      // A message before this one may have ended the session.
+      if ((this.phase as ServerPhase) === "done") return;
+      const m = ClientMessage.safeParse(f);
+      if (!m.success) return this.fail(`bad message from the client: ${m.error.issues[0]?.path.join(".") || "message"}: ${m.error.issues[0]?.message}`);
+      this.onMessage(m.data, now);
+    }
+  }
+
+  private onMessage(m: ClientMessage, now: number): void {
+    if (m.type === "error") return this.close(`client: ${m.message}`);
+    if (!WAITING_FOR[this.phase].includes(m.type)) return this.fail(`unexpected '${m.type}' from the client in phase ${this.phase}`);
+    switch (m.type) {
+      case "hello": {
+        if (m.protocol !== PROTOCOL_VERSION) {
+          return this.refuse(`client speaks anyperf protocol ${m.protocol} (anyperf ${m.version}), this server ${PROTOCOL_VERSION} (anyperf ${this.opts.version}): run one anyperf version on both hosts`);
+        }
+        if (this.opts.token !== undefined && !tokensEqual(m.token, this.opts.token)) {
+          return this.refuse(m.token === undefined ? "this server needs a token: pass --token with the server's token" : "wrong token: pass --token with the server's token");
+        }
+        this.send({ type: "welcome", protocol: PROTOCOL_VERSION, version: this.opts.version });
+        this.phase = "test";
+        this.deadline = now + DEADLINE_MS.handshake;
+        return;
+      }
+      case "test":
+        this.phase = "preparing";
+        this.deadline = undefined;
+        this.emit({ kind: "test", test: m.test, clientPorts: m.clientPorts });
+        return;
+      case "go":
+        this.phase = "running";
+        this.deadline = now + DEADLINE_MS.running;
+        this.emit({ kind: "go" });
+        return;
+      case "window":
+        this.deadline = now + DEADLINE_MS.running;
+        this.emit({ kind: "window", edge: m.edge });
+        return;
+      case "alive":
+        this.deadline = now + DEADLINE_MS.running;
+        return;
+      case "finish":
+        this.phase = "finishing";
+        this.deadline = undefined;
+        this.emit({ kind: "finish" });
+        return;
+    }
+  }
+
+  /** The data plane is set up: tell the client where to connect. */
+  accept(ports: number[], now: number): void {
+    if (this.phase !== "preparing") return;
+    this.send({ type: "ready", ports });
+    this.phase = "ready";
+    this.deadline = now + DEADLINE_MS.connect;
+  }
+
+  /** A no the client prints as it is (a limit, busy, a stream that could not open). */
+  refuse(reason: string): void {
+    if (this.phase === "done") return;
+    this.send({ type: "refused", reason });
+    this.close(reason);
+  }
+
+  sendResults(results: RemoteEnd): void {
+    if (this.phase !== "finishing") return;
+    this.send({ type: "results", results });
+    this.phase = "done";
+    this.transport.close();
+  }
+
+  /** Ends a running test from the server's side (a limit hit, shutdown); the client prints `message`. */
+  abort(message: string): void {
+    this.fail(message);
+  }
+
+  /** The client's connection closed. */
+  eof(): void {
+    if (this.phase !== "done") this.close("client closed the control connection");
+  }
+
+  /** Call now and then: a client that stays silent past its deadline is dropped. */
+  check(now: number): void {
+    if (this.deadline !== undefined && now > this.deadline && this.phase !== "done") {
+      this.fail(`no message from the client within ${Math.round(DEADLINE_MS[this.waitKind()] / 1000)} s (phase ${this.phase})`);
+    }
+  }
+
+  private waitKind(): keyof typeof DEADLINE_MS {
+    return this.phase === "ready" ? "connect" : this.phase === "running" ? "running" : "handshake";
+  }
+
+  private fail(reason: string): void {
+    if (this.phase === "done") return;
+    this.send({ type: "error", message: reason });
+    this.close(reason);
+  }
+
+  private close(reason: string): void {
+    this.phase = "done";
+    this.deadline = undefined;
+    this.transport.close();
+    this.emit({ kind: "closed", reason });
+  }
+
+  private send(m: ServerMessage): void {
+    this.transport.write(encodeFrame(m));
+  }
+}

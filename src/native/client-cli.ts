@@ -1,0 +1,50 @@
+import { parseArgs } from "node:util";
+import { UserError } from "../errors.ts";
+import type { TestRun } from "../engine/test-run.ts";
+import { runAndReport } from "./run-report.ts";
+import { OUTPUT_USAGE, PLAN_OPTIONS, num, planFromValues, planUsage } from "./plan-args.ts";
+import { runNativeClient, type ClientTarget } from "./client.ts";
+import { NATIVE_DEFAULT_PORT } from "./server.ts";
+
+export const CLIENT_USAGE = `usage: anyperf client HOST [options]    (against 'anyperf serve' on HOST)
+  -p, --port PORT      the server's native port (default ${NATIVE_DEFAULT_PORT})
+${planUsage("1")}
+  -R, --reverse        the server sends, this host receives
+      --bidir          both directions at once
+      --token T        the token the server was started with (--token)
+${OUTPUT_USAGE}`;
+
+/** argv → plan, target and output choices for `anyperf client`. */
+export function parseClientArgs(argv: string[]) {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: true,
+    options: { ...PLAN_OPTIONS, port: { type: "string", short: "p" }, reverse: { type: "boolean", short: "R" }, bidir: { type: "boolean" }, token: { type: "string" } },
+  });
+  const help = values.help ?? false;
+  if (!help && positionals.length !== 1) {
+    throw new UserError(positionals.length === 0 ? "no server given: pass the host running 'anyperf serve', e.g. anyperf client 192.0.2.7" : `one server only, got '${positionals.join(" ")}': pass one HOST`, 2);
+  }
+  const port = num("port", values.port, NATIVE_DEFAULT_PORT);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new UserError(`-p ${values.port}: not a port; pass 1-65535`, 2);
+  const plan = planFromValues(values, { streams: 1 });
+  if (values.reverse && values.bidir) throw new UserError("-R and --bidir both given: pass one", 2);
+  if ((values.reverse || values.bidir) && plan.test !== "stream") throw new UserError(`${values.reverse ? "-R" : "--bidir"} applies to bulk tests: drop it for --rr/--crr (the server answers every transaction anyway)`, 2);
+  const target: ClientTarget = {
+    host: (positionals[0] ?? "").replace(/^\[(.*)\]$/, "$1"),
+    port,
+    token: values.token,
+    direction: values.bidir ? "bidir" : values.reverse ? "reverse" : "forward",
+  };
+  return { plan, target, json: values.json ?? false, csv: values.csv, help };
+}
+
+export async function clientMain(argv: string[], hooks: { onRun?: (run: TestRun) => void } = {}): Promise<number> {
+  const opts = parseClientArgs(argv);
+  if (opts.help) {
+    console.log(CLIENT_USAGE);
+    return 0;
+  }
+  return runAndReport((h) => runNativeClient(opts.plan, opts.target, h), opts, hooks.onRun);
+}

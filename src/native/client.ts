@@ -1,0 +1,208 @@
+/**
+ * `anyperf client HOST`'s run: the control connection to a native server (interop/anyperf), this end's streams on
+ * the engine's Workers, one TestRun whose window both ends cut, and the server's results folded into ours.
+ */
+import { DataPlane } from "../engine/data-plane.ts";
+import { TestRun } from "../engine/test-run.ts";
+import { WorkerPool, cores } from "../engine/worker-pool.ts";
+import { UserError, explainSocketError } from "../errors.ts";
+import { loadNet } from "../net/net.ts";
+import { QueuedWriter } from "../net/queued-writer.ts";
+import type { TcpSocket } from "../net/types.ts";
+import { loadSockopt } from "../sockopt/sockopt.ts";
+import type { Plan } from "../plan.ts";
+import { receivers, senders } from "../plan-streams.ts";
+import type { RemoteEnd, Results } from "../report/result.ts";
+import { VERSION } from "../version.ts";
+import { ALIVE_EVERY_MS, ClientSession, type ClientEvent } from "../../interop/anyperf/client-session.ts";
+import { DEADLINE_MS } from "../../interop/anyperf/transport.ts";
+import { halves, requestOf, type Direction } from "./request.ts";
+import { NATIVE_DEFAULT_PORT } from "./server.ts";
+
+const CHECK_MS = 100;
+
+export interface ClientTarget {
+  host: string;
+  port: number;
+  token?: string;
+  direction: Direction;
+}
+
+type Failure = Extract<ClientEvent, { kind: "failed" }>;
+
+/** The one line a failed session ends with: what happened at HOST:PORT and what to do. */
+export function failureLine(at: string, f: Failure): string {
+  const serve = `point -p at the port of 'anyperf serve' (native default ${NATIVE_DEFAULT_PORT})`;
+  const early = f.phase === "hello";
+  switch (f.cause) {
+    case "refused":
+      return `${at} refused: ${f.detail}`;
+    case "not-anyperf":
+      return `${at} is not an anyperf server (${f.detail}): ${serve}`;
+    case "timeout":
+      return early ? `${at} accepted the connection but gave no anyperf answer within ${DEADLINE_MS.handshake / 1000} s (another tool's server?): ${serve}` : `${at} stopped answering: ${f.detail}; check the server and the network`;
+    case "closed":
+      return early ? `${at} closed the connection without an anyperf answer (another tool's server?): ${serve}` : `${at}: ${f.detail}; see the server's log`;
+    case "server-error":
+      return `${at}: server error: ${f.detail}; see the server's log`;
+  }
+}
+
+const bracket = (h: string) => (h.includes(":") ? `[${h}]` : h);
+
+/** Resolves with the open control socket; Ctrl+C or the deadline ends the wait (and drops a late socket). */
+async function connectControl(
+  target: ClientTarget,
+  signal: AbortSignal,
+  handlers: { data(d: Uint8Array): void; drain(): void; close(): void },
+): Promise<TcpSocket<undefined>> {
+  const net = await loadNet();
+  const at = `${bracket(target.host)}:${target.port}`;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
+  const pending = net.connect<undefined>({
+    hostname: target.host,
+    port: target.port,
+    data: undefined,
+    socket: { data: (_s, d) => handlers.data(d), drain: () => handlers.drain(), close: () => handlers.close(), error: () => {} },
+  });
+  const stop = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new UserError(`connecting to ${at} timed out after ${DEADLINE_MS.handshake / 1000} s: check that the host is up and no firewall drops the port`)), DEADLINE_MS.handshake);
+    onAbort = () => reject(new UserError(`interrupted while connecting to ${at}`, signal.reason === "SIGTERM" ? 143 : 130));
+    signal.addEventListener("abort", onAbort);
+    if (signal.aborted) onAbort();
+  });
+  try {
+    return await Promise.race([pending, stop]);
+  } catch (e) {
+    pending.then((s) => s.terminate(), () => {});
+    if (e instanceof UserError) throw e;
+    const code = (e as { code?: string }).code;
+    if (code === "ECONNREFUSED") throw new UserError(`connection to ${at} refused: start 'anyperf serve' there, or pass its port with -p (native default ${NATIVE_DEFAULT_PORT})`, 1, code);
+    throw explainSocketError(e, { host: target.host, port: target.port, role: "connect" });
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) signal.removeEventListener("abort", onAbort);
+  }
+}
+
+/** Session events as awaitable steps; a failure (or Ctrl+C) rejects whatever step is awaited. */
+class Steps {
+  private queue: ClientEvent[] = [];
+  private waiter: ((e: ClientEvent) => void) | undefined;
+
+  push(e: ClientEvent): void {
+    if (this.waiter) {
+      const w = this.waiter;
+      this.waiter = undefined;
+      w(e);
+    } else this.queue.push(e);
+  }
+
+  next(): Promise<ClientEvent> {
+    const e = this.queue.shift();
+    if (e) return Promise.resolve(e);
+    return new Promise((r) => (this.waiter = r));
+  }
+}
+
+export async function runNativeClient(plan: Plan, target: ClientTarget, hooks: { signal: AbortSignal; onRun?: (run: TestRun) => void }): Promise<Results> {
+  const at = `${bracket(target.host)}:${target.port}`;
+  const req = requestOf(plan, target.direction);
+  const { sends, receives } = halves(req, "client");
+  const steps = new Steps();
+  let writer: QueuedWriter | undefined;
+  let session: ClientSession | undefined;
+  const socket = await connectControl(target, hooks.signal, {
+    data: (d) => session?.receive(d, performance.now()),
+    drain: () => writer?.drain(),
+    close: () => session?.eof(),
+  });
+  writer = new QueuedWriter(socket as TcpSocket<unknown>);
+  session = new ClientSession(writer, (e) => steps.push(e), { version: VERSION, token: target.token });
+  const s = session;
+  const ticker = setInterval(() => s.check(performance.now()), CHECK_MS);
+  const interrupted = () => steps.push({ kind: "failed", cause: "closed", detail: "interrupted", phase: s.phase });
+  hooks.signal.addEventListener("abort", interrupted);
+
+  let rx: DataPlane | undefined;
+  let tx: DataPlane | undefined;
+  let alive: ReturnType<typeof setInterval> | undefined;
+  const expect = async <K extends ClientEvent["kind"]>(kind: K): Promise<Extract<ClientEvent, { kind: K }>> => {
+    const e = await steps.next();
+    if (e.kind === kind) return e as Extract<ClientEvent, { kind: K }>;
+    if (e.kind === "failed" && e.detail === "interrupted") {
+      s.abort("client interrupted");
+      throw new UserError(`interrupted (${s.phase === "done" ? "before the test ran" : "during setup"})`, hooks.signal.reason === "SIGTERM" ? 143 : 130);
+    }
+    if (e.kind === "failed") throw new UserError(failureLine(at, e));
+    throw new UserError(`${at}: unexpected ${e.kind} from the server`);
+  };
+
+  try {
+    s.start(performance.now());
+    await expect("welcome");
+    WorkerPool.shared({ workers: Math.min(plan.streams * (sends && receives ? 2 : 1), Math.max(2, cores())) });
+    const sockopt = await loadSockopt();
+    if (receives) rx = await DataPlane.open(receivers(plan, { host: target.host.includes(":") ? "::" : "0.0.0.0", canSetOptions: sockopt !== undefined }));
+    s.request(req, rx ? rx.localPorts.map((p) => p!) : [], performance.now());
+    const ready = await expect("ready");
+    if (sends) tx = await DataPlane.open(senders(plan, { host: target.host, ports: ready.ports }));
+
+    const run = new TestRun(
+      { mode: "client", role: "client", peer: at, transport: plan.transport, test: plan.test },
+      { warmupS: plan.warmupS, durationS: req.durationS, cooldownS: plan.cooldownS, intervalS: plan.intervalS },
+    );
+    if (rx) run.attach(rx, "recv");
+    if (tx) run.attach(tx, plan.test === "stream" ? "send" : "client");
+    // The server cuts its window when ours is cut: one message per edge, sent right after our snapshot.
+    run.onPhase((p) => {
+      if (p === "measuring") s.window("start");
+      if (p === "cool-down") s.window("end");
+    });
+    hooks.onRun?.(run);
+    alive = setInterval(() => s.alive(), ALIVE_EVERY_MS);
+    s.go();
+    tx?.go();
+    const serverGone = steps.next();
+    const runDone = run.runTimed(hooks.signal);
+    // A server that fails mid-test ends the run at once (its error is the line we print); Ctrl+C lets runTimed end
+    // the window, and the server's results are still worth waiting for (a second Ctrl+C exits at once).
+    const early = await Promise.race([runDone.then(() => undefined), serverGone]);
+    if (early && !(early.kind === "failed" && early.detail === "interrupted")) {
+      await Promise.all([tx?.stop(), rx?.stop()]);
+      run.finish();
+      throw new UserError(early.kind === "failed" ? failureLine(at, early) : `${at}: unexpected ${early.kind} from the server during the test`);
+    }
+    await runDone;
+    await tx?.stop();
+    clearInterval(alive);
+    s.finish(performance.now());
+    let answer = await serverGone;
+    const interrupted = answer.kind === "failed" && answer.detail === "interrupted";
+    if (interrupted) answer = await steps.next();
+    // Interrupted, we print what we have even when the server's half is lost.
+    if (answer.kind === "failed" && !interrupted) throw new UserError(failureLine(at, answer));
+    const remote: RemoteEnd | undefined = answer.kind === "results" ? answer.results : undefined;
+    if (rx) await Promise.race([rx.ended, new Promise((r) => setTimeout(r, plan.transport === "udp" ? 200 : 2_000))]);
+    await rx?.stop();
+    run.finish();
+    return combine(run.results(), remote, sends && !receives && plan.test === "stream");
+  } finally {
+    clearInterval(ticker);
+    clearInterval(alive);
+    hooks.signal.removeEventListener("abort", interrupted);
+    s.abort("client ended");
+    await Promise.all([tx?.stop(), rx?.stop()]);
+  }
+}
+
+/**
+ * Our results with the server's end beside them. When only we send, the receiver that reports is the server: the
+ * summary is its figures (as iperf3 reports the receiver), ours stay as `sender`.
+ */
+function combine(local: Results, remote: RemoteEnd | undefined, weOnlySend: boolean): Results {
+  if (!remote) return { ...local, errors: [...local.errors, "the server sent no results"] };
+  if (!weOnlySend) return { ...local, remote };
+  return { ...local, summary: remote.summary, sender: local.summary, receiver: remote.summary, remote };
+}

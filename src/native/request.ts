@@ -1,0 +1,45 @@
+import { Plan } from "../plan.ts";
+import type { TestRequest } from "../../interop/anyperf/messages.ts";
+import type { RemoteEnd, Results } from "../report/result.ts";
+
+/** What the client puts on the wire for a plan, and what each end makes of it: the same Plan, mirrored. */
+export type Direction = TestRequest["direction"];
+
+export function requestOf(plan: Plan, direction: Direction): TestRequest {
+  return {
+    transport: plan.transport,
+    test: plan.test,
+    direction,
+    streams: plan.streams,
+    durationS: plan.bytes > 0 ? 0 : plan.durationS,
+    bytes: plan.bytes,
+    warmupS: plan.warmupS,
+    cooldownS: plan.cooldownS,
+    bufferBytes: plan.bufferBytes,
+    datagramBytes: plan.datagramBytes,
+    bitsPerSecond: plan.bitsPerSecond,
+    packetsPerSecond: plan.packetsPerSecond,
+    requestBytes: plan.requestBytes,
+    responseBytes: plan.responseBytes,
+  };
+}
+
+/** The server's plan for a request (the durations are the client's clock; the server keeps them for its report). */
+export function planOf(req: TestRequest): Plan {
+  const { direction: _d, durationS, ...rest } = req;
+  return Plan.parse({ ...rest, durationS: durationS || 1, intervalS: 1 });
+}
+
+/** Which halves an end runs: the client sends forward, the server reverse, both bidir; RR clients are the client. */
+export function halves(req: Pick<TestRequest, "direction" | "test">, end: "client" | "server"): { sends: boolean; receives: boolean } {
+  if (req.test !== "stream") return { sends: end === "client", receives: end === "server" };
+  const clientSends = req.direction !== "reverse";
+  const serverSends = req.direction !== "forward";
+  return end === "client" ? { sends: clientSends, receives: serverSends } : { sends: serverSends, receives: clientSends };
+}
+
+/** The part of an end's results that travels to the other end (intervals stay home). */
+export function remoteEnd(r: Results): RemoteEnd {
+  const { version, role, phases, summary, sender, receiver, totals, streams, cpu, retransmits, errors } = r;
+  return { version, role, phases, summary, sender, receiver, totals, streams, cpu, retransmits, errors: errors.slice(0, 64).map((e) => e.slice(0, 1000)) };
+}

@@ -1,0 +1,80 @@
+import { DataPlane } from "../engine/data-plane.ts";
+import { TestRun } from "../engine/test-run.ts";
+import { parseCidr } from "../access/cidr.ts";
+import { receivers, senders } from "../plan-streams.ts";
+import type { Sockopt } from "../sockopt/sockopt.ts";
+import type { TestRequest } from "../../interop/anyperf/messages.ts";
+import type { RemoteEnd } from "../report/result.ts";
+import { halves, planOf, remoteEnd } from "./request.ts";
+
+/** What the server waits for in-flight data before it stops its receivers (as loopback does). */
+function drainMs(req: TestRequest): number {
+  return req.test !== "stream" ? 0 : req.transport === "udp" ? 200 : 2_000;
+}
+
+/**
+ * The server's end of one native test: its data planes on the engine's Workers and a TestRun whose measured window
+ * the client's clock cuts (window start/end arrive over the control connection).
+ */
+export class ServerTest {
+  readonly run: TestRun;
+  readonly createdMs = performance.now();
+  private rx: DataPlane | undefined;
+  private tx: DataPlane | undefined;
+  private done = false;
+
+  constructor(
+    readonly id: number,
+    readonly req: TestRequest,
+    readonly peer: { host: string; port: number },
+  ) {
+    this.run = new TestRun(
+      { mode: "native", role: "server", peer: `${peer.host.includes(":") ? `[${peer.host}]` : peer.host}:${peer.port}`, transport: req.transport, test: req.test },
+      { warmupS: req.warmupS, durationS: req.durationS, cooldownS: req.cooldownS, intervalS: 1 },
+    );
+  }
+
+  /**
+   * Opens this end's streams: receivers listen on `listenHost` and admit only the control connection's peer;
+   * reversed senders connect to the client's listeners. Returns the ports the client connects to.
+   */
+  async prepare(listenHost: string, clientPorts: number[], sockopt: Sockopt | undefined): Promise<number[]> {
+    const plan = planOf(this.req);
+    const { sends, receives } = halves(this.req, "server");
+    if (receives) {
+      this.rx = await DataPlane.open(receivers(plan, { host: listenHost, canSetOptions: sockopt !== undefined, allow: [parseCidr(this.peer.host)] }));
+      this.run.attach(this.rx, this.req.test === "stream" ? "recv" : "server");
+    }
+    if (sends) {
+      this.tx = await DataPlane.open(senders(plan, { host: this.peer.host, ports: clientPorts }));
+      this.run.attach(this.tx, "send");
+    }
+    return this.rx ? this.rx.localPorts.map((p) => p!) : [];
+  }
+
+  go(): void {
+    if (this.req.warmupS > 0) this.run.beginWarmup();
+    this.tx?.go();
+  }
+
+  window(edge: "start" | "end"): void {
+    if (edge === "start" && this.run.phase !== "measuring") this.run.beginMeasuring();
+    if (edge === "end" && this.run.phase === "measuring") this.run.endMeasuring();
+  }
+
+  /** The client's senders stopped: stop ours, let in-flight bytes land, stop the rest and report. */
+  async finish(): Promise<RemoteEnd> {
+    await this.tx?.stop();
+    if (this.rx) await Promise.race([this.rx.ended, new Promise((r) => setTimeout(r, drainMs(this.req)))]);
+    await this.stop();
+    return remoteEnd(this.run.results());
+  }
+
+  /** Ends everything without a report (client gone, refused, server closing). */
+  async stop(): Promise<void> {
+    if (this.done) return;
+    this.done = true;
+    await Promise.all([this.tx?.stop(), this.rx?.stop()]);
+    this.run.finish();
+  }
+}

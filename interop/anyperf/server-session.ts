@@ -23,7 +23,8 @@ const WAITING_FOR: Record<ServerPhase, ClientMessage["type"][]> = {
   hello: ["hello"],
   test: ["test"],
   preparing: [],
-  ready: ["go"],
+  /** A window with no warm-up opens before "go", so the server has its first snapshot before any byte. */
+  ready: ["go", "window"],
   running: ["window", "alive", "finish"],
   finishing: [],
   done: [],

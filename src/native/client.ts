@@ -155,15 +155,21 @@ export async function runNativeClient(plan: Plan, target: ClientTarget, hooks: {
     );
     if (rx) run.attach(rx, "recv");
     if (tx) run.attach(tx, plan.test === "stream" ? "send" : "client");
-    // The server cuts its window when ours is cut: one message per edge, sent right after our snapshot.
+    // Data starts right after our first snapshot, and the server cuts its window when ours is cut: "go" and each
+    // edge go out right after our snapshot, so no byte moves before both ends have their starting counters.
+    let started = false;
+    // Without warm-up the window opens first: the server snapshots before the first byte can reach it.
     run.onPhase((p) => {
       if (p === "measuring") s.window("start");
+      if (!started && (p === "warm-up" || p === "measuring")) {
+        started = true;
+        s.go();
+        tx?.go();
+      }
       if (p === "cool-down") s.window("end");
     });
     hooks.onRun?.(run);
     alive = setInterval(() => s.alive(), ALIVE_EVERY_MS);
-    s.go();
-    tx?.go();
     const serverGone = steps.next();
     const runDone = run.runTimed(hooks.signal);
     // A server that fails mid-test ends the run at once (its error is the line we print); Ctrl+C lets runTimed end

@@ -59,6 +59,8 @@ export class ServerTest {
 
   window(edge: "start" | "end"): void {
     if (edge === "start" && this.run.phase !== "measuring") this.run.beginMeasuring();
+    // With -n the client's window ends when its last byte left; ours ends when it has landed (finish drains first).
+    if (edge === "end" && this.req.bytes > 0 && this.rx && this.req.test === "stream") return;
     if (edge === "end" && this.run.phase === "measuring") this.run.endMeasuring();
   }
 

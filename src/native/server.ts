@@ -109,11 +109,10 @@ export async function startNativeServer(opts: NativeServerOptions): Promise<{ po
       }
       case "closed": {
         const t = s.data.test;
-        if (t) {
-          running.delete(t);
-          void t.stop();
-          log(`anyperf native: test ${t.id} from ${who} ended: ${e.reason}`);
-        }
+        if (!t) return refusals.refused(`closed ${who}: ${e.reason}`);
+        running.delete(t);
+        void t.stop();
+        log(`anyperf native: test ${t.id} from ${who} ended: ${e.reason}`);
         return;
       }
     }

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import {
   avgFrameSize,
+  bdpBytes,
   pooledLatency,
   buffers,
   buffersPerSecond,
@@ -16,6 +17,7 @@ import {
   jitterStep,
   kibibytesPerSecond,
   kilobytesPerSecond,
+  linkUtilizationPercent,
   lossPercent,
   meanLatency,
   mebibytes,
@@ -170,6 +172,21 @@ describe("hand-computed", () => {
     expect(netperfServiceDemand(10, 1000, 1, 0.1, 1)).toBe((10 * 10000) / (1000 / Math.fround(0.1)));
     expect(netperfServiceDemand(80.24, 1000, 1, 1, 1)).toBe((Math.fround(80.24) * 10000) / 1000);
     expect(netperfServiceDemand(80.24, 1000, 1, 1, 1)).not.toBe((80.24 * 10000) / 1000);
+  });
+});
+
+describe("link and window", () => {
+  test("utilization of the link", () => {
+    expect(linkUtilizationPercent(941e6, 1e9)).toBeCloseTo(94.1, 12);
+    expect(linkUtilizationPercent(4.1e9, 10e9)).toBeCloseTo(41, 12);
+    expect(linkUtilizationPercent(1e9, 0)).toBe(0);
+  });
+
+  test("bandwidth-delay product", () => {
+    // 10 Gbit/s over 10 ms: 10e9 · 0.01 / 8 = 12.5 MB.
+    expect(bdpBytes(10e9, 10_000)).toBe(12_500_000);
+    expect(bdpBytes(1e9, 100)).toBe(12_500);
+    expect(bdpBytes(1e9, 0)).toBe(0);
   });
 });
 

@@ -104,9 +104,24 @@ export function packetsPerEvent(packets: number, events: number): number {
   return per(packets, events);
 }
 
+// --- link and window (diagnosis) ---------------------------------------------------------------------------------
+
+/** Link utilization % = 100 · throughput (bits/s) / link speed (bits/s); 0 without a link speed. */
+export function linkUtilizationPercent(throughputBitsPerSecond: number, linkBitsPerSecond: number): number {
+  return per(100 * throughputBitsPerSecond, linkBitsPerSecond);
+}
+
+/** Bandwidth-delay product (bytes) = rate (bits/s) · RTT (µs) / 10⁶ / 8: what must be in flight to fill the rate. */
+export function bdpBytes(bitsPerSecond: number, rttUs: number): number {
+  return (bitsPerSecond * rttUs) / 1e6 / 8;
+}
+
 // --- loss, latency, jitter --------------------------------------------------------------------------------------
 
-/** Loss % = 100 · lost / total (iperf3: total = the sender's datagrams; iperf 2: the datagrams the server counted). */
+/**
+ * Loss % = 100 · lost / total (iperf3: total = the sender's datagrams; iperf 2: the datagrams the server counted;
+ * diagnosis: TCP segments retransmitted / segments sent).
+ */
 export function lossPercent(lost: number, total: number): number {
   return per(100 * lost, total);
 }

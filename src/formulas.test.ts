@@ -17,7 +17,6 @@ import {
   jitterStep,
   kibibytesPerSecond,
   kilobytesPerSecond,
-  linkUtilizationPercent,
   lossPercent,
   meanLatency,
   mebibytes,
@@ -34,6 +33,7 @@ import {
   processCpuPercent,
   throughputBps,
   transactionsPerSecond,
+  utilizationPercent,
   windowsCpuBusyFromIdleCycles,
   windowsCpuBusyPercent,
 } from "./formulas.ts";
@@ -177,9 +177,9 @@ describe("hand-computed", () => {
 
 describe("link and window", () => {
   test("utilization of the link", () => {
-    expect(linkUtilizationPercent(941e6, 1e9)).toBeCloseTo(94.1, 12);
-    expect(linkUtilizationPercent(4.1e9, 10e9)).toBeCloseTo(41, 12);
-    expect(linkUtilizationPercent(1e9, 0)).toBe(0);
+    expect(utilizationPercent(941e6, 1e9)).toBeCloseTo(94.1, 12);
+    expect(utilizationPercent(4.1e9, 10e9)).toBeCloseTo(41, 12);
+    expect(utilizationPercent(1e9, 0)).toBe(0);
   });
 
   test("bandwidth-delay product", () => {

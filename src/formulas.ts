@@ -106,9 +106,9 @@ export function packetsPerEvent(packets: number, events: number): number {
 
 // --- link and window (diagnosis) ---------------------------------------------------------------------------------
 
-/** Link utilization % = 100 · throughput (bits/s) / link speed (bits/s); 0 without a link speed. */
-export function linkUtilizationPercent(throughputBitsPerSecond: number, linkBitsPerSecond: number): number {
-  return per(100 * throughputBitsPerSecond, linkBitsPerSecond);
+/** Utilization % = 100 · throughput (bits/s) / capacity (bits/s): of a link's speed, or of a -b target; 0 without one. */
+export function utilizationPercent(throughputBitsPerSecond: number, capacityBitsPerSecond: number): number {
+  return per(100 * throughputBitsPerSecond, capacityBitsPerSecond);
 }
 
 /** Bandwidth-delay product (bytes) = rate (bits/s) · RTT (µs) / 10⁶ / 8: what must be in flight to fill the rate. */

@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { readIfPresent } from "./link.ts";
 
 /*
  * The ceilings Linux puts on a TCP socket's buffers, which bound its window: autotuning grows a buffer up to the
@@ -25,19 +25,11 @@ export function parseBufferMax(text: string | undefined): number | undefined {
   return fields.length > 0 && Number.isSafeInteger(v) && v > 0 ? v : undefined;
 }
 
-function read(path: string): string | undefined {
-  try {
-    return readFileSync(path, "latin1");
-  } catch {
-    return undefined;
-  }
-}
-
 /** This host's ceilings; `proc` is the root of /proc, for tests. */
 export function readTcpBufferCeilings(proc = "/proc"): TcpBufferCeilings {
   const out: TcpBufferCeilings = {};
   const put = (key: keyof TcpBufferCeilings, path: string) => {
-    const v = parseBufferMax(read(`${proc}/sys/net/${path}`));
+    const v = parseBufferMax(readIfPresent(`${proc}/sys/net/${path}`));
     if (v !== undefined) out[key] = v;
   };
   put("send_max", "ipv4/tcp_wmem");

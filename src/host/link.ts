@@ -169,7 +169,8 @@ export function parseLinkSpeed(text: string): number {
   return bps;
 }
 
-function read(path: string): string | undefined {
+/** A small /proc or /sys file's text, or undefined when it is absent or unreadable. */
+export function readIfPresent(path: string): string | undefined {
   try {
     return readFileSync(path, "latin1");
   } catch {
@@ -190,14 +191,14 @@ export function readLink(peer: string, options: ReadLinkOptions = {}): LinkFacts
   const proc = options.proc ?? "/proc";
   const sys = options.sys ?? "/sys";
   const name = routeInterface(peer, {
-    route: read(`${proc}/net/route`),
-    ipv6Route: read(`${proc}/net/ipv6_route`),
-    fibTrie: read(`${proc}/net/fib_trie`),
+    route: readIfPresent(`${proc}/net/route`),
+    ipv6Route: readIfPresent(`${proc}/net/ipv6_route`),
+    fibTrie: readIfPresent(`${proc}/net/fib_trie`),
   });
   const facts: LinkFacts = {};
   if (name !== undefined) facts.interface = name;
   const dir = name === undefined ? undefined : `${sys}/class/net/${name}`;
-  const mtu = Number(dir === undefined ? undefined : read(`${dir}/mtu`)?.trim());
+  const mtu = Number(dir === undefined ? undefined : readIfPresent(`${dir}/mtu`)?.trim());
   if (Number.isInteger(mtu) && mtu > 0) facts.mtu = mtu;
   if (options.override !== undefined) {
     facts.speed_bps = options.override;
@@ -208,11 +209,11 @@ export function readLink(peer: string, options: ReadLinkOptions = {}): LinkFacts
     facts.note = `no route to ${peer} found: pass --link-speed`;
     return facts;
   }
-  if (name === "lo" || Number(read(`${dir}/type`)?.trim()) === ARPHRD_LOOPBACK) {
+  if (name === "lo" || Number(readIfPresent(`${dir}/type`)?.trim()) === ARPHRD_LOOPBACK) {
     facts.note = "loopback: no link speed";
     return facts;
   }
-  const speed = parseSysfsSpeed(read(`${dir}/speed`));
+  const speed = parseSysfsSpeed(readIfPresent(`${dir}/speed`));
   // A device without a `device` link is virtual (veth, bridge, tun): the speed it reports is nominal, not a limit.
   if (!existsSync(`${dir}/device`)) facts.note = `${name} is virtual${speed === undefined ? "" : ` (reports a nominal ${speed / 1e6} Mb/s)`}: pass --link-speed`;
   else if (speed === undefined) facts.note = `${name} reports no speed: pass --link-speed`;

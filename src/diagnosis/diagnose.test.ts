@@ -1,0 +1,190 @@
+import { describe, expect, test } from "bun:test";
+import { busiestCore, diagnose } from "./diagnose.ts";
+import { Diagnosis, type DiagnosisInput, type EndHost } from "./schema.ts";
+import { CORE_SATURATED_PERCENT, LINK_FULL_PERCENT, RETRANSMIT_HIGH_PERCENT, UDP_LOSS_HIGH_PERCENT, WINDOW_REACHED_FRACTION } from "./thresholds.ts";
+
+/** A host of `cores` cores, all at 10 % busy, except the given ones. */
+function host(cores: number, busy: Record<number, Partial<Record<"user" | "system" | "softirq" | "irq" | "steal", number>>> = {}): EndHost {
+  const perCpu = Array.from({ length: cores }, (_, cpu) => {
+    const modes = busy[cpu] ?? { user: 5, system: 5 };
+    const used = Object.values(modes).reduce((a, b) => a + b, 0);
+    return { cpu, ...modes, idle: 100 - used, busy: used };
+  });
+  return { cores, perCpu };
+}
+
+const G = 1e9;
+const idle = host(4);
+
+function input(over: Partial<DiagnosisInput> = {}): DiagnosisInput {
+  return {
+    transport: "tcp",
+    test: "stream",
+    throughput_bps: 4.1 * G,
+    streams: 1,
+    rtt_us: 100,
+    retransmits: 0,
+    segments_sent: 1_000_000,
+    link: { interface: "eth0", speed_bps: 10 * G, speed_source: "sysfs", mtu: 1500 },
+    window_bytes: 4 * 1024 * 1024,
+    sender: idle,
+    receiver: idle,
+    ...over,
+  };
+}
+
+function run(over: Partial<DiagnosisInput>): Diagnosis {
+  // Every answer must be a valid document.
+  return Diagnosis.parse(diagnose(input(over)));
+}
+
+describe("busiest core", () => {
+  test("highest busy wins; its largest mode is named", () => {
+    expect(busiestCore(host(4, { 2: { softirq: 80, system: 19 }, 3: { user: 60 } }))).toEqual({ cpu: 2, busy_percent: 99, mode: "softirq", mode_percent: 80 });
+    expect(busiestCore({})).toBeUndefined();
+  });
+});
+
+describe("verdicts", () => {
+  test("link: goodput at the link speed", () => {
+    const d = run({ throughput_bps: 9.41 * G });
+    expect(d.verdict).toBe("link");
+    expect(d.link_utilization_percent).toBeCloseTo(94.1, 9);
+    expect(d.evidence).toEqual(["9.41 Gbit/s is 94 % of the link's 10.0 Gbit/s (eth0, from sysfs): the link is the limit"]);
+  });
+
+  test("link: a shaped veth named by --link-speed, with a busy core noted", () => {
+    const d = run({
+      throughput_bps: 0.953 * G,
+      link: { interface: "apdiag-v1", speed_bps: G, speed_source: "--link-speed", mtu: 1500 },
+      sender: host(2, { 0: { softirq: 60, system: 35 } }),
+    });
+    expect(d.verdict).toBe("link");
+    expect(d.evidence).toEqual([
+      "953 Mbit/s is 95 % of the link's 1.00 Gbit/s (apdiag-v1, from --link-speed): the link is the limit",
+      "sender CPU 0 at 95 % (softirq 60 %) too: near its limit as well",
+    ]);
+  });
+
+  test("receiver-cpu: one core in softirq, the link at 41 %", () => {
+    const d = run({ receiver: host(4, { 1: { softirq: 90, system: 9 } }) });
+    expect(d.verdict).toBe("receiver-cpu");
+    expect(d.busiest_cpu.receiver).toEqual({ cpu: 1, busy_percent: 99, mode: "softirq", mode_percent: 90 });
+    expect(d.evidence).toEqual([
+      "receiver CPU 1 at 99 % (softirq 90 %) while the link ran at 41 % of its 10.0 Gbit/s: spread interrupts (RSS/RPS, irqbalance) or add streams (-P)",
+    ]);
+  });
+
+  test("sender-cpu: user time, and the threads check: -P only while streams < cores", () => {
+    const sender = host(2, { 0: { user: 97 } });
+    expect(run({ sender }).verdict).toBe("sender-cpu");
+    expect(run({ sender }).evidence[0]).toEndWith(": add streams (-P) to use more cores");
+    expect(run({ sender, streams: 2 }).evidence[0]).toEndWith(": already 2 streams on 2 cores: this end needs faster cores");
+    expect(run({ sender: host(2, { 0: { system: 95 } }), streams: 4 }).evidence[0]).toEndWith(": send larger buffers (-l) for fewer system calls");
+    expect(run({ sender: host(2, { 0: { steal: 95 } }) }).evidence[0]).toEndWith(": the hypervisor takes this core (steal): a larger VM or dedicated cores");
+  });
+
+  test("both ends saturated: the busier one is named", () => {
+    expect(run({ sender: host(2, { 0: { user: 91 } }), receiver: host(2, { 1: { softirq: 96 } }) }).verdict).toBe("receiver-cpu");
+    expect(run({ sender: host(2, { 0: { user: 99 } }), receiver: host(2, { 1: { softirq: 96 } }) }).verdict).toBe("sender-cpu");
+  });
+
+  test("window: BDP above the socket buffer, the window reached", () => {
+    // 10 Gbit/s × 10 ms = 12.5 MB to fill the link; 4 MiB in flight at most: 4 MiB / 10 ms = 3.36 Gbit/s.
+    const d = run({ throughput_bps: 3.3 * G, rtt_us: 10_000 });
+    expect(d.verdict).toBe("window");
+    expect(d.bdp_bytes).toBe(12_500_000);
+    expect(d.window_bytes).toBe(4 * 1024 * 1024);
+    expect(d.evidence).toEqual(["BDP 11.9 MiB (10.0 Gbit/s × 10.0 ms RTT) > socket buffer 4.00 MiB: raise the window (-w, net.ipv4.tcp_rmem/tcp_wmem) or add streams (-P)"]);
+    expect(run({ throughput_bps: 6.6 * G, rtt_us: 10_000, streams: 2 }).evidence[0]).toStartWith("BDP 11.9 MiB (10.0 Gbit/s × 10.0 ms RTT) > 2 × socket buffer 4.00 MiB");
+  });
+
+  test("window before CPU: a full window with a busy core is the window", () => {
+    expect(run({ throughput_bps: 3.3 * G, rtt_us: 10_000, receiver: host(4, { 0: { softirq: 95 } }) }).verdict).toBe("window");
+  });
+
+  test("window without a link speed: in flight at the buffer", () => {
+    const d = run({ throughput_bps: 3.3 * G, rtt_us: 10_000, link: { interface: "apdiag-v1", note: "apdiag-v1 is virtual: pass --link-speed" } });
+    expect(d.verdict).toBe("window");
+    expect(d.evidence).toEqual([
+      "in flight 3.93 MiB (3.30 Gbit/s × 10.0 ms RTT) reaches socket buffer 4.00 MiB: raise the window (-w, net.ipv4.tcp_rmem/tcp_wmem) or add streams (-P)",
+      "link speed unknown: apdiag-v1 is virtual: pass --link-speed",
+    ]);
+  });
+
+  test("loss: UDP datagrams and TCP retransmits", () => {
+    const udp = run({ transport: "udp", loss_percent: 3.2, window_bytes: undefined });
+    expect(udp.verdict).toBe("loss");
+    expect(udp.loss_percent).toBe(3.2);
+    expect(udp.evidence[0]).toBe("3.2 % of datagrams lost with no core saturated while the link ran at 41 % of its 10.0 Gbit/s: lower -b, or find the drop (receive buffer -w, NIC rx_drop)");
+    const tcp = run({ retransmits: 21_000 });
+    expect(tcp.verdict).toBe("loss");
+    expect(tcp.loss_percent).toBeCloseTo(2.1, 12);
+    expect(tcp.evidence[0]).toStartWith("2.1 % of segments retransmitted");
+  });
+
+  test("CPU before loss: a saturated receiver drops datagrams itself", () => {
+    expect(run({ transport: "udp", loss_percent: 30, receiver: host(2, { 1: { softirq: 99 } }) }).verdict).toBe("receiver-cpu");
+  });
+
+  test("unclear: nothing at its limit", () => {
+    const d = run({});
+    expect(d.verdict).toBe("unclear");
+    expect(d.evidence).toEqual(["no limit found: the link ran at 41 % of its 10.0 Gbit/s, busiest receiver CPU 0 at 10 % (user 5.0 %), window not reached"]);
+  });
+
+  test("unclear: link speed unknown says why, and what to pass", () => {
+    const d = run({ link: { interface: "lo", note: "loopback: no link speed" }, window_bytes: undefined, sender: {}, receiver: {} });
+    expect(d.verdict).toBe("unclear");
+    expect(d.link_bps).toBeUndefined();
+    expect(d.evidence).toEqual([
+      "no limit found: the link ran 4.10 Gbit/s (its speed unknown), no per-core CPU figures, window unknown",
+      "link speed unknown: loopback: no link speed",
+    ]);
+  });
+
+  test("unclear: a UDP sender paced at its -b target", () => {
+    const d = run({ transport: "udp", throughput_bps: 99e6, target_bps: 100e6, loss_percent: 0 });
+    expect(d.verdict).toBe("unclear");
+    expect(d.evidence[0]).toBe("ran at its -b target 100 Mbit/s while the link ran at 0.99 % of its 10.0 Gbit/s: raise -b to find the limit");
+  });
+
+  test("request/response is never a link or window verdict", () => {
+    const d = run({ test: "rr", throughput_bps: 9.9 * G, rtt_us: 10_000 });
+    expect(d.verdict).toBe("unclear");
+    expect(d.evidence[0]).toStartWith("request/response: each transaction waits a round trip");
+    expect(run({ test: "crr", sender: host(2, { 1: { system: 93 } }) }).verdict).toBe("sender-cpu");
+  });
+});
+
+describe("boundaries", () => {
+  const G10 = 10 * G;
+  test("link: at the threshold is full, just below is not", () => {
+    expect(run({ throughput_bps: (LINK_FULL_PERCENT / 100) * G10 }).verdict).toBe("link");
+    expect(run({ throughput_bps: (LINK_FULL_PERCENT / 100) * G10 - 1 }).verdict).toBe("unclear");
+  });
+
+  test("core: at the threshold is saturated, just below is not", () => {
+    expect(run({ receiver: host(2, { 0: { softirq: CORE_SATURATED_PERCENT } }) }).verdict).toBe("receiver-cpu");
+    expect(run({ receiver: host(2, { 0: { softirq: CORE_SATURATED_PERCENT - 0.01 } }) }).verdict).toBe("unclear");
+  });
+
+  test("window: in flight at the reached fraction, and the BDP must exceed the buffers", () => {
+    const window = 4 * 1024 * 1024;
+    const rtt_us = 10_000;
+    const reached = (WINDOW_REACHED_FRACTION * window * 8) / (rtt_us / 1e6);
+    expect(run({ throughput_bps: reached, rtt_us }).verdict).toBe("window");
+    expect(run({ throughput_bps: reached * 0.999, rtt_us }).verdict).toBe("unclear");
+    // A link whose BDP fits in the buffer is not window-bound, whatever is in flight: 1 Gbit/s × 10 ms = 1.25 MB.
+    expect(run({ throughput_bps: 0.8 * G, rtt_us, window_bytes: 1_250_000, link: { speed_bps: G, speed_source: "sysfs" } }).verdict).toBe("unclear");
+    expect(run({ throughput_bps: 0.8 * G, rtt_us, window_bytes: 1_249_999, link: { speed_bps: G, speed_source: "sysfs" } }).verdict).toBe("window");
+  });
+
+  test("loss: at the thresholds", () => {
+    expect(run({ transport: "udp", loss_percent: UDP_LOSS_HIGH_PERCENT }).verdict).toBe("loss");
+    expect(run({ transport: "udp", loss_percent: UDP_LOSS_HIGH_PERCENT - 0.01 }).verdict).toBe("unclear");
+    expect(run({ retransmits: RETRANSMIT_HIGH_PERCENT * 10_000 }).verdict).toBe("loss");
+    expect(run({ retransmits: RETRANSMIT_HIGH_PERCENT * 10_000 - 1 }).verdict).toBe("unclear");
+    expect(run({ retransmits: 50, segments_sent: undefined }).loss_percent).toBeUndefined();
+  });
+});

@@ -1,0 +1,55 @@
+import type { LinkFacts } from "../host/link.ts";
+import type { HostWindow } from "../host/window.ts";
+import type { Results } from "../report/result.ts";
+import type { DiagnosisInput, EndHost } from "./schema.ts";
+
+export interface DiagnosisSources {
+  /** This end's Results (the client's, in a native run). */
+  local: Results;
+  /** The other end's host window over the same measured window (the Results' remote.cpu.host). */
+  remoteHost?: HostWindow;
+  /** This end sent the data (a client without -R). */
+  localSends: boolean;
+  /** The link to the peer, as this end sees it (src/host/link.ts readLink). */
+  link: LinkFacts;
+  /** One stream's window ceiling (src/host/link-buffers.ts streamWindowBytes). */
+  windowBytes?: number;
+  /** The -b rate, bits/s. */
+  targetBps?: number;
+}
+
+function endHost(w: HostWindow | undefined): EndHost {
+  const out: EndHost = {};
+  if (w?.cores !== undefined) out.cores = w.cores;
+  if (w?.perCpu !== undefined) out.perCpu = w.perCpu;
+  if (w?.tcp !== undefined) out.tcp = w.tcp;
+  return out;
+}
+
+/** diagnose()'s input from what both ends measured over one window. */
+export function diagnosisInput(s: DiagnosisSources): DiagnosisInput {
+  const r = s.local;
+  const local = endHost(r.cpu.host);
+  const remote = endHost(s.remoteHost);
+  const sender = s.localSends ? local : remote;
+  const input: DiagnosisInput = {
+    transport: r.transport,
+    test: r.test,
+    throughput_bps: r.summary.throughput_bps,
+    streams: Math.max(1, new Set(r.streams.map((st) => st.id)).size),
+    link: s.link,
+    sender,
+    receiver: s.localSends ? remote : local,
+  };
+  // RTT and retransmits are the sending sockets' TCP_INFO; the receiver's own would describe the ACK path.
+  const rtt = r.sender?.rtt_us ?? r.summary.rtt_us;
+  if (rtt !== undefined && rtt > 0) input.rtt_us = rtt;
+  const retransmits = r.retransmits ?? r.sender?.retransmits;
+  if (retransmits !== undefined) input.retransmits = retransmits;
+  if (sender.tcp?.outSegs !== undefined) input.segments_sent = sender.tcp.outSegs;
+  const loss = r.summary.loss_percent ?? r.receiver?.loss_percent;
+  if (loss !== undefined && loss >= 0) input.loss_percent = loss;
+  if (s.windowBytes !== undefined) input.window_bytes = s.windowBytes;
+  if (s.targetBps !== undefined && s.targetBps > 0) input.target_bps = s.targetBps;
+  return input;
+}

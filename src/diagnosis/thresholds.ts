@@ -1,0 +1,23 @@
+/** Where diagnose() draws its lines; each one's reason beside it. */
+
+/** Goodput at or above this share of the link speed fills it: headers and ACKs take most of the rest. */
+export const LINK_FULL_PERCENT = 90;
+
+/** A core at or above this busy share has no room left: the thread or the interrupts on it wait for it. */
+export const CORE_SATURATED_PERCENT = 90;
+
+/**
+ * In flight (throughput × RTT) at or above this share of the streams' socket buffers means the window is reached:
+ * Linux advertises only part of a receive buffer as window (the rest pays for skb overhead, tcp_adv_win_scale),
+ * about half at an MTU of 1500.
+ */
+export const WINDOW_REACHED_FRACTION = 0.5;
+
+/** UDP datagrams lost at or above this %: more than a congested moment; the path or the receiver drops. */
+export const UDP_LOSS_HIGH_PERCENT = 1;
+
+/** TCP segments retransmitted at or above this %: each loss halves a Reno/CUBIC window, so 1 % costs throughput. */
+export const RETRANSMIT_HIGH_PERCENT = 1;
+
+/** Throughput at or above this share of the -b target: the sender's own pacing was the limit. */
+export const TARGET_REACHED_PERCENT = 95;

@@ -5,6 +5,7 @@ import { runAndReport } from "./run-report.ts";
 import { OUTPUT_USAGE, PLAN_OPTIONS, num, planFromValues, planUsage } from "./plan-args.ts";
 import { runNativeClient, type ClientTarget } from "./client.ts";
 import { NATIVE_DEFAULT_PORT } from "./server.ts";
+import { parseLinkSpeed } from "../host/link.ts";
 
 export const CLIENT_USAGE = `usage: anyperf client HOST [options]    (against 'anyperf serve' on HOST)
   -p, --port PORT      the server's native port (default ${NATIVE_DEFAULT_PORT})
@@ -12,6 +13,7 @@ ${planUsage("1")}
   -R, --reverse        the server sends, this host receives
       --bidir          both directions at once
       --token T        the token the server was started with (--token)
+      --link-speed R   the link's rate (1G) for the diagnosis, where this host cannot read it (shaped, virtual)
 ${OUTPUT_USAGE}`;
 
 /** argv → plan, target and output choices for `anyperf client`. */
@@ -20,7 +22,7 @@ export function parseClientArgs(argv: string[]) {
     args: argv,
     strict: true,
     allowPositionals: true,
-    options: { ...PLAN_OPTIONS, port: { type: "string", short: "p" }, reverse: { type: "boolean", short: "R" }, bidir: { type: "boolean" }, token: { type: "string" } },
+    options: { ...PLAN_OPTIONS, port: { type: "string", short: "p" }, reverse: { type: "boolean", short: "R" }, bidir: { type: "boolean" }, token: { type: "string" }, "link-speed": { type: "string" } },
   });
   const help = values.help ?? false;
   if (!help && positionals.length !== 1) {
@@ -36,6 +38,7 @@ export function parseClientArgs(argv: string[]) {
     port,
     token: values.token,
     direction: values.bidir ? "bidir" : values.reverse ? "reverse" : "forward",
+    linkSpeedBps: values["link-speed"] === undefined ? undefined : parseLinkSpeed(values["link-speed"]),
   };
   return { plan, target, json: values.json ?? false, csv: values.csv, help };
 }

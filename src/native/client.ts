@@ -17,6 +17,7 @@ import { VERSION } from "../version.ts";
 import { ALIVE_EVERY_MS, ClientSession, type ClientEvent } from "../../interop/anyperf/client-session.ts";
 import { DEADLINE_MS } from "../../interop/anyperf/transport.ts";
 import { halves, requestOf, type Direction } from "./request.ts";
+import { diagnoseRun } from "./diagnose-run.ts";
 import { NATIVE_DEFAULT_PORT } from "./server.ts";
 
 const CHECK_MS = 100;
@@ -26,6 +27,8 @@ export interface ClientTarget {
   port: number;
   token?: string;
   direction: Direction;
+  /** --link-speed: the link's rate when this host cannot read it (shaped, virtual). */
+  linkSpeedBps?: number;
 }
 
 type Failure = Extract<ClientEvent, { kind: "failed" }>;
@@ -193,7 +196,9 @@ export async function runNativeClient(plan: Plan, target: ClientTarget, hooks: {
     if (rx) await Promise.race([rx.ended, new Promise((r) => setTimeout(r, plan.transport === "udp" ? 200 : 2_000))]);
     await rx?.stop();
     run.finish();
-    return combine(run.results(), remote, sends && !receives && plan.test === "stream");
+    const results = combine(run.results(), remote, sends && !receives && plan.test === "stream");
+    const diagnosis = await diagnoseRun(results, { server: target.host, localSends: sends, linkSpeedBps: target.linkSpeedBps, targetBps: plan.bitsPerSecond * plan.streams });
+    return diagnosis ? { ...results, diagnosis } : results;
   } finally {
     clearInterval(ticker);
     clearInterval(alive);

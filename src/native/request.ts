@@ -1,6 +1,7 @@
 import { Plan } from "../plan.ts";
 import type { TestRequest } from "../../interop/anyperf/messages.ts";
 import type { RemoteEnd, Results } from "../report/result.ts";
+import type { TcpBufferCeilings } from "../host/link-buffers.ts";
 
 /** What the client puts on the wire for a plan, and what each end makes of it: the same Plan, mirrored. */
 export type Direction = TestRequest["direction"];
@@ -38,8 +39,18 @@ export function halves(req: Pick<TestRequest, "direction" | "test">, end: "clien
   return end === "client" ? { sends: clientSends, receives: serverSends } : { sends: serverSends, receives: clientSends };
 }
 
-/** The part of an end's results that travels to the other end (intervals stay home). */
-export function remoteEnd(r: Results): RemoteEnd {
-  const { version, role, phases, summary, sender, receiver, totals, streams, cpu, retransmits, errors } = r;
-  return { version, role, phases, summary, sender, receiver, totals, streams, cpu, retransmits, errors: errors.slice(0, 64).map((e) => e.slice(0, 1000)) };
+/**
+ * The part of an end's results that travels to the other end (intervals stay home). An end that only receives (or
+ * only sends) names its summary as its receiver (sender) figures, as an end with both does.
+ */
+export function remoteEnd(r: Results, tcpBuffers: TcpBufferCeilings): RemoteEnd {
+  const { version, role, phases, summary, totals, streams, cpu, retransmits, errors } = r;
+  const only = (side: "send" | "recv") => streams.length > 0 && streams.every((s) => s.side === side);
+  return {
+    version, role, phases, summary, totals, streams, cpu, retransmits,
+    sender: r.sender ?? (only("send") ? summary : undefined),
+    receiver: r.receiver ?? (only("recv") ? summary : undefined),
+    errors: errors.slice(0, 64).map((e) => e.slice(0, 1000)),
+    tcp_buffers: tcpBuffers,
+  };
 }

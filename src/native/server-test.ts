@@ -6,6 +6,7 @@ import type { Sockopt } from "../sockopt/sockopt.ts";
 import type { TestRequest } from "../../interop/anyperf/messages.ts";
 import type { RemoteEnd } from "../report/result.ts";
 import { halves, planOf, remoteEnd } from "./request.ts";
+import { readTcpBufferCeilings } from "../host/link-buffers.ts";
 
 /** What the server waits for in-flight data before it stops its receivers (as loopback does). */
 function drainMs(req: TestRequest): number {
@@ -69,7 +70,7 @@ export class ServerTest {
     await this.tx?.stop();
     if (this.rx) await Promise.race([this.rx.ended, new Promise((r) => setTimeout(r, drainMs(this.req)))]);
     await this.stop();
-    return remoteEnd(this.run.results());
+    return remoteEnd(this.run.results(), readTcpBufferCeilings());
   }
 
   /** Ends everything without a report (client gone, refused, server closing). */

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { HostWindow } from "../host/window.ts";
+import { TcpBufferCeilings } from "../host/link-buffers.ts";
+import { Diagnosis } from "../diagnosis/schema.ts";
 
 /** The one results document every mode produces; `--json` prints it, dialects reformat it, /results serves it. */
 
@@ -99,8 +101,12 @@ const Core = z.object({
  * The far end of a two-host run (`anyperf client`), cut over the same measured window as this end: what it moved per
  * stream, its CPU (same shape as `cpu`), its TCP counters. Intervals stay with the end that reports them.
  */
-export const RemoteEnd = Core.pick({ version: true, role: true, phases: true, summary: true, sender: true, receiver: true, totals: true, streams: true, cpu: true, retransmits: true, errors: true });
+export const RemoteEnd = Core.pick({ version: true, role: true, phases: true, summary: true, sender: true, receiver: true, totals: true, streams: true, cpu: true, retransmits: true, errors: true }).extend({
+  /** Its TCP buffer ceilings: with ours, the window one stream can reach (diagnosis). */
+  tcp_buffers: TcpBufferCeilings.optional(),
+});
 export type RemoteEnd = z.infer<typeof RemoteEnd>;
 
-export const Results = Core.extend({ remote: RemoteEnd.optional() });
+/** `diagnosis`: what limited a two-host run (src/diagnosis), judged from both ends over the window. */
+export const Results = Core.extend({ remote: RemoteEnd.optional(), diagnosis: Diagnosis.optional() });
 export type Results = z.infer<typeof Results>;

@@ -1,5 +1,6 @@
 import { formatBits, formatBytes } from "../units.ts";
 import type { Figures, RemoteEnd, Results } from "./result.ts";
+import { diagnosisLines } from "../diagnosis/text.ts";
 
 const pct = (v: number | undefined, d = 1) => (v === undefined ? "n/a" : `${v.toFixed(d)} %`);
 const us = (v: number) => (v >= 1000 ? `${(v / 1000).toFixed(2)} ms` : `${v.toFixed(1)} µs`);
@@ -63,6 +64,7 @@ export function textReport(r: Results): string {
   }
   out.push(cpuLine("CPU", r.cpu, r.retransmits, r.transport));
   if (r.remote) out.push(...remoteLines(r.remote, r.transport));
+  if (r.diagnosis) out.push(...diagnosisLines(r.diagnosis));
   for (const e of r.errors) out.push(`error: ${e}`);
   return out.join("\n");
 }

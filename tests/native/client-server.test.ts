@@ -26,6 +26,10 @@ describe("anyperf client against the native server (loopback)", () => {
     expect(r.summary).toEqual(r.remote!.summary);
     expect(r.sender!.bytes).toBeGreaterThan(0);
     expect(Math.abs(r.remote!.summary.seconds - r.sender!.seconds)).toBeLessThan(0.1);
+    // The server's streams add up to its receiver figures; the run ends with a diagnosis.
+    expect(r.remote!.streams.reduce((a, s) => a + s.bytes, 0)).toBe(r.remote!.receiver!.bytes);
+    expect(r.diagnosis?.verdict).toBeDefined();
+    expect(r.diagnosis!.evidence.length).toBeGreaterThan(0);
     expectBothCpus(r);
   });
 

@@ -1,0 +1,25 @@
+import { isIP } from "node:net";
+import { lookup } from "node:dns/promises";
+import { diagnose } from "../diagnosis/diagnose.ts";
+import { diagnosisInput } from "../diagnosis/from-results.ts";
+import type { Diagnosis } from "../diagnosis/schema.ts";
+import { readLink } from "../host/link.ts";
+import { readTcpBufferCeilings, streamWindowBytes } from "../host/link-buffers.ts";
+import type { Results } from "../report/result.ts";
+
+/**
+ * The diagnosis of a finished two-host run: both ends' windows, the link to the server as this host routes to it,
+ * and the window one stream could reach. The sending end's TCP figures (RTT, retransmits) are the ones that count,
+ * so with -R they are the server's.
+ */
+export async function diagnoseRun(r: Results, opts: { server: string; localSends: boolean; linkSpeedBps?: number; targetBps?: number }): Promise<Diagnosis | undefined> {
+  const remote = r.remote;
+  if (!remote) return undefined;
+  let address = opts.server;
+  if (isIP(address) === 0) address = await lookup(address).then((a) => a.address, () => address);
+  const link = readLink(address, { override: opts.linkSpeedBps });
+  const ours = readTcpBufferCeilings();
+  const windowBytes = r.transport === "tcp" ? streamWindowBytes(opts.localSends ? ours : remote.tcp_buffers, opts.localSends ? remote.tcp_buffers : ours) : undefined;
+  const view: Results = opts.localSends ? r : { ...r, sender: remote.sender, retransmits: remote.retransmits };
+  return diagnose(diagnosisInput({ local: view, remoteHost: remote.cpu.host, localSends: opts.localSends, link, windowBytes, targetBps: opts.targetBps }));
+}

@@ -342,6 +342,40 @@ export function workloads(ctx: Ctx): Workload[] {
     anyperf: iperf3Server("anyperf"),
   });
 
+  // The two-host pair on one host: `anyperf client` against `anyperf serve` (native port only), both processes'
+  // CPU, against stock iperf3 -c against iperf3 -s.
+  const nativeServe = (p: number) => [ctx.anyperf, "serve", "-p", String(p), "--iperf3", "off", "--iperf", "off", "--netserver", "off", "--ntttcp", "off"];
+  list.push({
+    id: "native-tcp-1",
+    workload: "anyperf client → anyperf serve vs iperf3 -c → iperf3 -s, TCP 1 stream",
+    unit: "bit/s",
+    target: { kind: "ratio-at-least", value: 1.0 },
+    cpuScope: "client+server",
+    statistic: "median",
+    reference: {
+      label: "iperf3 -c → iperf3 -s",
+      how: "iperf3 -c 127.0.0.1 -t T -J against iperf3 -s -1; end.sum_received.bits_per_second",
+      missing: need(iperf3, "iperf3"),
+      run: () => iperf3Side(ctx, [], "stock", "both"),
+    },
+    anyperf: {
+      label: "anyperf client → serve",
+      how: "anyperf client 127.0.0.1 -p PORT -t T --json against anyperf serve -p PORT (dialects off); summary.throughput_bps (the server's receiver)",
+      missing: knowsCommand(ctx.anyperf, "serve") && knowsCommand(ctx.anyperf, "client") ? undefined : "this anyperf build has no 'serve' or 'client' command",
+      run: async () => {
+        const pair = await clientServer(ctx, {
+          server: nativeServe,
+          client: (p) => [ctx.anyperf, "client", HOST, "-p", String(p), "-t", String(ctx.seconds), "--json"],
+          serverEnds: false,
+        });
+        const results = Results.parse(JSON.parse(pair.client.stdout));
+        if (results.errors.length > 0) throw new Error(`anyperf client: ${results.errors.join("; ")}`);
+        if (results.remote?.totals.received_bytes !== results.totals.sent_bytes) throw new Error("anyperf client: the server's received bytes do not match what was sent");
+        return { value: results.summary.throughput_bps, cpuSeconds: both(pair) };
+      },
+    },
+  });
+
   for (const t of [
     { id: "srv-netperf-stream", test: "TCP_STREAM", args: [] as string[], unit: "bit/s" as const, scale: 1e6, pin: false, name: "TCP_STREAM" },
     { id: "srv-netperf-rr", test: "TCP_RR", args: ["-r", "1,1"], unit: "trans/s" as const, scale: 1, pin: true, name: "TCP_RR 1,1 pinned" },
@@ -458,6 +492,15 @@ export function workloads(ctx: Ctx): Workload[] {
   });
 
   return list;
+}
+
+/** Whether `anyperf CMD --help` succeeds (a command this build has). */
+function knowsCommand(anyperf: string, cmd: string): boolean {
+  try {
+    return Bun.spawnSync([anyperf, cmd, "--help"], { stdin: "ignore", stdout: "ignore", stderr: "ignore", timeout: 10_000 }).success;
+  } catch {
+    return false; // no binary built yet
+  }
 }
 
 /** Wall time of one spawn to exit, ms; the command must succeed. */

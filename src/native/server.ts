@@ -71,10 +71,12 @@ export async function startNativeServer(opts: NativeServerOptions): Promise<{ po
     const who = peerText(s.remoteAddress, s.remotePort);
     switch (e.kind) {
       case "test": {
-        const why = limitRefusal(opts.policy, e.test) ?? (maxTests && running.size >= maxTests.value ? busyMessage(maxTests, running.size) : undefined);
+        const limit = limitRefusal(opts.policy, e.test);
+        const busy = !limit && maxTests && running.size >= maxTests.value ? busyMessage(maxTests, running.size) : undefined;
+        const why = limit ?? busy;
         if (why) {
           refusals.refused(`refused ${who}: ${why}`);
-          return session.refuse(`server refused the test: ${why}`);
+          return session.refuse(`server refused the test: ${why}: ${limit ? "ask for less, or raise the limit on the server" : "try again when a test has ended"}`);
         }
         const peerHost = plain(s.remoteAddress ?? "");
         const t = new ServerTest(nextTest++, e.test, { host: peerHost, port: s.remotePort ?? 0 });

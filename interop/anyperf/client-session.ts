@@ -3,8 +3,8 @@
  * request() asks for the test once welcomed, go/window/finish carry the client's clock, and the server's results
  * come back as an event. Every wait for the server has a deadline (check()).
  */
-import { FrameDecoder, NativeProtocolError, encodeFrame } from "./framing.ts";
-import { ALIVE_EVERY_MS, PROTOCOL_VERSION, ServerMessage, type ClientMessage, type TestRequest } from "./messages.ts";
+import { FrameDecoder, encodeFrame } from "./framing.ts";
+import { ALIVE_EVERY_MS, PROTOCOL_VERSION, ServerMessage, decodeMessages, type ClientMessage, type TestRequest } from "./messages.ts";
 import { DEADLINE_MS, type ControlTransport } from "./transport.ts";
 import type { RemoteEnd } from "../../src/report/result.ts";
 
@@ -79,25 +79,15 @@ export class ClientSession {
   }
 
   receive(bytes: Uint8Array, _now: number): void {
-    if (this.phase === "done") return;
-    let frames: unknown[];
-    try {
-      frames = this.decoder.push(bytes);
-    } catch (e) {
-      const detail = e instanceof NativeProtocolError ? e.message : String(e);
-      return this.fail(this.sawFrame ? "server-error" : "not-anyperf", detail);
-    }
-    for (const f of frames) {
+    const { messages, error } = decodeMessages(this.decoder, bytes, ServerMessage, "server");
+    for (const m of messages) {
       // A message before this one may have ended the session.
-      if ((this.phase as ClientPhase) === "done") return;
-      const m = ServerMessage.safeParse(f);
-      if (!m.success) {
-        const issue = m.error.issues[0];
-        return this.fail(this.sawFrame ? "server-error" : "not-anyperf", `bad message from the server: ${issue?.path.join(".") || "message"}: ${issue?.message}`);
-      }
+      if (this.phase === "done") return;
       this.sawFrame = true;
-      this.onMessage(m.data);
+      this.onMessage(m);
     }
+    // Bytes that are not our protocol before any message of it: another kind of server.
+    if (error && this.phase !== "done") this.fail(this.sawFrame ? "server-error" : "not-anyperf", error);
   }
 
   private onMessage(m: ServerMessage): void {

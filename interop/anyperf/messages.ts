@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { RemoteEnd } from "../../src/report/result.ts";
+import { NativeProtocolError, type FrameDecoder } from "./framing.ts";
 
 /**
  * The messages of anyperf's own control protocol (docs/native-protocol.md), one zod schema per message and direction:
@@ -71,3 +72,26 @@ export const ServerMessage = z.discriminatedUnion("type", [
 export type ServerMessage = z.infer<typeof ServerMessage>;
 
 export const ALIVE_EVERY_MS = 2_000;
+
+/**
+ * The messages in `bytes`, each checked against its direction's schema; the first framing or schema failure ends
+ * the list with a one-line reason (the session then ends: nothing after a bad frame can be trusted).
+ */
+export function decodeMessages<S extends z.ZodType>(decoder: FrameDecoder, bytes: Uint8Array, schema: S, from: "client" | "server"): { messages: z.infer<S>[]; error?: string } {
+  let frames: unknown[];
+  try {
+    frames = decoder.push(bytes);
+  } catch (e) {
+    return { messages: [], error: e instanceof NativeProtocolError ? e.message : String(e) };
+  }
+  const messages: z.infer<S>[] = [];
+  for (const f of frames) {
+    const m = schema.safeParse(f);
+    if (!m.success) {
+      const issue = m.error.issues[0];
+      return { messages, error: `bad message from the ${from}: ${issue?.path.join(".") || "message"}: ${issue?.message}` };
+    }
+    messages.push(m.data);
+  }
+  return { messages };
+}

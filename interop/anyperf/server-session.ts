@@ -3,8 +3,8 @@
  * clock (go, window start/end, finish) until the results go back. The glue (src/native/server.ts) owns the data
  * plane and answers `test` with accept(ports) or refuse(reason).
  */
-import { FrameDecoder, NativeProtocolError, encodeFrame } from "./framing.ts";
-import { ClientMessage, PROTOCOL_VERSION, type ServerMessage, type TestRequest } from "./messages.ts";
+import { FrameDecoder, encodeFrame } from "./framing.ts";
+import { ClientMessage, PROTOCOL_VERSION, decodeMessages, type ServerMessage, type TestRequest } from "./messages.ts";
 import { tokensEqual } from "./token.ts";
 import { DEADLINE_MS, type ControlTransport } from "./transport.ts";
 import type { RemoteEnd } from "../../src/report/result.ts";
@@ -44,20 +44,13 @@ export class ServerSession {
   }
 
   receive(bytes: Uint8Array, now: number): void {
-    if (this.phase === "done") return;
-    let frames: unknown[];
-    try {
-      frames = this.decoder.push(bytes);
-    } catch (e) {
-      return this.fail(e instanceof NativeProtocolError ? e.message : String(e));
-    }
-    for (const f of frames) {
+    const { messages, error } = decodeMessages(this.decoder, bytes, ClientMessage, "client");
+    for (const m of messages) {
       // A message before this one may have ended the session.
-      if ((this.phase as ServerPhase) === "done") return;
-      const m = ClientMessage.safeParse(f);
-      if (!m.success) return this.fail(`bad message from the client: ${m.error.issues[0]?.path.join(".") || "message"}: ${m.error.issues[0]?.message}`);
-      this.onMessage(m.data, now);
+      if (this.phase === "done") return;
+      this.onMessage(m, now);
     }
+    if (error) this.fail(error);
   }
 
   private onMessage(m: ClientMessage, now: number): void {

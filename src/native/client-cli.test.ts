@@ -1,0 +1,68 @@
+import { describe, expect, test } from "bun:test";
+import { parseClientArgs } from "./client-cli.ts";
+import { parseLoopbackArgs } from "./loopback-cli.ts";
+import { requestOf, planOf, halves } from "./request.ts";
+import { UserError } from "../errors.ts";
+
+describe("anyperf client's command line", () => {
+  test("defaults: port 5300, one stream of 1 MiB writes, 5 s, forward", () => {
+    const { plan, target } = parseClientArgs(["192.0.2.7"]);
+    expect(target).toEqual({ host: "192.0.2.7", port: 5300, token: undefined, direction: "forward", linkSpeedBps: undefined });
+    expect(plan).toMatchObject({ streams: 1, durationS: 5, bytes: 0, bufferBytes: 1 << 20, transport: "tcp", test: "stream" });
+  });
+
+  test("the shared test-shape options mean what they mean for loopback", () => {
+    const args = ["-t", "3", "-P", "4", "-u", "-b", "100M", "-l", "1200", "--warmup", "1", "--cooldown", "2", "-i", "0.5"];
+    const c = parseClientArgs(["h", ...args]).plan;
+    const l = parseLoopbackArgs(args).plan;
+    expect({ ...c, workers: undefined }).toEqual({ ...l, workers: undefined });
+    expect(c).toMatchObject({ durationS: 3, streams: 4, transport: "udp", bitsPerSecond: 100e6, datagramBytes: 1200, warmupS: 1, cooldownS: 2, intervalS: 0.5 });
+  });
+
+  test("-p, -R, --bidir, --token, --link-speed, -n, an IPv6 host in brackets", () => {
+    const r = parseClientArgs(["[::1]", "-p", "6000", "-R", "--token", "T", "--link-speed", "1G", "-n", "10M"]);
+    expect(r.target).toEqual({ host: "::1", port: 6000, token: "T", direction: "reverse", linkSpeedBps: 1e9 });
+    expect(r.plan.bytes).toBe(10 * 1024 * 1024);
+    expect(parseClientArgs(["h", "--bidir"]).target.direction).toBe("bidir");
+  });
+
+  test("mistakes are one line naming the flag and the fix, exit code 2", () => {
+    for (const [argv, pattern] of [
+      [[], /no server given: pass the host/],
+      [["a", "b"], /one server only/],
+      [["h", "-p", "70000"], /-p 70000: not a port/],
+      [["h", "-R", "--bidir"], /-R and --bidir both given/],
+      [["h", "--rr", "1,1", "-R"], /-R applies to bulk tests/],
+      [["h", "-n", "1M", "-t", "2"], /-n and -t both given/],
+      [["h", "-n", "1M", "--crr"], /-n counts bulk bytes/],
+    ] as const) {
+      try {
+        parseClientArgs([...argv]);
+        throw new Error(`no error for ${argv.join(" ")}`);
+      } catch (e) {
+        expect(e).toBeInstanceOf(UserError);
+        expect((e as UserError).message).toMatch(pattern);
+        expect((e as UserError).exitCode).toBe(2);
+      }
+    }
+  });
+});
+
+describe("the request on the wire and each end's half", () => {
+  test("the server's plan is the client's plan, mirrored by direction", () => {
+    const { plan } = parseClientArgs(["h", "-P", "3", "-u", "-b", "10M", "-l", "100", "--warmup", "1"]);
+    const req = requestOf(plan, "bidir");
+    const server = planOf(req);
+    for (const k of ["transport", "test", "streams", "bytes", "warmupS", "cooldownS", "bufferBytes", "datagramBytes", "bitsPerSecond", "packetsPerSecond", "requestBytes", "responseBytes"] as const) {
+      expect(server[k]).toEqual(plan[k]);
+    }
+    expect(halves(req, "client")).toEqual({ sends: true, receives: true });
+    expect(halves({ direction: "forward", test: "stream" }, "server")).toEqual({ sends: false, receives: true });
+    expect(halves({ direction: "reverse", test: "stream" }, "server")).toEqual({ sends: true, receives: false });
+    expect(halves({ direction: "forward", test: "rr" }, "client")).toEqual({ sends: true, receives: false });
+  });
+
+  test("-n puts 0 s on the wire: the run ends by bytes", () => {
+    expect(requestOf(parseClientArgs(["h", "-n", "5M"]).plan, "forward")).toMatchObject({ durationS: 0, bytes: 5 * 1024 * 1024 });
+  });
+});

@@ -1,8 +1,10 @@
 import { describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
 import { clientJson, nativeServers } from "./harness.ts";
 import type { Results } from "../../src/report/result.ts";
 
 const start = nativeServers();
+const HAVE_IPV6 = existsSync("/proc/net/if_inet6") && /\blo$/m.test(readFileSync("/proc/net/if_inet6", "utf8"));
 
 /** Both ends' CPU over the window: host busy, per-CPU modes, this process. */
 function expectBothCpus(r: Results): void {
@@ -90,5 +92,13 @@ describe("anyperf client against the native server (loopback)", () => {
     idle.end();
     expect(a.remote!.totals.received_bytes).toBe(a.totals.sent_bytes!);
     expect(b.totals.received_bytes).toBe(b.remote!.totals.sent_bytes!);
+  });
+
+  test.skipIf(!HAVE_IPV6)("IPv6 (::1) against a dual-stack server: UDP both ways reconciles", async () => {
+    await start(31018, ["--host", "::"]);
+    const r = await clientJson(["-p", "31018", "-t", "1", "-u", "-b", "10M", "--bidir"], "::1");
+    expect(r.totals.sent_packets).toBeGreaterThan(500);
+    expect(r.remote!.totals.received_packets).toBe(r.totals.sent_packets!);
+    expect(r.totals.received_packets).toBe(r.remote!.totals.sent_packets!);
   });
 });

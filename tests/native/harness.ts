@@ -10,11 +10,11 @@ import { Results } from "../../src/report/result.ts";
 const MAIN = join(import.meta.dir, "..", "..", "main.ts");
 const SERVER = join(import.meta.dir, "native-server.ts");
 
-export const client = (args: string[], limitMs = 40_000): Proc => spawnProc([process.execPath, MAIN, "client", "127.0.0.1", ...args], limitMs);
+export const client = (args: string[], limitMs = 40_000, host = "127.0.0.1"): Proc => spawnProc([process.execPath, MAIN, "client", host, ...args], limitMs);
 
 /** Runs a client to its end and parses its --json document (failing with its stderr when it did not succeed). */
-export async function clientJson(args: string[]): Promise<Results> {
-  const r = await client([...args, "--json"]).done;
+export async function clientJson(args: string[], host?: string): Promise<Results> {
+  const r = await client([...args, "--json"], undefined, host).done;
   if (r.code !== 0) throw new Error(`client exited ${r.code}: ${r.stderr}`);
   return Results.parse(JSON.parse(r.stdout));
 }

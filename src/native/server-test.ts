@@ -43,14 +43,22 @@ export class ServerTest {
     const plan = planOf(this.req);
     const { sends, receives } = halves(this.req, "server");
     if (receives) {
-      this.rx = await DataPlane.open(receivers(plan, { host: listenHost, canSetOptions: sockopt !== undefined, allow: [parseCidr(this.peer.host)] }));
+      this.rx = await this.keep(DataPlane.open(receivers(plan, { host: listenHost, canSetOptions: sockopt !== undefined, allow: [parseCidr(this.peer.host)] })));
       this.run.attach(this.rx, this.req.test === "stream" ? "recv" : "server");
     }
     if (sends) {
-      this.tx = await DataPlane.open(senders(plan, { host: this.peer.host, ports: clientPorts }));
+      this.tx = await this.keep(DataPlane.open(senders(plan, { host: this.peer.host, ports: clientPorts })));
       this.run.attach(this.tx, "send");
     }
     return this.rx ? this.rx.localPorts.map((p) => p!) : [];
+  }
+
+  /** A plane that finished opening after the test was stopped (the client left meanwhile) is stopped at once. */
+  private async keep(opening: Promise<DataPlane>): Promise<DataPlane> {
+    const plane = await opening;
+    if (!this.done) return plane;
+    await plane.stop();
+    throw new Error("the client left while the test was set up");
   }
 
   go(): void {

@@ -25,6 +25,8 @@ const CHECK_MS = 250;
 const OVERRUN_S = 30;
 
 interface Conn {
+  /** The peer as log lines name it, kept from accept (a closed socket no longer knows it). */
+  who?: string;
   session?: ServerSession;
   writer?: QueuedWriter;
   test?: ServerTest;
@@ -68,7 +70,7 @@ export async function startNativeServer(opts: NativeServerOptions): Promise<{ po
 
   const onEvent = (s: TcpSocket<Conn>, e: ServerEvent): void => {
     const session = s.data.session!;
-    const who = peerText(s.remoteAddress, s.remotePort);
+    const who = s.data.who ?? "?";
     switch (e.kind) {
       case "test": {
         const limit = limitRefusal(opts.policy, e.test);
@@ -145,9 +147,9 @@ export async function startNativeServer(opts: NativeServerOptions): Promise<{ po
       data: {},
       socket: {
         open: (s) => {
-          s.data = {};
+          s.data = { who: peerText(s.remoteAddress, s.remotePort) };
           if (!peerAllowed(s.remoteAddress, opts.policy)) {
-            refusals.refused(`refused ${peerText(s.remoteAddress, s.remotePort)}: not in --allow`);
+            refusals.refused(`refused ${s.data.who}: not in --allow`);
             s.end();
             return;
           }

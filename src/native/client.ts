@@ -89,12 +89,15 @@ async function connectControl(
   }
 }
 
-/** Session events as awaitable steps; a failure (or Ctrl+C) rejects whatever step is awaited. */
-class Steps {
-  private queue: ClientEvent[] = [];
-  private waiter: ((e: ClientEvent) => void) | undefined;
+/** What the run waits for: the session's events, and Ctrl+C. */
+type Step = ClientEvent | { kind: "interrupted" };
 
-  push(e: ClientEvent): void {
+/** Session events (and Ctrl+C) as awaitable steps, in order. */
+class Steps {
+  private queue: Step[] = [];
+  private waiter: ((e: Step) => void) | undefined;
+
+  push(e: Step): void {
     if (this.waiter) {
       const w = this.waiter;
       this.waiter = undefined;
@@ -102,7 +105,7 @@ class Steps {
     } else this.queue.push(e);
   }
 
-  next(): Promise<ClientEvent> {
+  next(): Promise<Step> {
     const e = this.queue.shift();
     if (e) return Promise.resolve(e);
     return new Promise((r) => (this.waiter = r));
@@ -125,8 +128,8 @@ export async function runNativeClient(plan: Plan, target: ClientTarget, hooks: {
   session = new ClientSession(writer, (e) => steps.push(e), { version: VERSION, token: target.token });
   const s = session;
   const ticker = setInterval(() => s.check(performance.now()), CHECK_MS);
-  const interrupted = () => steps.push({ kind: "failed", cause: "closed", detail: "interrupted", phase: s.phase });
-  hooks.signal.addEventListener("abort", interrupted);
+  const onAbort = () => steps.push({ kind: "interrupted" });
+  hooks.signal.addEventListener("abort", onAbort);
 
   let rx: DataPlane | undefined;
   let tx: DataPlane | undefined;
@@ -134,7 +137,7 @@ export async function runNativeClient(plan: Plan, target: ClientTarget, hooks: {
   const expect = async <K extends ClientEvent["kind"]>(kind: K): Promise<Extract<ClientEvent, { kind: K }>> => {
     const e = await steps.next();
     if (e.kind === kind) return e as Extract<ClientEvent, { kind: K }>;
-    if (e.kind === "failed" && e.detail === "interrupted") {
+    if (e.kind === "interrupted") {
       s.abort("client interrupted");
       throw new UserError(`interrupted (${s.phase === "done" ? "before the test ran" : "during setup"})`, hooks.signal.reason === "SIGTERM" ? 143 : 130);
     }
@@ -158,10 +161,9 @@ export async function runNativeClient(plan: Plan, target: ClientTarget, hooks: {
     );
     if (rx) run.attach(rx, "recv");
     if (tx) run.attach(tx, plan.test === "stream" ? "send" : "client");
-    // Data starts right after our first snapshot, and the server cuts its window when ours is cut: "go" and each
-    // edge go out right after our snapshot, so no byte moves before both ends have their starting counters.
+    // The server cuts its window when ours is cut: each edge goes out right after our snapshot. Data starts after the
+    // first snapshot, and without warm-up the window opens before "go": no byte moves before both ends have counted.
     let started = false;
-    // Without warm-up the window opens first: the server snapshots before the first byte can reach it.
     run.onPhase((p) => {
       if (p === "measuring") s.window("start");
       if (!started && (p === "warm-up" || p === "measuring")) {
@@ -178,7 +180,7 @@ export async function runNativeClient(plan: Plan, target: ClientTarget, hooks: {
     // A server that fails mid-test ends the run at once (its error is the line we print); Ctrl+C lets runTimed end
     // the window, and the server's results are still worth waiting for (a second Ctrl+C exits at once).
     const early = await Promise.race([runDone.then(() => undefined), serverGone]);
-    if (early && !(early.kind === "failed" && early.detail === "interrupted")) {
+    if (early && early.kind !== "interrupted") {
       await Promise.all([tx?.stop(), rx?.stop()]);
       run.finish();
       throw new UserError(early.kind === "failed" ? failureLine(at, early) : `${at}: unexpected ${early.kind} from the server during the test`);
@@ -188,7 +190,7 @@ export async function runNativeClient(plan: Plan, target: ClientTarget, hooks: {
     clearInterval(alive);
     s.finish(performance.now());
     let answer = await serverGone;
-    const interrupted = answer.kind === "failed" && answer.detail === "interrupted";
+    const interrupted = answer.kind === "interrupted";
     if (interrupted) answer = await steps.next();
     // Interrupted, we print what we have even when the server's half is lost.
     if (answer.kind === "failed" && !interrupted) throw new UserError(failureLine(at, answer));
@@ -202,7 +204,7 @@ export async function runNativeClient(plan: Plan, target: ClientTarget, hooks: {
   } finally {
     clearInterval(ticker);
     clearInterval(alive);
-    hooks.signal.removeEventListener("abort", interrupted);
+    hooks.signal.removeEventListener("abort", onAbort);
     s.abort("client ended");
     await Promise.all([tx?.stop(), rx?.stop()]);
   }

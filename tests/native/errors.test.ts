@@ -90,4 +90,17 @@ describe("anyperf client: every failure is one line with cause and fix, and noth
       silent.stop(true);
     }
   });
+
+  test("Ctrl+C during the run prints both ends' partial figures, the server's included (exit 130)", async () => {
+    await start(31027);
+    const p = Bun.spawn([process.execPath, MAIN, "client", "127.0.0.1", "-p", "31027", "-t", "20", "--json"], { stdout: "pipe", stderr: "pipe" });
+    await sleep(3000);
+    p.kill("SIGINT");
+    const code = await p.exited;
+    expect(code).toBe(130);
+    const r = JSON.parse(await new Response(p.stdout).text());
+    expect(r.interrupted).toBe(true);
+    expect(r.remote.totals.received_bytes).toBe(r.totals.sent_bytes);
+    expect(r.summary.seconds).toBeLessThan(10);
+  });
 });

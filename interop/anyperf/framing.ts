@@ -28,27 +28,31 @@ export function encodeFrame(value: unknown): Uint8Array {
   return out;
 }
 
-/** A push parser: feed any chunking, get each frame's parsed JSON (not yet checked against a schema). */
+/**
+ * A push parser: feed any chunking, get each frame's parsed JSON (not yet checked against a schema). The frames
+ * before a bad one come out with the error, so the outcome does not depend on how the bytes were cut; after an
+ * error the decoder yields nothing more.
+ */
 export class FrameDecoder {
   private parts: Uint8Array[] = [];
   private buffered = 0;
   private failed = false;
 
-  push(chunk: Uint8Array): unknown[] {
-    if (this.failed) return [];
+  push(chunk: Uint8Array): { frames: unknown[]; error?: NativeProtocolError } {
+    const frames: unknown[] = [];
+    if (this.failed) return { frames };
     this.parts.push(chunk.slice());
     this.buffered += chunk.length;
-    const out: unknown[] = [];
     try {
       for (;;) {
         const frame = this.next();
-        if (frame === undefined) return out;
-        out.push(frame);
+        if (frame === undefined) return { frames };
+        frames.push(frame);
       }
     } catch (e) {
       this.failed = true;
       this.parts = [];
-      throw e;
+      return { frames, error: e instanceof NativeProtocolError ? e : new NativeProtocolError(String(e)) };
     }
   }
 
@@ -67,7 +71,7 @@ export class FrameDecoder {
     if (this.buffered === 0) return undefined;
     const head = this.peek(Math.min(HEADER, this.buffered));
     for (let i = 0; i < Math.min(head.length, MAGIC.length); i++) {
-      if (head[i] !== MAGIC[i]) throw new NativeProtocolError(`not the anyperf protocol (first bytes ${hex(head)})`);
+      if (head[i] !== MAGIC[i]) throw new NativeProtocolError(`not the anyperf protocol (byte ${i} of a frame is ${hex(head[i]!)}, not ${hex(MAGIC[i]!)})`);
     }
     if (head.length < HEADER) return undefined;
     const length = new DataView(head.buffer, head.byteOffset, HEADER).getUint32(MAGIC.length, false);
@@ -88,6 +92,6 @@ export class FrameDecoder {
   }
 }
 
-function hex(b: Uint8Array): string {
-  return [...b.subarray(0, 6)].map((x) => x.toString(16).padStart(2, "0")).join(" ");
+function hex(b: number): string {
+  return `0x${b.toString(16).padStart(2, "0")}`;
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { RemoteEnd } from "../../src/report/result.ts";
-import { NativeProtocolError, type FrameDecoder } from "./framing.ts";
+import type { FrameDecoder } from "./framing.ts";
 
 /**
  * The messages of anyperf's own control protocol (docs/native-protocol.md), one zod schema per message and direction:
@@ -78,12 +78,7 @@ export const ALIVE_EVERY_MS = 2_000;
  * the list with a one-line reason (the session then ends: nothing after a bad frame can be trusted).
  */
 export function decodeMessages<S extends z.ZodType>(decoder: FrameDecoder, bytes: Uint8Array, schema: S, from: "client" | "server"): { messages: z.infer<S>[]; error?: string } {
-  let frames: unknown[];
-  try {
-    frames = decoder.push(bytes);
-  } catch (e) {
-    return { messages: [], error: e instanceof NativeProtocolError ? e.message : String(e) };
-  }
+  const { frames, error } = decoder.push(bytes);
   const messages: z.infer<S>[] = [];
   for (const f of frames) {
     const m = schema.safeParse(f);
@@ -93,5 +88,5 @@ export function decodeMessages<S extends z.ZodType>(decoder: FrameDecoder, bytes
     }
     messages.push(m.data);
   }
-  return { messages };
+  return { messages, error: error?.message };
 }

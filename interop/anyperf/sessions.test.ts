@@ -22,7 +22,7 @@ function server(opts: { token?: string } = {}) {
   const events: ServerEvent[] = [];
   let closed = false;
   const s = new ServerSession({ write: (b) => writes.push(b.slice()), close: () => (closed = true) }, (e) => events.push(e), { version: "0.1.0", nowMs: 0, ...opts });
-  const sent = () => writes.flatMap((w) => new FrameDecoder().push(w)) as { type: string; reason?: string; message?: string }[];
+  const sent = () => writes.flatMap((w) => new FrameDecoder().push(w).frames) as { type: string; reason?: string; message?: string }[];
   return { s, events, sent, closed: () => closed };
 }
 
@@ -31,7 +31,7 @@ function client(opts: { token?: string } = {}) {
   const events: ClientEvent[] = [];
   let closed = false;
   const c = new ClientSession({ write: (b) => writes.push(b.slice()), close: () => (closed = true) }, (e) => events.push(e), { version: "0.1.0", ...opts });
-  const sent = () => writes.flatMap((w) => new FrameDecoder().push(w)) as { type: string }[];
+  const sent = () => writes.flatMap((w) => new FrameDecoder().push(w).frames) as { type: string }[];
   return { c, events, sent, closed: () => closed };
 }
 

@@ -38,7 +38,7 @@ describe("native server: a bad or idle peer never wedges it", () => {
     for (const bytes of [new TextEncoder().encode("GET / HTTP/1.1\r\n\r\n"), Uint8Array.of(0x41, 0x50, 0x7f, 0xff, 0xff, 0xff), concatBytes([hello, encodeFrame({ type: "test", test: {}, clientPorts: [] })])]) {
       const { reply, closedAfterMs } = await poke(31030, bytes);
       expect(closedAfterMs).toBeLessThan(1000);
-      const frames = new FrameDecoder().push(reply) as { type: string; message?: string }[];
+      const frames = new FrameDecoder().push(reply).frames as { type: string; message?: string }[];
       expect(frames.at(-1)?.type).toBe("error");
     }
   });
@@ -50,7 +50,7 @@ describe("native server: a bad or idle peer never wedges it", () => {
     expect(silent.closedAfterMs).toBeLessThan(6_500);
     const halfway = await poke(31031, hello, 8_000);
     expect(halfway.closedAfterMs).toBeGreaterThan(4_500);
-    expect((new FrameDecoder().push(halfway.reply) as { type: string }[]).map((f) => f.type)).toEqual(["welcome", "error"]);
+    expect((new FrameDecoder().push(halfway.reply).frames as { type: string }[]).map((f) => f.type)).toEqual(["welcome", "error"]);
   });
 
   test("while bad peers hang around, a real client is served", async () => {

@@ -11,7 +11,8 @@ import { loadSockopt } from "../sockopt/sockopt.ts";
 import { WorkerPool } from "../engine/worker-pool.ts";
 import { VERSION } from "../version.ts";
 import { RefusalLog } from "../access/refusal-log.ts";
-import { peerText } from "../access/peer-text.ts";
+import { peerText, plainAddress } from "../access/peer-text.ts";
+import { formatBits } from "../units.ts";
 import { POLICY_FLAGS, busyMessage, checkTest, peerAllowed, policyLimits, type ServerPolicy } from "../access/server-policy.ts";
 import { ServerSession, type ServerEvent } from "../../interop/anyperf/server-session.ts";
 import type { TestRequest } from "../../interop/anyperf/messages.ts";
@@ -40,10 +41,6 @@ export interface NativeServerOptions {
   log?: (line: string) => void;
 }
 
-function plain(address: string): string {
-  return /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(address) ? address.slice(7) : address;
-}
-
 /** Why a request is refused by this server's limits, in one line naming the limit's flag; undefined = fine. */
 function limitRefusal(policy: ServerPolicy, req: TestRequest): string | undefined {
   const streams = req.streams * (req.direction === "bidir" ? 2 : 1);
@@ -52,7 +49,7 @@ function limitRefusal(policy: ServerPolicy, req: TestRequest): string | undefine
   const refusal = checkTest(limits, { streams, durationS: req.durationS > 0 ? req.warmupS + req.durationS + req.cooldownS : undefined, rateBps });
   if (refusal) return refusal.message;
   if (limits.maxRateBps && req.test === "stream" && rateBps === 0) {
-    return `test asks for an unlimited rate; this server allows ${limits.maxRateBps.value} bit/s in total (${POLICY_FLAGS.maxRateBps}): pass -b`;
+    return `test asks for an unlimited rate; this server allows ${formatBits(limits.maxRateBps.value)} in total (${POLICY_FLAGS.maxRateBps}): pass -b`;
   }
   return undefined;
 }
@@ -80,7 +77,7 @@ export async function startNativeServer(opts: NativeServerOptions): Promise<{ po
           refusals.refused(`refused ${who}: ${why}`);
           return session.refuse(`server refused the test: ${why}: ${limit ? "ask for less, or raise the limit on the server" : "try again when a test has ended"}`);
         }
-        const peerHost = plain(s.remoteAddress ?? "");
+        const peerHost = plainAddress(s.remoteAddress ?? "");
         const t = new ServerTest(nextTest++, e.test, { host: peerHost, port: s.remotePort ?? 0 });
         s.data.test = t;
         running.add(t);

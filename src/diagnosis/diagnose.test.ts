@@ -84,6 +84,20 @@ describe("verdicts", () => {
     expect(run({ sender: host(2, { 0: { steal: 95 } }) }).evidence[0]).toEndWith(": the hypervisor takes this core (steal): a larger VM or dedicated cores");
   });
 
+  test("a core held by another program: anyperf's own CPU there cannot account for it", () => {
+    const receiver = { ...host(2, { 0: { user: 64, system: 36 } }), process: { total: 6.3, user: 2, system: 4.3 } };
+    const d = run({ receiver });
+    expect(d.verdict).toBe("receiver-cpu");
+    expect(d.evidence[0]).toBe(
+      "receiver CPU 0 at 100 % (user 64 %) while the link ran at 41 % of its 10.0 Gbit/s: anyperf used 6.3 % of a core there, so another program holds it: stop it, or test where cores are free",
+    );
+    // anyperf's own threads could have spent it (64 − 14.1 < 50), or it is the traffic's softirq: the usual advice.
+    expect(run({ receiver: { ...receiver, process: { total: 14.1, user: 10, system: 4.1 } } }).evidence[0]).toEndWith(": add streams (-P) to use more cores");
+    expect(run({ receiver: { ...receiver, process: { total: 14, user: 10, system: 4 } } }).evidence[0]).toEndWith("so another program holds it: stop it, or test where cores are free");
+    const softirq = { ...host(2, { 0: { softirq: 95 } }), process: { total: 1, user: 0.5, system: 0.5 } };
+    expect(run({ receiver: softirq }).evidence[0]).toEndWith(": spread interrupts (RSS/RPS, irqbalance) or add streams (-P)");
+  });
+
   test("both ends saturated: the busier one is named", () => {
     expect(run({ sender: host(2, { 0: { user: 91 } }), receiver: host(2, { 1: { softirq: 96 } }) }).verdict).toBe("receiver-cpu");
     expect(run({ sender: host(2, { 0: { user: 99 } }), receiver: host(2, { 1: { softirq: 96 } }) }).verdict).toBe("sender-cpu");

@@ -3,6 +3,7 @@ import { formatBits, formatBytes, formatFixed } from "../units.ts";
 import { BusyMode, type CoreLoad, type Diagnosis, type DiagnosisInput, type EndHost } from "./schema.ts";
 import {
   CORE_SATURATED_PERCENT,
+  FOREIGN_LOAD_PERCENT,
   LINK_FULL_PERCENT,
   RETRANSMIT_HIGH_PERCENT,
   TARGET_REACHED_PERCENT,
@@ -59,6 +60,16 @@ function cpuAdvice(load: CoreLoad, streams: number, cores: number | undefined): 
         ? "add streams (-P) to use more cores"
         : `already ${streams} streams on ${cores} cores: this end needs faster cores`;
   }
+}
+
+/**
+ * anyperf's own CPU on this end when a program other than anyperf must hold the core: its user/system time is
+ * above all anyperf spent there by FOREIGN_LOAD_PERCENT. Softirq and irq time is the traffic's, whoever it interrupted.
+ */
+function foreignLoad(load: CoreLoad, host: EndHost): number | undefined {
+  const own = host.process?.total;
+  if (own === undefined || !(load.mode === "user" || load.mode === "nice" || load.mode === "system")) return undefined;
+  return load.mode_percent - own >= FOREIGN_LOAD_PERCENT ? own : undefined;
 }
 
 export function diagnose(input: DiagnosisInput): Diagnosis {
@@ -130,11 +141,12 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
   const end = saturated[0];
   if (end !== undefined) {
     const host = end === "sender" ? input.sender : input.receiver;
-    return done(
-      end === "sender" ? "sender-cpu" : "receiver-cpu",
-      `${coreText(end)} while ${linkState}: ${cpuAdvice(cores[end]!, input.streams, host.cores)}`,
-      linkNote,
-    );
+    const own = foreignLoad(cores[end]!, host);
+    const advice =
+      own === undefined
+        ? cpuAdvice(cores[end]!, input.streams, host.cores)
+        : `anyperf used ${percent(own)} of a core there, so another program holds it: stop it, or test where cores are free`;
+    return done(end === "sender" ? "sender-cpu" : "receiver-cpu", `${coreText(end)} while ${linkState}: ${advice}`, linkNote);
   }
 
   if (loss !== undefined && loss >= (input.transport === "udp" ? UDP_LOSS_HIGH_PERCENT : RETRANSMIT_HIGH_PERCENT)) {

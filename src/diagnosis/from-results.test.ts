@@ -18,6 +18,7 @@ const serverHost: HostWindow = {
   cores: 4,
   perCpu: [{ cpu: 3, softirq: 97, system: 2, idle: 1, busy: 99 }],
   tcp: { outSegs: 400_000 },
+  process: { total: 3, user: 1, system: 2 },
 };
 
 /** A client's Results of a 10 s, 2-stream TCP run at 950 Mbit/s. */
@@ -68,7 +69,7 @@ describe("diagnosisInput", () => {
       link,
       window_bytes: 4_194_304,
       sender: { cores: 2, perCpu: clientHost.perCpu, tcp: clientHost.tcp },
-      receiver: { cores: 4, perCpu: serverHost.perCpu, tcp: serverHost.tcp },
+      receiver: { cores: 4, perCpu: serverHost.perCpu, tcp: serverHost.tcp, process: serverHost.process },
     });
     expect(diagnose(input).verdict).toBe("link");
   });

@@ -23,6 +23,7 @@ function endHost(w: HostWindow | undefined): EndHost {
   if (w?.cores !== undefined) out.cores = w.cores;
   if (w?.perCpu !== undefined) out.perCpu = w.perCpu;
   if (w?.tcp !== undefined) out.tcp = w.tcp;
+  if (w?.process !== undefined) out.process = w.process;
   return out;
 }
 

@@ -18,8 +18,8 @@ export const CoreLoad = z.object({
 });
 export type CoreLoad = z.infer<typeof CoreLoad>;
 
-/** What one end's host window tells the diagnosis. */
-export const EndHost = HostWindow.pick({ cores: true, perCpu: true, tcp: true });
+/** What one end's host window tells the diagnosis (process: anyperf's own CPU there, 100 = one core). */
+export const EndHost = HostWindow.pick({ cores: true, perCpu: true, tcp: true, process: true });
 export type EndHost = z.infer<typeof EndHost>;
 
 /** Everything diagnose() looks at, built from both ends' Results (see from-results.ts) or by hand in tests. */

@@ -7,6 +7,12 @@ export const LINK_FULL_PERCENT = 90;
 export const CORE_SATURATED_PERCENT = 90;
 
 /**
+ * A saturated core whose user/system time exceeds all of anyperf's own CPU on that end (all threads, % of one core)
+ * by at least this much is held by another program: anyperf could not have spent it, wherever its threads ran.
+ */
+export const FOREIGN_LOAD_PERCENT = 50;
+
+/**
  * In flight (throughput × RTT) at or above this share of the streams' socket buffers means the window is reached:
  * Linux advertises only part of a receive buffer as window (the rest pays for skb overhead, tcp_adv_win_scale),
  * about half at an MTU of 1500.

@@ -81,7 +81,7 @@ describe.skipIf(SKIP !== undefined)("namespace harness", () => {
   test("stock iperf3 -s in b, anyperf iperf3 -c in a: the tbf caps the path near 1 Gbit/s", async () => {
     const port = 32001;
     const server = pair.run(pair.b, ["iperf3", "-s", "-1", "-p", String(port)], 30_000);
-    await pair.waitListening(pair.b, port);
+    await pair.waitListening(pair.b, port, server);
     const client = await pair.run(pair.a, [BUN, MAIN, "iperf3", "-c", pair.b.addr, "-p", String(port), "-t", "3", "-J"], 30_000).done;
     expect(client.code).toBe(0);
     const end = json(Iperf3Doc, client).end;
@@ -107,9 +107,9 @@ describe.skipIf(!NATIVE)("anyperf serve between two namespaces, tbf 1 Gbit/s", (
   const iperf3Port = 32011;
   beforeAll(async () => {
     pair = makePair({ tag: "s", rate: "1gbit" });
-    pair.run(pair.b, [BUN, MAIN, "serve", "-p", String(nativePort), "--iperf3", String(iperf3Port), "--iperf", "off", "--netserver", "off", "--ntttcp", "off"], 110_000);
-    await pair.waitListening(pair.b, nativePort);
-    await pair.waitListening(pair.b, iperf3Port);
+    const serve = pair.run(pair.b, [BUN, MAIN, "serve", "-p", String(nativePort), "--iperf3", String(iperf3Port), "--iperf", "off", "--netserver", "off", "--ntttcp", "off"], 110_000);
+    await pair.waitListening(pair.b, nativePort, serve);
+    await pair.waitListening(pair.b, iperf3Port, serve);
   }, T);
   afterAll(() => pair?.teardown());
 
@@ -123,6 +123,7 @@ describe.skipIf(!NATIVE)("anyperf serve between two namespaces, tbf 1 Gbit/s", (
     const r = json(ClientDoc, ours);
     const theirs = json(Iperf3Doc, stock).end.sum_received.bits_per_second;
     expect(r.summary.throughput_bps).toBeGreaterThan(0.85 * RATE);
+    console.log(`tbf 1 Gbit/s: anyperf client ${r.summary.throughput_bps} bit/s, iperf3 -c ${theirs} bit/s; ${r.diagnosis.evidence.join(" | ")}`);
     expect(within(r.summary.throughput_bps, theirs)).toBeLessThan(0.02);
 
     // Every byte the client wrote, the server read (whole run), and the server's streams add up to its total.

@@ -22,8 +22,8 @@ export interface NetnsPair {
   run(end: End, cmd: string[], limitMs?: number): Proc;
   /** A command's output inside an end's namespace, synchronously. */
   runSync(end: End, cmd: string[]): { code: number | null; stdout: string; stderr: string };
-  /** Waits until something in the end's namespace listens on TCP `port`. */
-  waitListening(end: End, port: number, ms?: number): Promise<void>;
+  /** Waits until something in the end's namespace listens on TCP `port`; a failure quotes `server`'s output. */
+  waitListening(end: End, port: number, server?: Proc, ms?: number): Promise<void>;
   teardown(): void;
 }
 
@@ -111,10 +111,13 @@ export function makePair(options: PairOptions): NetnsPair {
       return p;
     },
     runSync: (end, cmd) => sh(["ip", "netns", "exec", end.ns, ...cmd]),
-    async waitListening(end, port, ms = 10_000) {
+    async waitListening(end, port, server, ms = 10_000) {
       const stop = Date.now() + ms;
       while (!listens(sh(["ip", "netns", "exec", end.ns, "cat", "/proc/net/tcp", "/proc/net/tcp6"]).stdout, port)) {
-        if (Date.now() > stop) throw new Error(`nothing listens on tcp port ${port} in ${end.ns} after ${ms} ms`);
+        if (Date.now() > stop) {
+          const said = server ? `; the server printed:\n${server.stdout()}${server.stderr()}` : "";
+          throw new Error(`nothing listens on tcp port ${port} in ${end.ns} after ${ms} ms${said}`);
+        }
         await sleep(50);
       }
     },

@@ -114,27 +114,45 @@ describe.skipIf(!NATIVE)("anyperf serve between two namespaces, tbf 1 Gbit/s", (
   afterAll(() => pair?.teardown());
 
   test("anyperf client and stock iperf3 -c agree within 2 %, bytes reconcile, the diagnosis is the link", async () => {
-    const ours = await pair.run(pair.a, [BUN, MAIN, "client", pair.b.addr, "-p", String(nativePort), "-t", "5", "--link-speed", "1G", "--json"], 60_000).done;
-    expect(ours.stderr).toBe("");
-    expect(ours.code).toBe(0);
-    const stock = await pair.run(pair.a, ["iperf3", "-c", pair.b.addr, "-p", String(iperf3Port), "-t", "5", "-J"], 60_000).done;
-    expect(stock.code).toBe(0);
+    // Alternating runs, medians compared: on a shared machine one pair of runs can differ by 4 %.
+    const ours: z.infer<typeof ClientDoc>[] = [];
+    const theirs: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const c = await pair.run(pair.a, [BUN, MAIN, "client", pair.b.addr, "-p", String(nativePort), "-t", "3", "--link-speed", "1G", "--json"], 60_000).done;
+      expect(c.stderr).toBe("");
+      expect(c.code).toBe(0);
+      ours.push(json(ClientDoc, c));
+      const stock = await pair.run(pair.a, ["iperf3", "-c", pair.b.addr, "-p", String(iperf3Port), "-t", "3", "-J"], 60_000).done;
+      expect(stock.code).toBe(0);
+      theirs.push(json(Iperf3Doc, stock).end.sum_received.bits_per_second);
+    }
+    const median = (v: number[]) => [...v].sort((x, y) => x - y)[1]!;
+    const a = median(ours.map((r) => r.summary.throughput_bps));
+    const b = median(theirs);
+    console.log(`tbf 1 Gbit/s through serve: anyperf client ${ours.map((r) => r.summary.throughput_bps)} bit/s, iperf3 -c ${theirs} bit/s; ${ours[0]!.diagnosis.evidence.join(" | ")}`);
+    expect(a).toBeGreaterThan(0.85 * RATE);
+    expect(within(a, b)).toBeLessThan(0.02);
 
-    const r = json(ClientDoc, ours);
-    const theirs = json(Iperf3Doc, stock).end.sum_received.bits_per_second;
+    for (const r of ours) {
+      // Every byte the client wrote, the server read (whole run), and the server's streams add up to its total.
+      expect(r.totals.sent_bytes).toBeGreaterThan(0);
+      expect(r.remote.totals.received_bytes).toBe(r.totals.sent_bytes);
+      const perStream = r.remote.streams.filter((s) => s.side === "recv").reduce((sum, s) => sum + s.bytes, 0);
+      expect(perStream).toBe(r.remote.receiver.bytes);
+      expect(r.remote.cpu.host.perCpu.length).toBeGreaterThan(0);
+
+      expect(r.diagnosis.verdict).toBe("link");
+      expect(r.diagnosis.link_bps).toBe(RATE);
+      expect(r.diagnosis.evidence[0]).toMatch(/of the link's 1\.00 Gbit\/s \(veth-a, from --link-speed\): the link is the limit$/);
+    }
+  }, T);
+
+  test("-R through serve: the server sends across the shaper, and the diagnosis still names the link", async () => {
+    const c = await pair.run(pair.a, [BUN, MAIN, "client", pair.b.addr, "-p", String(nativePort), "-t", "3", "-R", "--link-speed", "1G", "--json"], 60_000).done;
+    expect(c.code).toBe(0);
+    const r = json(ClientDoc.omit({ totals: true, remote: true }).extend({ totals: z.object({ received_bytes: z.number() }), remote: z.object({ totals: z.object({ sent_bytes: z.number() }) }) }), c);
     expect(r.summary.throughput_bps).toBeGreaterThan(0.85 * RATE);
-    console.log(`tbf 1 Gbit/s: anyperf client ${r.summary.throughput_bps} bit/s, iperf3 -c ${theirs} bit/s; ${r.diagnosis.evidence.join(" | ")}`);
-    expect(within(r.summary.throughput_bps, theirs)).toBeLessThan(0.02);
-
-    // Every byte the client wrote, the server read (whole run), and the server's streams add up to its total.
-    expect(r.totals.sent_bytes).toBeGreaterThan(0);
-    expect(r.remote.totals.received_bytes).toBe(r.totals.sent_bytes);
-    const perStream = r.remote.streams.filter((s) => s.side === "recv").reduce((a, s) => a + s.bytes, 0);
-    expect(perStream).toBe(r.remote.receiver.bytes);
-    expect(r.remote.cpu.host.perCpu.length).toBeGreaterThan(0);
-
+    expect(r.totals.received_bytes).toBe(r.remote.totals.sent_bytes);
     expect(r.diagnosis.verdict).toBe("link");
-    expect(r.diagnosis.link_bps).toBe(RATE);
-    expect(r.diagnosis.evidence[0]).toMatch(/of the link's 1\.00 Gbit\/s \(veth-a, from --link-speed\): the link is the limit/);
   }, T);
 });

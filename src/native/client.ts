@@ -45,7 +45,7 @@ export function failureLine(at: string, f: Failure): string {
     case "timeout":
       return early ? `${at} accepted the connection but gave no anyperf answer within ${DEADLINE_MS.handshake / 1000} s (another tool's server?): ${serve}` : `${at} stopped answering: ${f.detail}; check the server and the network`;
     case "closed":
-      return early ? `${at} closed the connection without an anyperf answer (another tool's server?): ${serve}` : `${at}: ${f.detail}; see the server's log`;
+      return early ? `${at} closed the connection before answering: not an anyperf server (${serve}), or its --allow does not admit this host` : `${at}: ${f.detail}; see the server's log`;
     case "server-error":
       return `${at}: server error: ${f.detail}; see the server's log`;
   }

@@ -61,6 +61,11 @@ describe("anyperf client: every failure is one line with cause and fix, and noth
     expect((await first.done).code).toBe(0);
   });
 
+  test("a server whose --allow leaves this host out: closed before answering, and the line says so", async () => {
+    await start(31028, ["--allow", "10.0.0.0/8"]);
+    await failsWith(["-p", "31028", "-t", "1"], /127\.0\.0\.1:31028 closed the connection before answering: not an anyperf server .*or its --allow does not admit this host/, 3_000);
+  });
+
   test.skipIf(!HAVE_IPERF3)("stock iperf3 -s on the port: not an anyperf server, at once", async () => {
     assertFree(31024);
     peers.push(spawnProc(["iperf3", "-s", "-p", "31024", "-1"], 20_000));

@@ -12,8 +12,7 @@ import { WorkerPool } from "../engine/worker-pool.ts";
 import { VERSION } from "../version.ts";
 import { RefusalLog } from "../access/refusal-log.ts";
 import { peerText, plainAddress } from "../access/peer-text.ts";
-import { formatBits } from "../units.ts";
-import { POLICY_FLAGS, busyMessage, checkTest, peerAllowed, policyLimits, type ServerPolicy } from "../access/server-policy.ts";
+import { POLICY_FLAGS, busyMessage, checkTest, peerAllowed, policyLimits, rateExceeded, type ServerPolicy } from "../access/server-policy.ts";
 import { ServerSession, type ServerEvent } from "../../interop/anyperf/server-session.ts";
 import type { TestRequest } from "../../interop/anyperf/messages.ts";
 import { ServerTest } from "./server-test.ts";
@@ -47,11 +46,22 @@ function limitRefusal(policy: ServerPolicy, req: TestRequest): string | undefine
   const limits = policyLimits(policy);
   const rateBps = req.bitsPerSecond * streams;
   const refusal = checkTest(limits, { streams, durationS: req.durationS > 0 ? req.warmupS + req.durationS + req.cooldownS : undefined, rateBps });
-  if (refusal) return refusal.message;
-  if (limits.maxRateBps && req.test === "stream" && rateBps === 0) {
-    return `test asks for an unlimited rate; this server allows ${formatBits(limits.maxRateBps.value)} in total (${POLICY_FLAGS.maxRateBps}): pass -b`;
-  }
-  return undefined;
+  return refusal?.message;
+}
+
+/**
+ * A test that asked for no rate is held to --max-rate by what it moves: the mean over its measured window, once that
+ * is RATE_CHECK_S long (as iperf3's --server-bitrate-limit ends unlimited tests). What counts is the server's
+ * reporting side: what it receives (what it sends, with -R).
+ */
+const RATE_CHECK_S = 2;
+
+function overRate(policy: ServerPolicy, t: ServerTest): string | undefined {
+  const limit = policyLimits(policy).maxRateBps;
+  const now = t.run.current();
+  if (!limit || t.req.test !== "stream" || t.req.bitsPerSecond > 0 || !now || now.seconds < RATE_CHECK_S) return undefined;
+  if (now.sum.throughput_bps <= limit.value) return undefined;
+  return `${rateExceeded(limit, now.sum.throughput_bps, Math.round(now.seconds * 10) / 10)}: pass -b`;
 }
 
 export async function startNativeServer(opts: NativeServerOptions): Promise<{ port: number; close(): Promise<void> }> {
@@ -128,8 +138,13 @@ export async function startNativeServer(opts: NativeServerOptions): Promise<{ po
       const req = t?.req;
       if (t && req && t.run.phase !== "done") {
         const allowed = req.durationS > 0 ? req.warmupS + req.durationS + req.cooldownS + OVERRUN_S : opts.policy.maxDurationS;
-        if (allowed !== undefined && (now - t.createdMs) / 1000 > allowed) {
-          s.data.session?.abort(req.durationS > 0 ? `test ran ${OVERRUN_S} s past the time it asked for` : `test ran longer than this server allows (${POLICY_FLAGS.maxDurationS} ${allowed})`);
+        const why =
+          allowed !== undefined && (now - t.createdMs) / 1000 > allowed
+            ? req.durationS > 0 ? `test ran ${OVERRUN_S} s past the time it asked for` : `test ran longer than this server allows (${POLICY_FLAGS.maxDurationS} ${allowed})`
+            : overRate(opts.policy, t);
+        if (why) {
+          refusals.refused(`ended ${s.data.who}: ${why}`);
+          s.data.session?.abort(why);
         }
       }
     }

@@ -50,7 +50,13 @@ describe("anyperf client: every failure is one line with cause and fix, and noth
     await failsWith(["-p", "31022", "-t", "1", "-P", "3", "-b", "1M"], /refused: .*3 streams; this server allows 2 \(--max-streams\)/);
     await failsWith(["-p", "31022", "-t", "10", "-b", "1M"], /refused: .*10 s; this server allows 3 s \(--max-duration\)/);
     await failsWith(["-p", "31022", "-t", "1", "-b", "1G"], /refused: .*this server allows 100 Mbit\/s \(--max-rate\)/);
-    await failsWith(["-p", "31022", "-t", "1"], /refused: .*unlimited rate.*--max-rate.*pass -b/);
+  });
+
+  test("--max-rate also holds an unlimited test to what it moves: ended once measured above it", async () => {
+    await start(31029, ["--max-rate", "100M"]);
+    await failsWith(["-p", "31029", "-t", "8"], /127\.0\.0\.1:31029: server error: test ran at .* over 2(\.\d)? s; this server allows 100 Mbit\/s \(--max-rate\): pass -b/, 8_000);
+    const paced = await client(["-p", "31029", "-t", "3", "-b", "50M"]).done;
+    expect(paced.code).toBe(0);
   });
 
   test("busy: one test too many is refused with --max-tests", async () => {

@@ -19,6 +19,8 @@ export type FailureCause = "refused" | "not-anyperf" | "timeout" | "closed" | "s
 export type ClientEvent =
   | { kind: "welcome"; version: string }
   | { kind: "ready"; ports: number[] }
+  /** The server cut its window start (the answer to window start). */
+  | { kind: "started" }
   | { kind: "results"; results: RemoteEnd }
   | { kind: "failed"; cause: FailureCause; detail: string; phase: ClientPhase };
 
@@ -54,8 +56,11 @@ export class ClientSession {
     this.send({ type: "go" });
   }
 
-  window(edge: "start" | "end"): void {
-    if (this.phase === "running") this.send({ type: "window", edge });
+  /** `now`: a window start waits for the server's "started" (it may hold the first byte back until then). */
+  window(edge: "start" | "end", now: number): void {
+    if (this.phase !== "running") return;
+    this.send({ type: "window", edge });
+    if (edge === "start") this.wait(now, DEADLINE_MS.handshake);
   }
 
   alive(): void {
@@ -93,6 +98,14 @@ export class ClientSession {
   private onMessage(m: ServerMessage): void {
     if (m.type === "refused") return this.fail("refused", m.reason);
     if (m.type === "error") return this.fail("server-error", m.message);
+    if (m.type === "started") {
+      // After "finish" (a short run) the answer is late, not wrong; the results deadline stands.
+      if (this.phase === "finishing") return;
+      if (this.phase === "running") {
+        this.deadline = undefined;
+        return this.emit({ kind: "started" });
+      }
+    }
     const expected = { hello: "welcome", requesting: "ready", finishing: "results" } as Partial<Record<ClientPhase, ServerMessage["type"]>>;
     if (expected[this.phase] !== m.type) return this.fail("server-error", `unexpected '${m.type}' from the server in phase ${this.phase}`);
     this.deadline = undefined;

@@ -63,6 +63,8 @@ export const ServerMessage = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("refused"), reason: z.string().max(TEXT) }),
   /** Where the server's receivers (or RR servers) listen, one per stream; empty when it only sends. */
   z.strictObject({ type: z.literal("ready"), ports: z.array(Port).max(1024) }),
+  /** The server has cut its window start: without warm-up the client starts sending only now, so none is missed. */
+  z.strictObject({ type: z.literal("started") }),
   z.strictObject({
     type: z.literal("results"),
     results: RemoteEnd.extend({ streams: RemoteEnd.shape.streams.max(2048), errors: z.array(z.string().max(TEXT)).max(64) }),

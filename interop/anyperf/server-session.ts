@@ -82,6 +82,7 @@ export class ServerSession {
       case "window":
         this.deadline = now + DEADLINE_MS.running;
         this.emit({ kind: "window", edge: m.edge });
+        if (m.edge === "start" && (this.phase as ServerPhase) !== "done") this.send({ type: "started" });
         return;
       case "alive":
         this.deadline = now + DEADLINE_MS.running;

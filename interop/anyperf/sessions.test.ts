@@ -51,7 +51,7 @@ describe("native server session", () => {
     s.receive(running, 3);
     expect(events.slice(1).map((e) => e.kind)).toEqual(["window", "go", "window", "finish"]);
     s.sendResults(RESULTS);
-    expect(sent().map((m) => m.type)).toEqual(["welcome", "ready", "results"]);
+    expect(sent().map((m) => m.type)).toEqual(["welcome", "ready", "started", "results"]);
     expect(closed()).toBe(true);
   });
 
@@ -149,15 +149,16 @@ describe("native client session", () => {
     c.receive(encodeFrame({ type: "welcome", protocol: PROTOCOL_VERSION, version: "0.1.0" }), 1);
     c.request(REQ, [], 1);
     c.receive(encodeFrame({ type: "ready", ports: [40001] }), 2);
-    c.window("start");
+    c.window("start", 2);
+    c.receive(encodeFrame({ type: "started" }), 2);
     c.go();
     c.alive();
-    c.window("end");
+    c.window("end", 2);
     c.finish(3);
     c.receive(encodeFrame({ type: "results", results: RESULTS }), 4);
     expect(sent().map((m) => m.type)).toEqual(["hello", "test", "window", "go", "alive", "window", "finish"]);
-    expect(events.map((e) => e.kind)).toEqual(["welcome", "ready", "results"]);
-    expect(events[2]).toEqual({ kind: "results", results: RESULTS });
+    expect(events.map((e) => e.kind)).toEqual(["welcome", "ready", "started", "results"]);
+    expect(events[3]).toEqual({ kind: "results", results: RESULTS });
     expect(closed()).toBe(true);
   });
 
@@ -210,5 +211,28 @@ describe("native client session", () => {
         expect(events.map((e) => e.kind)).toEqual(["welcome", "ready"]);
       }
     }
+  });
+
+  test("a window start waits for the server's 'started' within the handshake deadline; a late one after finish is ignored", () => {
+    const { c, events } = client();
+    c.start(0);
+    c.receive(encodeFrame({ type: "welcome", protocol: PROTOCOL_VERSION, version: "0.1.0" }), 0);
+    c.request(REQ, [], 0);
+    c.receive(encodeFrame({ type: "ready", ports: [1] }), 0);
+    c.window("start", 10);
+    c.check(10 + DEADLINE_MS.handshake - 1);
+    expect(events.at(-1)?.kind).toBe("ready");
+    c.check(10 + DEADLINE_MS.handshake + 1);
+    expect(events.at(-1)).toMatchObject({ kind: "failed", cause: "timeout" });
+
+    const late = client();
+    late.c.start(0);
+    late.c.receive(encodeFrame({ type: "welcome", protocol: PROTOCOL_VERSION, version: "0.1.0" }), 0);
+    late.c.request(REQ, [], 0);
+    late.c.receive(encodeFrame({ type: "ready", ports: [1] }), 0);
+    late.c.window("start", 0);
+    late.c.finish(0);
+    late.c.receive(concatBytes([encodeFrame({ type: "started" }), encodeFrame({ type: "results", results: RESULTS })]), 1);
+    expect(late.events.map((e) => e.kind)).toEqual(["welcome", "ready", "results"]);
   });
 });

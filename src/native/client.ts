@@ -125,7 +125,8 @@ export async function runNativeClient(plan: Plan, target: ClientTarget, hooks: {
     close: () => session?.eof(),
   });
   writer = new QueuedWriter(socket as TcpSocket<unknown>);
-  session = new ClientSession(writer, (e) => steps.push(e), { version: VERSION, token: target.token });
+  let onStarted = () => {};
+  session = new ClientSession(writer, (e) => (e.kind === "started" ? onStarted() : steps.push(e)), { version: VERSION, token: target.token });
   const s = session;
   const ticker = setInterval(() => s.check(performance.now()), CHECK_MS);
   const onAbort = () => steps.push({ kind: "interrupted" });
@@ -161,17 +162,20 @@ export async function runNativeClient(plan: Plan, target: ClientTarget, hooks: {
     );
     if (rx) run.attach(rx, "recv");
     if (tx) run.attach(tx, plan.test === "stream" ? "send" : "client");
-    // The server cuts its window when ours is cut: each edge goes out right after our snapshot. Data starts after the
-    // first snapshot, and without warm-up the window opens before "go": no byte moves before both ends have counted.
-    let started = false;
+    // The server cuts its window when ours is cut: each edge goes out right after our snapshot. With warm-up the data
+    // starts with it; without, only once the server has cut its start ("started"), so neither end misses a byte.
+    let sending = false;
+    const startSending = () => {
+      if (sending) return;
+      sending = true;
+      s.go();
+      tx?.go();
+    };
+    onStarted = startSending;
     run.onPhase((p) => {
-      if (p === "measuring") s.window("start");
-      if (!started && (p === "warm-up" || p === "measuring")) {
-        started = true;
-        s.go();
-        tx?.go();
-      }
-      if (p === "cool-down") s.window("end");
+      if (p === "warm-up") startSending();
+      if (p === "measuring") s.window("start", performance.now());
+      if (p === "cool-down") s.window("end", performance.now());
     });
     hooks.onRun?.(run);
     alive = setInterval(() => s.alive(), ALIVE_EVERY_MS);

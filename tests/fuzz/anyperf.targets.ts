@@ -35,6 +35,7 @@ const clientDocs: Record<string, unknown>[] = [
 const serverDocs: Record<string, unknown>[] = [
   { type: "welcome", protocol: PROTOCOL_VERSION, version: "0.1.0" },
   { type: "ready", ports: [40003, 40004] },
+  { type: "started" },
   { type: "results", results: RESULTS },
 ];
 const clientStream = concatBytes(clientDocs.map(encodeFrame));
@@ -128,7 +129,7 @@ export const targets: Record<string, FuzzTarget> = {
           c.receive(piece, now++);
           if (c.phase === "welcomed") c.request(REQ, [40001, 40002], now);
           if (c.phase === "running") {
-            c.window("start");
+            c.window("start", now);
             c.go();
             c.finish(now);
           }

@@ -4,7 +4,7 @@
  * come back as an event. Every wait for the server has a deadline (check()).
  */
 import { FrameDecoder, encodeFrame } from "./framing.ts";
-import { ALIVE_EVERY_MS, PROTOCOL_VERSION, ServerMessage, decodeMessages, type ClientMessage, type TestRequest } from "./messages.ts";
+import { PROTOCOL_VERSION, ServerMessage, decodeMessages, type ClientMessage, type TestRequest } from "./messages.ts";
 import { DEADLINE_MS, type ControlTransport } from "./transport.ts";
 import type { RemoteEnd } from "../../src/report/result.ts";
 
@@ -23,8 +23,6 @@ export type ClientEvent =
   | { kind: "started" }
   | { kind: "results"; results: RemoteEnd }
   | { kind: "failed"; cause: FailureCause; detail: string; phase: ClientPhase };
-
-export { ALIVE_EVERY_MS };
 
 export class ClientSession {
   phase: ClientPhase = "hello";

@@ -11,6 +11,7 @@ import { ServerSession } from "../../interop/anyperf/server-session.ts";
 import { ClientSession } from "../../interop/anyperf/client-session.ts";
 import { DEADLINE_MS } from "../../interop/anyperf/transport.ts";
 import { concatBytes } from "../../src/bytes.ts";
+import type { RemoteEnd } from "../../src/report/result.ts";
 import { bounded, check, chunk, cutsArb, editedJson, fuzzBytes, syncTarget, utf8, type FuzzTarget } from "./harness.ts";
 
 const REQ: TestRequest = {
@@ -18,7 +19,7 @@ const REQ: TestRequest = {
   bufferBytes: 131072, datagramBytes: 1400, bitsPerSecond: 0, packetsPerSecond: 0, requestBytes: 1, responseBytes: 1,
 };
 const fig = { bytes: 1000, seconds: 1, throughput_bps: 8000 };
-const RESULTS = {
+const RESULTS: RemoteEnd = {
   version: "0.1.0", role: "server", phases: { warmup_s: 0, measured_s: 1, cooldown_s: 0 }, summary: fig, receiver: fig, totals: { received_bytes: 1000 },
   streams: [{ ...fig, id: 0, side: "recv", connections: 1 }], cpu: { busy_percent: 12.5 }, errors: [], tcp_buffers: { send_max: 4194304 },
 };
@@ -106,7 +107,7 @@ export const targets: Record<string, FuzzTarget> = {
         for (const c of chunk(bytes, cuts)) {
           s.receive(c, now++);
           if (s.phase === "preparing") s.accept([40010], now);
-          if (s.phase === "finishing") s.sendResults(RESULTS as never);
+          if (s.phase === "finishing") s.sendResults(RESULTS);
         }
         s.check(now + 10 * DEADLINE_MS.running);
         s.eof();

@@ -85,13 +85,20 @@ describe("anyperf client against the native server (loopback)", () => {
     });
   }
 
-  test("two clients at once, one of them idle on the control port, all served", async () => {
+  test("six kinds of client at once, one more idle on the control port: all served, none blocks another", async () => {
     await start(31017);
     const idle = await Bun.connect({ hostname: "127.0.0.1", port: 31017, socket: { data() {} } });
-    const [a, b] = await Promise.all([clientJson(["-p", "31017", "-t", "1"]), clientJson(["-p", "31017", "-t", "1", "-R"])]);
+    const kinds = [[], ["-R"], ["--bidir"], ["-u", "-b", "20M"], ["--rr", "1,1"], ["--crr"]];
+    const all = await Promise.all(kinds.map((k) => clientJson(["-p", "31017", "-t", "2", ...k])));
     idle.end();
-    expect(a.remote!.totals.received_bytes).toBe(a.totals.sent_bytes!);
-    expect(b.totals.received_bytes).toBe(b.remote!.totals.sent_bytes!);
+    const [tcp, reverse, bidir, udp, rr, crr] = all as [Results, Results, Results, Results, Results, Results];
+    expect(tcp.remote!.totals.received_bytes).toBe(tcp.totals.sent_bytes!);
+    expect(reverse.totals.received_bytes).toBe(reverse.remote!.totals.sent_bytes!);
+    expect(bidir.remote!.totals.received_bytes).toBe(bidir.totals.sent_bytes!);
+    expect(bidir.totals.received_bytes).toBe(bidir.remote!.totals.sent_bytes!);
+    expect(udp.remote!.totals.received_packets).toBeGreaterThan(udp.totals.sent_packets! * 0.9);
+    expect(rr.summary.transactions).toBeGreaterThan(50);
+    expect(crr.summary.transactions).toBeGreaterThan(50);
   });
 
   test.skipIf(!HAVE_IPV6)("IPv6 (::1) against a dual-stack server: UDP both ways reconciles", async () => {

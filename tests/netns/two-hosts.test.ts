@@ -18,6 +18,8 @@ const MAIN = join(ROOT, "main.ts");
 const BUN = process.execPath;
 const RATE = 1e9;
 const T = 120_000;
+/** Alternating runs of each client; their medians are compared. */
+const RUNS = 5;
 
 const SKIP = netnsSkipReason();
 if (SKIP) console.warn(`tests/netns skipped: ${SKIP}`);
@@ -117,7 +119,7 @@ describe.skipIf(!NATIVE)("anyperf serve between two namespaces, tbf 1 Gbit/s", (
     // Alternating runs, medians compared: on a shared machine one pair of runs can differ by 4 %.
     const ours: z.infer<typeof ClientDoc>[] = [];
     const theirs: number[] = [];
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < RUNS; i++) {
       const c = await pair.run(pair.a, [BUN, MAIN, "client", pair.b.addr, "-p", String(nativePort), "-t", "3", "--link-speed", "1G", "--json"], 60_000).done;
       expect(c.stderr).toBe("");
       expect(c.code).toBe(0);
@@ -126,7 +128,7 @@ describe.skipIf(!NATIVE)("anyperf serve between two namespaces, tbf 1 Gbit/s", (
       expect(stock.code).toBe(0);
       theirs.push(json(Iperf3Doc, stock).end.sum_received.bits_per_second);
     }
-    const median = (v: number[]) => [...v].sort((x, y) => x - y)[1]!;
+    const median = (v: number[]) => [...v].sort((x, y) => x - y)[RUNS >> 1]!;
     const a = median(ours.map((r) => r.summary.throughput_bps));
     const b = median(theirs);
     console.log(`tbf 1 Gbit/s through serve: anyperf client ${ours.map((r) => r.summary.throughput_bps)} bit/s, iperf3 -c ${theirs} bit/s; ${ours[0]!.diagnosis.evidence.join(" | ")}`);
@@ -141,7 +143,8 @@ describe.skipIf(!NATIVE)("anyperf serve between two namespaces, tbf 1 Gbit/s", (
       expect(perStream).toBe(r.remote.receiver.bytes);
       expect(r.remote.cpu.host.perCpu.length).toBeGreaterThan(0);
 
-      expect(r.diagnosis.verdict).toBe("link");
+      // A run slowed by a busy machine is diagnosed as such: its evidence says so in the failure.
+      expect(`${r.diagnosis.verdict}: ${r.diagnosis.evidence.join(" | ")}`).toStartWith("link: ");
       expect(r.diagnosis.link_bps).toBe(RATE);
       expect(r.diagnosis.evidence[0]).toMatch(/of the link's 1\.00 Gbit\/s \(veth-a, from --link-speed\): the link is the limit$/);
     }

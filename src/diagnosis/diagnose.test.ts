@@ -1,7 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import { busiestCore, diagnose } from "./diagnose.ts";
 import { Diagnosis, type DiagnosisInput, type EndHost } from "./schema.ts";
-import { CORE_SATURATED_PERCENT, LINK_FULL_PERCENT, RETRANSMIT_HIGH_PERCENT, UDP_LOSS_HIGH_PERCENT, WINDOW_REACHED_FRACTION } from "./thresholds.ts";
+import {
+  CORE_SATURATED_PERCENT,
+  LINK_FULL_PERCENT,
+  RETRANSMIT_HIGH_PERCENT,
+  TARGET_REACHED_PERCENT,
+  UDP_LOSS_HIGH_PERCENT,
+  WINDOW_REACHED_FRACTION,
+} from "./thresholds.ts";
 
 /** A host of `cores` cores, all at 10 % busy, except the given ones. */
 function host(cores: number, busy: Record<number, Partial<Record<"user" | "system" | "softirq" | "irq" | "steal", number>>> = {}): EndHost {
@@ -91,11 +98,19 @@ describe("verdicts", () => {
     expect(d.evidence[0]).toBe(
       "receiver CPU 0 at 100 % (user 64 %) while the link ran at 41 % of its 10.0 Gbit/s: anyperf used 6.3 % of a core there, so another program holds it: stop it, or test where cores are free",
     );
-    // anyperf's own threads could have spent it (64 − 14.1 < 50), or it is the traffic's softirq: the usual advice.
-    expect(run({ receiver: { ...receiver, process: { total: 14.1, user: 10, system: 4.1 } } }).evidence[0]).toEndWith(": add streams (-P) to use more cores");
-    expect(run({ receiver: { ...receiver, process: { total: 14, user: 10, system: 4 } } }).evidence[0]).toEndWith("so another program holds it: stop it, or test where cores are free");
+    // anyperf's own threads could have spent it (100 − 50.1 < 50), or it is the traffic's softirq: the usual advice.
+    expect(run({ receiver: { ...receiver, process: { total: 50.1, user: 40, system: 10.1 } } }).evidence[0]).toEndWith(": add streams (-P) to use more cores");
+    expect(run({ receiver: { ...receiver, process: { total: 50, user: 40, system: 10 } } }).evidence[0]).toEndWith("anyperf used 50 % of a core there, so another program holds it: stop it, or test where cores are free");
     const softirq = { ...host(2, { 0: { softirq: 95 } }), process: { total: 1, user: 0.5, system: 0.5 } };
     expect(run({ receiver: softirq }).evidence[0]).toEndWith(": spread interrupts (RSS/RPS, irqbalance) or add streams (-P)");
+  });
+
+  test("over loopback both ends are one host: both processes count as anyperf's", () => {
+    const receiver = { ...host(2, { 0: { user: 60, system: 35 } }), process: { total: 30, user: 20, system: 10 } };
+    const sender = { ...host(2), process: { total: 20, user: 15, system: 5 } };
+    const lo = { interface: "lo", note: "loopback: no link speed" };
+    expect(run({ receiver, sender, link: lo }).evidence[0]).toEndWith(": add streams (-P) to use more cores");
+    expect(run({ receiver, sender }).evidence[0]).toEndWith("anyperf used 30 % of a core there, so another program holds it: stop it, or test where cores are free");
   });
 
   test("both ends saturated: the busier one is named", () => {
@@ -157,10 +172,11 @@ describe("verdicts", () => {
     ]);
   });
 
-  test("unclear: a UDP sender paced at its -b target", () => {
-    const d = run({ transport: "udp", throughput_bps: 99e6, target_bps: 100e6, loss_percent: 0 });
+  test("unclear: a UDP sender paced at its -b target, however busy a core looked", () => {
+    const d = run({ transport: "udp", throughput_bps: 99e6, target_bps: 100e6, loss_percent: 0, receiver: host(2, { 0: { user: 99 } }) });
     expect(d.verdict).toBe("unclear");
     expect(d.evidence[0]).toBe("ran at its -b target 100 Mbit/s while the link ran at 0.99 % of its 10.0 Gbit/s: raise -b to find the limit");
+    expect(run({ transport: "udp", throughput_bps: 94e6, target_bps: 100e6, receiver: host(2, { 0: { user: 99 } }) }).verdict).toBe("receiver-cpu");
   });
 
   test("request/response is never a link or window verdict", () => {
@@ -192,6 +208,12 @@ describe("boundaries", () => {
     // A link whose BDP fits in the buffer is not window-bound, whatever is in flight: 1 Gbit/s × 10 ms = 1.25 MB.
     expect(run({ throughput_bps: 0.8 * G, rtt_us, window_bytes: 1_250_000, link: { speed_bps: G, speed_source: "sysfs" } }).verdict).toBe("unclear");
     expect(run({ throughput_bps: 0.8 * G, rtt_us, window_bytes: 1_249_999, link: { speed_bps: G, speed_source: "sysfs" } }).verdict).toBe("window");
+  });
+
+  test("-b target: at the reached share the pace held, just below it a busy core is the limit", () => {
+    const busy = host(2, { 0: { user: 99 } });
+    expect(run({ throughput_bps: (TARGET_REACHED_PERCENT / 100) * 1e8, target_bps: 1e8, receiver: busy }).verdict).toBe("unclear");
+    expect(run({ throughput_bps: (TARGET_REACHED_PERCENT / 100) * 1e8 - 1, target_bps: 1e8, receiver: busy }).verdict).toBe("receiver-cpu");
   });
 
   test("loss: at the thresholds", () => {

@@ -13,8 +13,9 @@ import {
 
 /*
  * The seed procedure, in its order: threads (streams against cores), window (BDP against the socket buffers),
- * CPU per core, then the link. A full link is named first, because whatever else was busy, the link was the cap;
- * loss comes after the CPU, because a saturated receiver is itself a cause of drops.
+ * CPU per core, then the link. A full link is named first, because whatever else was busy, the link was the cap; a
+ * sender that kept its -b pace next, as nothing held it; loss comes after the CPU, because a saturated receiver is
+ * itself a cause of drops.
  */
 
 type End = "sender" | "receiver";
@@ -63,13 +64,17 @@ function cpuAdvice(load: CoreLoad, streams: number, cores: number | undefined): 
 }
 
 /**
- * anyperf's own CPU on this end when a program other than anyperf must hold the core: its user/system time is
- * above all anyperf spent there by FOREIGN_LOAD_PERCENT. Softirq and irq time is the traffic's, whoever it interrupted.
+ * anyperf's own CPU when a program other than anyperf must hold the core: the core's task time (user, nice,
+ * system) exceeds all anyperf spent on that host, all threads, by FOREIGN_LOAD_PERCENT. Over loopback both ends are
+ * one host, so both processes count. Softirq and irq time is the traffic's, whoever it interrupted.
  */
-function foreignLoad(load: CoreLoad, host: EndHost): number | undefined {
+function foreignLoad(load: CoreLoad, host: EndHost, sameHostPeer: EndHost | undefined): number | undefined {
+  const core = host.perCpu?.find((c) => c.cpu === load.cpu);
   const own = host.process?.total;
-  if (own === undefined || !(load.mode === "user" || load.mode === "nice" || load.mode === "system")) return undefined;
-  return load.mode_percent - own >= FOREIGN_LOAD_PERCENT ? own : undefined;
+  if (!core || own === undefined || !(load.mode === "user" || load.mode === "nice" || load.mode === "system")) return undefined;
+  const ours = own + (sameHostPeer?.process?.total ?? 0);
+  const task = (core.user ?? 0) + (core.nice ?? 0) + (core.system ?? 0);
+  return task - ours >= FOREIGN_LOAD_PERCENT ? ours : undefined;
 }
 
 export function diagnose(input: DiagnosisInput): Diagnosis {
@@ -123,6 +128,11 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
     );
   }
 
+  // A sender paced to -b that kept its pace was held by nothing else, however busy a core looked.
+  if (stream && input.target_bps !== undefined && utilizationPercent(input.throughput_bps, input.target_bps) >= TARGET_REACHED_PERCENT) {
+    return done("unclear", `ran at its -b target ${formatBits(input.target_bps)} while ${linkState}: raise -b to find the limit`, linkNote);
+  }
+
   if (window !== undefined && input.rtt_us !== undefined && bdp !== undefined) {
     const capacity = input.streams * window;
     const inFlight = bdpBytes(input.throughput_bps, input.rtt_us);
@@ -141,7 +151,8 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
   const end = saturated[0];
   if (end !== undefined) {
     const host = end === "sender" ? input.sender : input.receiver;
-    const own = foreignLoad(cores[end]!, host);
+    const peer = end === "sender" ? input.receiver : input.sender;
+    const own = foreignLoad(cores[end]!, host, input.link.interface === "lo" ? peer : undefined);
     const advice =
       own === undefined
         ? cpuAdvice(cores[end]!, input.streams, host.cores)
@@ -163,9 +174,6 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
   const calm = busiest === undefined ? "no per-core CPU figures" : `busiest ${coreText(busiest)}`;
   if (!stream) {
     return done("unclear", `request/response: each transaction waits a round trip, so its rate follows latency, not the link; ${calm}`);
-  }
-  if (input.target_bps !== undefined && utilizationPercent(input.throughput_bps, input.target_bps) >= TARGET_REACHED_PERCENT) {
-    return done("unclear", `ran at its -b target ${formatBits(input.target_bps)} while ${linkState}: raise -b to find the limit`, linkNote);
   }
   const windowState = input.transport === "udp" ? "" : window === undefined ? ", window unknown" : ", window not reached";
   return done("unclear", `no limit found: ${linkState}, ${calm}${windowState}`, linkNote);

@@ -7,8 +7,9 @@ export const LINK_FULL_PERCENT = 90;
 export const CORE_SATURATED_PERCENT = 90;
 
 /**
- * A saturated core whose user/system time exceeds all of anyperf's own CPU on that end (all threads, % of one core)
- * by at least this much is held by another program: anyperf could not have spent it, wherever its threads ran.
+ * A saturated core whose task time (user, nice, system) exceeds all of anyperf's own CPU on that host (all threads,
+ * % of one core) by at least this much is held by another program: anyperf could not have spent it, wherever its
+ * threads ran.
  */
 export const FOREIGN_LOAD_PERCENT = 50;
 

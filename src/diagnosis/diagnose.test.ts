@@ -183,7 +183,10 @@ describe("verdicts", () => {
     const d = run({ test: "rr", throughput_bps: 9.9 * G, rtt_us: 10_000 });
     expect(d.verdict).toBe("unclear");
     expect(d.evidence[0]).toStartWith("request/response: each transaction waits a round trip");
-    expect(run({ test: "crr", sender: host(2, { 1: { system: 93 } }) }).verdict).toBe("sender-cpu");
+    const crr = run({ test: "crr", sender: host(2, { 1: { system: 93 } }), link: { interface: "lo", note: "loopback: no link speed" } });
+    expect(crr.verdict).toBe("sender-cpu");
+    // Its sizes are --rr's, and its bits/s say nothing of a link: neither is in the evidence.
+    expect(crr.evidence).toEqual(["sender CPU 1 at 93 % (system 93 %): add streams (-P) to use more cores"]);
   });
 });
 

@@ -44,23 +44,22 @@ function times(streams: number): string {
   return streams > 1 ? `${streams} × ` : "";
 }
 
-/** What to do about a saturated core, by the mode that holds it and whether more streams can spread the work. */
-function cpuAdvice(load: CoreLoad, streams: number, cores: number | undefined): string {
+/**
+ * What to do about a saturated core, by the mode that holds it and whether more streams can spread the work. A
+ * request/response test's sizes are its own (--rr), so only bulk tests are told to write larger buffers.
+ */
+function cpuAdvice(load: CoreLoad, streams: number, cores: number | undefined, bulk: boolean): string {
   const moreStreams = cores === undefined || streams < cores;
   const P = moreStreams ? " or add streams (-P)" : "";
   switch (load.mode) {
     case "softirq":
     case "irq":
       return `spread interrupts (RSS/RPS, irqbalance)${P}`;
-    case "system":
-      return `send larger buffers (-l) for fewer system calls${P}`;
     case "steal":
       return "the hypervisor takes this core (steal): a larger VM or dedicated cores";
-    default:
-      return moreStreams
-        ? "add streams (-P) to use more cores"
-        : `already ${streams} streams on ${cores} cores: this end needs faster cores`;
   }
+  if (load.mode === "system" && bulk) return `send larger buffers (-l) for fewer system calls${P}`;
+  return moreStreams ? "add streams (-P) to use more cores" : `already ${streams} streams on ${cores} cores: this end needs faster cores`;
 }
 
 /**
@@ -155,9 +154,10 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
     const own = foreignLoad(cores[end]!, host, input.link.interface === "lo" ? peer : undefined);
     const advice =
       own === undefined
-        ? cpuAdvice(cores[end]!, input.streams, host.cores)
+        ? cpuAdvice(cores[end]!, input.streams, host.cores, stream)
         : `anyperf used ${percent(own)} of a core there, so another program holds it: stop it, or test where cores are free`;
-    return done(end === "sender" ? "sender-cpu" : "receiver-cpu", `${coreText(end)} while ${linkState}: ${advice}`, linkNote);
+    const context = stream ? ` while ${linkState}` : "";
+    return done(end === "sender" ? "sender-cpu" : "receiver-cpu", `${coreText(end)}${context}: ${advice}`, stream ? linkNote : undefined);
   }
 
   if (loss !== undefined && loss >= (input.transport === "udp" ? UDP_LOSS_HIGH_PERCENT : RETRANSMIT_HIGH_PERCENT)) {

@@ -1,14 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { busiestCore, diagnose } from "./diagnose.ts";
 import { Diagnosis, type DiagnosisInput, type EndHost } from "./schema.ts";
-import {
-  CORE_SATURATED_PERCENT,
-  LINK_FULL_PERCENT,
-  RETRANSMIT_HIGH_PERCENT,
-  TARGET_REACHED_PERCENT,
-  UDP_LOSS_HIGH_PERCENT,
-  WINDOW_REACHED_FRACTION,
-} from "./thresholds.ts";
+import * as limits from "./thresholds.ts";
 
 /** A host of `cores` cores, all at 10 % busy, except the given ones. */
 function host(cores: number, busy: Record<number, Partial<Record<"user" | "system" | "softirq" | "irq" | "steal", number>>> = {}): EndHost {
@@ -193,19 +186,19 @@ describe("verdicts", () => {
 describe("boundaries", () => {
   const G10 = 10 * G;
   test("link: at the threshold is full, just below is not", () => {
-    expect(run({ throughput_bps: (LINK_FULL_PERCENT / 100) * G10 }).verdict).toBe("link");
-    expect(run({ throughput_bps: (LINK_FULL_PERCENT / 100) * G10 - 1 }).verdict).toBe("unclear");
+    expect(run({ throughput_bps: (limits.LINK_FULL_PERCENT / 100) * G10 }).verdict).toBe("link");
+    expect(run({ throughput_bps: (limits.LINK_FULL_PERCENT / 100) * G10 - 1 }).verdict).toBe("unclear");
   });
 
   test("core: at the threshold is saturated, just below is not", () => {
-    expect(run({ receiver: host(2, { 0: { softirq: CORE_SATURATED_PERCENT } }) }).verdict).toBe("receiver-cpu");
-    expect(run({ receiver: host(2, { 0: { softirq: CORE_SATURATED_PERCENT - 0.01 } }) }).verdict).toBe("unclear");
+    expect(run({ receiver: host(2, { 0: { softirq: limits.CORE_SATURATED_PERCENT } }) }).verdict).toBe("receiver-cpu");
+    expect(run({ receiver: host(2, { 0: { softirq: limits.CORE_SATURATED_PERCENT - 0.01 } }) }).verdict).toBe("unclear");
   });
 
   test("window: in flight at the reached fraction, and the BDP must exceed the buffers", () => {
     const window = 4 * 1024 * 1024;
     const rtt_us = 10_000;
-    const reached = (WINDOW_REACHED_FRACTION * window * 8) / (rtt_us / 1e6);
+    const reached = (limits.WINDOW_REACHED_FRACTION * window * 8) / (rtt_us / 1e6);
     expect(run({ throughput_bps: reached, rtt_us }).verdict).toBe("window");
     expect(run({ throughput_bps: reached * 0.999, rtt_us }).verdict).toBe("unclear");
     // A link whose BDP fits in the buffer is not window-bound, whatever is in flight: 1 Gbit/s × 10 ms = 1.25 MB.
@@ -215,15 +208,15 @@ describe("boundaries", () => {
 
   test("-b target: at the reached share the pace held, just below it a busy core is the limit", () => {
     const busy = host(2, { 0: { user: 99 } });
-    expect(run({ throughput_bps: (TARGET_REACHED_PERCENT / 100) * 1e8, target_bps: 1e8, receiver: busy }).verdict).toBe("unclear");
-    expect(run({ throughput_bps: (TARGET_REACHED_PERCENT / 100) * 1e8 - 1, target_bps: 1e8, receiver: busy }).verdict).toBe("receiver-cpu");
+    expect(run({ throughput_bps: (limits.TARGET_REACHED_PERCENT / 100) * 1e8, target_bps: 1e8, receiver: busy }).verdict).toBe("unclear");
+    expect(run({ throughput_bps: (limits.TARGET_REACHED_PERCENT / 100) * 1e8 - 1, target_bps: 1e8, receiver: busy }).verdict).toBe("receiver-cpu");
   });
 
   test("loss: at the thresholds", () => {
-    expect(run({ transport: "udp", loss_percent: UDP_LOSS_HIGH_PERCENT }).verdict).toBe("loss");
-    expect(run({ transport: "udp", loss_percent: UDP_LOSS_HIGH_PERCENT - 0.01 }).verdict).toBe("unclear");
-    expect(run({ retransmits: RETRANSMIT_HIGH_PERCENT * 10_000 }).verdict).toBe("loss");
-    expect(run({ retransmits: RETRANSMIT_HIGH_PERCENT * 10_000 - 1 }).verdict).toBe("unclear");
+    expect(run({ transport: "udp", loss_percent: limits.UDP_LOSS_HIGH_PERCENT }).verdict).toBe("loss");
+    expect(run({ transport: "udp", loss_percent: limits.UDP_LOSS_HIGH_PERCENT - 0.01 }).verdict).toBe("unclear");
+    expect(run({ retransmits: limits.RETRANSMIT_HIGH_PERCENT * 10_000 }).verdict).toBe("loss");
+    expect(run({ retransmits: limits.RETRANSMIT_HIGH_PERCENT * 10_000 - 1 }).verdict).toBe("unclear");
     expect(run({ retransmits: 50, segments_sent: undefined }).loss_percent).toBeUndefined();
   });
 });

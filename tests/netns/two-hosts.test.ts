@@ -82,16 +82,18 @@ describe.skipIf(SKIP !== undefined)("namespace harness", () => {
     expect(buffers.receive_max).toBeGreaterThan(0);
   });
 
-  test("stock iperf3 -s in b, anyperf iperf3 -c in a: the tbf caps the path near 1 Gbit/s", async () => {
+  test("stock iperf3 -s in b, anyperf iperf3 -c in a: the tbf caps the path at 1 Gbit/s", async () => {
     const port = 32001;
     const server = pair.run(pair.b, ["iperf3", "-s", "-1", "-p", String(port)], 30_000);
     await pair.waitListening(pair.b, port, server);
     const client = await pair.run(pair.a, [BUN, MAIN, "iperf3", "-c", pair.b.addr, "-p", String(port), "-t", "3", "-J"], 30_000).done;
     expect(client.code).toBe(0);
     const end = json(Iperf3Doc, client).end;
-    // Goodput under a 1 Gbit/s L2 shaper: 1448 payload bytes of each 1514-byte frame, 95.6 %, less TCP's saw-tooth.
-    expect(end.sum_received.bits_per_second).toBeGreaterThan(0.85 * RATE);
-    expect(end.sum_received.bits_per_second).toBeLessThan(1.0 * RATE);
+    // Goodput under a 1 Gbit/s L2 shaper is at most 1448 payload bytes of each 1514-byte frame, 95.6 %: below the
+    // rate proves the shaper (an unshaped veth carries several Gbit/s here); half of it proves the path carries bulk
+    // traffic even on a machine busy with other work (the comparison below is where precision is checked).
+    expect(end.sum_received.bits_per_second).toBeGreaterThan(0.5 * RATE);
+    expect(end.sum_received.bits_per_second).toBeLessThan(0.96 * RATE);
     expect((await server.done).code).toBe(0);
   }, T);
 

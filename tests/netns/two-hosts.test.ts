@@ -89,11 +89,10 @@ describe.skipIf(SKIP !== undefined)("namespace harness", () => {
     const client = await pair.run(pair.a, [BUN, MAIN, "iperf3", "-c", pair.b.addr, "-p", String(port), "-t", "3", "-J"], 30_000).done;
     expect(client.code).toBe(0);
     const end = json(Iperf3Doc, client).end;
-    // Goodput under a 1 Gbit/s L2 shaper is at most 1448 payload bytes of each 1514-byte frame, 95.6 %: below the
-    // rate proves the shaper (an unshaped veth carries several Gbit/s here); half of it proves the path carries bulk
-    // traffic even on a machine busy with other work (the comparison below is where precision is checked).
+    // Below the rate proves the shaper (an unshaped veth carries several Gbit/s here); half of it proves the path
+    // carries bulk traffic even on a machine busy with other work (the comparison below checks precision).
     expect(end.sum_received.bits_per_second).toBeGreaterThan(0.5 * RATE);
-    expect(end.sum_received.bits_per_second).toBeLessThan(0.96 * RATE);
+    expect(end.sum_received.bits_per_second).toBeLessThan(RATE);
     expect((await server.done).code).toBe(0);
   }, T);
 

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { parseClientArgs } from "./client-cli.ts";
 import { parseLoopbackArgs } from "./loopback-cli.ts";
-import { requestOf, planOf, halves } from "./request.ts";
+import { requestOf, planOf, halves, remoteEnd } from "./request.ts";
+import type { Results } from "../report/result.ts";
 import { UserError } from "../errors.ts";
 
 describe("anyperf client's command line", () => {
@@ -64,5 +65,22 @@ describe("the request on the wire and each end's half", () => {
 
   test("-n puts 0 s on the wire: the run ends by bytes", () => {
     expect(requestOf(parseClientArgs(["h", "-n", "5M"]).plan, "forward")).toMatchObject({ durationS: 0, bytes: 5 * 1024 * 1024 });
+  });
+
+  test("what travels back: intervals stay home, a receiving-only end names its summary as receiver, errors bounded", () => {
+    const fig = { bytes: 10, seconds: 1, throughput_bps: 80 };
+    const r: Results = {
+      tool: "anyperf", version: "0.1.0", mode: "native", role: "server", transport: "tcp", test: "stream", started_at: "", interrupted: false,
+      phases: { warmup_s: 0, measured_s: 1, cooldown_s: 0 }, summary: fig, totals: { received_bytes: 10 },
+      streams: [{ ...fig, id: 0, side: "recv", connections: 1 }], intervals: [{ start: 0, end: 1, phase: "measuring", sum: fig, streams: [] }],
+      cpu: {}, errors: Array.from({ length: 100 }, () => "x".repeat(2000)),
+    };
+    const end = remoteEnd(r, { send_max: 1 });
+    expect("intervals" in end).toBe(false);
+    expect(end.receiver).toEqual(fig);
+    expect(end.sender).toBeUndefined();
+    expect(end.errors).toHaveLength(64);
+    expect(end.errors[0]).toHaveLength(1000);
+    expect(end.tcp_buffers).toEqual({ send_max: 1 });
   });
 });

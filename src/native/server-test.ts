@@ -47,7 +47,11 @@ export class ServerTest {
       this.run.attach(this.rx, this.req.test === "stream" ? "recv" : "server");
     }
     if (sends) {
-      this.tx = await this.keep(DataPlane.open(senders(plan, { host: this.peer.host, ports: clientPorts })));
+      const opening = DataPlane.open(senders(plan, { host: this.peer.host, ports: clientPorts })).catch((e: Error) => {
+        // What the client's user can act on: its own host must let the server connect back.
+        throw new Error(`could not connect back to ${this.peer.host} for -R/--bidir (${e.message}): let this server reach the client's ephemeral ports, or drop -R/--bidir`);
+      });
+      this.tx = await this.keep(opening);
       this.run.attach(this.tx, "send");
     }
     return this.rx ? this.rx.localPorts.map((p) => p!) : [];

@@ -60,4 +60,19 @@ describe("native server: a bad or idle peer never wedges it", () => {
     expect(r.remote!.totals.received_bytes).toBe(r.totals.sent_bytes!);
     await Promise.all(bad);
   });
+
+  test("-R toward client ports nobody listens on: refused, naming the way out; the server goes on", async () => {
+    await start(31033);
+    const req = {
+      transport: "tcp", test: "stream", direction: "reverse", streams: 1, durationS: 1, bytes: 0, warmupS: 0, cooldownS: 0,
+      bufferBytes: 131072, datagramBytes: 1400, bitsPerSecond: 0, packetsPerSecond: 0, requestBytes: 1, responseBytes: 1,
+    };
+    const { reply, closedAfterMs } = await poke(31033, concatBytes([hello, encodeFrame({ type: "test", test: req, clientPorts: [31034] })]));
+    expect(closedAfterMs).toBeLessThan(5000);
+    const frames = new FrameDecoder().push(reply).frames as { type: string; reason?: string }[];
+    expect(frames.map((f) => f.type)).toEqual(["welcome", "refused"]);
+    expect(frames[1]!.reason).toMatch(/could not connect back to 127\.0\.0\.1 for -R\/--bidir .*let this server reach the client's ephemeral ports, or drop -R\/--bidir/);
+    const r = await clientJson(["-p", "31033", "-t", "0.5"]);
+    expect(r.remote!.totals.received_bytes).toBe(r.totals.sent_bytes!);
+  });
 });

@@ -6,6 +6,7 @@ import { DataPlane } from "../engine/data-plane.ts";
 import { TestRun } from "../engine/test-run.ts";
 import { WorkerPool, cores } from "../engine/worker-pool.ts";
 import { UserError, explainSocketError } from "../errors.ts";
+import { Interrupted, interruptedExitCode, unlessAborted } from "../signals.ts";
 import { loadNet } from "../net/net.ts";
 import { QueuedWriter } from "../net/queued-writer.ts";
 import type { TcpSocket } from "../net/types.ts";
@@ -62,31 +63,27 @@ async function connectControl(
 ): Promise<TcpSocket<undefined>> {
   const net = await loadNet();
   const at = `${bracket(target.host)}:${target.port}`;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let onAbort: (() => void) | undefined;
   const pending = net.connect<undefined>({
     hostname: target.host,
     port: target.port,
     data: undefined,
     socket: { data: (_s, d) => handlers.data(d), drain: () => handlers.drain(), close: () => handlers.close(), error: () => {} },
   });
-  const stop = new Promise<never>((_, reject) => {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new UserError(`connecting to ${at} timed out after ${DEADLINE_MS.handshake / 1000} s: check that the host is up and no firewall drops the port`)), DEADLINE_MS.handshake);
-    onAbort = () => reject(new UserError(`interrupted while connecting to ${at}`, signal.reason === "SIGTERM" ? 143 : 130));
-    signal.addEventListener("abort", onAbort);
-    if (signal.aborted) onAbort();
   });
   try {
-    return await Promise.race([pending, stop]);
+    return await unlessAborted(Promise.race([pending, deadline]), signal, (late) => late.terminate());
   } catch (e) {
     pending.then((s) => s.terminate(), () => {});
+    if (e instanceof Interrupted) throw new UserError(`interrupted while connecting to ${at}`, interruptedExitCode(signal));
     if (e instanceof UserError) throw e;
     const code = (e as { code?: string }).code;
     if (code === "ECONNREFUSED") throw new UserError(`connection to ${at} refused: start 'anyperf serve' there, or pass its port with -p (native default ${NATIVE_DEFAULT_PORT})`, 1, code);
     throw explainSocketError(e, { host: target.host, port: target.port, role: "connect" });
   } finally {
     clearTimeout(timer);
-    if (onAbort) signal.removeEventListener("abort", onAbort);
   }
 }
 
@@ -141,7 +138,7 @@ export async function runNativeClient(plan: Plan, target: ClientTarget, hooks: {
     if (e.kind === kind) return e as Extract<ClientEvent, { kind: K }>;
     if (e.kind === "interrupted") {
       s.abort("client interrupted");
-      throw new UserError(`interrupted (${s.phase === "done" ? "before the test ran" : "during setup"})`, hooks.signal.reason === "SIGTERM" ? 143 : 130);
+      throw new UserError(`interrupted (${s.phase === "done" ? "before the test ran" : "during setup"})`, interruptedExitCode(hooks.signal));
     }
     if (e.kind === "failed") throw new UserError(failureLine(at, e));
     throw new UserError(`${at}: unexpected ${e.kind} from the server`);

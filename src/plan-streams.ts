@@ -45,9 +45,7 @@ export function senders(plan: Plan, to: { host: string; ports: number[] }): Stre
     }
     const limitBytes = shareOf(plan.bytes, to.ports.length, id);
     if (plan.transport === "udp") {
-      // An unbound UDP socket is IPv4 and cannot reach an IPv6 receiver: bind it to the IPv6 wildcard first.
-      const bind = to.host.includes(":") ? { host: "::", port: 0 } : undefined;
-      return { kind: "udp-send", id, connect, bind, datagramSize: plan.datagramBytes, format: plan.datagramBytes >= STAMP_BYTES ? "anyperf" : "none", rate, options, limitBytes };
+      return { kind: "udp-send", id, connect, datagramSize: plan.datagramBytes, format: plan.datagramBytes >= STAMP_BYTES ? "anyperf" : "none", rate, options, limitBytes };
     }
     return { kind: "tcp-send", id, connect, writeSize: plan.bufferBytes, rate, options, limitBytes };
   });

@@ -15,6 +15,8 @@ type Entry = (argv: string[]) => Promise<number>;
 const native: Record<string, () => Promise<Entry>> = {
   loopback: async () => (await import("./src/native/loopback-cli.ts")).loopbackMain,
   client: async () => (await import("./src/native/client-cli.ts")).clientMain,
+  // serve knows every dialect, so it lives beside them in compat/ (the engine in src/ knows none).
+  serve: async () => (await import("./compat/serve/main.ts")).serveMain,
 };
 const dialects: Record<string, () => Promise<Entry>> = {
   ntttcp: async () => (await import("./compat/ntttcp/main.ts")).main,
@@ -27,6 +29,7 @@ const dialects: Record<string, () => Promise<Entry>> = {
 const USAGE = `anyperf ${VERSION}: network throughput, packet rate and latency, paired with the tools you already run
 usage: anyperf <command> [options]
   loopback        self-test: receiver and sender on 127.0.0.1
+  serve           one server for every client: iperf3, iperf, netperf, ntttcp and anyperf client
   client HOST     test against 'anyperf serve' on HOST (both ends' figures)
 ${Object.keys(dialects).map((d) => `  ${d.padEnd(15)} ${d}-compatible command line and wire protocol`).join("\n")}
   --version       print the version
@@ -37,7 +40,7 @@ const HTTP_LINGER_MS = 5_000;
 
 /** Server roles keep the status endpoint up between tests. */
 function looksLikeServer(mode: string, argv: string[]): boolean {
-  if (mode === "netserver") return true;
+  if (mode === "netserver" || mode === "serve") return true;
   if (mode === "ntttcp") return argv.some((a) => /^-r/i.test(a));
   // -s alone or clustered with the argument-less flags servers take (iperf -su, iperf3 -sD1, iperf -seV).
   return argv.some((a) => a === "--server" || /^-[uVD1e]*s[uVD1e]*$/.test(a));

@@ -38,7 +38,8 @@ export function strftime(format: string, d: Date): string {
 export class Output {
   private readonly log: AppendLog | undefined;
 
-  constructor(private readonly opts: { logfile?: string; timestamps?: string } = {}) {
+  /** `write`: where lines go instead of stdout/stderr (a server embedded in `anyperf serve`). */
+  constructor(private readonly opts: { logfile?: string; timestamps?: string; write?: (text: string) => void } = {}) {
     try {
       this.log = opts.logfile === undefined ? undefined : new AppendLog(opts.logfile);
     } catch (e) {
@@ -58,6 +59,7 @@ export class Output {
     if (text === "") return;
     const t = this.stamp(text);
     if (this.log) this.log.append(t);
+    else if (this.opts.write) this.opts.write(t);
     else writeAll(1, t);
   }
 
@@ -65,6 +67,7 @@ export class Output {
     if (text === "") return;
     const t = this.stamp(text);
     if (this.log) this.log.append(t);
+    else if (this.opts.write) this.opts.write(t);
     else writeAll(2, t);
   }
 }

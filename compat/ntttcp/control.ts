@@ -72,7 +72,7 @@ export function listenControl(
   net: Net,
   host: string,
   port: number,
-  accept: (t: Transport) => ControlHandlers | null,
+  accept: (t: Transport, peer: { host: string | undefined; port: number | undefined }) => ControlHandlers | null,
   admit?: (peer: { host: string | undefined; port: number | undefined }) => boolean,
 ): TcpListener {
   const base = handlersFor();
@@ -84,12 +84,13 @@ export function listenControl(
       ...base,
       open: (s) => {
         s.data = newState();
-        if (admit && !admit({ host: s.remoteAddress, port: s.remotePort })) {
+        const peer = { host: s.remoteAddress, port: s.remotePort };
+        if (admit && !admit(peer)) {
           s.data.closed = true;
           s.end();
           return;
         }
-        const h = accept(new SocketTransport(s));
+        const h = accept(new SocketTransport(s), peer);
         if (h === null) s.terminate();
         else s.data.handlers = h;
       },

@@ -1,0 +1,36 @@
+import { loadNet } from "../../src/net/net.ts";
+import type { Net } from "../../src/net/types.ts";
+import type { EmbedOptions, ServerHandle } from "../../src/net/server-handle.ts";
+import { loadSockopt } from "../../src/sockopt/sockopt.ts";
+import { ServerPlan } from "./plan.ts";
+import { Printer } from "./printer.ts";
+import { Ids, TcpServer } from "./tcp-server.ts";
+import { UdpServer } from "./udp-server.ts";
+
+/**
+ * `iperf -s` and `iperf -s -u` on one port number inside another process, numbering transfers in one sequence.
+ * `tcpNet`: where TCP connections come from when the port is shared with another server (serve's port mux).
+ */
+export async function startIperf2Server(o: EmbedOptions & { tcpNet?: Net }): Promise<ServerHandle> {
+  const [net, sockopt] = await Promise.all([loadNet(), loadSockopt()]);
+  const stop = new AbortController();
+  const io = { net, sockopt, printer: new Printer(o.sink, false), signal: stop.signal, warn: (t: string) => o.sink(`anyperf iperf: ${t}\n`) };
+  const bind = o.host === undefined ? undefined : { host: o.host };
+  const ids = new Ids();
+  const tcp = new TcpServer(ServerPlan.parse({ role: "server", port: o.port, bind }), { ...io, net: o.tcpNet ?? net }, ids, o.policy);
+  tcp.start();
+  const udp = new UdpServer(ServerPlan.parse({ role: "server", port: o.port, bind, udp: true }), io, ids, o.policy);
+  try {
+    await udp.start();
+  } catch (e) {
+    await tcp.stop();
+    throw e;
+  }
+  return {
+    port: o.port,
+    close: async () => {
+      stop.abort();
+      await Promise.all([tcp.done, udp.done]);
+    },
+  };
+}

@@ -1,0 +1,290 @@
+import { hostname, release, type } from "node:os";
+import { DataPlane } from "../../src/engine/data-plane.ts";
+import { TestRun } from "../../src/engine/test-run.ts";
+import type { Net, TcpListener, TcpSocket } from "../../src/net/types.ts";
+import type { Sockopt } from "../../src/sockopt/sockopt.ts";
+import { peerText } from "../../src/access/peer-text.ts";
+import { RefusalLog } from "../../src/access/refusal-log.ts";
+import { peerAllowed, policyLimits, type ServerPolicy } from "../../src/access/server-policy.ts";
+import { LinuxSyncReceiver } from "../../interop/ntttcp/linux-sync-receiver.ts";
+import { WINDOWS_TOKEN_PORT_OFFSET, WindowsTokenExchange } from "../../interop/ntttcp/windows-token.ts";
+import { UserError, explainSocketError } from "../../src/errors.ts";
+import { loadNet } from "../../src/net/net.ts";
+import type { EmbedOptions, ServerHandle } from "../../src/net/server-handle.ts";
+import { loadSockopt } from "../../src/sockopt/sockopt.ts";
+import type { Transport } from "../../interop/ntttcp/transport.ts";
+import { listenControl, type ControlHandlers } from "./control.ts";
+import { hostFigures } from "./host-figures.ts";
+import { linuxLogLine, linuxResultMessages } from "./linux-console.ts";
+import type { LogLevel } from "./run.ts";
+
+/**
+ * The ntttcp receiver as `anyperf serve` runs it: unlike `ntttcp -r`, which is one test laid out by its own command
+ * line, it serves test after test, from any sender that comes, in every start mode at once (ntttcp-interop.md §5.2:
+ * a contact on base−1 is a Linux sync sender, one on data port + 1000 a Windows sync sender, data bytes before any
+ * contact a no-sync sender). A test is one peer host's connections: it starts at the Linux 'R' or, otherwise, at the
+ * first data byte; it ends at the negotiated cycle (Linux sync) or when the sender has closed every connection.
+ * TCP only: ntttcp's UDP senders name no test on the wire, and iperf 2 owns UDP 5001.
+ */
+
+/** ntttcp-for-linux's default -P: a sender's ports base … base+15 are all served (Windows: up to 16 threads). */
+export const SERVE_PORTS = 16;
+/** A data connection silent this long after its test started is closed (a vanished sender frees its Worker). */
+const IDLE_MS = 60_000;
+/** A sync connection's receiver keeps answering a late 'E' this long after its test ended. */
+const SYNC_LINGER_MS = 2_000;
+
+export interface NtttcpServeOptions {
+  host: string;
+  /** Base data port B (sync on B−1, tokens on B+tokenOffset…). */
+  port: number;
+  tokenOffset: number;
+  net: Net;
+  /** Where the base port's connections come from when another server shares it (serve's port mux). */
+  baseNet?: Net;
+  sockopt: Sockopt;
+  policy: ServerPolicy;
+  print(line: string): void;
+  /** A control contact from `peer`: its data connections held elsewhere (the shared base port) belong here now. */
+  claim?(peer: string): void;
+}
+
+/** The receiver inside another process (`anyperf serve`); `o.port` is the base data port. */
+export async function startNtttcpServer(o: EmbedOptions & Pick<NtttcpServeOptions, "baseNet" | "claim"> & { tokenOffset?: number }): Promise<ServerHandle> {
+  const [net, sockopt] = await Promise.all([loadNet(), loadSockopt()]);
+  if (!sockopt) throw new UserError("the ntttcp receiver hands sockets to data Workers through libc: run the Linux (glibc) build under Bun, or pass --ntttcp off");
+  const svc = new NtttcpServe({
+    host: o.host ?? "0.0.0.0",
+    port: o.port,
+    tokenOffset: o.tokenOffset ?? WINDOWS_TOKEN_PORT_OFFSET,
+    net,
+    baseNet: o.baseNet,
+    sockopt,
+    policy: o.policy,
+    print: (line) => o.sink(`${line}\n`),
+    claim: o.claim,
+  });
+  svc.start();
+  return { port: o.port, close: async () => svc.close() };
+}
+
+interface DataConn {
+  test: ServeTest | undefined;
+  pending: number;
+  handed: boolean;
+}
+
+/** One sender's test (one peer host). */
+class ServeTest {
+  readonly run: TestRun;
+  readonly planes = new Set<DataPlane>();
+  sync: LinuxSyncReceiver | undefined;
+  started = false;
+  ended = false;
+  /** The negotiated Linux cycle, seconds (0 = until the sender stops). */
+  cycleS = 0;
+  private poll: ReturnType<typeof setInterval> | undefined;
+  private connections = 0;
+
+  constructor(
+    private readonly svc: NtttcpServe,
+    readonly peer: string,
+    readonly mode: "linux sync" | "no sync",
+  ) {
+    this.run = new TestRun({ mode: "ntttcp", role: "receiver", peer, transport: "tcp", test: "stream" }, { warmupS: 0, durationS: 0, cooldownS: 0, intervalS: 1 });
+    // No-sync and Windows senders write once all their connections exist: the first byte starts the window.
+    if (mode === "no sync") this.poll = setInterval(() => this.firstByte(), 2);
+  }
+
+  add(plane: DataPlane): void {
+    this.connections++;
+    this.planes.add(plane);
+    this.run.attach(plane, "recv");
+    void plane.ended.then(() => {
+      this.planes.delete(plane);
+      if (this.planes.size === 0 && this.started) this.end();
+    });
+  }
+
+  private firstByte(): void {
+    for (const p of this.planes) if (p.snapshot().streams[0]!.bytes > 0) return this.start(0);
+  }
+
+  /** The window opens; `cycleS` > 0 closes it on our clock (Linux sync), else the senders' closes do. */
+  start(cycleS: number): void {
+    if (this.started || this.ended) return;
+    this.started = true;
+    clearInterval(this.poll);
+    this.run.beginMeasuring();
+    const max = policyLimits(this.svc.opts.policy).maxDurationS;
+    const limit = Math.min(cycleS > 0 ? cycleS : Infinity, max ? max.value : Infinity);
+    if (limit < Infinity) setTimeout(() => this.end(), limit * 1000);
+  }
+
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    clearInterval(this.poll);
+    this.sync?.finish();
+    if (this.started) this.report();
+    this.run.finish();
+    for (const p of this.planes) void p.stop();
+    this.svc.forget(this);
+  }
+
+  private report(): void {
+    this.run.endMeasuring();
+    const doc = this.run.results();
+    const seconds = doc.phases.measured_s;
+    const bytes = doc.streams.reduce((n, s) => n + s.bytes, 0);
+    const say = (level: LogLevel, text: string) => this.svc.opts.print(linuxLogLine(new Date(), level, text));
+    say("INFO", `test from ${this.peer} (${this.mode}, ${this.connections} connections) done`);
+    const results = {
+      role: "receiver" as const,
+      protocol: "tcp" as const,
+      seconds,
+      threads: [],
+      totalBytes: bytes,
+      connections: this.connections,
+      host: hostFigures(doc.cpu.host, { protocol: "tcp" }),
+      computerName: hostname(),
+      os: `${type()} ${release()}`,
+    };
+    for (const m of linuxResultMessages(results, { verbose: false, showTcpRetrans: false, showNicPackets: false, showDevInterrupts: false })) say(m.level, m.text);
+  }
+}
+
+export class NtttcpServe {
+  private readonly listeners: TcpListener[] = [];
+  private readonly tests = new Map<string, ServeTest>();
+  private readonly refusals: RefusalLog;
+
+  constructor(readonly opts: NtttcpServeOptions) {
+    this.refusals = new RefusalLog((line) => opts.print(`ntttcp: ${line}`));
+  }
+
+  /** Binds base−1, the data ports and the token ports; throws the first bind error (the caller names the flag). */
+  start(): void {
+    const { opts } = this;
+    const bind = (port: number, listen: () => TcpListener) => {
+      try {
+        this.listeners.push(listen());
+      } catch (e) {
+        this.close();
+        throw explainSocketError(e, { host: opts.host, port, role: "listen" });
+      }
+    };
+    const admit = (p: { host: string | undefined; port: number | undefined }) => this.admit(p.host, p.port);
+    const sync = opts.port - 1;
+    bind(sync, () => listenControl(opts.net, opts.host, sync, (t, p) => this.syncContact(t, p.host ?? "?"), admit));
+    for (let i = 0; i < SERVE_PORTS; i++) {
+      const data = opts.port + i;
+      const token = data + opts.tokenOffset;
+      bind(data, () => this.listenData(i === 0 && opts.baseNet ? opts.baseNet : opts.net, data));
+      bind(token, () => listenControl(opts.net, opts.host, token, (t, p) => this.tokenContact(t, p.host ?? "?"), admit));
+    }
+  }
+
+  close(): void {
+    for (const l of this.listeners) l.stop(true);
+    this.listeners.length = 0;
+    for (const t of [...this.tests.values()]) t.end();
+  }
+
+  /** @internal */
+  forget(t: ServeTest): void {
+    if (this.tests.get(t.peer) === t) this.tests.delete(t.peer);
+    const sync = t.sync;
+    if (sync) setTimeout(() => sync.closeAll(), SYNC_LINGER_MS);
+  }
+
+  private admit(host: string | undefined, port: number | undefined): boolean {
+    if (peerAllowed(host, this.opts.policy)) return true;
+    this.refusals.refused(`refused ${peerText(host, port)}: not in --allow`);
+    return false;
+  }
+
+  private testFor(peer: string, mode: ServeTest["mode"]): ServeTest {
+    let t = this.tests.get(peer);
+    if (!t || t.ended) {
+      t = new ServeTest(this, peer, mode);
+      this.tests.set(peer, t);
+    }
+    return t;
+  }
+
+  private syncContact(t: Transport, peer: string): ControlHandlers {
+    const existing = this.tests.get(peer);
+    // A sync contact while this peer's no-sync test is still open: that test is over, a new one begins.
+    if (existing && !existing.sync) existing.end();
+    const test = this.testFor(peer, "linux sync");
+    const say = (level: LogLevel, text: string) => this.opts.print(linuxLogLine(new Date(), level, text));
+    test.sync ??= new LinuxSyncReceiver({ duration: 1, multiClient: false }, (e) => {
+      if (e.type === "log") say(e.level, e.text);
+      else if (e.type === "negotiated") {
+        const max = policyLimits(this.opts.policy).maxDurationS;
+        if (max && (e.cycle === 0 || e.cycle > max.value)) {
+          // The sync protocol has no "no": the test ends and the sender sees its sync connection close.
+          say("ERR", `refused the test from ${peer}: it asks for ${e.cycle === 0 ? "a continuous test" : `${e.cycle} s`}; this server allows ${max.value} s (${max.flag})`);
+          test.end();
+        } else test.cycleS = e.cycle;
+      } else if (e.type === "start") {
+        test.start(test.cycleS);
+        // Its data connections are silent until now: those held on a shared base port are ours.
+        this.opts.claim?.(peer);
+      }
+      else if (e.type === "interrupted") test.end();
+    });
+    const c = test.sync.attach(t);
+    return {
+      onData: (b) => c.onData(b),
+      onClose: () => {
+        c.onClose();
+        if (!test.started) test.end();
+      },
+    };
+  }
+
+  /** A Windows sync sender's data connections are silent until its token exchange: those held are ours now. */
+  private tokenContact(t: Transport, peer: string): ControlHandlers {
+    this.testFor(peer, "no sync");
+    this.opts.claim?.(peer);
+    const x = new WindowsTokenExchange(t, () => {});
+    queueMicrotask(() => x.start());
+    return { onData: (b) => x.onData(b), onClose: () => x.onClose() };
+  }
+
+  private listenData(net: Net, port: number): TcpListener {
+    return net.listen<DataConn>({
+      hostname: this.opts.host,
+      port,
+      data: { test: undefined, pending: 0, handed: false },
+      socket: {
+        open: (s) => {
+          s.data = { test: undefined, pending: 0, handed: false };
+          if (!this.admit(s.remoteAddress, s.remotePort)) return s.end();
+          s.data.test = this.testFor(s.remoteAddress ?? "?", "no sync");
+          // After this turn: bytes the shared port read before handing the connection over are counted first.
+          queueMicrotask(() => void this.hand(s));
+        },
+        data: (s, d) => {
+          if (!s.data.handed) s.data.pending += d.length;
+        },
+        error: () => {},
+      },
+    });
+  }
+
+  private async hand(s: TcpSocket<DataConn>): Promise<void> {
+    const test = s.data.test;
+    if (!test || test.ended || s.fd === undefined) return void s.terminate();
+    s.data.handed = true;
+    const [fd] = this.opts.sockopt.handOff(s);
+    const plane = await DataPlane.open([
+      { kind: "tcp-recv", id: 0, adopt: { fd: fd!, pending: s.data.pending }, endOnEof: true, idleTimeoutMs: IDLE_MS, connections: 1, readSize: 64 * 1024 },
+    ]);
+    if (test.ended) return void plane.stop();
+    test.add(plane);
+    plane.go();
+  }
+}

@@ -14,11 +14,11 @@ export interface Proc {
   done: Promise<Finished>;
   stdout(): string;
   stderr(): string;
-  kill(): void;
+  kill(signal?: NodeJS.Signals): void;
 }
 
-export function spawnProc(cmd: string[], limitMs = 30_000): Proc {
-  const p = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe" });
+export function spawnProc(cmd: string[], limitMs = 30_000, env?: Record<string, string>): Proc {
+  const p = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe", ...(env ? { env: { ...process.env, ...env } } : {}) });
   let stdout = "";
   let stderr = "";
   const pump = async (s: ReadableStream<Uint8Array>, add: (t: string) => void) => {
@@ -30,7 +30,7 @@ export function spawnProc(cmd: string[], limitMs = 30_000): Proc {
     clearTimeout(timer);
     return { code, stdout, stderr };
   });
-  return { done, stdout: () => stdout, stderr: () => stderr, kill: () => p.kill() };
+  return { done, stdout: () => stdout, stderr: () => stderr, kill: (signal) => p.kill(signal) };
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -12,6 +12,7 @@ import type { EmbedOptions, ServerHandle } from "../../src/net/server-handle.ts"
 import { interruptedExitCode, shutdownSignal } from "../../src/signals.ts";
 import { WINDOWS_TOKEN_PORT_OFFSET } from "../../interop/ntttcp/windows-token.ts";
 import { SERVE_PORTS } from "../ntttcp/serve-receiver.ts";
+import { NATIVE_DEFAULT_PORT } from "../../src/native/server.ts";
 import { DIALECTS, SERVE_USAGE, parseServeArgs, type ServePlan } from "./args.ts";
 import { lineSink } from "./line-sink.ts";
 import { decide5001, type SharedRoute } from "./share-5001.ts";
@@ -22,10 +23,10 @@ interface Listener {
   port: number;
   /** What the listener line adds after the address. */
   note?: string;
+  /** How to get past a port in use, when not "pass FLAG PORT or FLAG off". */
+  fix?: string;
   start(o: EmbedOptions): Promise<ServerHandle>;
 }
-
-const NATIVE_DEFAULT_PORT = 5300;
 
 export async function serveMain(argv: string[]): Promise<number> {
   const offset = process.env.ANYPERF_NTTTCP_TOKEN_OFFSET;
@@ -50,7 +51,8 @@ export async function serveMain(argv: string[]): Promise<number> {
       mux = new PortMux<SharedRoute>(await loadNet(), decide5001);
       const m = mux;
       const host = plan.bind ?? "0.0.0.0";
-      bindOrExplain({ who: "iperf, ntttcp", flag: `${DIALECTS.iperf.flag} PORT and ${DIALECTS.ntttcp.flag}`, port: plan.iperf }, host, () => m.listen(host, plan.iperf!));
+      const fix = `pass ${DIALECTS.iperf.flag} PORT and ${DIALECTS.ntttcp.flag} PORT, or off`;
+      bindOrExplain({ who: "iperf, ntttcp", flag: DIALECTS.iperf.flag, fix, port: plan.iperf }, host, () => m.listen(host, plan.iperf!));
     }
     for (const l of listeners(plan, tokenOffset, mux)) {
       const where = `${plan.bind && plan.bind.includes(":") ? `[${plan.bind}]` : (plan.bind ?? "")}:${l.port}`;
@@ -73,7 +75,16 @@ export async function serveMain(argv: string[]): Promise<number> {
 }
 
 function listeners(plan: ServePlan, tokenOffset: number, mux: PortMux<SharedRoute> | undefined): Listener[] {
-  const out: Listener[] = [];
+  const out: Listener[] = [
+    {
+      who: "anyperf",
+      flag: "-p",
+      fix: "pass -p PORT",
+      port: plan.port,
+      note: plan.token === undefined ? undefined : "clients need --token",
+      start: async (o) => (await import("../../src/native/server.ts")).startNativeServer({ host: o.host, port: o.port, token: plan.token, policy: o.policy, log: (line) => o.sink(`${line}\n`) }),
+    },
+  ];
   if (plan.iperf3 !== null) {
     out.push({ who: "iperf3", flag: DIALECTS.iperf3.flag, port: plan.iperf3, start: async (o) => (await import("../iperf3/embedded.ts")).startIperf3Server(o) });
   }
@@ -110,10 +121,10 @@ function listeners(plan: ServePlan, tokenOffset: number, mux: PortMux<SharedRout
 }
 
 /** A port in use names the flag that moves it or turns it off. */
-function inUse(e: unknown, l: Pick<Listener, "who" | "flag" | "port">): unknown {
+function inUse(e: unknown, l: Pick<Listener, "who" | "flag" | "port" | "fix">): unknown {
   if (!(e instanceof UserError) || e.code !== "EADDRINUSE") return e;
   const port = Number(/^port (\d+)/.exec(e.message)?.[1] ?? l.port);
-  return new UserError(`port ${port} in use (${l.who}): pass ${l.flag} PORT or ${l.flag} off`, 1, e.code);
+  return new UserError(`port ${port} in use (${l.who}): ${l.fix ?? `pass ${l.flag} PORT or ${l.flag} off`}`, 1, e.code);
 }
 
 async function startOrExplain(l: Listener, o: EmbedOptions): Promise<ServerHandle> {
@@ -124,7 +135,7 @@ async function startOrExplain(l: Listener, o: EmbedOptions): Promise<ServerHandl
   }
 }
 
-function bindOrExplain(l: Pick<Listener, "who" | "flag" | "port">, host: string, bind: () => void): void {
+function bindOrExplain(l: Pick<Listener, "who" | "flag" | "port" | "fix">, host: string, bind: () => void): void {
   try {
     bind();
   } catch (e) {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnProc, type Finished, type Proc } from "../support/processes.ts";
-import { figures, hasStock, ntttcpLinux, serveReady, spawnServe } from "./harness.ts";
+import { anyperf, figures, hasStock, ntttcpLinux, serveReady, spawnServe } from "./harness.ts";
 
 /**
  * issue 16's "done when": one `anyperf serve`, and every kind of client against it at the same time (stock iperf3,
@@ -10,13 +10,22 @@ import { figures, hasStock, ntttcpLinux, serveReady, spawnServe } from "./harnes
 
 const P = { native: 30300, iperf3: 30201, shared: 30501, netserver: 30865 };
 const NTTTCP = ntttcpLinux();
+/** anyperf client's modes, all at once with the stock clients. */
+const NATIVE: Record<string, string[]> = {
+  nativeTcp: [],
+  nativeUdp: ["-u", "-b", "50M"],
+  nativeRr: ["--rr", "1,1"],
+  nativeCrr: ["--crr"],
+  nativeReverse: ["-R"],
+  nativeBidir: ["--bidir"],
+};
 const H = "127.0.0.1";
 
 let serve: Proc;
 beforeAll(async () => {
   if (!hasStock()) return;
   serve = spawnServe(["-p", `${P.native}`, "--iperf3", `${P.iperf3}`, "--iperf", `${P.shared}`, "--ntttcp", `${P.shared}`, "--netserver", `${P.netserver}`, "-B", H], 180_000);
-  await serveReady(serve, 4);
+  await serveReady(serve, 5);
 });
 afterAll(() => serve?.kill());
 
@@ -25,7 +34,7 @@ const ok = (name: string, f: Finished) => {
 };
 
 describe.skipIf(!hasStock())("anyperf serve: every client at once", () => {
-  test("iperf3, iperf TCP and UDP, netperf TCP_RR and UDP_STREAM and ntttcp-for-linux (sync) all succeed together", async () => {
+  test("iperf3, iperf TCP and UDP, netperf TCP_RR and UDP_STREAM, ntttcp-for-linux (sync) and anyperf client (TCP, UDP, --rr, --crr, -R, --bidir) all succeed together", async () => {
     const runs: Record<string, Proc> = {
       iperf3: spawnProc(["iperf3", "-c", H, "-p", `${P.iperf3}`, "-t", "4", "-J"], 30_000),
       iperfTcp: spawnProc(["iperf", "-c", H, "-p", `${P.shared}`, "-t", "4"], 30_000),
@@ -33,6 +42,9 @@ describe.skipIf(!hasStock())("anyperf serve: every client at once", () => {
       tcpRr: spawnProc(["netperf", "-H", H, "-p", `${P.netserver}`, "-t", "TCP_RR", "-l", "4"], 30_000),
       udpStream: spawnProc(["netperf", "-H", H, "-p", `${P.netserver}`, "-t", "UDP_STREAM", "-l", "4", "--", "-m", "1400"], 30_000),
       ...(NTTTCP ? { ntttcp: spawnProc([NTTTCP, `-s${H}`, "-p", `${P.shared}`, "-t", "4", "-P", "2", "-n", "1"], 40_000) } : {}),
+      ...Object.fromEntries(
+        Object.entries(NATIVE).map(([k, args]) => [k, spawnProc([...anyperf(), "client", H, "-p", `${P.native}`, "-t", "3", "--json", ...args], 40_000)]),
+      ),
     };
     const done = Object.fromEntries(await Promise.all(Object.entries(runs).map(async ([k, p]) => [k, await p.done] as const)));
     for (const [k, f] of Object.entries(done)) ok(k, f);
@@ -52,6 +64,14 @@ describe.skipIf(!hasStock())("anyperf serve: every client at once", () => {
     const udpLines = done.udpStream!.stdout.trim().split("\n").filter((l) => /^\d+\s/.test(l.trim()));
     expect(udpLines.length).toBe(2);
     expect(Number(udpLines[1]!.trim().split(/\s+/).at(-1))).toBeGreaterThan(0);
+
+    // anyperf client: both ends' figures over one window, every mode served beside the stock clients.
+    for (const k of Object.keys(NATIVE)) {
+      const r = JSON.parse(done[k]!.stdout) as { summary: { bytes: number; transactions?: number }; remote?: unknown };
+      expect(r.summary.bytes).toBeGreaterThan(0);
+      expect(r.remote).toBeDefined();
+    }
+    expect(JSON.parse(done.nativeRr!.stdout).summary.transactions).toBeGreaterThan(0);
 
     const log = serve.stdout();
     expect(log).toMatch(/^\[iperf3\] .*receiver/m);

@@ -89,11 +89,12 @@ class ServeTest {
   constructor(
     private readonly svc: NtttcpServe,
     readonly peer: string,
-    readonly mode: "linux sync" | "no sync",
+    /** How the sender started it; a Windows sync sender's test begins as "no sync" until its first token contact. */
+    public mode: "linux sync" | "windows sync" | "no sync",
   ) {
     this.run = new TestRun({ mode: "ntttcp", role: "receiver", peer, transport: "tcp", test: "stream" }, { warmupS: 0, durationS: 0, cooldownS: 0, intervalS: 1 });
     // No-sync and Windows senders write once all their connections exist: the first byte starts the window.
-    if (mode === "no sync") this.poll = setInterval(() => this.firstByte(), 2);
+    if (mode !== "linux sync") this.poll = setInterval(() => this.firstByte(), 2);
   }
 
   add(plane: DataPlane): void {
@@ -247,7 +248,8 @@ export class NtttcpServe {
 
   /** A Windows sync sender's data connections are silent until its token exchange: those held are ours now. */
   private tokenContact(t: Transport, peer: string): ControlHandlers {
-    this.testFor(peer, "no sync");
+    const test = this.testFor(peer, "windows sync");
+    if (!test.started && !test.sync) test.mode = "windows sync";
     this.opts.claim?.(peer);
     const x = new WindowsTokenExchange(t, () => {});
     queueMicrotask(() => x.start());

@@ -103,7 +103,8 @@ class ServeTest {
     this.run.attach(plane, "recv");
     void plane.ended.then(() => {
       this.planes.delete(plane);
-      if (this.planes.size === 0 && this.started) this.end();
+      // Every connection gone: the test is over (one that never started too, unless its sync connection is still up).
+      if (this.planes.size === 0 && (this.started || !this.sync)) this.end();
     });
   }
 
@@ -267,7 +268,7 @@ export class NtttcpServe {
           if (!this.admit(s.remoteAddress, s.remotePort)) return s.end();
           s.data.test = this.testFor(s.remoteAddress ?? "?", "no sync");
           // After this turn: bytes the shared port read before handing the connection over are counted first.
-          queueMicrotask(() => void this.hand(s));
+          queueMicrotask(() => void this.hand(s).catch((e: unknown) => this.opts.print(`ntttcp: dropped a connection from ${peerText(s.remoteAddress, s.remotePort)}: ${e instanceof Error ? e.message : String(e)}`)));
         },
         data: (s, d) => {
           if (!s.data.handed) s.data.pending += d.length;

@@ -128,7 +128,7 @@ function assertNoClash(groups: { who: string; flag: string; ports: number[] }[])
   for (const g of groups) {
     for (const p of g.ports) {
       const o = owner.get(p);
-      if (o && o.who !== g.who) throw new UserError(`port ${p} is asked for by ${o.who} (${o.flag}) and ${g.who} (${g.flag}): move one, e.g. ${g.flag} ${p + 100}`, 2);
+      if (o && o.who !== g.who) throw new UserError(`port ${p} is asked for by ${o.who} (${o.flag}) and ${g.who} (${g.flag}): pass another port to one of them`, 2);
       owner.set(p, g);
     }
   }

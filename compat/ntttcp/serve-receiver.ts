@@ -31,6 +31,8 @@ import type { LogLevel } from "./run.ts";
 export const SERVE_PORTS = 16;
 /** A data connection silent this long after its test started is closed (a vanished sender frees its Worker). */
 const IDLE_MS = 60_000;
+/** A test that has not started this long after its first contact is given up (an idle sync or data connection). */
+const START_DEADLINE_MS = 60_000;
 /** A sync connection's receiver keeps answering a late 'E' this long after its test ended. */
 const SYNC_LINGER_MS = 2_000;
 
@@ -84,6 +86,8 @@ class ServeTest {
   /** The negotiated Linux cycle, seconds (0 = until the sender stops). */
   cycleS = 0;
   private poll: ReturnType<typeof setInterval> | undefined;
+  /** Before the start: the start deadline; after it: the end of the cycle or of --max-duration. */
+  private timer: ReturnType<typeof setTimeout>;
   private connections = 0;
 
   constructor(
@@ -95,6 +99,7 @@ class ServeTest {
     this.run = new TestRun({ mode: "ntttcp", role: "receiver", peer, transport: "tcp", test: "stream" }, { warmupS: 0, durationS: 0, cooldownS: 0, intervalS: 1 });
     // No-sync and Windows senders write once all their connections exist: the first byte starts the window.
     if (mode !== "linux sync") this.poll = setInterval(() => this.firstByte(), 2);
+    this.timer = setTimeout(() => this.end(), START_DEADLINE_MS);
   }
 
   add(plane: DataPlane): void {
@@ -117,16 +122,18 @@ class ServeTest {
     if (this.started || this.ended) return;
     this.started = true;
     clearInterval(this.poll);
+    clearTimeout(this.timer);
     this.run.beginMeasuring();
     const max = policyLimits(this.svc.opts.policy).maxDurationS;
     const limit = Math.min(cycleS > 0 ? cycleS : Infinity, max ? max.value : Infinity);
-    if (limit < Infinity) setTimeout(() => this.end(), limit * 1000);
+    if (limit < Infinity) this.timer = setTimeout(() => this.end(), limit * 1000);
   }
 
   end(): void {
     if (this.ended) return;
     this.ended = true;
     clearInterval(this.poll);
+    clearTimeout(this.timer);
     this.sync?.finish();
     if (this.started) this.report();
     this.run.finish();

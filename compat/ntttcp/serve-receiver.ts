@@ -47,12 +47,10 @@ export interface NtttcpServeOptions {
   sockopt: Sockopt;
   policy: ServerPolicy;
   print(line: string): void;
-  /** A control contact from `peer`: its data connections held elsewhere (the shared base port) belong here now. */
-  claim?(peer: string): void;
 }
 
 /** The receiver inside another process (`anyperf serve`); `o.port` is the base data port. */
-export async function startNtttcpServer(o: EmbedOptions & Pick<NtttcpServeOptions, "baseNet" | "claim"> & { tokenOffset?: number }): Promise<ServerHandle> {
+export async function startNtttcpServer(o: EmbedOptions & Pick<NtttcpServeOptions, "baseNet"> & { tokenOffset?: number }): Promise<ServerHandle> {
   const [net, sockopt] = await Promise.all([loadNet(), loadSockopt()]);
   if (!sockopt) throw new UserError("the ntttcp receiver hands sockets to data Workers through libc: run the Linux (glibc) build under Bun, or pass --ntttcp off");
   const svc = new NtttcpServe({
@@ -64,7 +62,6 @@ export async function startNtttcpServer(o: EmbedOptions & Pick<NtttcpServeOption
     sockopt,
     policy: o.policy,
     print: (line) => o.sink(`${line}\n`),
-    claim: o.claim,
   });
   svc.start();
   return { port: o.port, close: async () => svc.close() };
@@ -238,9 +235,8 @@ export class NtttcpServe {
           test.end();
         } else test.cycleS = e.cycle;
       } else if (e.type === "start") {
+        // Its data connections were silent until now; on a shared base port they reach us with their first bytes.
         test.start(test.cycleS);
-        // Its data connections are silent until now: those held on a shared base port are ours.
-        this.opts.claim?.(peer);
       }
       else if (e.type === "interrupted") test.end();
     });
@@ -254,11 +250,10 @@ export class NtttcpServe {
     };
   }
 
-  /** A Windows sync sender's data connections are silent until its token exchange: those held are ours now. */
+  /** A Windows sync sender's data connections are silent until its token exchanges are done, then its bytes start the test. */
   private tokenContact(t: Transport, peer: string): ControlHandlers {
     const test = this.testFor(peer, "windows sync");
     if (!test.started && !test.sync) test.mode = "windows sync";
-    this.opts.claim?.(peer);
     const x = new WindowsTokenExchange(t, () => {});
     queueMicrotask(() => x.start());
     return { onData: (b) => x.onData(b), onClose: () => x.onClose() };

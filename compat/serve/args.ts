@@ -42,7 +42,7 @@ One process that answers stock iperf3, iperf 2, netperf and ntttcp (Linux and Wi
       --token T            anyperf clients must pass --token T
       --token-file F       the same, read from the first line of F
   iperf 2 and ntttcp share port 5001: a connection goes to the one whose client it is, told by what it sends first
-  (an iperf 2 header, or ntttcp's 'A' bytes or its sync/token contact); UDP on that port is iperf 2's.
+  (an iperf 2 header, or ntttcp's 'A' bytes); UDP on that port is iperf 2's.
   every server option also applies: --allow, --max-tests, --max-streams, --max-duration, --max-rate, --http`;
 
 function portOrOff(flag: string, text: string | undefined, fallback: number): number | null {

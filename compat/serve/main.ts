@@ -123,7 +123,6 @@ function listeners(plan: ServePlan, tokenOffset: number, mux: PortMux<SharedRout
           ...o,
           tokenOffset,
           baseNet: mux?.net("ntttcp"),
-          claim: mux ? (peer) => mux.claim("ntttcp", (p) => p === peer) : undefined,
         }),
     });
   }

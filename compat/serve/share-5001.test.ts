@@ -21,7 +21,7 @@ describe("port 5001: iperf 2 or ntttcp by the first bytes", () => {
     expect(decide5001(Uint8Array.of(0x41, 0x41), undefined, true)).toBe("ntttcp");
     expect(decide5001(Uint8Array.of(0x41, 0x01), undefined, false)).toBe("iperf");
   });
-  test("nothing sent: wait (an ntttcp sync sender is claimed by its contact), dropped when the hold ends", () => {
+  test("nothing sent: wait (an ntttcp sync sender writes once its test starts), dropped when the hold ends", () => {
     expect(decide5001(new Uint8Array(0), "127.0.0.1", false)).toBe("wait");
     expect(decide5001(new Uint8Array(0), "127.0.0.1", true)).toBe("drop");
   });

@@ -3,9 +3,10 @@ import type { Net, TcpHandlers, TcpListener, TcpSocket } from "./types.ts";
 
 /**
  * One TCP port shared by several servers that cannot be told apart at accept: the mux accepts, holds each connection
- * until what its client sent first (or something another socket saw, through claim()) names the server it is for,
- * then opens it in that server's handlers as if that server had accepted it, bytes read so far included. Each server
- * listens through `net(route)`, a Net whose listen() registers its handlers here instead of binding the port.
+ * until what its client sent first names the server it is for, then opens it in that server's handlers as if that
+ * server had accepted it, bytes read so far included. Each server listens through `net(route)`, a Net whose listen()
+ * registers its handlers here instead of binding the port. A connection that stays silent is decided (or closed)
+ * when its hold ends.
  */
 
 /** The route for a connection, "wait" for more bytes, or "drop". `timedOut`: the hold ended with what came so far. */
@@ -17,7 +18,7 @@ interface Held {
   timer: ReturnType<typeof setTimeout>;
 }
 
-/** A held connection that never gets a byte nor a claim is decided on what it has after this long. */
+/** A held connection is decided on what it has after this long. */
 export const HOLD_MS = 10_000;
 /** Bytes held at most: a decider that wants more than this gets its answer forced (timedOut). */
 const MAX_HELD = 4096;
@@ -71,11 +72,6 @@ export class PortMux<R extends string> {
         };
       },
     };
-  }
-
-  /** Sends every held connection `pick` chooses to `route` now (a control connection elsewhere named its peer). */
-  claim(route: R, pick: (peer: string | undefined) => boolean): void {
-    for (const s of [...this.held.keys()]) if (pick(s.remoteAddress)) this.open(s, route);
   }
 
   stop(): void {

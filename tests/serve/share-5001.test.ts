@@ -5,7 +5,7 @@ import { TOKEN_OFFSET, figures, hasStock, ntttcpLinux, serveReady, spawnServe } 
 
 /**
  * iperf 2 and ntttcp on one port (their common default, 5001; here 30701): each connection reaches the server of the
- * client that made it, whether it speaks first (iperf 2's header, ntttcp's 'A's) or stays silent until its sync
+ * client that made it, by what it sends first (iperf 2's header, ntttcp's 'A's), also when it stays silent until its sync
  * contact (ntttcp-for-linux sync: 'R' on PORT-1; Windows NTttcp sync: tokens on PORT+offset).
  */
 

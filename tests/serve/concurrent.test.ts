@@ -85,7 +85,7 @@ describe.skipIf(!hasStock())("anyperf serve: every client at once", () => {
     }
   }, 90_000);
 
-  test("iperf -r and -d, netperf TCP_STREAM, TCP_MAERTS, TCP_CRR and UDP_RR, one after another on the same serve", async () => {
+  test("iperf -r and -d, iperf3 UDP, -R and --bidir, netperf TCP_STREAM, TCP_MAERTS, TCP_CRR and UDP_RR, one after another on the same serve", async () => {
     const run = async (cmd: string[]) => {
       const f = await spawnProc(cmd, 30_000).done;
       ok(cmd.join(" "), f);
@@ -96,6 +96,10 @@ describe.skipIf(!hasStock())("anyperf serve: every client at once", () => {
     expect(figures(tradeoff, /sec\s+[\d.]+ \w?Bytes\s+([\d.]+) \w?bits\/sec/).filter((x) => x > 0).length).toBeGreaterThanOrEqual(2);
     const dual = await run(["iperf", "-c", H, "-p", `${P.shared}`, "-t", "1", "-d", "-L", "30561"]);
     expect(figures(dual, /sec\s+[\d.]+ \w?Bytes\s+([\d.]+) \w?bits\/sec/).filter((x) => x > 0).length).toBeGreaterThanOrEqual(2);
+    for (const extra of [["-u", "-b", "20M"], ["-R"], ["--bidir"]]) {
+      const j = JSON.parse(await run(["iperf3", "-c", H, "-p", `${P.iperf3}`, "-t", "1", "-J", ...extra])) as { end: { sum_received?: { bytes: number }; sum?: { bytes: number } } };
+      expect((j.end.sum_received ?? j.end.sum)!.bytes).toBeGreaterThan(0);
+    }
     for (const t of ["TCP_STREAM", "TCP_MAERTS", "TCP_CRR", "UDP_RR"]) {
       const out = await run(["netperf", "-H", H, "-p", `${P.netserver}`, "-t", t, "-l", "1"]);
       const line = out.trim().split("\n").filter((l) => /^\d+\s/.test(l.trim()))[0]!;

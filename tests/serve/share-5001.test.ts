@@ -65,4 +65,16 @@ describe("one port for iperf 2 and ntttcp", () => {
     // No connection went to the wrong server: iperf 2 reported no dropped connection, ntttcp no stray test.
     expect(serve.stdout()).not.toContain("dropped connection");
   }, 40_000);
+
+  test("Ctrl+C mid-test: serve prints what the running ntttcp test measured, then exits 130", async () => {
+    const before = ntttcpTotals().length;
+    const sender = emulateSender({ host: H, base: PORT, threads: 2, sync: false, offset: TOKEN_OFFSET, warmupS: 0, runS: 4, cooldownS: 0 });
+    await Bun.sleep(1500);
+    serve.kill("SIGINT");
+    const f = await serve.done;
+    await sender;
+    expect(f.code).toBe(130);
+    expect(ntttcpTotals().length).toBe(before + 1);
+    expect(ntttcpTotals()[before]).toBeGreaterThan(0);
+  }, 30_000);
 });

@@ -32,8 +32,10 @@ interface Listener {
 }
 
 export async function serveMain(argv: string[]): Promise<number> {
+  // Tests move Windows' token ports into their own port range, as `anyperf ntttcp` lets them.
   const offset = process.env.ANYPERF_NTTTCP_TOKEN_OFFSET;
-  const tokenOffset = offset ? Number(offset) : WINDOWS_TOKEN_PORT_OFFSET;
+  if (offset !== undefined && !/^\d{1,4}$/.test(offset)) throw new UserError(`ANYPERF_NTTTCP_TOKEN_OFFSET=${offset}: set a port offset 0-9999, or unset it`, 2);
+  const tokenOffset = offset !== undefined ? Number(offset) : WINDOWS_TOKEN_PORT_OFFSET;
   const cmd = parseServeArgs(argv, NATIVE_DEFAULT_PORT, tokenOffset);
   if (cmd.kind === "help") {
     console.log(SERVE_USAGE(NATIVE_DEFAULT_PORT));

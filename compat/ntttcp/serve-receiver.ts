@@ -5,7 +5,7 @@ import type { Net, TcpListener, TcpSocket } from "../../src/net/types.ts";
 import type { Sockopt } from "../../src/sockopt/sockopt.ts";
 import { peerText } from "../../src/access/peer-text.ts";
 import { RefusalLog } from "../../src/access/refusal-log.ts";
-import { peerAllowed, policyLimits, type ServerPolicy } from "../../src/access/server-policy.ts";
+import { POLICY_FLAGS, busyMessage, peerAllowed, policyLimits, type ServerPolicy } from "../../src/access/server-policy.ts";
 import { LinuxSyncReceiver } from "../../interop/ntttcp/linux-sync-receiver.ts";
 import { WINDOWS_TOKEN_PORT_OFFSET, WindowsTokenExchange } from "../../interop/ntttcp/windows-token.ts";
 import { UserError, explainSocketError } from "../../src/errors.ts";
@@ -31,6 +31,8 @@ import type { LogLevel } from "./run.ts";
 export const SERVE_PORTS = 16;
 /** A data connection silent this long after its test started is closed (a vanished sender frees its Worker). */
 const IDLE_MS = 60_000;
+/** Tests from different senders at once, unless --max-tests says otherwise: each holds a TestRun and its sampler. */
+const DEFAULT_MAX_TESTS = 64;
 /** A test that has not started this long after its first contact is given up (an idle sync or data connection). */
 const START_DEADLINE_MS = 60_000;
 /** A sync connection's receiver keeps answering a late 'E' this long after its test ended. */
@@ -67,6 +69,8 @@ export async function startNtttcpServer(o: EmbedOptions & Pick<NtttcpServeOption
   return { port: o.port, close: async () => svc.close() };
 }
 
+type Peer = { host: string | undefined; port: number | undefined };
+
 interface DataConn {
   test: ServeTest | undefined;
   pending: number;
@@ -82,6 +86,8 @@ class ServeTest {
   ended = false;
   /** The negotiated Linux cycle, seconds (0 = until the sender stops). */
   cycleS = 0;
+  /** Data connections accepted into this test (--max-streams), handed to a Worker or about to be. */
+  accepted = 0;
   private poll: ReturnType<typeof setInterval> | undefined;
   /** Before the start: the start deadline; after it: the end of the cycle or of --max-duration. */
   private timer: ReturnType<typeof setTimeout>;
@@ -180,14 +186,14 @@ export class NtttcpServe {
         throw explainSocketError(e, { host: opts.host, port, role: "listen" });
       }
     };
-    const admit = (p: { host: string | undefined; port: number | undefined }) => this.admit(p.host, p.port);
+    const admit = (p: Peer) => this.admit(p.host, p.port);
     const sync = opts.port - 1;
-    bind(sync, () => listenControl(opts.net, opts.host, sync, (t, p) => this.syncContact(t, p.host ?? "?"), admit));
+    bind(sync, () => listenControl(opts.net, opts.host, sync, (t, p) => this.syncContact(t, p), admit));
     for (let i = 0; i < SERVE_PORTS; i++) {
       const data = opts.port + i;
       const token = data + opts.tokenOffset;
       bind(data, () => this.listenData(i === 0 && opts.baseNet ? opts.baseNet : opts.net, data));
-      bind(token, () => listenControl(opts.net, opts.host, token, (t, p) => this.tokenContact(t, p.host ?? "?"), admit));
+      bind(token, () => listenControl(opts.net, opts.host, token, (t, p) => this.tokenContact(t, p), admit));
     }
   }
 
@@ -210,20 +216,30 @@ export class NtttcpServe {
     return false;
   }
 
-  private testFor(peer: string, mode: ServeTest["mode"]): ServeTest {
-    let t = this.tests.get(peer);
-    if (!t || t.ended) {
-      t = new ServeTest(this, peer, mode);
-      this.tests.set(peer, t);
+  /**
+   * The peer's running test, or a new one; undefined when --max-tests (default 64) tests run already: the caller
+   * closes the connection (ntttcp has no way to say no).
+   */
+  private testFor(peer: string, mode: ServeTest["mode"], port: number | undefined): ServeTest | undefined {
+    const t = this.tests.get(peer);
+    if (t && !t.ended) return t;
+    const max = policyLimits(this.opts.policy).maxTests ?? { value: DEFAULT_MAX_TESTS, flag: POLICY_FLAGS.maxTests };
+    if (this.tests.size >= max.value) {
+      this.refusals.refused(`refused ${peerText(peer, port)}: ${busyMessage(max, this.tests.size)}`);
+      return undefined;
     }
-    return t;
+    const created = new ServeTest(this, peer, mode);
+    this.tests.set(peer, created);
+    return created;
   }
 
-  private syncContact(t: Transport, peer: string): ControlHandlers {
+  private syncContact(t: Transport, from: Peer): ControlHandlers | null {
+    const peer = from.host ?? "?";
     const existing = this.tests.get(peer);
     // A sync contact while this peer's no-sync test is still open: that test is over, a new one begins.
     if (existing && !existing.sync) existing.end();
-    const test = this.testFor(peer, "linux sync");
+    const test = this.testFor(peer, "linux sync", from.port);
+    if (!test) return null;
     const say = (level: LogLevel, text: string) => this.opts.print(linuxLogLine(new Date(), level, text));
     test.sync ??= new LinuxSyncReceiver({ duration: 1, multiClient: false }, (e) => {
       if (e.type === "log") say(e.level, e.text);
@@ -233,6 +249,7 @@ export class NtttcpServe {
           // The sync protocol has no "no": the test ends and the sender sees its sync connection close.
           say("ERR", `refused the test from ${peer}: it asks for ${e.cycle === 0 ? "a continuous test" : `${e.cycle} s`}; this server allows ${max.value} s (${max.flag})`);
           test.end();
+          test.sync?.closeAll();
         } else test.cycleS = e.cycle;
       } else if (e.type === "start") {
         // Its data connections were silent until now; on a shared base port they reach us with their first bytes.
@@ -251,8 +268,9 @@ export class NtttcpServe {
   }
 
   /** A Windows sync sender's data connections are silent until its token exchanges are done, then its bytes start the test. */
-  private tokenContact(t: Transport, peer: string): ControlHandlers {
-    const test = this.testFor(peer, "windows sync");
+  private tokenContact(t: Transport, from: Peer): ControlHandlers | null {
+    const test = this.testFor(from.host ?? "?", "windows sync", from.port);
+    if (!test) return null;
     if (!test.started && !test.sync) test.mode = "windows sync";
     const x = new WindowsTokenExchange(t, () => {});
     queueMicrotask(() => x.start());
@@ -268,7 +286,15 @@ export class NtttcpServe {
         open: (s) => {
           s.data = { test: undefined, pending: 0, handed: false };
           if (!this.admit(s.remoteAddress, s.remotePort)) return s.end();
-          s.data.test = this.testFor(s.remoteAddress ?? "?", "no sync");
+          const test = this.testFor(s.remoteAddress ?? "?", "no sync", s.remotePort);
+          if (!test) return s.end();
+          const max = policyLimits(this.opts.policy).maxStreams;
+          if (max && test.accepted >= max.value) {
+            this.refusals.refused(`refused ${peerText(s.remoteAddress, s.remotePort)}: its test has ${test.accepted} connections; this server allows ${max.value} (${max.flag})`);
+            return s.end();
+          }
+          test.accepted++;
+          s.data.test = test;
           // After this turn: bytes the shared port read before handing the connection over are counted first.
           queueMicrotask(() => void this.hand(s).catch((e: unknown) => this.opts.print(`ntttcp: dropped a connection from ${peerText(s.remoteAddress, s.remotePort)}: ${e instanceof Error ? e.message : String(e)}`)));
         },

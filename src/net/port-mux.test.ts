@@ -78,4 +78,12 @@ describe("PortMux", () => {
     const closed = await Promise.race([c.closed.then(() => true), Bun.sleep(2000).then(() => false)]);
     expect(closed).toBe(true);
   });
+
+  test("a client that half-closes before sending anything is closed at once, not held", async () => {
+    await start();
+    const c = await client();
+    c.sock.end();
+    const closed = await Promise.race([c.closed.then(() => true), Bun.sleep(2000).then(() => false)]);
+    expect(closed).toBe(true);
+  });
 });

@@ -45,7 +45,11 @@ export class PortMux<R extends string> {
         open: (s) => this.hold(s),
         data: (s, d) => this.onData(s, d),
         drain: (s) => this.to(s)?.drain?.(s),
-        end: (s) => (this.routed.has(s) ? this.to(s)?.end?.(s) : this.forget(s)),
+        end: (s) => {
+          // A client that half-closes before a decision gets one on what it sent (or is closed), not a hold.
+          if (!this.routed.has(s)) this.settle(s, true);
+          if (this.routed.has(s)) this.to(s)?.end?.(s);
+        },
         close: (s, e) => (this.routed.has(s) ? this.to(s)?.close?.(s, e) : this.forget(s)),
         error: (s, e) => this.to(s)?.error?.(s, e),
       },

@@ -35,15 +35,15 @@ describe("one port for iperf 2 and ntttcp", () => {
     expect(serve.stdout()).toMatch(/\[ntttcp\] .*test from \S+ \(windows sync, 2 connections\) done/);
     // The emulator counts its 2 s of writes; serve counts from the first byte to the senders' close.
     expect(got!).toBeGreaterThan(sent * 0.9);
-    // It may also count what the emulator wrote before its own clock started (a socket buffer or two).
-    expect(got!).toBeLessThan(sent * 1.05 + 8 * 2 ** 20);
+    // It also counts what the emulator wrote outside its own clock (its socket buffers filled before, drained after).
+    expect(got!).toBeLessThan(sent * 1.1 + 16 * 2 ** 20);
   }, 30_000);
 
   test("Windows NTttcp -ns sender: served as ntttcp, bytes agree", async () => {
     const { sent, got } = await windowsTests(false);
     expect(serve.stdout()).toMatch(/\[ntttcp\] .*test from \S+ \(no sync, 2 connections\) done/);
     expect(got!).toBeGreaterThan(sent * 0.9);
-    expect(got!).toBeLessThan(sent * 1.05 + 8 * 2 ** 20);
+    expect(got!).toBeLessThan(sent * 1.1 + 16 * 2 ** 20);
   }, 30_000);
 
   test.skipIf(!hasStock())("iperf TCP, iperf UDP and an ntttcp-for-linux sync sender on the same port at the same time", async () => {

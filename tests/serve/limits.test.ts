@@ -2,10 +2,11 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { connect, type Socket } from "node:net";
 import { spawnProc, waitFor, type Proc } from "../support/processes.ts";
 import { emulateSender } from "../interop/ntttcp-windows-emulator.ts";
-import { TOKEN_OFFSET, ntttcpLinux, serveReady, spawnServe } from "./harness.ts";
+import { TOKEN_OFFSET, anyperf, hasStock, ntttcpLinux, serveReady, spawnServe } from "./harness.ts";
 
 /**
- * Server limits on the ntttcp receiver under serve, which (unlike `ntttcp -r`, one test) serves many senders: each
+ * Server limits under serve: --allow on every server at once, and the ntttcp receiver, which under serve (unlike
+ * `ntttcp -r`, one test) serves many senders. Each
  * refusal is one line naming the limit's flag; ntttcp has no way to say no, so the connection is closed.
  */
 
@@ -41,7 +42,7 @@ function sender(local: string): Promise<void> {
   });
 }
 
-describe("anyperf serve: ntttcp limits", () => {
+describe("anyperf serve: server limits", () => {
   test("--max-streams 2: a sender's third connection is closed, its test runs on two", async () => {
     const p = await start("--max-streams", "2");
     await emulateSender({ host: H, base: BASE, threads: 3, sync: false, offset: TOKEN_OFFSET, warmupS: 0, runS: 1, cooldownS: 0 });
@@ -65,4 +66,23 @@ describe("anyperf serve: ntttcp limits", () => {
     expect(f.code).not.toBe(0);
     expect(p.stdout()).toMatch(/refused the test from 127\.0\.0\.1: it asks for 5 s; this server allows 2 s \(--max-duration\)/);
   }, 40_000);
+
+  test.skipIf(!hasStock())("--allow holds for every server at once: each refuses a peer outside it in one line naming --allow", async () => {
+    serve = spawnServe(["-p", "30850", "--iperf3", "30851", "--iperf", "30852", "--netserver", "30853", "--ntttcp", "30861", "-B", H, "--allow", "10.0.0.0/8"], 60_000);
+    await serveReady(serve, 5);
+    const runs = await Promise.all([
+      spawnProc(["iperf3", "-c", H, "-p", "30851", "-t", "1"], 20_000).done,
+      spawnProc(["iperf", "-c", H, "-p", "30852", "-t", "1"], 20_000).done,
+      spawnProc(["netperf", "-H", H, "-p", "30853", "-l", "1"], 20_000).done,
+      spawnProc([...anyperf(), "client", H, "-p", "30850", "-t", "1"], 20_000).done,
+      emulateSender({ host: H, base: 30861, threads: 1, sync: false, offset: TOKEN_OFFSET, warmupS: 0, runS: 1, cooldownS: 0 }),
+    ]);
+    expect(runs[0].code).not.toBe(0);
+    expect(runs[2].code).not.toBe(0);
+    expect(runs[3].code).not.toBe(0);
+    for (const who of ["iperf3", "iperf", "netserver", "anyperf", "ntttcp"]) {
+      await waitFor(() => serve!.stdout(), new RegExp(`^\\[${who}\\] .*refused 127\\.0\\.0\\.1 port \\d+: not in --allow`, "m"), 5000);
+    }
+    expect(serve.stdout()).not.toMatch(/test from .* done/);
+  }, 60_000);
 });

@@ -6,8 +6,8 @@ import { TOKEN_OFFSET, anyperf, hasStock, ntttcpLinux, serveReady, spawnServe } 
 
 /**
  * Server limits under serve: --allow on every server at once, and the ntttcp receiver, which under serve (unlike
- * `ntttcp -r`, one test) serves many senders. Each
- * refusal is one line naming the limit's flag; ntttcp has no way to say no, so the connection is closed.
+ * `ntttcp -r`, one test) serves many senders. Each refusal is one line naming the limit's flag; ntttcp has no way to
+ * say no, so the connection is closed.
  */
 
 const BASE = 30831;

@@ -22,29 +22,23 @@ afterAll(() => serve?.kill());
 
 /** serve's report of ntttcp tests: bytes of each "total bytes" line, in order. */
 const ntttcpTotals = () => figures(serve.stdout(), /\[ntttcp\] .*total bytes\t:(\d+)/);
-const windowsTests = async (sync: boolean) => {
+/** An emulated Windows sender on the shared port: serve names its start mode, and counts what it sent. */
+async function windowsSender(sync: boolean, mode: string): Promise<void> {
   const before = ntttcpTotals().length;
   const s = await emulateSender({ host: H, base: PORT, threads: 2, sync, offset: TOKEN_OFFSET, warmupS: 0, runS: 2, cooldownS: 0 });
   for (let i = 0; i < 100 && ntttcpTotals().length === before; i++) await Bun.sleep(50);
-  return { sent: s.recordedBytes, got: ntttcpTotals()[before] };
-};
+  expect(serve.stdout()).toMatch(new RegExp(`\\[ntttcp\\] .*test from \\S+ \\(${mode}, 2 connections\\) done`));
+  const got = ntttcpTotals()[before]!;
+  // The emulator counts its 2 s of writes; serve counts from the first byte to the senders' close, so also what
+  // the emulator wrote outside its own clock (its socket buffers filled before, drained after).
+  expect(got).toBeGreaterThan(s.recordedBytes * 0.9);
+  expect(got).toBeLessThan(s.recordedBytes * 1.1 + 16 * 2 ** 20);
+}
 
 describe("one port for iperf 2 and ntttcp", () => {
-  test("Windows NTttcp sync sender (silent data connections until its tokens): served as ntttcp, bytes agree", async () => {
-    const { sent, got } = await windowsTests(true);
-    expect(serve.stdout()).toMatch(/\[ntttcp\] .*test from \S+ \(windows sync, 2 connections\) done/);
-    // The emulator counts its 2 s of writes; serve counts from the first byte to the senders' close.
-    expect(got!).toBeGreaterThan(sent * 0.9);
-    // It also counts what the emulator wrote outside its own clock (its socket buffers filled before, drained after).
-    expect(got!).toBeLessThan(sent * 1.1 + 16 * 2 ** 20);
-  }, 30_000);
+  test("Windows NTttcp sync sender (silent data connections until its tokens): served as ntttcp, bytes agree", () => windowsSender(true, "windows sync"), 30_000);
 
-  test("Windows NTttcp -ns sender: served as ntttcp, bytes agree", async () => {
-    const { sent, got } = await windowsTests(false);
-    expect(serve.stdout()).toMatch(/\[ntttcp\] .*test from \S+ \(no sync, 2 connections\) done/);
-    expect(got!).toBeGreaterThan(sent * 0.9);
-    expect(got!).toBeLessThan(sent * 1.1 + 16 * 2 ** 20);
-  }, 30_000);
+  test("Windows NTttcp -ns sender: served as ntttcp, bytes agree", () => windowsSender(false, "no sync"), 30_000);
 
   test.skipIf(!hasStock())("iperf TCP, iperf UDP and an ntttcp-for-linux sync sender on the same port at the same time", async () => {
     const before = ntttcpTotals().length;

@@ -10,7 +10,7 @@ import { parseCommand } from "./parse.ts";
 import { pinMainThread } from "./affinity.ts";
 import { runReceiver, runSender, type LogLevel, type RunIo } from "./run.ts";
 import { NTTTCP_USAGE } from "./usage.ts";
-import { WINDOWS_BANNER, windowsConsole, windowsXml } from "./windows-output.ts";
+import { WINDOWS_BANNER, windowsComputerName, windowsConsole, windowsLines, windowsXml } from "./windows-output.ts";
 
 /** `anyperf ntttcp …`, or the binary run through a link named ntttcp / ntttcps / ntttcpr. */
 export async function main(argv: string[]): Promise<number> {
@@ -34,10 +34,10 @@ export async function main(argv: string[]): Promise<number> {
   if (plan.outputs.log) checkOutputPath("-O", plan.outputs.log);
   // -O starts a new log (the file is replaced, not appended to) and gets each turn's lines as one block.
   const logFile = plan.outputs.log ? new AppendLog(plan.outputs.log, { fresh: true }) : undefined;
-  const out = (s: string) => process.stdout.write(s);
+  const out = (s: string) => process.stdout.write(plan.dialect === "windows" ? windowsLines(s) : s);
   const log = (level: LogLevel, text: string) => {
     if (plan.dialect === "windows") {
-      if (level === "ERR") process.stderr.write(`ERROR: ${text}\n`);
+      if (level === "ERR") process.stderr.write(`ERROR: ${text}\r\n`);
       else if (level === "INFO" || plan.outputs.verbose) out(`${text}\n`);
       return;
     }
@@ -79,7 +79,7 @@ export async function main(argv: string[]): Promise<number> {
     realtime: plan.dialect === "linux" && !plan.outputs.quiet ? (bytes, seconds) => out(linuxRealtimeLine(bytes, seconds, tty)) : undefined,
     nic: linux?.showNicPackets || undefined,
     interruptsMatching: linux?.showDevInterrupts || undefined,
-    computerName: hostname(),
+    computerName: plan.dialect === "windows" ? windowsComputerName(hostname()) : hostname(),
     os: `${type()} ${hostname()} ${release()} ${version()} ${machine()}${type() === "Linux" ? " GNU/Linux" : ""}`,
   };
   // -H: a receiver serves one test after another until interrupted.

@@ -208,7 +208,7 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
     run.attach(plane, "recv");
   };
   try {
-    io.log("INFO", `${p.threads.length + (p.sync.kind === "linux" ? 1 : 0)} threads created`);
+    if (p.dialect === "linux") io.log("INFO", `${p.threads.length + (p.sync.kind === "linux" ? 1 : 0)} threads created`);
     let started: Promise<boolean>;
     let refused: string | undefined;
     if (p.sync.kind === "linux") {
@@ -280,6 +280,8 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
     if (!began && refused !== undefined) throw new UserError(`refused the sender's test: ${refused}`, 1);
     if (!began || !run) throw new UserError("interrupted before the test started: no sender connected", 1);
     const r: TestRun = run;
+    // 5.40's receiver says so once every thread has its connection (and token), as its sender does.
+    if (p.dialect === "windows") io.log("INFO", "Network activity progressing...");
     await r.runTimed(stop.signal);
     syncRx?.finish();
     if (p.dialect === "linux") io.log("INFO", "Test cycle finished.");
@@ -381,6 +383,8 @@ export async function runSender(p: NtttcpPlan, io: RunIo): Promise<NtttcpResults
     const timing = cycleTiming(p, cycle);
     const run = newRun(p, io, timing);
     run.attach(pl, "send");
+    // Without a warm-up the window opens before the first write, so a count-mode run counts every buffer (5.40 does).
+    if (timing.warmupS === 0) run.beginMeasuring();
     pl.go();
     await run.runTimed(stop.signal);
     const interrupted = run.interrupted;

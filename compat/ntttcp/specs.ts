@@ -47,8 +47,9 @@ export function receiverSpecs(p: NtttcpPlan, env: { sockopt: boolean; allow?: Ci
   const specs = p.threads.map((t, id): StreamSpecInput =>
     p.protocol === "udp"
       ? { kind: "udp-recv", id, listen: { host: t.host, port: t.port }, datagramSize: MAX_DATAGRAM, format: "none", options: udpOptions, family, ...allow, ...pin(t) }
-      : // connections 1 = Windows: one accept per port; 0 = Linux: any number. The test's clock decides the end, not EOF.
-        { kind: "tcp-recv", id, listen: { host: t.host, port: t.port }, connections: t.connections, readSize: p.readSize, endOnEof: false, options: options(p), family, ...allow, ...pin(t) },
+      : // connections 1 = Windows: one accept per port; 0 = Linux: any number. The test's clock decides the end, not
+        // EOF, except in Windows count mode: its sender closes after -n buffers, and that ends the receiver's thread.
+        { kind: "tcp-recv", id, listen: { host: t.host, port: t.port }, connections: t.connections, readSize: p.readSize, endOnEof: p.countBytesPerThread !== null, options: options(p), family, ...allow, ...pin(t) },
   );
   return { specs, threadOf: p.threads.map((t) => t.index) };
 }

@@ -65,6 +65,7 @@ export function parseWindowsArgs(argv: readonly string[], argv0 = "ntttcp"): Win
   let hidePerThread = false;
   let throttleKBps = 0;
   let verify = false;
+  let maxActiveThreads = -1;
   const flags = new Set<string>();
   const ignored: { option: string; reason: string }[] = [];
   const notes: string[] = [];
@@ -161,7 +162,7 @@ export function parseWindowsArgs(argv: readonly string[], argv0 = "ntttcp"): Win
     "-thr": (next) => void (throttleKBps = Math.max(0, atoi(next() ?? ""))),
     "-brn": (next) => void next(),
     "-lm": () => {},
-    "-icp": (next) => void next(),
+    "-icp": (next) => void (maxActiveThreads = atoi(next() ?? "")),
     "-cfi": () => {},
     "-es": () => {},
     "-sam": (next) => {
@@ -238,6 +239,8 @@ export function parseWindowsArgs(argv: readonly string[], argv0 = "ntttcp"): Win
     hidePerThread,
     throttleKBps,
     verify,
+    // 5.40 reports the -icp value, or the thread count when -icp is absent (or negative).
+    maxActiveThreads: maxActiveThreads < 0 ? threads : maxActiveThreads,
     ignored,
     notes,
   });

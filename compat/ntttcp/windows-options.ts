@@ -39,6 +39,8 @@ export const WindowsOptions = z.object({
   /** -thr KB/s per thread (×1024/1000 bytes per ms in the original). */
   throttleKBps: z.number().int().nonnegative(),
   verify: z.boolean(),
+  /** -icp n (the I/O completion port's concurrency); the XML's max_active_threads. */
+  maxActiveThreads: z.number().int().nonnegative(),
   /** Options accepted but with no effect here, with the reason (printed as a warning). */
   ignored: z.array(z.object({ option: z.string(), reason: z.string() })),
   /** What the real tool would have printed about the command line (e.g. a duplicated -m). */

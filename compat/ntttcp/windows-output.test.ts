@@ -73,6 +73,20 @@ describe("Windows XML", () => {
     expect(leaves.find((l) => l.path === "ntttcpr/bufferCount")!.text).toBe("9223372036854775807");
     expect(leaves.find((l) => l.path === "ntttcpr/dpcs")!.text).toBe("n/a");
   });
+  test("max_active_threads: the thread count, or -icp's value (5.40's IOCP concurrency)", () => {
+    const at = (argv: string) => {
+      const c = parseCommand(argv.split(" "), { cpus: 2 });
+      if (c.kind !== "run" || !c.windows) throw new Error("parse");
+      return xmlLeaves(windowsXml(c.plan, c.windows, results)).find((l) => l.path === "ntttcpr/parameters/max_active_threads")!.text;
+    };
+    expect(at("-r -m 2,*,10.0.0.5 -t 10 -ns")).toBe("2");
+    expect(at("-r -m 2,*,10.0.0.5 -t 10 -ns -icp 3")).toBe("3");
+  });
+  test("CRLF line ends, as 5.40 writes its file in text mode", () => {
+    const xml = windowsXml(plan, cmd.windows!, results);
+    expect(xml.endsWith("</ntttcpr>\r\n")).toBe(true);
+    expect(xml.replace(/\r\n/g, "")).not.toContain("\n");
+  });
   test("per-thread throughput is divided by the test time, Bps with one decimal", () => {
     const bps = leaves.filter((l) => l.path === "ntttcpr/thread/throughput" && l.attrs.metric === "Bps").map((l) => l.text);
     expect(bps).toEqual([(B / 2 / 10.002).toFixed(1), (B / 2 / 10.002).toFixed(1)]);

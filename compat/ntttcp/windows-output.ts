@@ -16,6 +16,12 @@ const uint = (v: number | undefined, w: number) => (v === undefined ? NA : Strin
 
 export const WINDOWS_BANNER = "Copyright Version 5.40 (anyperf)";
 
+/** 5.40 writes its console and its -xml file in text mode: every line ends in CRLF. */
+export const windowsLines = (text: string): string => text.replace(/\r?\n/g, "\r\n");
+
+/** GetComputerName's answer: the NetBIOS name, upper case, at most 15 characters, without the DNS domain. */
+export const windowsComputerName = (host: string): string => host.split(".")[0]!.toUpperCase().slice(0, 15);
+
 /** Everything printed after "Network activity progressing...". */
 export function windowsConsole(p: NtttcpPlan, r: NtttcpResults): string {
   const f = windowsFigures(r, p.writeSize);
@@ -74,7 +80,7 @@ export function windowsXml(p: NtttcpPlan, o: WindowsOptions, r: NtttcpResults): 
     el("dash_n_timeout", String(o.countTimeoutMs)),
     el("bind_sender", tf(o.nic !== undefined)),
     el("sender_name", o.nic ?? ""),
-    el("max_active_threads", "0"),
+    el("max_active_threads", String(o.maxActiveThreads)),
     el("udp_uso_size", "0"),
     el("udp_receive_coalescing", "0"),
     el("tp", "False"),
@@ -137,5 +143,5 @@ export function windowsXml(p: NtttcpPlan, o: WindowsOptions, r: NtttcpResults): 
     el("bufferLen", String(o.bufferLen)),
     el("io", String(o.asyncBuffers ?? 2)),
   );
-  return buildXml(el(r.role === "sender" ? "ntttcps" : "ntttcpr", kids, { computername: r.computerName, version: "5.40" }));
+  return windowsLines(buildXml(el(r.role === "sender" ? "ntttcps" : "ntttcpr", kids, { computername: r.computerName, version: "5.40" })));
 }

@@ -266,7 +266,8 @@ export class TestRun {
         await sleep(warmupS);
       }
       if (!ended()) {
-        this.beginMeasuring();
+        // A caller may open the window before its data starts (no warm-up): the first bytes then count.
+        if (this.phase !== "measuring") this.beginMeasuring();
         await (durationS > 0 ? sleep(durationS) : stopped);
         this.endMeasuring();
       }

@@ -1,0 +1,58 @@
+import { describe, expect, test } from "bun:test";
+import { expectSameConsole } from "../fixtures/ntttcp/windows-real.ts";
+import { runWindowsNtttcp, windowsNtttcp } from "../support/windows-ntttcp.ts";
+import { expectClose, expectOk, sleep, spawnOurs, windowsTotalBytes, type Finished } from "./ntttcp-harness.ts";
+
+/**
+ * Against the real NTttcp for Windows 5.40 under Wine (tests/support/windows-ntttcp.ts finds it; skipped when it is
+ * not built). -ns only: Wine runs the token handshake too, but the token ports would be data port + 1000, outside
+ * this file's range 35100-35199.
+ */
+
+const words = (s: string) => s.split(/\s+/).filter(Boolean);
+const T = 90_000;
+const absent = windowsNtttcp === undefined;
+
+/** Waits for a run, killing it (and failing) after `ms`: a receiver that never ends must not hang the suite. */
+async function within(run: { done: Promise<Finished>; kill(): void }, ms: number, what: string): Promise<Finished> {
+  let late = false;
+  const t = setTimeout(() => ((late = true), run.kill()), ms);
+  const r = await run.done;
+  clearTimeout(t);
+  if (late) throw new Error(`${what} did not end within ${ms / 1000} s:\n${r.stdout}`);
+  return r;
+}
+
+describe("the real Windows NTttcp 5.40 (Wine)", () => {
+  test.skipIf(absent)("count mode: the real sender → our receiver ends with every byte, and prints the real lines", async () => {
+    const ours = spawnOurs(words("--windows -r -m 1,*,127.0.0.1 -ns -n 5000 -p 35100"));
+    await sleep(700);
+    const real = await within(runWindowsNtttcp(words("-s -m 1,*,127.0.0.1 -ns -n 5000 -p 35100")), 30_000, "the real sender");
+    const rx = await within(ours, 15_000, "our receiver");
+    expectOk(real, rx);
+    expectClose(windowsTotalBytes(rx.stdout), 5000 * 65536, 0.01);
+    // Receiver and sender print the same tables: ours must have the real one's lines and CRLF.
+    expectSameConsole(real.stdout, rx.stdout);
+  }, T);
+
+  test.skipIf(absent)("count mode: our sender → the real receiver, which ends and counts what we count", async () => {
+    const real = runWindowsNtttcp(words("-r -m 1,*,127.0.0.1 -ns -n 5000 -p 35110"));
+    await sleep(2500);
+    const tx = await within(spawnOurs(words("--windows -s -m 1,*,127.0.0.1 -ns -n 5000 -p 35110")), 30_000, "our sender");
+    const rx = await within(real, 30_000, "the real receiver");
+    expectOk(tx, rx);
+    expect(windowsTotalBytes(tx.stdout)).toBe(5000 * 65536);
+    // The real receiver stops after 5000 reads, which may fall short of 5000 full buffers.
+    expectClose(windowsTotalBytes(rx.stdout), windowsTotalBytes(tx.stdout), 0.01);
+    expectSameConsole(rx.stdout, tx.stdout);
+  }, T);
+
+  test.skipIf(absent)("time mode, 2 threads: the real sender → our receiver", async () => {
+    const ours = spawnOurs(words("--windows -r -m 2,*,127.0.0.1 -ns -t 2 -p 35120"));
+    await sleep(700);
+    const real = await within(runWindowsNtttcp(words("-s -m 2,*,127.0.0.1 -ns -t 2 -p 35120")), 30_000, "the real sender");
+    const rx = await within(ours, 20_000, "our receiver");
+    expectOk(real, rx);
+    expectSameConsole(real.stdout, rx.stdout);
+  }, T);
+});

@@ -1,0 +1,128 @@
+import { describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync } from "node:fs";
+import * as net from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { xmlLeaves } from "../../compat/ntttcp/xml-tree.ts";
+import { expectSameConsole, senderEnds, windowsRecording } from "../fixtures/ntttcp/windows-real.ts";
+import { expectClose, expectOk, sleep, spawnOurs, windowsTotalBytes, type Finished } from "./ntttcp-harness.ts";
+
+/**
+ * What the real NTttcp for Windows 5.40 did and printed (tests/fixtures/ntttcp/windows-5.40-*.txt, recorded under
+ * Wine), replayed against our Windows dialect so CI checks it without the real tool: the count-mode sender's ending
+ * (n × -l bytes per connection, then FIN) must end our receiver, and our console and XML must have the real lines,
+ * line ends and elements. Ports 35200-35299.
+ */
+
+const words = (s: string) => s.split(/\s+/).filter(Boolean);
+const T = 60_000;
+
+/** Connects (retrying while our process starts), as one real sender thread does before the threads synchronise. */
+async function connectData(port: number): Promise<net.Socket> {
+  for (let i = 0; ; i++) {
+    try {
+      return await new Promise<net.Socket>((resolve, reject) => {
+        const s = net.connect({ host: "127.0.0.1", port }, () => resolve(s));
+        s.once("error", reject);
+      });
+    } catch (e) {
+      if (i >= 100) throw e;
+      await sleep(100);
+    }
+  }
+}
+
+/** Sends `bytes` of 'A', then FIN, as the real sender does at the end of -n. */
+async function sendThenFin(s: net.Socket, bytes: number): Promise<void> {
+  const chunk = Buffer.alloc(65536, 0x41);
+  for (let left = bytes; left > 0; ) {
+    const n = Math.min(left, chunk.length);
+    left -= n;
+    if (!s.write(n === chunk.length ? chunk : chunk.subarray(0, n))) await new Promise((r) => s.once("drain", r));
+  }
+  await new Promise<void>((r) => s.end(r));
+}
+
+/** Runs our receiver against the replayed real sender; fails instead of hanging when ours never ends. */
+async function receiverRun(args: string, ends: { bytes: number }[], base: number, cwd?: string): Promise<Finished> {
+  const ours = spawnOurs(words(args), {}, cwd);
+  // The real sender's threads all connect, synchronise, then send.
+  const socks = await Promise.all(ends.map((_, i) => connectData(base + i)));
+  await Promise.all(ends.map((e, i) => sendThenFin(socks[i]!, e.bytes)));
+  const timer = setTimeout(() => ours.kill(), 15_000);
+  const r = await ours.done;
+  clearTimeout(timer);
+  return r;
+}
+
+describe("the real count-mode sender, replayed against our receiver", () => {
+  test("it sends -n × -l bytes per connection, then FIN: our receiver ends on it (it never did) with every byte", async () => {
+    const ends = senderEnds();
+    expect(ends.length).toBe(2);
+    for (const e of ends) expect([e.bytes, e.end]).toEqual([5000 * 65536, "FIN"]);
+    const rx = await receiverRun("--windows -r -m 2,*,127.0.0.1 -ns -n 5000 -p 35200", ends, 35200);
+    expectOk(rx);
+    // The window opens when both connections are seen (polled): what arrived in that instant is not counted.
+    expectClose(windowsTotalBytes(rx.stdout), 2 * 5000 * 65536, 0.01);
+  }, T);
+});
+
+describe("our Windows console, line by line as 5.40's", () => {
+  test("receiver: 'Network activity progressing...', no Linux thread line, CRLF, the real tables", async () => {
+    const real = windowsRecording("windows-5.40-count-receiver.txt");
+    expect(real.command).toContain("-r -m 1,*,127.0.0.1 -ns -n 5000");
+    const rx = await receiverRun("--windows -r -m 1,*,127.0.0.1 -ns -n 5000 -p 35210", [{ bytes: 5000 * 65536 }], 35210);
+    expectOk(rx);
+    expectSameConsole(real.body, rx.stdout);
+  }, T);
+
+  test("sender: CRLF and the real tables", async () => {
+    const real = windowsRecording("windows-5.40-count-sender.txt");
+    expect(real.command).toContain("-s -m 1,*,127.0.0.1 -ns -n 5000");
+    let got = 0;
+    let fin = false;
+    const srv = net.createServer((s) => {
+      s.on("data", (d) => (got += d.length));
+      s.on("end", () => ((fin = true), s.end()));
+      s.on("error", () => {});
+    });
+    await new Promise<void>((r) => srv.listen(35220, "127.0.0.1", r));
+    try {
+      const tx = await spawnOurs(words("--windows -s -m 1,*,127.0.0.1 -ns -n 5000 -p 35220")).done;
+      expectOk(tx);
+      // As the real sender: exactly -n × -l bytes, then an orderly close.
+      expect([got, fin]).toEqual([5000 * 65536, true]);
+      // …and counts every one of them (its window opens before the first write).
+      expect(windowsTotalBytes(tx.stdout)).toBe(5000 * 65536);
+      expectSameConsole(real.body, tx.stdout);
+    } finally {
+      srv.close();
+    }
+  }, T);
+});
+
+describe("our Windows -xml file as 5.40's", () => {
+  test("receiver: same elements and parameters, max_active_threads = threads, computer name upper case, CRLF", async () => {
+    const real = windowsRecording("windows-5.40-count-xml-receiver.xml.txt");
+    expect(real.command).toContain("-r -m 1,*,127.0.0.1 -ns -n 5000 -p 35050 -xml r.xml");
+    const dir = mkdtempSync(join(tmpdir(), "anyperf-winxml-"));
+    const rx = await receiverRun("--windows -r -m 1,*,127.0.0.1 -ns -n 5000 -p 35230 -xml r.xml", [{ bytes: 5000 * 65536 }], 35230, dir);
+    expectOk(rx);
+    expectSameConsole(windowsRecording("windows-5.40-count-xml-receiver.txt").body, rx.stdout);
+    const ours = readFileSync(join(dir, "r.xml"), "latin1");
+    // Every line ends in CRLF, as in the real file.
+    expect(ours.split("\r\n").at(-1)).toBe("");
+    expect(ours.replace(/\r\n/g, "")).not.toContain("\n");
+    const a = xmlLeaves(real.body);
+    const b = xmlLeaves(ours);
+    expect(b.map((l) => [l.path, l.attrs])).toEqual(a.map((l) => [l.path, l.attrs]));
+    const params = (x: typeof a) => x.filter((l) => l.path.includes("/parameters/")).map((l) => `${l.path}=${l.text}`);
+    // The port counter after setup is base + threads: 35051 there, 35231 here.
+    expect(params(b)).toEqual(params(a).map((l) => l.replace("/port=35051", "/port=35231")));
+    const root = (x: string) => /^<ntttcpr computername="([^"]*)"/.exec(x)?.[1];
+    expect(root(real.body)).toBe("VM");
+    expect(root(ours)).toBe(root(ours)!.toUpperCase());
+    const tail = (x: typeof a) => x.filter((l) => ["ntttcpr/bufferCount", "ntttcpr/bufferLen", "ntttcpr/io"].includes(l.path)).map((l) => l.text);
+    expect(tail(b)).toEqual(tail(a));
+  }, T);
+});

@@ -10,7 +10,7 @@ import { type ClientRequestInput, buildClientHeader } from "../../interop/iperf2
 import { digitsPayload } from "../../interop/iperf2/datagram.ts";
 import { REPORT_MIN_LENGTH, type ServerReport, decodeServerReport } from "../../interop/iperf2/server-report.ts";
 import { UdpClientSession } from "../../interop/iperf2/udp-client-session.ts";
-import { csvUdpLine } from "./csv-report.ts";
+import { csvUdpLine, finalCsvTime } from "./csv-report.ts";
 import { type Member, ReportGroup } from "./groups.ts";
 import { LiveTest } from "./live-test.ts";
 import { localAddressToward } from "./local-address.ts";
@@ -125,7 +125,7 @@ export async function runClient(plan: ClientPlan, io: ClientIo): Promise<number>
 
 /** `live`: the client's Test, when the group's streams are its planes (their intervals and lines read its cuts). */
 function group(plan: ClientPlan, io: ClientIo, key: string, expected: number, live?: LiveTest): ReportGroup {
-  return new ReportGroup(key, expected, io.printer, { format: plan.format, enhanced: plan.enhanced, csv: plan.csv, intervalS: plan.intervalS, epochZeroFinalCsv: false, live });
+  return new ReportGroup(key, expected, io.printer, { format: plan.format, enhanced: plan.enhanced, csv: plan.csv, intervalS: plan.intervalS, live });
 }
 
 /** The -r/-d listener: each connection the server opens back is adopted by a Worker and reported as its own stream. */
@@ -502,7 +502,7 @@ async function udpForward(plan: ClientPlan, io: ClientIo, localHost: string, liv
     const c = snap.streams[i]!;
     sumBytes += c.bytes + finBytes;
     sumPackets += c.packets;
-    udpSenderLine(plan, io, r, 0, seconds, { ...c, bytes: c.bytes + finBytes }, new Date());
+    udpSenderLine(plan, io, r, 0, seconds, { ...c, bytes: c.bytes + finBytes }, finalCsvTime(plan.intervalS));
     // Stock counts the FIN and one more in "Sent": 92 data datagrams print "Sent 94 datagrams".
     io.printer.report(null, sentLine(r.id, c.packets + 2));
   });
@@ -530,11 +530,11 @@ function udpSenderLine(
   start: number,
   end: number,
   c: { bytes: number; packets: number; sendErrors: number },
-  at: Date,
+  at: Date | null,
 ): void {
   const { bytes, packets } = c;
   if (plan.csv) {
-    io.printer.csvLine(csvUdpLine({ at, client: r.local, server: { host: plan.host, port: plan.port }, id: r.id, start, end, bytes, jitterS: 0, lost: 0, total: packets, outOfOrder: 0 }));
+    io.printer.csvLine(csvUdpLine({ at, client: r.local, server: { host: plan.host, port: plan.port }, id: r.id, start, end, bytes, jitterS: 0, lost: 0, total: packets, outOfOrder: 0, millis: plan.enhanced }));
     return;
   }
   const fig = { id: r.id, start, end, bytes };
@@ -580,7 +580,7 @@ async function udpReverse(plan: ClientPlan, io: ClientIo, localHost: string, liv
   const seconds = firstMs > 0 ? ((finMs || performance.now()) - firstMs) / 1000 : 0;
   const total = c.maxSeq + (finMs > 0 ? 1 : 0);
   const fig = { id: "*1", start: 0, end: seconds, bytes: c.bytes, jitterS: c.jitter, lost: c.lost, total };
-  if (plan.csv) io.printer.csvLine(csvUdpLine({ at: new Date(), client: local, server, id: 1, start: 0, end: seconds, bytes: c.bytes, jitterS: c.jitter, lost: c.lost, total, outOfOrder: c.outOfOrder }));
+  if (plan.csv) io.printer.csvLine(csvUdpLine({ at: finalCsvTime(plan.intervalS), client: local, server, id: 1, start: 0, end: seconds, bytes: c.bytes, jitterS: c.jitter, lost: c.lost, total, outOfOrder: c.outOfOrder, millis: plan.enhanced }));
   else io.printer.report(HEADER_UDP, udpLine(fig, plan.format));
   return 0;
 }

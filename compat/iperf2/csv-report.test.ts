@@ -28,6 +28,15 @@ describe("-y C lines", () => {
     expect(csvUdpLine({ ...u, id: 1, start: 0.5, end: 1, bytes: 655620, jitterS: 0, lost: 0, total: 446, outOfOrder: 0 })).toBe(udp.serverOutput[1]!);
   });
 
+  test("-e (--enhanced) adds milliseconds, as stock 2.1.8 prints them: 20261203092739.699", () => {
+    expect(csvTimestamp(new Date(2026, 11, 3, 9, 27, 39, 699), true)).toBe("20261203092739.699");
+    expect(csvTimestamp(new Date(2026, 11, 3, 9, 27, 39, 5), true)).toBe("20261203092739.005");
+    // The stock server's final line without -i, under -e.
+    expect(csvTimestamp(null, true)).toBe("19700101000000.000");
+    const at = new Date(2026, 11, 3, 9, 27, 39, 699);
+    expect(csvTcpLine({ at, client, server, id: 1, start: 0, end: 1, bytes: 10, millis: true })).toBe("20261203092739.699,127.0.0.1,49050,127.0.0.1,27008,1,0.0-1.0,10,80");
+  });
+
   test("timestamp", () => {
     expect(csvTimestamp(new Date(2026, 0, 5, 3, 4, 5))).toBe("20260105030405");
     expect(csvTimestamp(null)).toBe("19700101000000");

@@ -9,11 +9,19 @@ import type { Endpoint } from "./text-report.ts";
  * here rather than through a CSV library.
  */
 
-/** YYYYMMDDHHMMSS in local time; the stock server prints 19700101000000 on final lines when -i was not given. */
-export function csvTimestamp(d: Date | null): string {
-  if (d === null) return "19700101000000";
+/**
+ * YYYYMMDDHHMMSS in local time, with -e (`millis`) followed by .mmm as 2.1.8 prints it; the stock server prints
+ * 19700101000000 (.000) on final lines when -i was not given.
+ */
+export function csvTimestamp(d: Date | null, millis = false): string {
   const p = (n: number, w = 2) => String(n).padStart(w, "0");
-  return `${p(d.getFullYear(), 4)}${p(d.getMonth() + 1)}${p(d.getDate())}${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
+  const s = d === null ? "19700101000000" : `${p(d.getFullYear(), 4)}${p(d.getMonth() + 1)}${p(d.getDate())}${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
+  return millis ? `${s}.${p(d?.getMilliseconds() ?? 0, 3)}` : s;
+}
+
+/** A final line's time: stock 2.1.8 (client and server) leaves it at the epoch unless -i was given. */
+export function finalCsvTime(intervalS: number): Date | null {
+  return intervalS > 0 ? new Date() : null;
 }
 
 export interface CsvFigures {
@@ -24,6 +32,8 @@ export interface CsvFigures {
   start: number;
   end: number;
   bytes: number;
+  /** -e: the timestamp carries milliseconds. */
+  millis?: boolean;
 }
 
 export interface CsvUdpFigures extends CsvFigures {
@@ -40,7 +50,7 @@ export function csvBitsPerSecond(bytes: number, seconds: number): number {
 
 export function csvTcpLine(f: CsvFigures): string {
   return [
-    csvTimestamp(f.at),
+    csvTimestamp(f.at, f.millis),
     f.client.host,
     f.client.port,
     f.server.host,

@@ -7,7 +7,7 @@ import {
   tcpWriteEnhancedLine,
   tcpWriteEnhancedSumLine,
 } from "./text-report.ts";
-import { csvTcpLine, type CsvFigures } from "./csv-report.ts";
+import { csvTcpLine, finalCsvTime, type CsvFigures } from "./csv-report.ts";
 import type { TcpStatsTracker } from "./tcp-stats.ts";
 import type { Printer } from "./printer.ts";
 import type { FormatLetter } from "./units.ts";
@@ -52,8 +52,6 @@ export interface GroupOptions {
   enhanced: boolean;
   csv: boolean;
   intervalS: number;
-  /** Stock servers print 19700101000000 in final CSV lines when -i is not set; clients print the real time. */
-  epochZeroFinalCsv: boolean;
   /**
    * How long a group whose streams have all ended waits for the rest of the streams its header announced. Stock
    * clients open all -P connections before sending, so a missing one is a bad or vanished peer: the group must not
@@ -125,7 +123,7 @@ export class ReportGroup {
 
   private line(m: Member, start: number, end: number, bytes: number, calls: number, at: Date | null, final: boolean): void {
     if (this.o.csv) {
-      const f: CsvFigures = { at, client: m.client, server: m.server, id: m.numericId, start, end, bytes };
+      const f: CsvFigures = { at, client: m.client, server: m.server, id: m.numericId, start, end, bytes, millis: this.o.enhanced };
       this.printer.csvLine(csvTcpLine(f));
       return;
     }
@@ -195,7 +193,7 @@ export class ReportGroup {
     m.endMs = endMs;
     const seconds = (endMs - m.startMs) / 1000;
     const c = this.counters(m, this.cut());
-    this.line(m, 0, seconds, m.bytes(c), m.calls(c), this.o.epochZeroFinalCsv && this.o.intervalS === 0 ? null : new Date(), true);
+    this.line(m, 0, seconds, m.bytes(c), m.calls(c), finalCsvTime(this.o.intervalS), true);
     if (this.members.some((x) => x.endMs === undefined)) return;
     if (this.forward < this.expected) {
       clearTimeout(this.grace);

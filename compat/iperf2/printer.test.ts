@@ -44,7 +44,7 @@ describe("report groups", () => {
   const member = (id: number, bytes: number, startMs: number): Member => ({
     id: String(id), numericId: id, stream: { plane, index: 0 }, bytes: () => bytes, calls: () => 1, startMs, client: { host: "c", port: id }, server: { host: "s", port: 5001 }, role: "recv",
   });
-  const options = { format: "a" as const, enhanced: false, csv: false, intervalS: 0, epochZeroFinalCsv: true };
+  const options = { format: "a" as const, enhanced: false, csv: false, intervalS: 0 };
 
   test("each stream's line when it ends, the sum once all announced streams have ended", () => {
     const { lines, printer } = capture();

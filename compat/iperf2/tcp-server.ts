@@ -199,7 +199,6 @@ export class TcpServer {
       enhanced: this.plan.enhanced,
       csv: this.plan.csv,
       intervalS: this.plan.intervalS,
-      epochZeroFinalCsv: true,
       live: new LiveTest({ role: "server", peer, transport: "tcp", durationS, intervalS: this.plan.intervalS }, planes),
     });
     this.groups.push(g);

@@ -4,7 +4,7 @@ import { versionString } from "../../interop/iperf2/client-header.ts";
 import type { ServerReport } from "../../interop/iperf2/server-report.ts";
 import { type UdpFlow, UdpServerSession } from "../../interop/iperf2/udp-server-session.ts";
 import { connectionNotes, withInterface } from "./connection-notes.ts";
-import { csvUdpLine } from "./csv-report.ts";
+import { csvUdpLine, finalCsvTime } from "./csv-report.ts";
 import type { ServerPlan } from "./plan.ts";
 import { DEFAULT_UDP_RATE } from "./plan.ts";
 import { defaultBuffers } from "./socket-defaults.ts";
@@ -241,7 +241,7 @@ export class UdpServer {
 
   private line(f: UdpFlow, st: FlowState, x: { start: number; end: number; bytes: number; jitterS: number; lost: number; total: number }, at: Date | null, packets: number): void {
     if (this.plan.csv) {
-      this.io.printer.csvLine(csvUdpLine({ at, client: f.peer, server: st.local, id: st.id, ...x, outOfOrder: f.stats.outOfOrder }));
+      this.io.printer.csvLine(csvUdpLine({ at, client: f.peer, server: st.local, id: st.id, ...x, outOfOrder: f.stats.outOfOrder, millis: this.plan.enhanced }));
       return;
     }
     const fig = { id: st.id, ...x };
@@ -260,7 +260,7 @@ export class UdpServer {
     this.live.delete(f);
     if (!st) return;
     if (st.timer) clearInterval(st.timer);
-    this.line(f, st, { start: 0, end: report.duration, bytes: report.totalBytes, jitterS: report.jitter, lost: report.lost, total: report.datagrams }, this.plan.intervalS > 0 ? new Date() : null, f.stats.packets);
+    this.line(f, st, { start: 0, end: report.duration, bytes: report.totalBytes, jitterS: report.jitter, lost: report.lost, total: report.datagrams }, finalCsvTime(this.plan.intervalS), f.stats.packets);
     this.groupEnded(st.group);
     this.testDone();
   }

@@ -25,6 +25,15 @@ function integer(v: string, option: string): number {
   return Number(t);
 }
 
+/** strtol(v, &end, 0) as 3.12 reads -A: the leading number counts, what follows it is ignored ("0/1" is 0). */
+function leadingInteger(v: string, fail: () => UserError): number {
+  const m = /^\s*([+-]?)(0x[0-9a-f]+|0[0-7]*|[1-9]\d*)/i.exec(v);
+  if (!m) throw fail();
+  const t = m[2]!;
+  const n = /^0x/i.test(t) ? parseInt(t.slice(2), 16) : t.length > 1 && t.startsWith("0") ? parseInt(t.slice(1), 8) : Number(t);
+  return m[1] === "-" ? -n : n;
+}
+
 /** strtol(v, &end, 0): decimal, 0x hex or 0 octal. */
 function cInteger(v: string, option: string): number {
   const t = v.trim();
@@ -75,6 +84,7 @@ export function parseIperf3Args(argv: readonly string[]): ParsedCommand {
     if (!isServer && role === "server") throw paramError("some option you are trying to set is server only", `--${name} needs -s; drop it from the client`);
   }
   if (str("file") !== undefined) throw new UserError("-F/--file is not supported by anyperf: drop it (data is generated in memory)", 1);
+  if (flag("sctp")) throw new UserError("--sctp is not supported by anyperf: drop it for TCP, or use -u for UDP", 1);
 
   let port: number = Defaults.port;
   if (str("port") !== undefined) {
@@ -251,8 +261,10 @@ function parseClient(host: string, o: Record<string, string | boolean | undefine
   let serverAffinity: number | undefined;
   if (str("affinity") !== undefined) {
     const [a, b] = str("affinity")!.split(",", 2) as [string, string | undefined];
-    affinity = cInteger(a, "-A");
-    if (b !== undefined) serverAffinity = integer(b, "-A");
+    const bad = () => paramError("unable to set CPU affinity", "pass -A n[,m] with CPUs 0..1024");
+    affinity = leadingInteger(a, bad);
+    if (b !== undefined) serverAffinity = leadingInteger(b, bad);
+    if (affinity < 0) throw bad();
     if (affinity > 1024 || (serverAffinity !== undefined && (serverAffinity < 0 || serverAffinity > 1024))) {
       throw paramError("unable to set CPU affinity", "pass -A n[,m] with CPUs 0..1024");
     }

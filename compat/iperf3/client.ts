@@ -27,7 +27,7 @@ import type { Output } from "./output.ts";
 import type { ClientPlan } from "./plan.ts";
 import { StreamSampler, type LiveStream } from "./sampler.ts";
 import { CpuWindow, IPERF_VERSION_STRING, SideReport, blankStream, modeOf, plainAddress, sendsOn, streamId, systemInfo, testRunPeer } from "./side.ts";
-import { adoptedTcpSpec, clientSendBlocks, clientUdpRecvSpec, clientUdpSendSpec, socketOptions } from "./stream-specs.ts";
+import { adoptedTcpSpec, clientSendBlocks, clientUdpRecvSpec, clientUdpSendSpec, onCpu, socketOptions } from "./stream-specs.ts";
 import { DONE, connectedLine, connectingLines } from "./text-report.ts";
 import { atTime, everyInterval, type GridTimer } from "./timers.ts";
 
@@ -101,6 +101,15 @@ class Iperf3Client {
     );
   }
 
+  /** -A n: the main thread (control connection, timers) on CPU n, as 3.12's whole process; refused as 3.12 words it. */
+  private pinMain(cpu: number): void {
+    try {
+      this.fd.sockopt.pinThread(cpu);
+    } catch (e) {
+      throw new UserError(`unable to set CPU affinity: ${(e as Error).message}`, 1);
+    }
+  }
+
   async run(signal: AbortSignal): Promise<number> {
     const onAbort = () => {
       if (this.session) return this.session.terminate();
@@ -110,6 +119,7 @@ class Iperf3Client {
     };
     signal.addEventListener("abort", onAbort, { once: true });
     try {
+      if (this.plan.affinity !== undefined) this.pinMain(this.plan.affinity);
       // A connect the server's full backlog holds (SYNs dropped, up to 2 min) must not hold Ctrl+C: 3.12 exits at once.
       const ctrl = await unlessAborted(this.connectControl(), signal, (s) => s.terminate());
       this.ctrlFd = ctrl.fd ?? -1;
@@ -244,6 +254,7 @@ class Iperf3Client {
     let s = "";
     if (this.plan.output.verbose) {
       s += `${IPERF_VERSION_STRING}\n${systemInfo()}\nControl connection MSS ${this.ctrlMss}\n`;
+      if (this.plan.udpLenFromMss) s += `Setting UDP block size to ${p.len}\n`;
       s += `Time: ${new Date().toUTCString()}\n`;
     }
     s += connectingLines(this.plan.host, this.plan.port, p.reverse);
@@ -312,6 +323,14 @@ class Iperf3Client {
     const r = this.report(i, sender, local?.port ?? s.localPort ?? 0);
     if (local) r.localHost = plainAddress(local.host);
     const raw = this.fd.detach(s);
+    if (p.congestion) {
+      try {
+        this.fd.setCongestion(raw, p.congestion);
+      } catch (e) {
+        this.fd.close(raw);
+        throw e;
+      }
+    }
     this.congestion ??= this.fd.congestion(raw);
     this.side.start.sockBufs.push({ sockBufsize: p.window, sndbufActual: this.fd.sockopt.getInt(raw, 1, 7), rcvbufActual: this.fd.sockopt.getInt(raw, 1, 8) });
     // The server starts its clock when the last cookie arrives, so the cookie goes out only once a Worker holds
@@ -319,7 +338,7 @@ class Iperf3Client {
     const keep = this.fd.dup(raw);
     let plane: DataPlane;
     try {
-      plane = await DataPlane.open([adoptedTcpSpec(sender ? "send" : "recv", raw, 0, p, clientSendBlocks(p, i))]);
+      plane = await DataPlane.open([onCpu(adoptedTcpSpec(sender ? "send" : "recv", raw, 0, p, clientSendBlocks(p, i)), plan.affinity)]);
     } catch (e) {
       this.fd.close(keep);
       throw e;
@@ -345,13 +364,13 @@ class Iperf3Client {
     if (sender) {
       let plane: DataPlane;
       try {
-        plane = await DataPlane.open([clientUdpSendSpec(this.address, plan.port, bindPort, p, clientSendBlocks(p, i))]);
+        plane = await DataPlane.open([onCpu(clientUdpSendSpec(this.address, plan.port, bindPort, p, clientSendBlocks(p, i)), plan.affinity)]);
       } catch (e) {
         throw new Iperf3ProtocolError((e as Error).message, IErrno.IESTREAMREAD, Errno.ETIMEDOUT);
       }
-      return { report: this.report(i, true, plane.localPorts[0] ?? 0), plane, index: 0 };
+      return { report: this.udpReport(i, true, plane.localPorts[0] ?? 0), plane, index: 0 };
     }
-    const plane = await DataPlane.open([clientUdpRecvSpec(this.family, bindPort, p)]);
+    const plane = await DataPlane.open([onCpu(clientUdpRecvSpec(this.family, bindPort, p), plan.affinity)]);
     // The server's reply to our hello is the first datagram on the socket: that is the handshake.
     await new Promise<void>((resolve, reject) => {
       const t = setTimeout(() => {
@@ -367,7 +386,18 @@ class Iperf3Client {
       });
       plane.send(0, UDP_HELLO, { host: this.address, port: plan.port });
     });
-    return { report: this.report(i, false, plane.localPorts[0] ?? 0), plane, index: 0 };
+    return { report: this.udpReport(i, false, plane.localPorts[0] ?? 0), plane, index: 0 };
+  }
+
+  /**
+   * A UDP stream's socket is the Worker's: its local address is the one the kernel picks toward the server, which is
+   * the control connection's own (or -B's). 3.12 prints it, not the wildcard.
+   */
+  private udpReport(i: number, sender: boolean, localPort: number): LiveStream["report"] {
+    const r = this.report(i, sender, localPort);
+    const host = this.plan.bind ?? this.fd.sockopt.localAddress(this.ctrlFd)?.host;
+    if (host) r.localHost = plainAddress(host);
+    return r;
   }
 
   /** TEST_START: the clock, the end condition and the interval reports start. */

@@ -4,6 +4,8 @@
  * few per-socket readings iperf3 reports (TCP_INFO, congestion control, MSS) taken on a main-thread duplicate.
  */
 import { UserError } from "../../src/errors.ts";
+import { Errno, IErrno } from "../../interop/iperf3/error-codes.ts";
+import { Iperf3ProtocolError } from "../../interop/iperf3/framing.ts";
 import { IPPROTO_TCP, TCP_MAXSEG } from "../../src/sockopt/constants.ts";
 import { loadSockopt, type Sockopt } from "../../src/sockopt/sockopt.ts";
 import type { TcpInfo } from "../../src/sockopt/tcp-info.ts";
@@ -15,6 +17,8 @@ export interface FdTools {
   close(fd: number): void;
   tcpInfo(fd: number): TcpInfo | undefined;
   congestion(fd: number): string | undefined;
+  /** -C on a data socket, as 3.12 sets it on each one it connects or accepts; failing is IESETCONGESTION. */
+  setCongestion(fd: number, name: string): void;
   maxSeg(fd: number): number | undefined;
   readonly sockopt: Sockopt;
 }
@@ -41,6 +45,13 @@ function make(so: Sockopt): FdTools {
     close: (fd) => so.close(fd),
     tcpInfo: (fd) => so.tcpInfo(fd),
     congestion: (fd) => so.congestionControl(fd),
+    setCongestion(fd, name) {
+      try {
+        so.apply(fd, { congestion: name });
+      } catch (e) {
+        throw new Iperf3ProtocolError((e as Error).message, IErrno.IESETCONGESTION, Errno.ENOENT);
+      }
+    },
     maxSeg(fd) {
       try {
         return so.getInt(fd, IPPROTO_TCP, TCP_MAXSEG);

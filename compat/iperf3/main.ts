@@ -41,7 +41,8 @@ export async function main(argv: string[]): Promise<number> {
     // Both files are checked before anything runs: a path that cannot be written fails in one line, not after a test.
     if (plan.pidfile !== undefined) checkOutputPath("unable to write PID file: --pidfile", plan.pidfile);
     if (plan.output.logfile !== undefined) checkOutputPath("unable to open log file: --logfile", plan.output.logfile);
-    out = new Output({ logfile: plan.output.logfile, timestamps: plan.output.timestamps });
+    const textTitle = plan.role === "client" && !plan.output.json && !plan.output.jsonStream ? plan.params.title : undefined;
+    out = new Output({ logfile: plan.output.logfile, timestamps: plan.output.timestamps, title: textTitle });
   } catch (e) {
     if (!(e instanceof UserError)) throw e;
     process.stderr.write(`iperf3: error - ${e.message}\n`);

@@ -57,6 +57,7 @@ export const OPTIONS: Record<string, OptionDef> = {
   zerocopy: { short: "Z", arg: "none", role: "client" },
   omit: { short: "O", arg: "required", role: "client" },
   file: { short: "F", arg: "required", role: "both" },
+  sctp: { arg: "none", role: "both" },
   "repeating-payload": { arg: "none", role: "client" },
   timestamps: { arg: "optional", role: "both" },
   affinity: { short: "A", arg: "required", role: "both" },

@@ -38,8 +38,11 @@ export function strftime(format: string, d: Date): string {
 export class Output {
   private readonly log: AppendLog | undefined;
 
-  /** `write`: where lines go instead of stdout/stderr (a server embedded in `anyperf serve`). */
-  constructor(private readonly opts: { logfile?: string; timestamps?: string; write?: (text: string) => void } = {}) {
+  /**
+   * `write`: where lines go instead of stdout/stderr (a server embedded in `anyperf serve`); `title`: -T, put before
+   * every line the client prints as text (after a --timestamps stamp; errors go bare).
+   */
+  constructor(private readonly opts: { logfile?: string; timestamps?: string; write?: (text: string) => void; title?: string } = {}) {
     try {
       this.log = opts.logfile === undefined ? undefined : new AppendLog(opts.logfile);
     } catch (e) {
@@ -55,9 +58,16 @@ export class Output {
     return text.replace(/^(?=.)/gm, prefix);
   }
 
+  /** Every line, empty ones too (stock prints "hi:  " before the blank line above "iperf Done."). */
+  private titled(text: string): string {
+    const title = this.opts.title;
+    if (title === undefined) return text;
+    return text.replace(/^(?=[^\n]|\n)/gm, `${title}:  `);
+  }
+
   out(text: string): void {
     if (text === "") return;
-    const t = this.stamp(text);
+    const t = this.stamp(this.titled(text));
     if (this.log) this.log.append(t);
     else if (this.opts.write) this.opts.write(t);
     else writeAll(1, t);

@@ -23,7 +23,7 @@ import type { Output } from "./output.ts";
 import type { ServerPlan } from "./plan.ts";
 import { StreamSampler, type LiveStream } from "./sampler.ts";
 import { CpuWindow, IPERF_VERSION_STRING, SideReport, blankStream, modeOf, plainAddress, sendsOn, systemInfo, testRunPeer } from "./side.ts";
-import { adoptedTcpSpec, serverSendBlocks, serverUdpRecvSpec, serverUdpSendSpec } from "./stream-specs.ts";
+import { adoptedTcpSpec, onCpu, serverSendBlocks, serverUdpRecvSpec, serverUdpSendSpec } from "./stream-specs.ts";
 import { UdpAcceptor, type Endpoint, type UdpTurnHolder } from "./udp-acceptor.ts";
 import { acceptedLine, connectedLine, serverListening } from "./text-report.ts";
 import { atTime, everyInterval, type GridTimer } from "./timers.ts";
@@ -464,7 +464,7 @@ class ServerTest {
     }
     const local = this.server.fd.sockopt.localAddress(fd) ?? { host: acceptor.host, port: acceptor.port };
     const spec = sender ? serverUdpSendSpec(fd, from, p, serverSendBlocks(p, n)) : serverUdpRecvSpec(fd, from, { host: acceptor.host, port: acceptor.port }, p);
-    const opened = DataPlane.open([spec]).then(
+    const opened = DataPlane.open([onCpu(spec, p.serverAffinity)]).then(
       (plane) => {
         if (this.closed) return void plane.stop();
         this.addLive(n, plane, undefined, got.id, sender, { host: plainAddress(local.host), port: local.port }, { host: plainAddress(from.host), port: from.port });
@@ -494,11 +494,20 @@ class ServerTest {
       return;
     }
     const local = this.server.fd.sockopt.localAddress(fd);
+    if (p.congestion) {
+      try {
+        this.server.fd.setCongestion(fd, p.congestion);
+      } catch (e) {
+        this.server.fd.close(fd);
+        this.session.fail(e as Iperf3ProtocolError);
+        return;
+      }
+    }
     this.congestion ??= this.server.fd.congestion(fd);
     this.side?.start.sockBufs.push({ sockBufsize: p.window, sndbufActual: this.server.fd.sockopt.getInt(fd, 1, 7), rcvbufActual: this.server.fd.sockopt.getInt(fd, 1, 8) });
     const infoFd = sender ? this.server.fd.dup(fd) : undefined;
     this.live.push(undefined);
-    const opened = DataPlane.open([adoptedTcpSpec(sender ? "send" : "recv", fd, pending, p, serverSendBlocks(p, n))]).then(
+    const opened = DataPlane.open([onCpu(adoptedTcpSpec(sender ? "send" : "recv", fd, pending, p, serverSendBlocks(p, n)), p.serverAffinity)]).then(
       (plane) => {
         if (this.closed) {
           if (infoFd !== undefined) this.server.fd.close(infoFd);

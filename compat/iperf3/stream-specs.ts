@@ -11,7 +11,10 @@ import { UDP_HELLO, UDP_REPLY } from "../../interop/iperf3/udp.ts";
 /** The receive buffer iperf3 reads with on TCP (its block size), never below 128 KiB so reads stay cheap. */
 const MIN_READ = 128 * 1024;
 
-/** Options every data socket gets; MSS only where the socket is ours before connect (client side). */
+/**
+ * Options every data socket gets; MSS only where the socket is ours before connect (client side). -C is set on the
+ * main thread where each socket is connected or accepted (FdTools.setCongestion), so its failure reaches the peer.
+ */
 export function socketOptions(p: TestParams, preConnect: boolean): SocketOptions {
   const o: SocketOptions = {};
   if (p.window) {
@@ -20,7 +23,6 @@ export function socketOptions(p: TestParams, preConnect: boolean): SocketOptions
   }
   if (p.protocol === "tcp") {
     if (p.noDelay) o.noDelay = true;
-    if (p.congestion) o.congestion = p.congestion;
     if (p.mss && preConnect) o.mss = p.mss;
   }
   if (p.tos) o.tos = p.tos;
@@ -35,6 +37,14 @@ export function payload(p: TestParams): Uint8Array<ArrayBuffer> | undefined {
   const out = new Uint8Array(p.len);
   for (let i = 0; i < out.length; i++) out[i] = 0x30 + (i % 10);
   return out;
+}
+
+/**
+ * -A: 3.12 pins its one process to the CPU; here the data streams run on a Worker pinned there (and the client
+ * pins its main thread). A server pins the test's streams to the client's ",m" (server_affinity).
+ */
+export function onCpu(spec: StreamSpecInput, cpu: number | undefined): StreamSpecInput {
+  return cpu === undefined ? spec : { ...spec, cpu };
 }
 
 const rate = (p: TestParams) => (p.bandwidth > 0 ? { bitsPerSecond: p.bandwidth } : {});

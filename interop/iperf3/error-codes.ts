@@ -22,6 +22,7 @@ export const IErrno = {
   IERECVCOOKIE: 106,
   IEPROTOCOL: 131,
   IECONNECT: 103,
+  IESETCONGESTION: 134,
   IEAUTHTEST: 142,
   IENOMSG: 144,
   IECREATESTREAM: 200,
@@ -63,7 +64,8 @@ const TEXT: Record<number, ErrText> = {
   125: { text: "unable to set IP TOS", withErrno: true },
   128: { text: "unable to reuse address on socket", withErrno: true },
   131: { text: "protocol does not exist", withErrno: false },
-  134: { text: "unable to set TCP_CONGESTION", withErrno: true },
+  // 3.12 says this whatever the errno.
+  134: { text: "unable to set TCP_CONGESTION: Supplied congestion control algorithm not supported on this host", withErrno: false },
   136: { text: "Unable to set/reset IPV6_V6ONLY", withErrno: true },
   142: { text: "test authorization failed", withErrno: false },
   144: { text: "idle timeout for receiving data", withErrno: false },
@@ -82,6 +84,7 @@ const TEXT: Record<number, ErrText> = {
 export const Errno = {
   OK: 0,
   EPERM: 1,
+  ENOENT: 2,
   EIO: 5,
   EACCES: 13,
   EINVAL: 22,

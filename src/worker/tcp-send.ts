@@ -26,7 +26,7 @@ export class TcpSender implements Runner {
   private readonly socks: TcpSocket<ConnState>[] = [];
   private running = false;
   private stopping = false;
-  private readonly pacer: Pacer | undefined;
+  private pacer: Pacer | undefined;
   private waitTimer: ReturnType<typeof setTimeout> | undefined;
   private closedCount = 0;
   private onAllClosed: (() => void) | undefined;
@@ -36,7 +36,6 @@ export class TcpSender implements Runner {
 
   constructor(private readonly spec: TcpSendSpec, private readonly ctx: StreamContext, private readonly env: WorkerEnv) {
     this.buf = spec.payload ?? new Uint8Array(spec.writeSize).fill(spec.fill);
-    this.pacer = senderPacer(spec.rate, this.buf.byteLength);
   }
 
   async open(): Promise<{ localPort?: number }> {
@@ -76,6 +75,8 @@ export class TcpSender implements Runner {
   }
 
   go(): void {
+    // The bucket starts when sending does (made at open, it would fill during set-up and burst over the rate).
+    this.pacer = senderPacer(this.spec.rate, this.buf.byteLength);
     this.running = true;
     this.ctx.touch();
     // One unpaced connection that only writes, alone on this Worker: blocking writes (BlockingSocket).

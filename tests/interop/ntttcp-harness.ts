@@ -1,4 +1,5 @@
 import { expect } from "bun:test";
+import * as net from "node:net";
 import { join } from "node:path";
 
 /** Spawning helpers for the ntttcp interop tests: our CLI in a child process, and checks on its output. */
@@ -82,4 +83,19 @@ export function expectClose(a: number, b: number, tolerance: number): void {
   expect(a).toBeGreaterThan(0);
   expect(b).toBeGreaterThan(0);
   expect(Math.abs(a - b) / Math.max(a, b)).toBeLessThanOrEqual(tolerance);
+}
+
+/** Connects, retrying for up to 10 s while our process starts (start-up is slower on a loaded CI machine). */
+export async function connect(port: number): Promise<net.Socket> {
+  for (let i = 0; ; i++) {
+    try {
+      return await new Promise<net.Socket>((resolve, reject) => {
+        const s = net.connect({ host: "127.0.0.1", port }, () => resolve(s));
+        s.once("error", reject);
+      });
+    } catch (e) {
+      if (i >= 100) throw e;
+      await sleep(100);
+    }
+  }
 }

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import * as net from "node:net";
 import { clientsOf, ntttcpCommands, parseCapture, streamOf } from "../fixtures/ntttcp/capture.ts";
 import { encodeSyncInt, SyncCommand, SyncFramer } from "../../interop/ntttcp/linux-sync-codec.ts";
-import { expectOk, linuxTotalBytes, sleep, spawnOurs } from "./ntttcp-harness.ts";
+import { connect, expectOk, linuxTotalBytes, sleep, spawnOurs } from "./ntttcp-harness.ts";
 
 /**
  * The sync exchanges recorded from the real ntttcp-for-linux, replayed over real sockets against our processes:
@@ -12,21 +12,6 @@ import { expectOk, linuxTotalBytes, sleep, spawnOurs } from "./ntttcp-harness.ts
  */
 
 const words = (s: string) => s.split(/\s+/).filter(Boolean);
-
-/** Connects, retrying for up to 10 s while our process starts (start-up is slower on a loaded CI machine). */
-async function connect(port: number): Promise<net.Socket> {
-  for (let i = 0; ; i++) {
-    try {
-      return await new Promise<net.Socket>((resolve, reject) => {
-        const s = net.connect({ host: "127.0.0.1", port }, () => resolve(s));
-        s.once("error", reject);
-      });
-    } catch (e) {
-      if (i >= 100) throw e;
-      await sleep(100);
-    }
-  }
-}
 
 function drainOrClose(s: net.Socket): Promise<void> {
   return new Promise((res) => {

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { xmlLeaves } from "../../compat/ntttcp/xml-tree.ts";
 import { expectSameConsole, senderEnds, windowsRecording } from "../fixtures/ntttcp/windows-real.ts";
-import { expectClose, expectOk, sleep, spawnOurs, windowsTotalBytes, type Finished } from "./ntttcp-harness.ts";
+import { connect, expectClose, expectOk, spawnOurs, windowsTotalBytes, type Finished } from "./ntttcp-harness.ts";
 
 /**
  * What the real NTttcp for Windows 5.40 did and printed (tests/fixtures/ntttcp/windows-5.40-*.txt, recorded under
@@ -16,21 +16,6 @@ import { expectClose, expectOk, sleep, spawnOurs, windowsTotalBytes, type Finish
 
 const words = (s: string) => s.split(/\s+/).filter(Boolean);
 const T = 60_000;
-
-/** Connects (retrying while our process starts), as one real sender thread does before the threads synchronise. */
-async function connectData(port: number): Promise<net.Socket> {
-  for (let i = 0; ; i++) {
-    try {
-      return await new Promise<net.Socket>((resolve, reject) => {
-        const s = net.connect({ host: "127.0.0.1", port }, () => resolve(s));
-        s.once("error", reject);
-      });
-    } catch (e) {
-      if (i >= 100) throw e;
-      await sleep(100);
-    }
-  }
-}
 
 /** Sends `bytes` of 'A', then FIN, as the real sender does at the end of -n. */
 async function sendThenFin(s: net.Socket, bytes: number): Promise<void> {
@@ -46,8 +31,8 @@ async function sendThenFin(s: net.Socket, bytes: number): Promise<void> {
 /** Runs our receiver against the replayed real sender; fails instead of hanging when ours never ends. */
 async function receiverRun(args: string, ends: { bytes: number }[], base: number, cwd?: string): Promise<Finished> {
   const ours = spawnOurs(words(args), {}, cwd);
-  // The real sender's threads all connect, synchronise, then send.
-  const socks = await Promise.all(ends.map((_, i) => connectData(base + i)));
+  // The real sender's threads all connect (retrying while ours starts), synchronise, then send.
+  const socks = await Promise.all(ends.map((_, i) => connect(base + i)));
   await Promise.all(ends.map((e, i) => sendThenFin(socks[i]!, e.bytes)));
   const timer = setTimeout(() => ours.kill(), 15_000);
   const r = await ours.done;

@@ -45,6 +45,17 @@ function cInteger(v: string, option: string): number {
   return n;
 }
 
+/** -A n[,m]: this side's CPU n, and (client) the server's m, both read as 3.12 reads them. */
+function parseAffinity(v: string | undefined): { affinity?: number; serverAffinity?: number } {
+  if (v === undefined) return {};
+  const [a, b] = v.split(",", 2) as [string, string | undefined];
+  const bad = () => paramError("unable to set CPU affinity", "pass -A n[,m] with CPUs 0..1024");
+  const affinity = leadingInteger(a, bad);
+  const serverAffinity = b === undefined ? undefined : leadingInteger(b, bad);
+  if (affinity < 0 || affinity > 1024 || (serverAffinity !== undefined && (serverAffinity < 0 || serverAffinity > 1024))) throw bad();
+  return { affinity, serverAffinity };
+}
+
 function float(v: string, option: string): number {
   const n = Number(v.trim());
   if (v.trim() === "" || !Number.isFinite(n)) throw paramError(`${option} "${v}" is not a number`, `pass a number to ${option}`);
@@ -110,7 +121,8 @@ export function parseIperf3Args(argv: readonly string[]): ParsedCommand {
     sndTimeoutMs = integer(str("snd-timeout")!, "--snd-timeout");
     if (sndTimeoutMs < 0 || sndTimeoutMs > Limits.maxTimeS * 1000) throw paramError("send timeout value is incorrect or not in range", `pass --snd-timeout 0..${Limits.maxTimeS * 1000} (ms)`);
   }
-  const common = { port, bind, bindDev, family, output, pidfile: str("pidfile"), rcvTimeoutMs, sndTimeoutMs };
+  const { affinity } = parseAffinity(str("affinity"));
+  const common = { port, bind, bindDev, family, output, pidfile: str("pidfile"), rcvTimeoutMs, sndTimeoutMs, affinity };
 
   if (isServer) {
     let bitrateLimit = 0;
@@ -257,18 +269,6 @@ function parseClient(host: string, o: Record<string, string | boolean | undefine
     omitS = integer(str("omit")!, "-O");
     if (omitS < 0 || omitS > Limits.maxOmitS) throw paramError("bogus value for --omit", "pass -O 0..60");
   }
-  let affinity: number | undefined;
-  let serverAffinity: number | undefined;
-  if (str("affinity") !== undefined) {
-    const [a, b] = str("affinity")!.split(",", 2) as [string, string | undefined];
-    const bad = () => paramError("unable to set CPU affinity", "pass -A n[,m] with CPUs 0..1024");
-    affinity = leadingInteger(a, bad);
-    if (b !== undefined) serverAffinity = leadingInteger(b, bad);
-    if (affinity < 0) throw bad();
-    if (affinity > 1024 || (serverAffinity !== undefined && (serverAffinity < 0 || serverAffinity > 1024))) {
-      throw paramError("unable to set CPU affinity", "pass -A n[,m] with CPUs 0..1024");
-    }
-  }
   let connectTimeoutMs: number | undefined;
   if (str("connect-timeout") !== undefined) connectTimeoutMs = size(str("connect-timeout")!, "--connect-timeout");
   let cport: number | undefined;
@@ -307,7 +307,7 @@ function parseClient(host: string, o: Record<string, string | boolean | undefine
     repeatingPayload: flag("repeating-payload"),
     zerocopy: flag("zerocopy"),
     dontFragment: flag("dont-fragment"),
-    serverAffinity,
+    serverAffinity: parseAffinity(str("affinity")).serverAffinity,
   });
-  return ClientPlan.parse({ role: "client", ...common, host, cport, connectTimeoutMs, affinity, params, udpLenFromMss });
+  return ClientPlan.parse({ role: "client", ...common, host, cport, connectTimeoutMs, params, udpLenFromMss });
 }

@@ -101,15 +101,6 @@ class Iperf3Client {
     );
   }
 
-  /** -A n: the main thread (control connection, timers) on CPU n, as 3.12's whole process; refused as 3.12 words it. */
-  private pinMain(cpu: number): void {
-    try {
-      this.fd.sockopt.pinThread(cpu);
-    } catch (e) {
-      throw new UserError(`unable to set CPU affinity: ${(e as Error).message}`, 1);
-    }
-  }
-
   async run(signal: AbortSignal): Promise<number> {
     const onAbort = () => {
       if (this.session) return this.session.terminate();
@@ -119,7 +110,7 @@ class Iperf3Client {
     };
     signal.addEventListener("abort", onAbort, { once: true });
     try {
-      if (this.plan.affinity !== undefined) this.pinMain(this.plan.affinity);
+      if (this.plan.affinity !== undefined) this.fd.pinMain(this.plan.affinity);
       // A connect the server's full backlog holds (SYNs dropped, up to 2 min) must not hold Ctrl+C: 3.12 exits at once.
       const ctrl = await unlessAborted(this.connectControl(), signal, (s) => s.terminate());
       this.ctrlFd = ctrl.fd ?? -1;

@@ -19,6 +19,8 @@ export interface FdTools {
   congestion(fd: number): string | undefined;
   /** -C on a data socket, as 3.12 sets it on each one it connects or accepts; failing is IESETCONGESTION. */
   setCongestion(fd: number, name: string): void;
+  /** -A n: the main thread (control connections, timers) on CPU n, as 3.12's whole process; refused in 3.12's words. */
+  pinMain(cpu: number): void;
   maxSeg(fd: number): number | undefined;
   readonly sockopt: Sockopt;
 }
@@ -45,6 +47,13 @@ function make(so: Sockopt): FdTools {
     close: (fd) => so.close(fd),
     tcpInfo: (fd) => so.tcpInfo(fd),
     congestion: (fd) => so.congestionControl(fd),
+    pinMain(cpu) {
+      try {
+        so.pinThread(cpu);
+      } catch (e) {
+        throw new UserError(`unable to set CPU affinity: ${(e as Error).message}`, 1);
+      }
+    },
     setCongestion(fd, name) {
       try {
         so.apply(fd, { congestion: name });

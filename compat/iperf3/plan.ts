@@ -36,6 +36,8 @@ const common = {
   sndTimeoutMs: z.int().min(0).optional(),
   /** No data for this long while receiving: abort the test (ms). */
   rcvTimeoutMs: z.int().min(Limits.minRcvTimeoutMs).default(Defaults.rcvTimeoutMs),
+  /** -A n: this side's CPU (its main thread and data streams); a client's ",m" travels in TestParams.serverAffinity. */
+  affinity: z.int().min(0).optional(),
 };
 
 export const ServerPlan = z.object({
@@ -62,8 +64,6 @@ export const ClientPlan = z.object({
   /** Local port for the data streams (--cport); stream i uses cport + i. */
   cport: z.int().min(1).max(65535).optional(),
   connectTimeoutMs: z.int().min(0).optional(),
-  /** -A n,m: local CPU n (applied to our Workers when possible), m is sent to the server. */
-  affinity: z.int().min(0).optional(),
   params: TestParams,
   /** UDP without -l: the block size follows the control connection's MSS, as in 3.12. */
   udpLenFromMss: z.boolean().default(false),

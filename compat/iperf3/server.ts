@@ -464,7 +464,7 @@ class ServerTest {
     }
     const local = this.server.fd.sockopt.localAddress(fd) ?? { host: acceptor.host, port: acceptor.port };
     const spec = sender ? serverUdpSendSpec(fd, from, p, serverSendBlocks(p, n)) : serverUdpRecvSpec(fd, from, { host: acceptor.host, port: acceptor.port }, p);
-    const opened = DataPlane.open([onCpu(spec, p.serverAffinity)]).then(
+    const opened = DataPlane.open([onCpu(spec, p.serverAffinity ?? this.server.plan.affinity)]).then(
       (plane) => {
         if (this.closed) return void plane.stop();
         this.addLive(n, plane, undefined, got.id, sender, { host: plainAddress(local.host), port: local.port }, { host: plainAddress(from.host), port: from.port });
@@ -507,7 +507,7 @@ class ServerTest {
     this.side?.start.sockBufs.push({ sockBufsize: p.window, sndbufActual: this.server.fd.sockopt.getInt(fd, 1, 7), rcvbufActual: this.server.fd.sockopt.getInt(fd, 1, 8) });
     const infoFd = sender ? this.server.fd.dup(fd) : undefined;
     this.live.push(undefined);
-    const opened = DataPlane.open([onCpu(adoptedTcpSpec(sender ? "send" : "recv", fd, pending, p, serverSendBlocks(p, n)), p.serverAffinity)]).then(
+    const opened = DataPlane.open([onCpu(adoptedTcpSpec(sender ? "send" : "recv", fd, pending, p, serverSendBlocks(p, n)), p.serverAffinity ?? this.server.plan.affinity)]).then(
       (plane) => {
         if (this.closed) {
           if (infoFd !== undefined) this.server.fd.close(infoFd);
@@ -729,6 +729,7 @@ async function settleReceived(sampler: StreamSampler, len: number): Promise<void
 
 export async function runServer(plan: ServerPlan, out: Output, fd: FdTools, signal: AbortSignal): Promise<number> {
   const net = await loadNet();
+  if (plan.affinity !== undefined) fd.pinMain(plan.affinity);
   const server = new Iperf3Server(plan, out, net, fd);
   server.start();
   const onAbort = () => server.terminate();

@@ -6,6 +6,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { assertFree, hasStockIperf3, json, ours, stock, waitListening, type Finished, type Proc } from "./iperf3-harness.ts";
 
 const HAVE = hasStockIperf3();
@@ -80,6 +81,21 @@ describe.skipIf(!HAVE)("iperf3 item 8 against stock 3.12", () => {
     const bad = await ours(["-c", "127.0.0.1", "-p", String(port()), "-A", "abc"]).done;
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain("unable to set CPU affinity");
+  }, T);
+
+  test.skipIf(availableParallelism() < 2)("-A on our server pins it (main thread) to that CPU; a stock client's ',m' is taken", async () => {
+    const p = port();
+    const srv = ours(["-s", "-p", String(p), "-A", "1"]);
+    try {
+      await waitListening(p);
+      const allowed = /^Cpus_allowed_list:\s*(\S+)/m.exec(readFileSync(`/proc/${srv.pid}/status`, "latin1"))?.[1];
+      expect(allowed).toBe("1");
+      const c = await stock(["-c", "127.0.0.1", "-p", String(p), "-t", "1", "-A", "0,0", "-J"]).done;
+      expect(json(c).error).toBeUndefined();
+    } finally {
+      srv.kill();
+      await srv.done;
+    }
   }, T);
 
   test("-T title prefixes every output line as stock does", async () => {

@@ -15,6 +15,7 @@ export interface Proc {
   stdout(): string;
   stderr(): string;
   kill(signal?: NodeJS.Signals): void;
+  pid: number;
 }
 
 export function spawnProc(cmd: string[], limitMs = 30_000, env?: Record<string, string>): Proc {
@@ -30,7 +31,7 @@ export function spawnProc(cmd: string[], limitMs = 30_000, env?: Record<string, 
     clearTimeout(timer);
     return { code, stdout, stderr };
   });
-  return { done, stdout: () => stdout, stderr: () => stderr, kill: (signal) => p.kill(signal) };
+  return { done, stdout: () => stdout, stderr: () => stderr, kill: (signal) => p.kill(signal), pid: p.pid };
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

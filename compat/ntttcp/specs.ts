@@ -44,9 +44,11 @@ export function receiverSpecs(p: NtttcpPlan, env: { sockopt: boolean; allow?: Ci
   const family = p.family;
   const allow = env.allow ? { allow: env.allow } : {};
   const udpOptions = { ...options(p), ...(env.sockopt && !p.recvBuffer ? { recvBuffer: UDP_RECV_BUFFER } : {}) };
+  const countBuffers = p.countBytesPerThread === null ? 0 : p.countBytesPerThread / p.writeSize;
   const specs = p.threads.map((t, id): StreamSpecInput =>
     p.protocol === "udp"
-      ? { kind: "udp-recv", id, listen: { host: t.host, port: t.port }, datagramSize: MAX_DATAGRAM, format: "none", options: udpOptions, family, ...allow, ...pin(t) }
+      ? // Windows count mode: the thread ends after -n datagrams (5.40 counts reads; a lost one keeps it waiting).
+        { kind: "udp-recv", id, listen: { host: t.host, port: t.port }, datagramSize: MAX_DATAGRAM, format: "none", limitPackets: countBuffers, options: udpOptions, family, ...allow, ...pin(t) }
       : // connections 1 = Windows: one accept per port; 0 = Linux: any number. The test's clock decides the end, not
         // EOF, except in Windows count mode: its sender closes after -n buffers, and that ends the receiver's thread.
         { kind: "tcp-recv", id, listen: { host: t.host, port: t.port }, connections: t.connections, readSize: p.readSize, endOnEof: p.countBytesPerThread !== null, options: options(p), family, ...allow, ...pin(t) },

@@ -79,6 +79,8 @@ export class UdpReceiver implements Runner {
     c[o + Slot.packets]!++;
     const now = nowMs();
     c[o + Slot.lastActivityMs] = now;
+    // A receiver with a datagram count (Windows NTttcp -u -n) ends on the last one, as its peer's receiver does.
+    if (this.spec.limitPackets > 0 && c[o + Slot.packets]! >= this.spec.limitPackets) this.ctx.end("limit");
     const codec = this.codec;
     if (codec.headerBytes === 0 || len < codec.headerBytes) return;
     const v = view ?? new DataView(d.buffer, d.byteOffset, len);

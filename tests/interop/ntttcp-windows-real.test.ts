@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { expectSameConsole } from "../fixtures/ntttcp/windows-real.ts";
+import { waitBound } from "../support/processes.ts";
 import { runWindowsNtttcp, windowsNtttcp } from "../support/windows-ntttcp.ts";
-import { expectClose, expectOk, sleep, spawnOurs, windowsTotalBytes, type Finished } from "./ntttcp-harness.ts";
+import { expectClose, expectOk, spawnOurs, windowsTotalBytes, type Finished } from "./ntttcp-harness.ts";
 
 /**
  * Against the real NTttcp for Windows 5.40 under Wine (tests/support/windows-ntttcp.ts finds it; skipped when it is
@@ -26,7 +27,7 @@ async function within(run: { done: Promise<Finished>; kill(): void }, ms: number
 describe("the real Windows NTttcp 5.40 (Wine)", () => {
   test.skipIf(absent)("count mode: the real sender → our receiver ends with every byte, and prints the real lines", async () => {
     const ours = spawnOurs(words("--windows -r -m 1,*,127.0.0.1 -ns -n 5000 -p 35100"));
-    await sleep(700);
+    await waitBound(35100, "tcp");
     const real = await within(runWindowsNtttcp(words("-s -m 1,*,127.0.0.1 -ns -n 5000 -p 35100")), 30_000, "the real sender");
     const rx = await within(ours, 15_000, "our receiver");
     expectOk(real, rx);
@@ -37,7 +38,7 @@ describe("the real Windows NTttcp 5.40 (Wine)", () => {
 
   test.skipIf(absent)("count mode: our sender → the real receiver, which ends and counts what we count", async () => {
     const real = runWindowsNtttcp(words("-r -m 1,*,127.0.0.1 -ns -n 5000 -p 35110"));
-    await sleep(2500);
+    await waitBound(35110, "tcp", 20_000);
     const tx = await within(spawnOurs(words("--windows -s -m 1,*,127.0.0.1 -ns -n 5000 -p 35110")), 30_000, "our sender");
     const rx = await within(real, 30_000, "the real receiver");
     expectOk(tx, rx);
@@ -47,9 +48,18 @@ describe("the real Windows NTttcp 5.40 (Wine)", () => {
     expectSameConsole(rx.stdout, tx.stdout);
   }, T);
 
+  test.skipIf(absent)("UDP count mode: the real sender → our receiver, which ends after -n datagrams", async () => {
+    const ours = spawnOurs(words("--windows -r -u -m 1,*,127.0.0.1 -ns -n 1000 -p 35130"));
+    await waitBound(35130, "udp");
+    const real = await within(runWindowsNtttcp(words("-s -u -m 1,*,127.0.0.1 -ns -n 1000 -p 35130")), 30_000, "the real sender");
+    const rx = await within(ours, 15_000, "our receiver");
+    expectOk(real, rx);
+    expectClose(windowsTotalBytes(rx.stdout), 1000 * 128, 0.05);
+  }, T);
+
   test.skipIf(absent)("time mode, 2 threads: the real sender → our receiver", async () => {
     const ours = spawnOurs(words("--windows -r -m 2,*,127.0.0.1 -ns -t 2 -p 35120"));
-    await sleep(700);
+    await waitBound(35121, "tcp");
     const real = await within(runWindowsNtttcp(words("-s -m 2,*,127.0.0.1 -ns -t 2 -p 35120")), 30_000, "the real sender");
     const rx = await within(ours, 20_000, "our receiver");
     expectOk(real, rx);

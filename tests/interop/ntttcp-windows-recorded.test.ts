@@ -12,7 +12,7 @@ import { connect, expectClose, expectOk, sleep, spawnOurs, windowsTotalBytes, ty
  * What the real NTttcp for Windows 5.40 did and printed (tests/fixtures/ntttcp/windows-5.40-*.txt, recorded under
  * Wine), replayed against our Windows dialect so CI checks it without the real tool: the count-mode sender's ending
  * (n × -l bytes per connection, then FIN) must end our receiver, and our console and XML must have the real lines,
- * line ends and elements. Ports 35200-35299.
+ * line ends and elements. Ports 35200-35299 (and ephemeral ones for listeners of the test's own).
  */
 
 const words = (s: string) => s.split(/\s+/).filter(Boolean);
@@ -29,11 +29,28 @@ async function sendThenFin(s: net.Socket, bytes: number): Promise<void> {
   await new Promise<void>((r) => s.end(r));
 }
 
+/**
+ * A plain TCP listener standing in for the real receiver: counts bytes, notes the sender's FIN. On an ephemeral
+ * port: fixed ones here fall in the kernel's ephemeral range, where a client socket's TIME_WAIT can hold them.
+ */
+async function sink() {
+  const got = { bytes: 0, fin: false };
+  const srv = net.createServer((s) => {
+    s.on("data", (d) => (got.bytes += d.length));
+    s.on("end", () => ((got.fin = true), s.end()));
+    s.on("error", () => {});
+  });
+  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+  return { got, port: (srv.address() as net.AddressInfo).port, close: () => srv.close() };
+}
+
 /** Runs our receiver against the replayed real sender; fails instead of hanging when ours never ends. */
 async function receiverRun(args: string, ends: { bytes: number }[], base: number, cwd?: string): Promise<Finished> {
   const ours = spawnOurs(words(args), {}, cwd);
-  // The real sender's threads all connect (retrying while ours starts), synchronise, then send.
+  // The real sender's threads all connect (retrying while ours starts), synchronise, then send. The pause stands
+  // for that synchronisation: our receiver sees its connections by polling, and bytes before that are not counted.
   const socks = await Promise.all(ends.map((_, i) => connect(base + i)));
+  await sleep(50);
   await Promise.all(ends.map((e, i) => sendThenFin(socks[i]!, e.bytes)));
   const timer = setTimeout(() => ours.kill(), 15_000);
   const r = await ours.done;
@@ -88,19 +105,12 @@ describe("our Windows console, line by line as 5.40's", () => {
   test("sender: CRLF and the real tables", async () => {
     const real = windowsRecording("windows-5.40-count-sender.txt");
     expect(real.command).toContain("-s -m 1,*,127.0.0.1 -ns -n 5000");
-    let got = 0;
-    let fin = false;
-    const srv = net.createServer((s) => {
-      s.on("data", (d) => (got += d.length));
-      s.on("end", () => ((fin = true), s.end()));
-      s.on("error", () => {});
-    });
-    await new Promise<void>((r) => srv.listen(35220, "127.0.0.1", r));
+    const srv = await sink();
     try {
-      const tx = await spawnOurs(words("--windows -s -m 1,*,127.0.0.1 -ns -n 5000 -p 35220")).done;
+      const tx = await spawnOurs(words(`--windows -s -m 1,*,127.0.0.1 -ns -n 5000 -p ${srv.port}`)).done;
       expectOk(tx);
       // As the real sender: exactly -n × -l bytes, then an orderly close.
-      expect([got, fin]).toEqual([5000 * 65536, true]);
+      expect([srv.got.bytes, srv.got.fin]).toEqual([5000 * 65536, true]);
       // …and counts every one of them (its window opens before the first write).
       expect(windowsTotalBytes(tx.stdout)).toBe(5000 * 65536);
       expectSameConsole(real.body, tx.stdout);
@@ -111,6 +121,29 @@ describe("our Windows console, line by line as 5.40's", () => {
 });
 
 describe("our Windows -xml file as 5.40's", () => {
+  test("sender: same elements and parameters as the real sender's file", async () => {
+    const real = windowsRecording("windows-5.40-count-xml-sender.xml.txt");
+    expect(real.command).toContain("-s -m 1,*,127.0.0.1 -ns -n 5000 -p 35050 -xml s.xml");
+    const dir = mkdtempSync(join(tmpdir(), "anyperf-winxml-"));
+    const srv = await sink();
+    const port = srv.port;
+    try {
+      const tx = await spawnOurs(words(`--windows -s -m 1,*,127.0.0.1 -ns -n 5000 -p ${port} -xml s.xml`), {}, dir).done;
+      expectOk(tx);
+      expectSameConsole(windowsRecording("windows-5.40-count-xml-sender.txt").body, tx.stdout);
+    } finally {
+      srv.close();
+    }
+    const ours = readFileSync(join(dir, "s.xml"), "latin1");
+    expect(ours.replace(/\r\n/g, "")).not.toContain("\n");
+    const a = xmlLeaves(real.body);
+    const b = xmlLeaves(ours);
+    expect(b.map((l) => [l.path, l.attrs])).toEqual(a.map((l) => [l.path, l.attrs]));
+    const params = (x: typeof a) => x.filter((l) => l.path.includes("/parameters/")).map((l) => `${l.path}=${l.text}`);
+    expect(params(b)).toEqual(params(a).map((l) => l.replace("/port=35051", `/port=${port + 1}`)));
+    expect(b.find((l) => l.path === "ntttcps/total_bytes")!.text).toBe("312.500000");
+  }, T);
+
   test("receiver: same elements and parameters, max_active_threads = threads, computer name upper case, CRLF", async () => {
     const real = windowsRecording("windows-5.40-count-xml-receiver.xml.txt");
     expect(real.command).toContain("-r -m 1,*,127.0.0.1 -ns -n 5000 -p 35050 -xml r.xml");

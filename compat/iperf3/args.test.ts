@@ -106,6 +106,16 @@ describe("client defaults and limits (spec §1)", () => {
     expect(parseDscp("64")).toBeUndefined();
   });
 
+  test("-A as 3.12 reads it (strtol: the leading number, the rest ignored); --sctp is named as unsupported", () => {
+    expect(client("-c h -A 0/1").affinity).toBe(0);
+    expect(client("-c h -A 0/1").params.serverAffinity).toBeUndefined();
+    expect(client("-c h -A 1,0x1").params.serverAffinity).toBe(1);
+    expect(server("-s -A 1").affinity).toBe(1);
+    expect(fails("-c h -A abc")).toContain("unable to set CPU affinity");
+    expect(fails("-c h -A 2000")).toContain("unable to set CPU affinity");
+    expect(fails("-c h --sctp")).toContain("--sctp is not supported by anyperf");
+  });
+
   test("everything a stock client may send", () => {
     const p = client("-c h -R -P 8 -O 2 -t 5 -M 1400 -N -C cubic -T title --extra-data x --get-server-output -Z --repeating-payload -A 1,2 -6 -J");
     expect(p.params).toMatchObject({ reverse: true, parallel: 8, omitS: 2, timeS: 5, mss: 1400, noDelay: true, congestion: "cubic", title: "title", extraData: "x", getServerOutput: true, zerocopy: true, repeatingPayload: true, serverAffinity: 2 });

@@ -1,13 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import { expectSameConsole } from "../fixtures/ntttcp/windows-real.ts";
-import { waitBound } from "../support/processes.ts";
+import { freePorts, waitBound } from "../support/processes.ts";
 import { runWindowsNtttcp, windowsNtttcp } from "../support/windows-ntttcp.ts";
 import { expectClose, expectOk, spawnOurs, windowsTotalBytes, type Finished } from "./ntttcp-harness.ts";
 
 /**
  * Against the real NTttcp for Windows 5.40 under Wine (tests/support/windows-ntttcp.ts finds it; skipped when it is
  * not built). -ns only: Wine runs the token handshake too, but the token ports would be data port + 1000, outside
- * this file's range 35100-35199.
+ * this file's range 35100-35199 (free ports in it are picked at run time: the range is also ephemeral).
  */
 
 const words = (s: string) => s.split(/\s+/).filter(Boolean);
@@ -26,9 +26,10 @@ async function within(run: { done: Promise<Finished>; kill(): void }, ms: number
 
 describe("the real Windows NTttcp 5.40 (Wine)", () => {
   test.skipIf(absent)("count mode: the real sender → our receiver ends with every byte, and prints the real lines", async () => {
-    const ours = spawnOurs(words("--windows -r -m 1,*,127.0.0.1 -ns -n 5000 -p 35100"));
-    await waitBound(35100, "tcp");
-    const real = await within(runWindowsNtttcp(words("-s -m 1,*,127.0.0.1 -ns -n 5000 -p 35100")), 30_000, "the real sender");
+    const p = freePorts(35100, 35110, 1);
+    const ours = spawnOurs(words(`--windows -r -m 1,*,127.0.0.1 -ns -n 5000 -p ${p}`));
+    await waitBound(p, "tcp", 30_000);
+    const real = await within(runWindowsNtttcp(words(`-s -m 1,*,127.0.0.1 -ns -n 5000 -p ${p}`)), 30_000, "the real sender");
     const rx = await within(ours, 15_000, "our receiver");
     expectOk(real, rx);
     expectClose(windowsTotalBytes(rx.stdout), 5000 * 65536, 0.01);
@@ -37,30 +38,36 @@ describe("the real Windows NTttcp 5.40 (Wine)", () => {
   }, T);
 
   test.skipIf(absent)("count mode: our sender → the real receiver, which ends and counts what we count", async () => {
-    const real = runWindowsNtttcp(words("-r -m 1,*,127.0.0.1 -ns -n 5000 -p 35110"));
-    await waitBound(35110, "tcp", 20_000);
-    const tx = await within(spawnOurs(words("--windows -s -m 1,*,127.0.0.1 -ns -n 5000 -p 35110")), 30_000, "our sender");
+    const p = freePorts(35110, 35120, 1);
+    const real = runWindowsNtttcp(words(`-r -m 1,*,127.0.0.1 -ns -n 5000 -p ${p}`));
+    await waitBound(p, "tcp", 30_000);
+    const tx = await within(spawnOurs(words(`--windows -s -m 1,*,127.0.0.1 -ns -n 5000 -p ${p}`)), 30_000, "our sender");
     const rx = await within(real, 30_000, "the real receiver");
     expectOk(tx, rx);
-    expect(windowsTotalBytes(tx.stdout)).toBe(5000 * 65536);
-    // The real receiver stops after 5000 reads, which may fall short of 5000 full buffers.
-    expectClose(windowsTotalBytes(rx.stdout), windowsTotalBytes(tx.stdout), 0.01);
+    // The real receiver stops after 5000 reads, which fall short of 5000 full buffers when reads come back partial
+    // (more of them on a loaded machine), and closes: what our sender had left then finds no reader.
+    expectClose(windowsTotalBytes(tx.stdout), 5000 * 65536, 0.05);
+    expectClose(windowsTotalBytes(rx.stdout), windowsTotalBytes(tx.stdout), 0.05);
     expectSameConsole(rx.stdout, tx.stdout);
   }, T);
 
   test.skipIf(absent)("UDP count mode: the real sender → our receiver, which ends after -n datagrams", async () => {
-    const ours = spawnOurs(words("--windows -r -u -m 1,*,127.0.0.1 -ns -n 1000 -p 35130"));
-    await waitBound(35130, "udp");
-    const real = await within(runWindowsNtttcp(words("-s -u -m 1,*,127.0.0.1 -ns -n 1000 -p 35130")), 30_000, "the real sender");
+    const p = freePorts(35130, 35140, 1);
+    const ours = spawnOurs(words(`--windows -r -u -m 1,*,127.0.0.1 -ns -n 1000 -p ${p}`));
+    await waitBound(p, "udp", 30_000);
+    const real = await within(runWindowsNtttcp(words(`-s -u -m 1,*,127.0.0.1 -ns -n 1000 -p ${p}`)), 30_000, "the real sender");
     const rx = await within(ours, 15_000, "our receiver");
     expectOk(real, rx);
-    expectClose(windowsTotalBytes(rx.stdout), 1000 * 128, 0.05);
+    // Our clock starts at the first datagram seen (polled): the first few are not counted.
+    expectClose(windowsTotalBytes(rx.stdout), 1000 * 128, 0.1);
   }, T);
 
   test.skipIf(absent)("time mode, 2 threads: the real sender → our receiver", async () => {
-    const ours = spawnOurs(words("--windows -r -m 2,*,127.0.0.1 -ns -t 2 -p 35120"));
-    await waitBound(35121, "tcp");
-    const real = await within(runWindowsNtttcp(words("-s -m 2,*,127.0.0.1 -ns -t 2 -p 35120")), 30_000, "the real sender");
+    const p = freePorts(35120, 35130, 2);
+    const ours = spawnOurs(words(`--windows -r -m 2,*,127.0.0.1 -ns -t 2 -p ${p}`));
+    // Each listener binds on its own Worker: wait for both.
+    for (const q of [p, p + 1]) await waitBound(q, "tcp", 30_000);
+    const real = await within(runWindowsNtttcp(words(`-s -m 2,*,127.0.0.1 -ns -t 2 -p ${p}`)), 30_000, "the real sender");
     const rx = await within(ours, 20_000, "our receiver");
     expectOk(real, rx);
     expectSameConsole(real.stdout, rx.stdout);

@@ -5,6 +5,7 @@ import * as net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { xmlLeaves } from "../../compat/ntttcp/xml-tree.ts";
+import { freePorts, waitBound } from "../support/processes.ts";
 import { expectSameConsole, senderEnds, udpSenderEnd, windowsRecording } from "../fixtures/ntttcp/windows-real.ts";
 import { connect, expectClose, expectOk, sleep, spawnOurs, windowsTotalBytes, type Finished } from "./ntttcp-harness.ts";
 
@@ -12,7 +13,8 @@ import { connect, expectClose, expectOk, sleep, spawnOurs, windowsTotalBytes, ty
  * What the real NTttcp for Windows 5.40 did and printed (tests/fixtures/ntttcp/windows-5.40-*.txt, recorded under
  * Wine), replayed against our Windows dialect so CI checks it without the real tool: the count-mode sender's ending
  * (n × -l bytes per connection, then FIN) must end our receiver, and our console and XML must have the real lines,
- * line ends and elements. Ports 35200-35299 (and ephemeral ones for listeners of the test's own).
+ * line ends and elements. Free ports in 35200-35259 picked at run time (the range is also the kernel's ephemeral
+ * one), and ephemeral ports for the test's own listeners.
  */
 
 const words = (s: string) => s.split(/\s+/).filter(Boolean);
@@ -44,18 +46,24 @@ async function sink() {
   return { got, port: (srv.address() as net.AddressInfo).port, close: () => srv.close() };
 }
 
-/** Runs our receiver against the replayed real sender; fails instead of hanging when ours never ends. */
-async function receiverRun(args: string, ends: { bytes: number }[], base: number, cwd?: string): Promise<Finished> {
-  const ours = spawnOurs(words(args), {}, cwd);
+/**
+ * Runs our receiver (`args` without -p: a free base port in this file's range is added) against the replayed real
+ * sender; fails instead of hanging when ours never ends.
+ */
+async function receiverRun(args: string, ends: { bytes: number }[], cwd?: string): Promise<Finished & { base: number }> {
+  const base = freePorts(35200, 35240, ends.length);
+  const ours = spawnOurs(words(`${args} -p ${base}`), {}, cwd);
   // The real sender's threads all connect (retrying while ours starts), synchronise, then send. The pause stands
   // for that synchronisation: our receiver sees its connections by polling, and bytes before that are not counted.
+  // Our process can take more than connect()'s 10 s of retries to listen on a loaded machine.
+  for (let i = 0; i < ends.length; i++) await waitBound(base + i, "tcp", 30_000);
   const socks = await Promise.all(ends.map((_, i) => connect(base + i)));
   await sleep(50);
   await Promise.all(ends.map((e, i) => sendThenFin(socks[i]!, e.bytes)));
   const timer = setTimeout(() => ours.kill(), 15_000);
   const r = await ours.done;
   clearTimeout(timer);
-  return r;
+  return { ...r, base };
 }
 
 describe("the real count-mode sender, replayed against our receiver", () => {
@@ -63,7 +71,7 @@ describe("the real count-mode sender, replayed against our receiver", () => {
     const ends = senderEnds();
     expect(ends.length).toBe(2);
     for (const e of ends) expect([e.bytes, e.end]).toEqual([5000 * 65536, "FIN"]);
-    const rx = await receiverRun("--windows -r -m 2,*,127.0.0.1 -ns -n 5000 -p 35200", ends, 35200);
+    const rx = await receiverRun("--windows -r -m 2,*,127.0.0.1 -ns -n 5000", ends);
     expectOk(rx);
     // The window opens when both connections are seen (polled every 2 ms): what arrived before is not counted.
     expectClose(windowsTotalBytes(rx.stdout), 2 * 5000 * 65536, 0.03);
@@ -74,13 +82,14 @@ describe("the real UDP count-mode sender, replayed against our receiver", () => 
   test("-u -n: -n datagrams of -l bytes, then silence: our receiver ends on the last one (it never did)", async () => {
     const real = udpSenderEnd();
     expect([real.datagrams, real.size]).toEqual([1000, 128]);
-    const ours = spawnOurs(words("--windows -r -u -m 1,*,127.0.0.1 -ns -n 1000 -p 35240"));
-    await sleep(1500);
+    const port = freePorts(35240, 35260, 1);
+    const ours = spawnOurs(words(`--windows -r -u -m 1,*,127.0.0.1 -ns -n 1000 -p ${port}`));
+    await waitBound(port, "udp", 30_000);
     const s = dgram.createSocket("udp4");
     const d = Buffer.alloc(real.size, 0x41);
     // Paced a little, as a loaded receiver would otherwise drop some (and then, like 5.40's, wait on).
     for (let i = 0; i < real.datagrams; i++) {
-      await new Promise<void>((r) => s.send(d, 35240, "127.0.0.1", () => r()));
+      await new Promise<void>((r) => s.send(d, port, "127.0.0.1", () => r()));
       if (i % 50 === 49) await sleep(2);
     }
     s.close();
@@ -97,7 +106,7 @@ describe("our Windows console, line by line as 5.40's", () => {
   test("receiver: 'Network activity progressing...', no Linux thread line, CRLF, the real tables", async () => {
     const real = windowsRecording("windows-5.40-count-receiver.txt");
     expect(real.command).toContain("-r -m 1,*,127.0.0.1 -ns -n 5000");
-    const rx = await receiverRun("--windows -r -m 1,*,127.0.0.1 -ns -n 5000 -p 35210", [{ bytes: 5000 * 65536 }], 35210);
+    const rx = await receiverRun("--windows -r -m 1,*,127.0.0.1 -ns -n 5000", [{ bytes: 5000 * 65536 }]);
     expectOk(rx);
     expectSameConsole(real.body, rx.stdout);
   }, T);
@@ -148,7 +157,7 @@ describe("our Windows -xml file as 5.40's", () => {
     const real = windowsRecording("windows-5.40-count-xml-receiver.xml.txt");
     expect(real.command).toContain("-r -m 1,*,127.0.0.1 -ns -n 5000 -p 35050 -xml r.xml");
     const dir = mkdtempSync(join(tmpdir(), "anyperf-winxml-"));
-    const rx = await receiverRun("--windows -r -m 1,*,127.0.0.1 -ns -n 5000 -p 35230 -xml r.xml", [{ bytes: 5000 * 65536 }], 35230, dir);
+    const rx = await receiverRun("--windows -r -m 1,*,127.0.0.1 -ns -n 5000 -xml r.xml", [{ bytes: 5000 * 65536 }], dir);
     expectOk(rx);
     expectSameConsole(windowsRecording("windows-5.40-count-xml-receiver.txt").body, rx.stdout);
     const ours = readFileSync(join(dir, "r.xml"), "latin1");
@@ -159,8 +168,8 @@ describe("our Windows -xml file as 5.40's", () => {
     const b = xmlLeaves(ours);
     expect(b.map((l) => [l.path, l.attrs])).toEqual(a.map((l) => [l.path, l.attrs]));
     const params = (x: typeof a) => x.filter((l) => l.path.includes("/parameters/")).map((l) => `${l.path}=${l.text}`);
-    // The port counter after setup is base + threads: 35051 there, 35231 here.
-    expect(params(b)).toEqual(params(a).map((l) => l.replace("/port=35051", "/port=35231")));
+    // The port counter after setup is base + threads: 35051 there.
+    expect(params(b)).toEqual(params(a).map((l) => l.replace("/port=35051", `/port=${rx.base + 1}`)));
     const root = (x: string) => /^<ntttcpr computername="([^"]*)"/.exec(x)?.[1];
     expect(root(real.body)).toBe("VM");
     expect(root(ours)).toBe(root(ours)!.toUpperCase());

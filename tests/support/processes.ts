@@ -59,6 +59,36 @@ function bound(port: number, proto: "tcp" | "udp"): boolean {
   return false;
 }
 
+/** Local ports of every TCP and UDP socket on this host, in any state (an ephemeral client socket holds its port too). */
+function portsInUse(): Set<number> {
+  const used = new Set<number>();
+  for (const f of ["/proc/net/tcp", "/proc/net/tcp6", "/proc/net/udp", "/proc/net/udp6"]) {
+    try {
+      for (const l of readFileSync(f, "latin1").split("\n").slice(1)) {
+        const m = /^\s*\d+: [0-9A-F]+:([0-9A-F]{4}) /.exec(l);
+        if (m) used.add(parseInt(m[1]!, 16));
+      }
+    } catch {
+      // no IPv6 on this host
+    }
+  }
+  return used;
+}
+
+/**
+ * The first `count` consecutive ports in [from, to) that no socket uses now. Test ranges fall in the kernel's
+ * ephemeral range, where other processes' client sockets take ports at random and a fixed port may not bind.
+ */
+export function freePorts(from: number, to: number, count: number): number {
+  const used = portsInUse();
+  for (let p = from; p + count <= to; p++) {
+    let ok = true;
+    for (let k = 0; k < count && ok; k++) ok = !used.has(p + k);
+    if (ok) return p;
+  }
+  throw new Error(`no ${count} free consecutive ports in ${from}-${to - 1}`);
+}
+
 /** Fails at once when something already uses `port`: a leftover server would answer instead of ours. */
 export function assertFree(port: number, proto: "tcp" | "udp" = "tcp"): void {
   if (bound(port, proto)) throw new Error(`${proto} port ${port} is already in use by another process: stop it, or move this test's port`);

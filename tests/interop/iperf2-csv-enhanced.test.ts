@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { freePorts } from "../support/processes.ts";
 import { hasStockIperf, ours, type Proc, session, stock, waitListening } from "./iperf2-harness.ts";
 
 /**
@@ -39,12 +40,17 @@ const cases = [
 
 describe("iperf 2 -e -y C timestamps as stock 2.1.8's", () => {
   let port = 35300;
+  // Each pairing takes the next port no socket holds (the range is also the kernel's ephemeral one).
+  const next = () => {
+    port = freePorts(port, 35400, 1);
+    return port++;
+  };
   for (const c of cases) {
     test.skipIf(absent)(`${c.name}: our client, then our server`, async () => {
-      const ref = await pairing(stock, stock, port++, c.server, c.client, c.udp);
+      const ref = await pairing(stock, stock, next(), c.server, c.client, c.udp);
       const t0 = Date.now();
-      const oursClient = await pairing(stock, ours, port++, c.server, c.client, c.udp);
-      const oursServer = await pairing(ours, stock, port++, c.server, c.client, c.udp);
+      const oursClient = await pairing(stock, ours, next(), c.server, c.client, c.udp);
+      const oursServer = await pairing(ours, stock, next(), c.server, c.client, c.udp);
       expect(shapes(ref.client.out)).toContain(c.client.includes("-i") ? "T.mmm" : "19700101000000.000");
       expect(shapes(oursClient.client.out)).toEqual(shapes(ref.client.out));
       expect(shapes(oursServer.server)).toEqual(shapes(ref.server));

@@ -7,14 +7,16 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { assertFree, hasStockIperf3, json, ours, stock, waitListening, type Finished, type Proc } from "./iperf3-harness.ts";
+import { freePorts } from "../support/processes.ts";
+import { hasStockIperf3, json, ours, stock, waitListening, type Finished, type Proc } from "./iperf3-harness.ts";
 
 const HAVE = hasStockIperf3();
 const T = 60_000;
 let nextPort = 35400;
+/** The next port in 35400-35499 that no socket holds now (the range is also the kernel's ephemeral one). */
 const port = () => {
-  const p = nextPort++;
-  assertFree(p);
+  const p = freePorts(nextPort, 35500, 1);
+  nextPort = p + 1;
   return p;
 };
 

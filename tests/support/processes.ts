@@ -65,6 +65,7 @@ function portsInUse(): Set<number> {
   for (const f of ["/proc/net/tcp", "/proc/net/tcp6", "/proc/net/udp", "/proc/net/udp6"]) {
     try {
       for (const l of readFileSync(f, "latin1").split("\n").slice(1)) {
+        // Any state: a TIME_WAIT socket on the port also stops our listeners from binding it (Bun's listen).
         const m = /^\s*\d+: [0-9A-F]+:([0-9A-F]{4}) /.exec(l);
         if (m) used.add(parseInt(m[1]!, 16));
       }

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { z } from "zod";
 import { Diagnosis } from "../../src/diagnosis/schema.ts";
+import { LINK_FULL_PERCENT } from "../../src/diagnosis/thresholds.ts";
 import { listNamespaces, makePair, netnsSkipReason, type NetnsPair } from "../support/netns.ts";
 import type { Finished } from "../support/processes.ts";
 
@@ -146,19 +147,34 @@ describe.skipIf(!NATIVE)("anyperf serve between two namespaces, tbf 1 Gbit/s", (
       expect(perStream).toBe(r.remote.receiver.bytes);
       expect(r.remote.cpu.host.perCpu.length).toBeGreaterThan(0);
 
-      // A run slowed by a busy machine is diagnosed as such: its evidence says so in the failure.
-      expect(`${r.diagnosis.verdict}: ${r.diagnosis.evidence.join(" | ")}`).toStartWith("link: ");
       expect(r.diagnosis.link_bps).toBe(RATE);
-      expect(r.diagnosis.evidence[0]).toMatch(/of the link's 1\.00 Gbit\/s \(veth-a, from --link-speed\): the link is the limit$/);
+      // Every run's verdict fits what it measured: the link when it ran at the link's speed; a run that another
+      // program on this shared machine slowed is not called the link (its evidence names what held it).
+      const full = r.diagnosis.link_utilization_percent! >= LINK_FULL_PERCENT;
+      expect(`${r.diagnosis.verdict === "link"}: ${r.diagnosis.evidence.join(" | ")}`).toStartWith(`${full}: `);
     }
+    // And the median run, as a user would see it, names the link.
+    const mid = ours.find((r) => r.summary.throughput_bps === a)!;
+    expect(`${mid.diagnosis.verdict}: ${mid.diagnosis.evidence.join(" | ")}`).toStartWith("link: ");
+    expect(mid.diagnosis.evidence[0]).toMatch(/of the link's 1\.00 Gbit\/s \(veth-a, from --link-speed\): the link is the limit$/);
   }, RUNS * 40_000);
 
   test("-R through serve: the server sends across the shaper, and the diagnosis still names the link", async () => {
-    const c = await pair.run(pair.a, [BUN, MAIN, "client", pair.b.addr, "-p", String(nativePort), "-t", "3", "-R", "--link-speed", "1G", "--json"], 60_000).done;
-    expect(c.code).toBe(0);
-    const r = json(ClientDoc.omit({ totals: true, remote: true }).extend({ totals: z.object({ received_bytes: z.number() }), remote: z.object({ totals: z.object({ sent_bytes: z.number() }) }) }), c);
+    const Reverse = ClientDoc.omit({ totals: true, remote: true }).extend({
+      totals: z.object({ received_bytes: z.number() }),
+      remote: z.object({ totals: z.object({ sent_bytes: z.number() }) }),
+    });
+    const runs: z.infer<typeof Reverse>[] = [];
+    for (let i = 0; i < 3; i++) {
+      const c = await pair.run(pair.a, [BUN, MAIN, "client", pair.b.addr, "-p", String(nativePort), "-t", "3", "-R", "--link-speed", "1G", "--json"], 60_000).done;
+      expect(c.code).toBe(0);
+      const r = json(Reverse, c);
+      expect(r.totals.received_bytes).toBe(r.remote.totals.sent_bytes);
+      runs.push(r);
+    }
+    // The median run, as above: one run on a busy machine can lose a core to another program.
+    const r = runs.sort((x, y) => x.summary.throughput_bps - y.summary.throughput_bps)[1]!;
     expect(r.summary.throughput_bps).toBeGreaterThan(0.85 * RATE);
-    expect(r.totals.received_bytes).toBe(r.remote.totals.sent_bytes);
-    expect(r.diagnosis.verdict).toBe("link");
+    expect(`${r.diagnosis.verdict}: ${r.diagnosis.evidence.join(" | ")}`).toStartWith("link: ");
   }, T);
 });

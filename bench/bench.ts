@@ -16,7 +16,7 @@ import { type Ctx, type SideSpec, type Workload, spawnMs, workloads } from "./wo
 
 const USAGE = `usage: scripts/bench [--quick] [--repeats N] [--seconds S] [--only ID,...]
   --quick        1 s runs (default: 4 s), same workloads and repeats
-  --repeats N    repeats of every pair, order alternating (default 3)
+  --repeats N    repeats of every pair, order alternating (default 5)
   --seconds S    seconds per run
   --only IDS     only these rows (ids as in bench/results.json), e.g. tcp-1,udp-1`;
 
@@ -37,7 +37,7 @@ if (values.help) {
 
 const root = resolve(import.meta.dir, "..");
 const quick = values.quick ?? false;
-const repeats = Number(values.repeats ?? 3);
+const repeats = Number(values.repeats ?? 5);
 const seconds = Number(values.seconds ?? (quick ? 1 : 4));
 if (!Number.isInteger(repeats) || repeats < 1 || !(seconds > 0)) {
   console.error(`bench: --repeats takes a whole number ≥ 1 and --seconds a positive number\n${USAGE}`);

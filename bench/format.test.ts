@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { formatFigure, formatPercent, formatTarget, renderTable } from "./format.ts";
+import { formatFigure, formatMicros, formatPercent, formatTarget, renderTable } from "./format.ts";
 import { costPercent, targetMet } from "./report.ts";
 
 describe("formatFigure", () => {
@@ -11,6 +11,13 @@ describe("formatFigure", () => {
     expect(formatFigure(17_105, "conn/s")).toBe("17.11k conn/s");
     expect(formatFigure(12.34, "ms")).toBe("12.3 ms");
     expect(formatFigure(122_257_408, "bytes")).toBe("122.3 MB");
+  });
+});
+
+describe("formatMicros", () => {
+  test("µs below 1 ms, ms above", () => {
+    expect(formatMicros(57.4)).toBe("57 µs");
+    expect(formatMicros(4055.03)).toBe("4.06 ms");
   });
 });
 

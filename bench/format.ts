@@ -33,6 +33,11 @@ export function formatTarget(t: Target, unit: Unit): string {
   }
 }
 
+/** A latency in µs, as ms from 1 ms up. */
+export function formatMicros(us: number): string {
+  return us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${us.toFixed(0)} µs`;
+}
+
 export function formatPercent(v: number | null): string {
   return v === null ? "—" : `${Math.round(v)} %`;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { iperf2CsvTotal, iperf3Received, netperfKeyval, netperfNumber, ntttcpReceiverBps } from "./peer-output.ts";
+import { iperf2CsvTotal, iperf3Received, neperRr, netperfKeyval, netperfNumber, netperfNumbers, ntttcpReceiverBps, sockperfMessageRate, sockperfPingPong } from "./peer-output.ts";
 
 /** testdata files hold the exact command on their first line and the tool's verbatim output below it. */
 function fixture(name: string): string {
@@ -66,5 +66,37 @@ describe("ntttcpReceiverBps", () => {
   });
   test("a receiver that printed no totals is an error", () => {
     expect(() => ntttcpReceiverBps("NTTTCP for Linux 1.4.3\nERROR: cannot bind\n")).toThrow("no totals");
+  });
+});
+
+describe("neperRr", () => {
+  test("aggregate throughput= and latency_p99= (seconds → µs)", () => {
+    const f = neperRr(fixture("neper-tcp-rr.txt"));
+    expect(f.transactionsPerSecond).toBe(25225.01);
+    expect(f.p99Us).toBeCloseTo(4055.03, 6);
+  });
+  test("output without the p99 line says to ask for it", () => {
+    expect(() => neperRr("throughput=5\n")).toThrow("latency_p99");
+  });
+});
+
+describe("sockperf", () => {
+  test("ping-pong: received messages over the valid duration, full-RTT p99", () => {
+    const f = sockperfPingPong(fixture("sockperf-ping-pong.txt"));
+    expect(f.transactionsPerSecond).toBeCloseTo(9395 / 0.549, 6);
+    expect(f.p99Us).toBe(429.598);
+  });
+  test("throughput: the sender's message rate", () => {
+    expect(sockperfMessageRate(fixture("sockperf-throughput.txt"))).toBe(38290);
+  });
+  test("a refused connection is an error, not a zero", () => {
+    expect(() => sockperfPingPong("sockperf: ERROR: Can`t connect socket (errno=111 Connection refused)\n")).toThrow("no valid-duration summary");
+    expect(() => sockperfMessageRate("")).toThrow("no message rate");
+  });
+});
+
+describe("netperfNumbers", () => {
+  test("one value per -k block, non-numeric values left out", () => {
+    expect(netperfNumbers("THROUGHPUT=10.5\nP99_LATENCY=80\nTHROUGHPUT=4\nTHROUGHPUT=n/a\n", "THROUGHPUT")).toEqual([10.5, 4]);
   });
 });

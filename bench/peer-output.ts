@@ -96,3 +96,50 @@ export function ntttcpReceiverBps(text: string): number {
 function firstLine(text: string): string {
   return text.trim().split("\n")[0]?.slice(0, 120) || "(empty output)";
 }
+
+/** neper's closing `key=value` lines (client side): aggregate transactions/s and the p99 it was asked for with -p. */
+export function neperRr(text: string): { transactionsPerSecond: number; p99Us: number } {
+  const kv = new Map<string, string>();
+  for (const line of text.split("\n")) {
+    const eq = line.indexOf("=");
+    if (eq > 0) kv.set(line.slice(0, eq).trim(), line.slice(eq + 1).trim());
+  }
+  const num = (k: string) => {
+    const v = Number(kv.get(k));
+    if (!kv.has(k) || !Number.isFinite(v)) throw new Error(`neper printed no ${k}= (run with -p 99): ${firstLine(text)}`);
+    return v;
+  };
+  // neper reports latencies in seconds.
+  return { transactionsPerSecond: num("throughput"), p99Us: num("latency_p99") * 1e6 };
+}
+
+/**
+ * sockperf ping-pong: round trips per second over its valid (post-warm-up) window, and the 99th percentile it
+ * prints, which with --full-rtt is the whole round trip in µs (without it sockperf halves it).
+ */
+export function sockperfPingPong(text: string): { transactionsPerSecond: number; p99Us: number } {
+  const valid = /\[Valid Duration\] RunTime=([\d.]+) sec; SentMessages=\d+; ReceivedMessages=(\d+)/.exec(text);
+  const p99 = /percentile 99\.000 =\s*([\d.]+)/.exec(text);
+  if (!valid || !p99) throw new Error(`sockperf printed no valid-duration summary: ${firstLine(text.replace(/^.*version.*\n/m, ""))}`);
+  return { transactionsPerSecond: Number(valid[2]) / Number(valid[1]), p99Us: Number(p99[1]) };
+}
+
+/** sockperf throughput: the sender's message rate (its server prints no count of what it received). */
+export function sockperfMessageRate(text: string): number {
+  const m = /Summary: Message Rate is (\d+) \[msg\/sec\]/.exec(text);
+  if (!m) throw new Error(`sockperf printed no message rate: ${firstLine(text)}`);
+  return Number(m[1]);
+}
+
+/** Every numeric KEY=VALUE of one key in output that holds several netperf -k blocks (anyperf netperf --instances). */
+export function netperfNumbers(text: string, key: string): number[] {
+  const out: number[] = [];
+  for (const line of text.split("\n")) {
+    const eq = line.indexOf("=");
+    if (eq > 0 && line.slice(0, eq).trim() === key) {
+      const n = Number(line.slice(eq + 1).trim());
+      if (Number.isFinite(n)) out.push(n);
+    }
+  }
+  return out;
+}

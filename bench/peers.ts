@@ -23,7 +23,7 @@ export function findTool(name: string, anyperf: string, path = process.env.PATH 
 
 export function findPeers(anyperf: string): Peers {
   const find = (n: string) => findTool(n, anyperf);
-  return { iperf3: find("iperf3"), iperf: find("iperf"), netperf: find("netperf"), netserver: find("netserver"), ntttcp: find("ntttcp"), taskset: find("taskset") };
+  return { iperf3: find("iperf3"), iperf: find("iperf"), netperf: find("netperf"), netserver: find("netserver"), ntttcp: find("ntttcp"), taskset: find("taskset"), neper: process.env.NEPER || find("tcp_rr"), sockperf: find("sockperf") };
 }
 
 /** First line a tool prints about its version (iperf 2 prints it on stderr), for the report. */

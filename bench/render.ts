@@ -1,4 +1,4 @@
-import { formatFigure, formatPercent, formatTarget, renderTable } from "./format.ts";
+import { formatFigure, formatMicros, formatPercent, formatTarget, renderTable } from "./format.ts";
 import { type BenchReport, type Row, type Side, costPercent } from "./report.ts";
 
 /** The printed report: the table, then what was skipped or failed and how every figure was taken. */
@@ -6,8 +6,8 @@ import { type BenchReport, type Row, type Side, costPercent } from "./report.ts"
 function figureCell(side: Side | null, row: Row): string {
   if (!side) return "—";
   if (side.figure === null) return side.errors.length ? "error" : "—";
-  const loss = side.extra.loss_percent;
-  return formatFigure(side.figure, row.unit) + (loss === undefined ? "" : `, ${loss.toFixed(1)} % lost`);
+  const { loss_percent: loss, p99_us: p99 } = side.extra;
+  return formatFigure(side.figure, row.unit) + (loss === undefined ? "" : `, ${loss.toFixed(1)} % lost`) + (p99 === undefined ? "" : `, p99 ${formatMicros(p99)}`);
 }
 
 const shownOnly = (row: Row) => row.target.kind === "cost-shown";

@@ -5,6 +5,7 @@ import { Child, type Finished, type Ports, failure, show, waitListening } from "
 import type { Target, Unit } from "./report.ts";
 import { standInArgv } from "./stand-in.ts";
 import { median } from "./stats.ts";
+import { flowWorkloads } from "./flow-workloads.ts";
 
 /**
  * The issue's workloads as pairs of runs. Every figure is taken at the receiver (or, for request/response, at
@@ -18,6 +19,9 @@ export interface Peers {
   netserver?: string;
   ntttcp?: string;
   taskset?: string;
+  /** neper's tcp_rr (not packaged: built from a fetched copy, found through env NEPER or PATH). */
+  neper?: string;
+  sockperf?: string;
 }
 
 export interface Ctx {
@@ -56,15 +60,15 @@ export interface Workload {
   anyperf: SideSpec;
 }
 
-const HOST = "127.0.0.1";
+export const HOST = "127.0.0.1";
 
 /** A run gets its test time plus this much for start-up, connection set-up, reports and teardown. */
 const SLACK_MS = 15_000;
 
-const deadline = (ctx: Ctx) => ctx.seconds * 1000 + SLACK_MS;
+export const deadline = (ctx: Ctx) => ctx.seconds * 1000 + SLACK_MS;
 
 /** The run of `anyperf loopback ... --json`: sender and receiver in one process, so its rusage is both sides. */
-async function loopback(ctx: Ctx, args: string[], opts: { pin?: boolean; watchRss?: boolean; during?: (c: Child) => Promise<void> } = {}) {
+export async function loopback(ctx: Ctx, args: string[], opts: { pin?: boolean; watchRss?: boolean; during?: (c: Child) => Promise<void> } = {}) {
   const pin = opts.pin ? [ctx.peers.taskset!, "-c", String(ctx.pinCpu)] : [];
   const child = new Child([...pin, ctx.anyperf, "loopback", "-t", String(ctx.seconds), ...args, "--json"], deadline(ctx), { watchRss: opts.watchRss });
   try {
@@ -81,7 +85,7 @@ async function loopback(ctx: Ctx, args: string[], opts: { pin?: boolean; watchRs
   return { results, f };
 }
 
-function figure(v: number | undefined, name: string): number {
+export function figure(v: number | undefined, name: string): number {
   if (v === undefined) throw new Error(`anyperf --json has no ${name}`);
   return v;
 }
@@ -95,7 +99,7 @@ interface Pair {
  * A server, then a client against it; the server is waited for when it ends by itself after one test, otherwise
  * stopped once the client is done (after `settleMs`, in which it prints its report).
  */
-async function clientServer(
+export async function clientServer(
   ctx: Ctx,
   o: { ports?: number; server: (base: number) => string[]; listen?: (base: number) => number; client: (base: number) => string[]; serverEnds: boolean; settleMs?: number },
 ): Promise<Pair> {
@@ -118,9 +122,9 @@ async function clientServer(
   }
 }
 
-const both = (p: Pair) => p.client.cpuSeconds + p.server.cpuSeconds;
+export const both = (p: Pair) => p.client.cpuSeconds + p.server.cpuSeconds;
 
-function need(path: string | undefined, name: string, pkg = name): string | undefined {
+export function need(path: string | undefined, name: string, pkg = name): string | undefined {
   return path ? undefined : `${name} not installed (./scripts/install-peers installs ${pkg})`;
 }
 
@@ -149,7 +153,7 @@ async function netperfSide(ctx: Ctx, o: { test: string; testArgs: string[]; keys
   return { kv: netperfKeyval(pair.client.stdout), pair };
 }
 
-function loopbackHow(args: string, figure: string, pin = false): string {
+export function loopbackHow(args: string, figure: string, pin = false): string {
   return `${pin ? "taskset -c CPU " : ""}anyperf loopback -t T ${args} --json; ${figure}`;
 }
 
@@ -491,6 +495,7 @@ export function workloads(ctx: Ctx): Workload[] {
     },
   });
 
+  list.push(...flowWorkloads(ctx));
   return list;
 }
 

@@ -1,0 +1,188 @@
+import { neperRr, netperfNumbers, sockperfMessageRate, sockperfPingPong } from "./peer-output.ts";
+import { Child, failure, waitListening } from "./processes.ts";
+import { median } from "./stats.ts";
+import { type Ctx, type Sample, type SideSpec, type Workload, HOST, both, clientServer, deadline, figure, loopback, loopbackHow, need } from "./workloads.ts";
+
+/**
+ * Issue 20's rows: many concurrent request/response flows (against neper and against as many netperf processes),
+ * ping-pong latency and UDP packet rate against sockperf, and one process holding 10,000 flows.
+ */
+
+/** Concurrent TCP_RR flows of the many-flows rows, on this many threads (neper -T; anyperf --workers). */
+const FLOWS = 1000;
+const THREADS = 2;
+/** The scale rows: flows in one anyperf process. */
+const SCALE_FLOWS = 10_000;
+const PINGPONG_BYTES = 64;
+
+const rrExtra = (p99: number | undefined): Record<string, number> => (p99 === undefined ? {} : { p99_us: p99 });
+
+/** `anyperf loopback --rr` with its aggregate transactions/s and p99. */
+function loopbackRr(ctx: Ctx, args: string[], how: string): SideSpec {
+  return {
+    label: "anyperf",
+    how: loopbackHow(args.join(" "), how),
+    run: async () => {
+      const { results, f } = await loopback(ctx, args);
+      return { value: figure(results.summary.transactions_per_second, "summary.transactions_per_second"), cpuSeconds: f.cpuSeconds, extra: rrExtra(results.summary.latency_us?.p99) };
+    },
+  };
+}
+
+/** N netperf TCP_RR clients at once against one server: summed THROUGHPUT, median of the instances' P99_LATENCY. */
+function sumOfInstances(texts: string[], n: number): Sample & { cpuSeconds: 0 } {
+  const rates = texts.flatMap((t) => netperfNumbers(t, "THROUGHPUT"));
+  if (rates.length < n) throw new Error(`${n - rates.length} of ${n} netperf instances printed no THROUGHPUT`);
+  const p99 = median(texts.flatMap((t) => netperfNumbers(t, "P99_LATENCY")));
+  return { value: rates.reduce((a, b) => a + b, 0), cpuSeconds: 0, extra: rrExtra(p99) };
+}
+
+const RR_KEYS = ["-r", "1,1", "-k", "THROUGHPUT,P99_LATENCY"];
+
+async function stockNetperfProcesses(ctx: Ctx, n: number): Promise<Sample> {
+  const { netperf, netserver } = ctx.peers;
+  const port = ctx.ports.take();
+  const server = new Child([netserver!, "-D", "-p", String(port)], deadline(ctx) + 30_000);
+  try {
+    await waitListening(port, server);
+    const clients = Array.from({ length: n }, () => new Child([netperf!, "-H", HOST, "-p", String(port), "-l", String(ctx.seconds), "-t", "TCP_RR", "-P", "0", "--", ...RR_KEYS], deadline(ctx) + 30_000));
+    const done = await Promise.all(clients.map((c) => c.done));
+    const bad = done.map(failure).find((e) => e !== undefined);
+    if (bad) throw new Error(bad);
+    const s = await server.stop();
+    const sum = sumOfInstances(done.map((d) => d.stdout), n);
+    return { ...sum, cpuSeconds: s.cpuSeconds + done.reduce((a, d) => a + d.cpuSeconds, 0) };
+  } finally {
+    if (server.running) await server.stop();
+  }
+}
+
+async function anyperfNetperfInstances(ctx: Ctx, n: number): Promise<Sample> {
+  const pair = await clientServer(ctx, {
+    server: (p) => [ctx.anyperf, "netserver", "-D", "-f", "-p", String(p)],
+    client: (p) => [ctx.anyperf, "netperf", "--instances", String(n), "-H", HOST, "-p", String(p), "-l", String(ctx.seconds), "-t", "TCP_RR", "-P", "0", "--", ...RR_KEYS],
+    serverEnds: false,
+  });
+  return { ...sumOfInstances([pair.client.stdout], n), cpuSeconds: both(pair) };
+}
+
+export function flowWorkloads(ctx: Ctx): Workload[] {
+  const T = String(ctx.seconds);
+  const { netperf, netserver, neper, sockperf } = ctx.peers;
+  const noNetperf = need(netperf, "netperf") ?? need(netserver, "netserver", "netperf");
+  const noSockperf = need(sockperf, "sockperf");
+  const flows = String(FLOWS);
+  const list: Workload[] = [];
+
+  list.push({
+    id: "rr-flows-neper",
+    workload: `TCP_RR 1,1, ${FLOWS} flows, ${THREADS} threads (neper)`,
+    unit: "trans/s",
+    target: { kind: "ratio-at-least", value: 1.0 },
+    cpuScope: "client+server",
+    statistic: "median",
+    reference: {
+      label: "neper",
+      how: `tcp_rr -c -H 127.0.0.1 -F ${FLOWS} -T ${THREADS} -l T -p 50,99 against tcp_rr -F ${FLOWS} -T ${THREADS} -l T; the client's throughput=, latency_p99=`,
+      missing: neper ? undefined : "neper not found (build google/neper and set NEPER=/path/to/tcp_rr or put tcp_rr on PATH)",
+      run: async () => {
+        const common = ["-F", flows, "-T", String(THREADS), "-l", T, "--nolog"];
+        const pair = await clientServer(ctx, {
+          ports: 2,
+          server: (p) => [neper!, ...common, "-C", String(p), "-P", String(p + 1)],
+          client: (p) => [neper!, "-c", "-H", HOST, ...common, "-C", String(p), "-P", String(p + 1), "-p", "50,99"],
+          serverEnds: true,
+        });
+        const r = neperRr(pair.client.stdout);
+        return { value: r.transactionsPerSecond, cpuSeconds: both(pair), extra: { p99_us: r.p99Us } };
+      },
+    },
+    anyperf: loopbackRr(ctx, ["--rr", "1,1", "-P", flows, "--workers", String(THREADS)], "summary.transactions_per_second, latency_us.p99"),
+  });
+
+  list.push({
+    id: "rr-flows-netperf",
+    workload: `TCP_RR 1,1, ${FLOWS} netperf instances at once`,
+    unit: "trans/s",
+    target: { kind: "ratio-at-least", value: 1.0 },
+    cpuScope: "all netperf processes + netserver",
+    statistic: "median",
+    reference: {
+      label: `${FLOWS}× netperf`,
+      how: `${FLOWS} processes of netperf -t TCP_RR -l T -- -r 1,1 -k THROUGHPUT,P99_LATENCY against one netserver -D; sum of THROUGHPUT, median P99_LATENCY`,
+      missing: noNetperf,
+      run: () => stockNetperfProcesses(ctx, FLOWS),
+    },
+    anyperf: {
+      label: "anyperf netperf",
+      how: `anyperf netperf --instances ${FLOWS} -t TCP_RR -l T -- -r 1,1 -k THROUGHPUT,P99_LATENCY against anyperf netserver -D -f; sum of THROUGHPUT, median P99_LATENCY`,
+      run: () => anyperfNetperfInstances(ctx, FLOWS),
+    },
+  });
+
+  const size = String(PINGPONG_BYTES);
+  list.push({
+    id: "pingpong-sockperf",
+    workload: `TCP ping-pong ${PINGPONG_BYTES} B, 1 flow (sockperf)`,
+    unit: "trans/s",
+    target: { kind: "ratio-at-least", value: 1.0 },
+    cpuScope: "client+server",
+    statistic: "median",
+    reference: {
+      label: "sockperf",
+      how: `sockperf ping-pong --tcp -m ${size} -t T --full-rtt against sockperf server --tcp; ReceivedMessages / RunTime of [Valid Duration], percentile 99.000`,
+      missing: noSockperf,
+      run: async () => {
+        const pair = await clientServer(ctx, {
+          server: (p) => [sockperf!, "server", "--tcp", "-i", HOST, "-p", String(p)],
+          client: (p) => [sockperf!, "ping-pong", "--tcp", "-i", HOST, "-p", String(p), "-m", size, "-t", T, "--full-rtt"],
+          serverEnds: false,
+        });
+        const r = sockperfPingPong(pair.client.stdout);
+        return { value: r.transactionsPerSecond, cpuSeconds: both(pair), extra: { p99_us: r.p99Us } };
+      },
+    },
+    anyperf: loopbackRr(ctx, ["--rr", `${size},${size}`, "-P", "1"], "summary.transactions_per_second, latency_us.p99"),
+  });
+
+  list.push({
+    id: "udp-64-sockperf",
+    workload: `UDP ${PINGPONG_BYTES} B datagrams, sender packets/s (sockperf)`,
+    unit: "packets/s",
+    target: { kind: "ratio-at-least", value: 1.0 },
+    cpuScope: "client+server",
+    statistic: "median",
+    reference: {
+      label: "sockperf",
+      how: `sockperf throughput -m ${size} -t T against sockperf server (UDP); Summary: Message Rate (the sender's: its server counts nothing it prints)`,
+      missing: noSockperf,
+      run: async () => {
+        // sockperf's UDP server has no TCP port for waitListening to see: it gets a moment to bind instead.
+        const port = ctx.ports.take();
+        const server = new Child([sockperf!, "server", "-i", HOST, "-p", String(port)], deadline(ctx) + 5_000);
+        try {
+          await Bun.sleep(300);
+          if (!server.running) throw new Error(failure(await server.done) ?? "sockperf server exited");
+          const client = await new Child([sockperf!, "throughput", "-i", HOST, "-p", String(port), "-m", size, "-t", T], deadline(ctx)).done;
+          const err = failure(client);
+          if (err) throw new Error(err);
+          const s = await server.stop();
+          return { value: sockperfMessageRate(client.stdout), cpuSeconds: client.cpuSeconds + s.cpuSeconds };
+        } finally {
+          if (server.running) await server.stop();
+        }
+      },
+    },
+    anyperf: {
+      label: "anyperf",
+      how: loopbackHow(`-P 1 --udp -l ${size} -b 0`, "sender.packets_per_second (as sockperf's); receiver's in extra"),
+      run: async () => {
+        const { results, f } = await loopback(ctx, ["-P", "1", "--udp", "-l", size, "-b", "0"]);
+        const extra: Record<string, number> = { received_pps: results.receiver?.packets_per_second ?? 0, loss_percent: results.summary.loss_percent ?? 0 };
+        return { value: figure(results.sender?.packets_per_second, "sender.packets_per_second"), cpuSeconds: f.cpuSeconds, extra };
+      },
+    },
+  });
+
+  return list;
+}

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { neperRr, netperfNumbers, sockperfMessageRate, sockperfPingPong } from "./peer-output.ts";
 import { Child, failure, waitListening } from "./processes.ts";
 import { median } from "./stats.ts";
@@ -184,5 +185,39 @@ export function flowWorkloads(ctx: Ctx): Workload[] {
     },
   });
 
+  const scale = scaleFlows();
+  for (const rr of [true, false]) {
+    const args = [...(rr ? ["--rr", "1,1"] : []), "-P", String(scale.flows)];
+    list.push({
+      id: rr ? "scale-rr" : "scale-bulk",
+      workload: `${rr ? "TCP_RR 1,1" : "TCP bulk"}, ${scale.flows} flows in one process${scale.note}`,
+      unit: rr ? "trans/s" : "bit/s",
+      target: { kind: "figure-shown" },
+      cpuScope: "anyperf process",
+      statistic: "median",
+      anyperf: {
+        label: "anyperf",
+        how: loopbackHow(args.join(" "), `summary.${rr ? "transactions_per_second" : "throughput_bps"}, flows.memory_per_flow_bytes, flows.slowest_to_fastest`),
+        run: async () => {
+          const { results, f } = await loopback(ctx, args);
+          const value = rr ? figure(results.summary.transactions_per_second, "summary.transactions_per_second") : results.summary.throughput_bps;
+          const flows = results.flows;
+          if (!flows) throw new Error("anyperf --json has no flows");
+          return { value, cpuSeconds: f.cpuSeconds, extra: { memory_per_flow_bytes: flows.memory_per_flow_bytes, slowest_to_fastest: flows.slowest_to_fastest } };
+        },
+      },
+    });
+  }
+
   return list;
+}
+
+/**
+ * Flows the scale rows run: 10,000, or as many as this process's hard open-file limit lets `anyperf loopback`
+ * hold (three descriptors a flow: listener, both ends), with the reason in the row's name.
+ */
+function scaleFlows(): { flows: number; note: string } {
+  const hard = /^Max open files\s+\d+\s+(\d+)/m.exec(readFileSync("/proc/self/limits", "utf8"))?.[1];
+  const fits = hard === undefined ? SCALE_FLOWS : Math.floor((Number(hard) - 256) / 3 / 1000) * 1000;
+  return fits >= SCALE_FLOWS ? { flows: SCALE_FLOWS, note: "" } : { flows: fits, note: ` (hard ulimit -n ${hard} holds no ${SCALE_FLOWS})` };
 }

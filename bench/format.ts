@@ -29,6 +29,7 @@ export function formatTarget(t: Target, unit: Unit): string {
     case "cost-at-most-percent":
       return `cost ≤ ${t.value} %`;
     case "cost-shown":
+    case "figure-shown":
       return "not judged";
   }
 }

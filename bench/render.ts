@@ -6,8 +6,14 @@ import { type BenchReport, type Row, type Side, costPercent } from "./report.ts"
 function figureCell(side: Side | null, row: Row): string {
   if (!side) return "—";
   if (side.figure === null) return side.errors.length ? "error" : "—";
-  const { loss_percent: loss, p99_us: p99 } = side.extra;
-  return formatFigure(side.figure, row.unit) + (loss === undefined ? "" : `, ${loss.toFixed(1)} % lost`) + (p99 === undefined ? "" : `, p99 ${formatMicros(p99)}`);
+  const { loss_percent: loss, p99_us: p99, memory_per_flow_bytes: perFlow, slowest_to_fastest: starved } = side.extra;
+  return (
+    formatFigure(side.figure, row.unit) +
+    (loss === undefined ? "" : `, ${loss.toFixed(1)} % lost`) +
+    (p99 === undefined ? "" : `, p99 ${formatMicros(p99)}`) +
+    (perFlow === undefined ? "" : `, ${(perFlow / 1024).toFixed(0)} KiB/flow`) +
+    (starved === undefined ? "" : `, slowest/fastest ${starved.toFixed(2)}`)
+  );
 }
 
 const shownOnly = (row: Row) => row.target.kind === "cost-shown";
@@ -17,6 +23,7 @@ function resultCell(row: Row): string {
   const costly = row.target.kind === "cost-at-most-percent" || shownOnly(row);
   const cost = costly && row.ratio !== null ? ` (cost ${costPercent(row.ratio).toFixed(1)} %)` : "";
   if (shownOnly(row) && row.ratio !== null) return `shown${cost}`;
+  if (row.target.kind === "figure-shown") return row.anyperf?.figure === null ? "error" : "shown";
   if (row.met === null) return "error";
   return (row.met ? "met" : "MISSED") + cost;
 }
@@ -46,7 +53,7 @@ export function renderReport(r: BenchReport): string {
     "",
     renderTable(head, rows),
     "",
-    `${judged.filter((x) => x.met).length} of ${judged.length} measured targets met; ${r.rows.filter((x) => x.skipped).length} rows skipped, ${r.rows.filter((x) => !x.skipped && x.met === null && !(shownOnly(x) && x.ratio !== null)).length} rows without a result.`,
+    `${judged.filter((x) => x.met).length} of ${judged.length} measured targets met; ${r.rows.filter((x) => x.skipped).length} rows skipped, ${r.rows.filter((x) => !x.skipped && x.met === null && !(shownOnly(x) && x.ratio !== null) && !(x.target.kind === "figure-shown" && x.anyperf?.figure != null)).length} rows without a result.`,
   ];
   const skipped = r.rows.filter((x) => x.skipped);
   if (skipped.length) out.push("", "Skipped:", ...skipped.map((x) => `  ${x.workload}: ${x.skipped}`));

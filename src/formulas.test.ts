@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import {
+  memoryPerFlowBytes,
+  slowestToFastestRatio,
   avgFrameSize,
   bdpBytes,
   pooledLatency,
@@ -323,4 +325,18 @@ test("pooledLatency: every transaction weighs the same; tests without samples do
   ]);
   expect(p).toEqual({ meanUs: 20, minUs: 5, maxUs: 90 });
   expect(pooledLatency([]).meanUs).toBeNaN();
+});
+
+describe("many flows", () => {
+  test("memory per flow: RSS growth over the flows; no flows is 0", () => {
+    expect(memoryPerFlowBytes(100e6, 340e6, 10_000)).toBe(24_000);
+    expect(memoryPerFlowBytes(100e6, 340e6, 0)).toBe(0);
+  });
+  test("slowest / fastest flow rate: 1 when even, 0 when one flow starved or none moved", () => {
+    expect(slowestToFastestRatio([30, 40, 60])).toBe(0.5);
+    expect(slowestToFastestRatio([7, 7])).toBe(1);
+    expect(slowestToFastestRatio([0, 12])).toBe(0);
+    expect(slowestToFastestRatio([0, 0])).toBe(0);
+    expect(slowestToFastestRatio([])).toBe(0);
+  });
 });

@@ -34,6 +34,24 @@ export function transactionsPerSecond(transactions: number, seconds: number): nu
   return per(transactions, seconds);
 }
 
+/** memory per flow = (RSS with the flows open − RSS before they were opened) / flows; bytes. */
+export function memoryPerFlowBytes(rssBefore: number, rssWith: number, flows: number): number {
+  return per(rssWith - rssBefore, flows);
+}
+
+/**
+ * Starvation: slowest flow's rate / fastest flow's rate, in 0..1 (1 = every flow got the same share). With no flow
+ * moving at all it is 0, like any ratio over nothing.
+ */
+export function slowestToFastestRatio(rates: readonly number[]): number {
+  let min = Infinity, max = 0;
+  for (const r of rates) {
+    if (r < min) min = r;
+    if (r > max) max = r;
+  }
+  return per(min, max);
+}
+
 /** events/s = count / seconds: interrupts/s, DPCs/s, retransmits/s (ntttcp). */
 export function eventsPerSecond(count: number, seconds: number): number {
   return per(count, seconds);

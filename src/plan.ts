@@ -13,7 +13,7 @@ export const Plan = z
     /** 0 = ephemeral ports, one per receiving stream. */
     port: z.number().int().min(0).max(65535).default(0),
     family: z.enum(["any", "ipv4", "ipv6"]).default("any"),
-    streams: z.number().int().min(1).max(1024),
+    streams: z.number().int().min(1).max(10_000),
     /** Workers per side; default min(streams, cores). */
     workers: z.number().int().min(1).max(256).optional(),
     durationS: z.number().positive().max(86400).default(5),

@@ -4,6 +4,7 @@ import { cores } from "../engine/worker-pool.ts";
 import { runLoopback } from "../loopback.ts";
 import type { TestRun } from "../engine/test-run.ts";
 import { runAndReport } from "./run-report.ts";
+import { ensureFdLimit, loopbackFdsNeeded } from "../host/fd-limit.ts";
 
 export const LOOPBACK_USAGE = `usage: anyperf loopback [options]
 ${planUsage("number of cores")}
@@ -30,5 +31,6 @@ export async function loopbackMain(argv: string[], hooks: { onRun?: (run: TestRu
     console.log(LOOPBACK_USAGE);
     return 0;
   }
+  await ensureFdLimit(loopbackFdsNeeded(opts.plan.streams, opts.plan.transport), `-P ${opts.plan.streams}`);
   return runAndReport((h) => runLoopback(opts.plan, h), opts, hooks.onRun);
 }

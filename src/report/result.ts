@@ -94,6 +94,18 @@ const Core = z.object({
    * every connection is cpu.host.tcp.retransSegs.
    */
   retransmits: z.number().optional(),
+  /** Many-flows figures of a loopback run: what each flow costs in memory and whether any flow starved. */
+  flows: z
+    .object({
+      count: z.number().int(),
+      /** Process RSS before the streams were opened and at the end of the measured window. */
+      rss_before_bytes: z.number(),
+      rss_with_flows_bytes: z.number(),
+      memory_per_flow_bytes: z.number(),
+      /** Slowest flow's rate ÷ fastest flow's (transactions/s, or bits/s received), 0..1. */
+      slowest_to_fastest: z.number(),
+    })
+    .optional(),
   errors: z.array(z.string()),
 });
 

@@ -62,6 +62,10 @@ export function textReport(r: Results): string {
     const l = s.latency_us;
     out.push(`latency: mean ${us(l.mean)}  p50 ${us(l.p50)}  p90 ${us(l.p90)}  p99 ${us(l.p99)}  p99.9 ${us(l.p999)}  (min ${us(l.min)}, max ${us(l.max)})`);
   }
+  if (r.flows && r.flows.count > 1) {
+    const f = r.flows;
+    out.push(`flows: ${f.count}, memory ${formatBytes(f.memory_per_flow_bytes)} per flow (RSS ${formatBytes(f.rss_before_bytes)} → ${formatBytes(f.rss_with_flows_bytes)}), slowest/fastest flow ${f.slowest_to_fastest.toFixed(2)}`);
+  }
   out.push(cpuLine("CPU", r.cpu, r.retransmits, r.transport));
   if (r.remote) out.push(...remoteLines(r.remote, r.transport));
   if (r.diagnosis) out.push(...diagnosisLines(r.diagnosis));

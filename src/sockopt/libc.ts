@@ -18,6 +18,9 @@ export interface Libc {
   shutdown(fd: number, how: number): number;
   fcntl(fd: number, cmd: number, arg: number): number;
   sched_setaffinity(tid: number, size: number, mask: Buf): number;
+  /** `limit` is struct rlimit: two u64, soft then hard. */
+  getrlimit(resource: number, limit: Buf): number;
+  setrlimit(resource: number, limit: Buf): number;
   /** The calling thread's kernel id; undefined with glibc < 2.30, which lacks gettid(). */
   gettid: (() => number) | undefined;
   /** errno of the last failed call on this thread; read it right after the call, before anything else runs. */
@@ -51,6 +54,8 @@ async function open(): Promise<Libc | undefined> {
       // variadic in C; an int third argument travels in the same register as a fixed one on x86-64 and arm64 Linux
       fcntl: { args: ["i32", "i32", "i32"], returns: "i32" },
       sched_setaffinity: { args: ["i32", "u64", "ptr"], returns: "i32" },
+      getrlimit: { args: ["i32", "ptr"], returns: "i32" },
+      setrlimit: { args: ["i32", "ptr"], returns: "i32" },
       __errno_location: { args: [], returns: "ptr" },
     });
     let gettid: (() => number) | undefined;
@@ -74,6 +79,8 @@ async function open(): Promise<Libc | undefined> {
       shutdown: (fd, how) => c.shutdown(fd, how),
       fcntl: (fd, cmd, arg) => c.fcntl(fd, cmd, arg),
       sched_setaffinity: (tid, size, mask) => c.sched_setaffinity(tid, size, mask),
+      getrlimit: (r, l) => c.getrlimit(r, l),
+      setrlimit: (r, l) => c.setrlimit(r, l),
       gettid,
       // errno lives at a fixed per-thread address, so one lookup per thread is enough.
       errno: () => (errnoAt === null ? 0 : read.i32(errnoAt, 0)),

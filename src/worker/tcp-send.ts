@@ -6,6 +6,7 @@ import { nowMs, openFds, type Runner, type StreamContext } from "./context.ts";
 import type { EndReason } from "./messages.ts";
 import { connectTcp, halfClose, senderPacer, type WorkerEnv } from "./sockets.ts";
 import { BlockingSocket, SLICE_MS, yieldThen } from "./blocking-socket.ts";
+import { filledPayload } from "./payload.ts";
 
 interface ConnState {
   off: number; // offset into the payload of a partial write
@@ -35,7 +36,7 @@ export class TcpSender implements Runner {
   private handlers: TcpHandlers<ConnState> | undefined;
 
   constructor(private readonly spec: TcpSendSpec, private readonly ctx: StreamContext, private readonly env: WorkerEnv) {
-    this.buf = spec.payload ?? new Uint8Array(spec.writeSize).fill(spec.fill);
+    this.buf = spec.payload ?? filledPayload(spec.writeSize, spec.fill);
   }
 
   async open(): Promise<{ localPort?: number }> {

@@ -114,3 +114,16 @@ describe("TestRun", () => {
     expect(r.summary.bytes).toBe(a!.bytes + b!.bytes);
   });
 });
+
+describe("many flows", () => {
+  test("the report carries memory per flow and the slowest/fastest flow ratio, from its own streams", async () => {
+    const r = await run({ streams: 50, test: "rr" });
+    const f = r.flows!;
+    expect(f.count).toBe(50);
+    expect(f.memory_per_flow_bytes).toBe((f.rss_with_flows_bytes - f.rss_before_bytes) / 50);
+    const rates = r.streams.filter((s) => s.side === "client").map((s) => s.transactions_per_second!);
+    expect(rates).toHaveLength(50);
+    expect(f.slowest_to_fastest).toBe(Math.min(...rates) / Math.max(...rates));
+    expect(f.slowest_to_fastest).toBeGreaterThan(0);
+  });
+});

@@ -15,7 +15,7 @@ import { formatFigure, formatPercent } from "./format.ts";
 import { type Ctx, type SideSpec, type Workload, spawnMs, workloads } from "./workloads.ts";
 
 const USAGE = `usage: scripts/bench [--quick] [--repeats N] [--seconds S] [--only ID,...]
-  --quick        1 s runs (default: 4 s), same workloads and repeats
+  --quick        1 s runs (default: 3 s), same workloads and repeats
   --repeats N    repeats of every pair, order alternating (default 5)
   --seconds S    seconds per run
   --only IDS     only these rows (ids as in bench/results.json), e.g. tcp-1,udp-1`;
@@ -38,13 +38,16 @@ if (values.help) {
 const root = resolve(import.meta.dir, "..");
 const quick = values.quick ?? false;
 const repeats = Number(values.repeats ?? 5);
-const seconds = Number(values.seconds ?? (quick ? 1 : 4));
+const seconds = Number(values.seconds ?? (quick ? 1 : 3));
 if (!Number.isInteger(repeats) || repeats < 1 || !(seconds > 0)) {
   console.error(`bench: --repeats takes a whole number ≥ 1 and --seconds a positive number\n${USAGE}`);
   process.exit(2);
 }
-/** The issue's bound is 10 minutes for a full run: rows that would start past this are reported as skipped. */
-const BUDGET_S = quick ? 300 : 540;
+/**
+ * Rows that would start past this are reported as not run. Issue 8 bounded a full run at 10 minutes; issue 20 asks
+ * for 5 repeats and adds six rows, which at 3 s runs takes about 15.
+ */
+const BUDGET_S = quick ? 420 : 900;
 /** Start-up: spawns of each binary, alternating, after two warm-up spawns each. */
 const SPAWNS = 20;
 

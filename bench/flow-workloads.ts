@@ -15,6 +15,8 @@ const THREADS = 2;
 /** The scale rows: flows in one anyperf process. */
 const SCALE_FLOWS = 10_000;
 const PINGPONG_BYTES = 64;
+/** Starting 1,000 clients and their control connections takes longer than one test's slack (25 s seen under load). */
+const SET_UP_MS = 45_000;
 
 const rrExtra = (p99: number | undefined): Record<string, number> => (p99 === undefined ? {} : { p99_us: p99 });
 
@@ -43,10 +45,10 @@ const RR_KEYS = ["-r", "1,1", "-k", "THROUGHPUT,P99_LATENCY"];
 async function stockNetperfProcesses(ctx: Ctx, n: number): Promise<Sample> {
   const { netperf, netserver } = ctx.peers;
   const port = ctx.ports.take();
-  const server = new Child([netserver!, "-D", "-p", String(port)], deadline(ctx) + 30_000);
+  const server = new Child([netserver!, "-D", "-p", String(port)], deadline(ctx) + SET_UP_MS + 5_000);
   try {
     await waitListening(port, server);
-    const clients = Array.from({ length: n }, () => new Child([netperf!, "-H", HOST, "-p", String(port), "-l", String(ctx.seconds), "-t", "TCP_RR", "-P", "0", "--", ...RR_KEYS], deadline(ctx) + 30_000));
+    const clients = Array.from({ length: n }, () => new Child([netperf!, "-H", HOST, "-p", String(port), "-l", String(ctx.seconds), "-t", "TCP_RR", "-P", "0", "--", ...RR_KEYS], deadline(ctx) + SET_UP_MS));
     const done = await Promise.all(clients.map((c) => c.done));
     const bad = done.map(failure).find((e) => e !== undefined);
     if (bad) throw new Error(bad);
@@ -60,9 +62,11 @@ async function stockNetperfProcesses(ctx: Ctx, n: number): Promise<Sample> {
 
 async function anyperfNetperfInstances(ctx: Ctx, n: number): Promise<Sample> {
   const pair = await clientServer(ctx, {
-    server: (p) => [ctx.anyperf, "netserver", "-D", "-f", "-p", String(p)],
+    // Without -f, as the stock side: with it netserver serves one test at a time and the instances queue.
+    server: (p) => [ctx.anyperf, "netserver", "-D", "-p", String(p)],
     client: (p) => [ctx.anyperf, "netperf", "--instances", String(n), "-H", HOST, "-p", String(p), "-l", String(ctx.seconds), "-t", "TCP_RR", "-P", "0", "--", ...RR_KEYS],
     serverEnds: false,
+    setUpMs: SET_UP_MS,
   });
   return { ...sumOfInstances([pair.client.stdout], n), cpuSeconds: both(pair) };
 }
@@ -116,7 +120,7 @@ export function flowWorkloads(ctx: Ctx): Workload[] {
     },
     anyperf: {
       label: "anyperf netperf",
-      how: `anyperf netperf --instances ${FLOWS} -t TCP_RR -l T -- -r 1,1 -k THROUGHPUT,P99_LATENCY against anyperf netserver -D -f; sum of THROUGHPUT, median P99_LATENCY`,
+      how: `anyperf netperf --instances ${FLOWS} -t TCP_RR -l T -- -r 1,1 -k THROUGHPUT,P99_LATENCY against anyperf netserver -D; sum of THROUGHPUT, median P99_LATENCY`,
       run: () => anyperfNetperfInstances(ctx, FLOWS),
     },
   });

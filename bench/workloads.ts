@@ -101,13 +101,14 @@ interface Pair {
  */
 export async function clientServer(
   ctx: Ctx,
-  o: { ports?: number; server: (base: number) => string[]; listen?: (base: number) => number; client: (base: number) => string[]; serverEnds: boolean; settleMs?: number },
+  o: { ports?: number; server: (base: number) => string[]; listen?: (base: number) => number; client: (base: number) => string[]; serverEnds: boolean; settleMs?: number; setUpMs?: number },
 ): Promise<Pair> {
   const base = ctx.ports.take(o.ports ?? 1);
-  const server = new Child(o.server(base), deadline(ctx) + 5_000);
+  const limit = deadline(ctx) + (o.setUpMs ?? 0);
+  const server = new Child(o.server(base), limit + 5_000);
   try {
     await waitListening(o.listen?.(base) ?? base, server);
-    const client = await new Child(o.client(base), deadline(ctx)).done;
+    const client = await new Child(o.client(base), limit).done;
     let s: Finished;
     if (o.serverEnds) s = await server.finish(3_000);
     else {

@@ -14,6 +14,8 @@ const FLOWS = 1000;
 const THREADS = 2;
 /** The scale rows: flows in one anyperf process. */
 const SCALE_FLOWS = 10_000;
+/** Opening thousands of streams (connect, accept, one message each way per stream) took 12-20 s at 6,000 under load. */
+const SCALE_SET_UP_MS = 60_000;
 const PINGPONG_BYTES = 64;
 /** Starting 1,000 clients and their control connections takes longer than one test's slack (25 s seen under load). */
 const SET_UP_MS = 45_000;
@@ -203,7 +205,7 @@ export function flowWorkloads(ctx: Ctx): Workload[] {
         label: "anyperf",
         how: loopbackHow(args.join(" "), `summary.${rr ? "transactions_per_second" : "throughput_bps"}, flows.memory_per_flow_bytes, flows.slowest_to_fastest`),
         run: async () => {
-          const { results, f } = await loopback(ctx, args);
+          const { results, f } = await loopback(ctx, args, { setUpMs: SCALE_SET_UP_MS });
           const value = rr ? figure(results.summary.transactions_per_second, "summary.transactions_per_second") : results.summary.throughput_bps;
           const flows = results.flows;
           if (!flows) throw new Error("anyperf --json has no flows");

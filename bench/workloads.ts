@@ -68,9 +68,9 @@ const SLACK_MS = 15_000;
 export const deadline = (ctx: Ctx) => ctx.seconds * 1000 + SLACK_MS;
 
 /** The run of `anyperf loopback ... --json`: sender and receiver in one process, so its rusage is both sides. */
-export async function loopback(ctx: Ctx, args: string[], opts: { pin?: boolean; watchRss?: boolean; during?: (c: Child) => Promise<void> } = {}) {
+export async function loopback(ctx: Ctx, args: string[], opts: { pin?: boolean; watchRss?: boolean; setUpMs?: number; during?: (c: Child) => Promise<void> } = {}) {
   const pin = opts.pin ? [ctx.peers.taskset!, "-c", String(ctx.pinCpu)] : [];
-  const child = new Child([...pin, ctx.anyperf, "loopback", "-t", String(ctx.seconds), ...args, "--json"], deadline(ctx), { watchRss: opts.watchRss });
+  const child = new Child([...pin, ctx.anyperf, "loopback", "-t", String(ctx.seconds), ...args, "--json"], deadline(ctx) + (opts.setUpMs ?? 0), { watchRss: opts.watchRss });
   try {
     await opts.during?.(child);
   } catch (e) {

@@ -64,7 +64,7 @@ export function textReport(r: Results): string {
   }
   if (r.flows && r.flows.count > 1) {
     const f = r.flows;
-    out.push(`flows: ${f.count}, memory ${formatBytes(f.memory_per_flow_bytes)} per flow (RSS ${formatBytes(f.rss_before_bytes)} → ${formatBytes(f.rss_with_flows_bytes)}), slowest/fastest flow ${f.slowest_to_fastest.toFixed(2)}`);
+    out.push(`flows: ${f.count}, memory ${formatBytes(f.memory_per_flow_bytes)} per flow (RSS ${formatBytes(f.rss_before_bytes)} → ${formatBytes(f.rss_with_flows_bytes)}, Workers' start-up included), slowest/fastest flow ${f.slowest_to_fastest.toFixed(2)}`);
   }
   out.push(cpuLine("CPU", r.cpu, r.retransmits, r.transport));
   if (r.remote) out.push(...remoteLines(r.remote, r.transport));

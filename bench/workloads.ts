@@ -78,10 +78,12 @@ export async function loopback(ctx: Ctx, args: string[], opts: { pin?: boolean; 
     throw e;
   }
   const f = await child.done;
+  // A run with stream errors exits 1 with its JSON on stdout: the errors say more than the document's last lines.
+  const parsed = Results.safeParse((() => { try { return JSON.parse(f.stdout); } catch { return undefined; } })());
+  if (parsed.success && parsed.data.errors.length > 0) throw new Error(`${show(f.argv)}: ${parsed.data.errors.slice(0, 3).join("; ")}`);
   const err = failure(f);
   if (err) throw new Error(err);
   const results = Results.parse(JSON.parse(f.stdout));
-  if (results.errors.length > 0) throw new Error(`${show(f.argv)}: ${results.errors.join("; ")}`);
   return { results, f };
 }
 

@@ -19,7 +19,7 @@ export async function runLoopback(plan: Plan, hooks: { signal?: AbortSignal; onR
   );
   hooks.onRun?.(run);
   // Workers still starting count towards the flows' memory: a few KiB per flow at 10,000 flows, most of it at one.
-  const rssBefore = process.memoryUsage.rss();
+  const rssBefore = process.memoryUsage().rss;
   let rssWith = rssBefore;
   const rx = await DataPlane.open(receivers(plan, { host: plan.host, canSetOptions: (await loadSockopt()) !== undefined }));
   run.attach(rx, plan.test === "stream" ? "recv" : "server");
@@ -34,7 +34,7 @@ export async function runLoopback(plan: Plan, hooks: { signal?: AbortSignal; onR
   tx.go();
   try {
     await run.runTimed(hooks.signal);
-    rssWith = process.memoryUsage.rss();
+    rssWith = process.memoryUsage().rss;
   } finally {
     await tx.stop();
     // In-flight data (TCP bytes in socket buffers, datagrams in the receive queue) lands before receivers stop;

@@ -8,7 +8,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
-const BUN = join(ROOT, "node_modules/.bin/bun");
 
 function which(cmd: string): string | undefined {
   const r = Bun.spawnSync(["sh", "-c", `command -v ${cmd}`], { stdout: "pipe" });
@@ -16,13 +15,10 @@ function which(cmd: string): string | undefined {
   return r.exitCode === 0 && path ? path : undefined;
 }
 
-/** Builds dist/anyperf-<target> from the current source (a few seconds; scripts/build --target does the same). */
+/** Builds dist/anyperf-<target> from the current source with scripts/build (the host's dist/anyperf too). */
 export function buildTarget(target: "linux-arm64" | "windows-x64"): string {
   const out = join(ROOT, "dist", `anyperf-${target}${target.startsWith("windows") ? ".exe" : ""}`);
-  const r = Bun.spawnSync(
-    [BUN, "build", "--compile", "--minify", "--bytecode", "--format=esm", `--target=bun-${target}`, "main.ts", "src/worker/data-worker.ts", "--outfile", out],
-    { cwd: ROOT, stdout: "pipe", stderr: "pipe" },
-  );
+  const r = Bun.spawnSync([join(ROOT, "scripts/build"), "--target", target], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
   if (r.exitCode !== 0) throw new Error(`cross-compiling for ${target} failed: ${r.stderr.toString()}`);
   return out;
 }

@@ -105,3 +105,50 @@ describe("startStatusServer", () => {
     expect(source.listenerCount).toBe(0);
   });
 });
+
+/** One raw request over TCP, as curl -0 or an old monitoring script sends it; the whole answer once the peer closes. */
+async function rawRequest(port: number, request: string): Promise<{ status: number; headers: string; body: string }> {
+  const net = await import("node:net");
+  const text = await new Promise<string>((resolve, reject) => {
+    const c = net.connect(port, "127.0.0.1", () => c.write(request));
+    let got = "";
+    c.setEncoding("utf8");
+    c.on("data", (d: string) => void (got += d));
+    c.on("error", reject);
+    c.on("end", () => resolve(got));
+    setTimeout(() => {
+      c.destroy();
+      resolve(got);
+    }, 3000);
+  });
+  const [head = "", body = ""] = text.split("\r\n\r\n", 2);
+  return { status: Number(/^HTTP\/1\.\d (\d{3})/.exec(head)?.[1] ?? 0), headers: head, body };
+}
+
+describe("HTTP/1.0 and methods (issue 21 item 19)", () => {
+  test("an HTTP/1.0 request without Host gets the page it names", async () => {
+    const { source, run } = fakeSource({ intervals: 3 });
+    run.step();
+    const s = start({ host: "127.0.0.1", port: 0 }, source);
+    const res = await rawRequest(s.port, "GET /status HTTP/1.0\r\n\r\n");
+    expect(res.body).not.toContain("no such page");
+    expect(res.status).toBe(200);
+    expect(StatusDocument.parse(JSON.parse(res.body)).test?.elapsedSeconds).toBe(1);
+    const results = await rawRequest(s.port, "GET /results/none HTTP/1.0\r\n\r\n");
+    expect(results.body).toContain('no test \\"none\\" here');
+  });
+
+  test("POST /status is 405 with Allow, not 404", async () => {
+    const { source } = fakeSource({ intervals: 3 });
+    const s = start({ host: "127.0.0.1", port: 0 }, source);
+    for (const path of ["status", "metrics", "results", "results/x", ""]) {
+      const res = await fetch(`${s.url}${path}`, { method: "POST", body: "x", signal: AbortSignal.timeout(5000) });
+      expect(res.status).toBe(405);
+      expect(res.headers.get("allow")).toBe("GET, HEAD");
+      expect(((await res.json()) as { error: string }).error).toContain(`/${path} answers GET only`);
+    }
+    const missing = await fetch(`${s.url}nothing`, { method: "POST", signal: AbortSignal.timeout(5000) });
+    expect(missing.status).toBe(404);
+    expect((await fetch(`${s.url}status`, { method: "HEAD", signal: AbortSignal.timeout(5000) })).status).toBe(200);
+  });
+});

@@ -55,6 +55,9 @@ function resultsMissing(source: StatusSource, id: string | undefined): string {
   return `no results for test ${view.id}: it ended without a results document`;
 }
 
+/** Every route below, for telling a wrong method from a wrong path. */
+const PAGES = /^\/(?:status|metrics|events|results(?:\/[^/]+)?)?$/;
+
 /** The status app, runtime-free: serve it with server.ts or call `app.request()` in tests. */
 export function createStatusApp(source: StatusSource, opts: StatusAppOptions = {}): Hono {
   if (opts.token !== undefined) checkToken(opts.token);
@@ -112,7 +115,15 @@ export function createStatusApp(source: StatusSource, opts: StatusAppOptions = {
   app.get("/results", () => results(undefined));
   app.get("/results/:id", (c) => results(c.req.param("id")));
 
-  app.notFound((c) => c.json({ error: `no such page ${c.req.path}: try /, /status, /metrics, /events or /results` }, 404));
+  app.notFound((c) => {
+    const path = c.req.path;
+    // A page that exists, asked with another method (POST /status): 405 and what it takes (RFC 9110 §15.5.6).
+    if (PAGES.test(path)) {
+      c.header("Allow", "GET, HEAD");
+      return c.json({ error: `${path} answers GET only (got ${c.req.method})` }, 405);
+    }
+    return c.json({ error: `no such page ${path}: try /, /status, /metrics, /events or /results` }, 404);
+  });
   app.onError((err, c) => {
     if (err instanceof HTTPException) return err.getResponse();
     return c.json({ error: err.message }, 500);

@@ -27,6 +27,15 @@ export interface StatusServer {
 }
 
 type Handler = (req: Request, peer: string | undefined) => Response | Promise<Response>;
+
+/**
+ * Bun hands an HTTP/1.0 request without Host over with a bare path ("/status") as its URL, which the router misreads;
+ * such a request is for this listener, so it gets this listener's origin.
+ */
+function absolute(req: Request, host: string, port: number): Request {
+  if (!req.url.startsWith("/")) return req;
+  return new Request(`http://${formatHostPort(host, port)}${req.url}`, req);
+}
 interface DenoHttpServer {
   addr: { port: number };
   shutdown(): Promise<void>;
@@ -82,7 +91,7 @@ export function startStatusServer(opts: StatusServerOptions, source: StatusSourc
       if (allow && (peer === undefined || !addressAllowed(allow, peer))) {
         return Response.json({ error: `${peer ?? "this address"} is not in this server's --allow list` }, { status: 403 });
       }
-      return app.fetch(req);
+      return app.fetch(absolute(req, opts.host, server.port));
     });
   } catch (err) {
     if (err instanceof UserError) throw err;

@@ -17,8 +17,9 @@ import { serverPolicyArgs } from "../../src/access/server-policy.ts";
 export async function main(argv: string[]): Promise<number> {
   const cmd = parseIperf2Args(argv);
   if (cmd.kind === "help") {
-    process.stdout.write(IPERF2_USAGE);
-    return 0;
+    // iperf 2.1.8 writes its usage to stderr and exits 1, for -h and --help alike.
+    process.stderr.write(IPERF2_USAGE);
+    return 1;
   }
   if (cmd.kind === "version") {
     process.stderr.write(`iperf version 2.1.8 (anyperf ${VERSION}) pthreads\n`);

@@ -22,6 +22,12 @@ export function getopt(argv: readonly string[], start: number, spec: string, pro
   while (i < argv.length) {
     const word = argv[i]!;
     if (word === "--") return i + 1;
+    // Stock netperf and netserver reject --help ("invalid option -- '-'", then the usage); anyperf reads it as -h.
+    if (word === "--help" && spec.includes("h")) {
+      i++;
+      onOpt({ letter: "h" }, () => argv[i], () => void i++);
+      continue;
+    }
     if (!word.startsWith("-") || word === "-") {
       i++;
       continue;

@@ -97,6 +97,8 @@ function applyMapping(raw: Raw, mapping: string, cpus: number, messages: ParseMe
 }
 
 const HELP = Symbol("help");
+/** The real tool's message when neither -r nor -s is given. */
+export const NO_ROLE = "no role specified. use receiver role";
 
 export function parseLinuxArgs(argv: readonly string[], env: { cpus: number }): LinuxParse {
   try {
@@ -321,7 +323,7 @@ function finish(raw: Raw, messages: ParseMessage[]): LinuxOptions {
   if (raw.useClientAddress && raw.server) fail("source interface address ('-a') is only for sender or client", "drop -a on the receiver");
   if (raw.useClientAddress && !/^[\d.]+$|:/.test(raw.clientAddress)) fail("invalid client address", "pass an IP address to -a");
   if (!raw.server && !raw.client) {
-    messages.push({ level: "INFO", text: "no role specified. use receiver role" });
+    messages.push({ level: "INFO", text: NO_ROLE });
     raw.server = true;
   }
   if (raw.client && raw.multiClient) fail("multi-clients mode ('-M') is only for receiver role", "use -M on the receiver only");

@@ -7,6 +7,7 @@ import { linuxBanner, linuxFlagDump, linuxLogLine, linuxRealtimeLine, linuxResul
 import { linuxJson } from "./linux-json.ts";
 import { linuxXml } from "./linux-xml.ts";
 import { parseCommand } from "./parse.ts";
+import { LINUX_EXIT_USAGE } from "./linux-args.ts";
 import { pinMainThread } from "./affinity.ts";
 import { runReceiver, runSender, type LogLevel, type RunIo } from "./run.ts";
 import { NTTTCP_USAGE } from "./usage.ts";
@@ -20,7 +21,8 @@ export async function main(argv: string[]): Promise<number> {
   const cmd = parseCommand(argv, { cpus: availableParallelism(), argv0, tokenOffset: offset ? Number(offset) : undefined });
   if (cmd.kind === "help") {
     console.log(NTTTCP_USAGE);
-    return 0;
+    // ntttcp-for-linux exits 23 after its usage, even for -h; NTttcp for Windows exits 0.
+    return cmd.dialect === "linux" ? LINUX_EXIT_USAGE : 0;
   }
   const { plan } = cmd;
   const warn = (text: string) => process.stderr.write(`anyperf ntttcp: ${text}\n`);

@@ -1,6 +1,6 @@
 import { UserError } from "../../src/errors.ts";
 import { detectDialect, type Dialect } from "./detect.ts";
-import { parseLinuxArgs } from "./linux-args.ts";
+import { NO_ROLE, parseLinuxArgs } from "./linux-args.ts";
 import type { LinuxOptions, ParseMessage } from "./linux-options.ts";
 import type { WindowsOptions } from "./windows-options.ts";
 import { planFromLinux, planFromWindows, type NtttcpPlan, type WindowsPlanOptions } from "./plan.ts";
@@ -48,9 +48,15 @@ function parse(argvIn: readonly string[], env: ParseEnv): ParsedCommand {
     const plan = planFromWindows(o, env);
     return { kind: "run", dialect, plan, windows: o, messages: [], notes: o.notes, evidence };
   }
-  const r = parseLinuxArgs(argv, env);
+  // --help is -h, at the place it stands (getopt order: an error before it still wins, as with -h).
+  const r = parseLinuxArgs(argv.map((w) => (w === "--help" ? "-h" : w)), env);
   if (r.kind === "help") return { kind: "help", dialect };
   const notes: string[] = [];
+  // The real tool's INFO line says only "use receiver role": a user who typed `ntttcp -V` learns here that a receiver
+  // now listens on every address of this host.
+  if (r.messages.some((m) => m.text === NO_ROLE) && (r.options.address === "0.0.0.0" || r.options.address === "::")) {
+    notes.push(`no role given (-r or -s): receiving on every address of this host (${r.options.address}); pass -r ADDRESS to bind one, or -s HOST to send`);
+  }
   // Say so when a Windows-looking word was taken the Linux way (ntttcp-interop.md §2).
   for (const w of argv) {
     if (w === "-ns") notes.push("-ns was read the ntttcp-for-linux way, as -n s (threads per port 's' → 1; sync stays on); pass --windows for Windows' no-sync");

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { UserError } from "../errors.ts";
+import { optionError } from "../option-error.ts";
 import { parseRate } from "../units.ts";
 import { addressAllowed, parseCidrList } from "./cidr.ts";
 import { Cidr } from "./cidr-schema.ts";
@@ -90,7 +91,9 @@ export function takeServerPolicyOptions(argv: readonly string[]): { rest: string
     raw[key] = parseValue(key, flag, value);
     given.push(flag);
   }
-  return { rest, policy: ServerPolicy.parse(raw), given };
+  const parsed = ServerPolicy.safeParse(raw);
+  if (!parsed.success) throw optionError(parsed.error, POLICY_FLAGS, { input: raw }) ?? parsed.error;
+  return { rest, policy: parsed.data, given };
 }
 
 let current: ServerPolicy = {};

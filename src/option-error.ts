@@ -1,0 +1,63 @@
+import type { z } from "zod";
+import { UserError } from "./errors.ts";
+
+/**
+ * A schema's verdict on a value the user gave, said in the user's terms: the flag as they typed it and the range it
+ * takes, never the schema's field name (durationS, bufferBytes) nor zod's dump.
+ */
+
+type Issue = z.core.$ZodIssue;
+
+/** What the issue asks for, in words ("at most 65535", "above 0", "not empty"). */
+export function requirement(issue: Issue): string {
+  switch (issue.code) {
+    case "too_big":
+      return issue.inclusive === false ? `below ${String(issue.maximum)}` : `at most ${String(issue.maximum)}`;
+    case "too_small":
+      if (issue.origin === "string" && Number(issue.minimum) === 1) return "not empty";
+      if (issue.origin === "array" || issue.origin === "set") return `at least ${String(issue.minimum)} item(s)`;
+      return issue.inclusive === false ? `above ${String(issue.minimum)}` : `at least ${String(issue.minimum)}`;
+    case "invalid_type":
+      return issue.expected === "int" ? "a whole number" : `a ${issue.expected}`;
+    case "not_multiple_of":
+      return `a multiple of ${String(issue.divisor)}`;
+    case "invalid_value":
+      return `one of ${issue.values.map(String).join(", ")}`;
+    default:
+      return issue.message;
+  }
+}
+
+function at(input: unknown, path: readonly PropertyKey[]): unknown {
+  let v = input;
+  for (const k of path) v = v !== null && typeof v === "object" ? (v as Record<PropertyKey, unknown>)[k] : undefined;
+  return v;
+}
+
+/**
+ * The first issue whose field has a flag in `flags` (keyed by the top-level field), as one UserError:
+ * "--time -5: must be above 0; see --help". `given` holds the text the user typed, when it differs from the parsed
+ * value (-b 1G, not 1073741824). Undefined when no issue maps to a flag: the caller then has a field to add.
+ */
+export function optionError(
+  error: z.ZodError,
+  flags: Readonly<Record<string, string>>,
+  opts: { input?: unknown; given?: Readonly<Record<string, string | undefined>>; exitCode?: number; help?: string } = {},
+): UserError | undefined {
+  for (const issue of error.issues) {
+    // A refinement across fields carries its own sentence, written for the user ("--crr needs TCP: drop --udp").
+    if (issue.code === "custom" && issue.path.length === 0) return new UserError(issue.message, opts.exitCode ?? 2);
+    const key = String(issue.path[0] ?? "");
+    const flag = flags[key];
+    if (flag === undefined) continue;
+    const raw = opts.given?.[key] ?? at(opts.input, issue.path);
+    const shown = raw === undefined || raw === null ? "" : ` ${raw === "" ? "''" : String(raw)}`;
+    return new UserError(`${flag}${shown}: must be ${requirement(issue)}; ${opts.help ?? "see --help"}`, opts.exitCode ?? 2);
+  }
+  return undefined;
+}
+
+/** Recognises a ZodError without importing zod (main.ts stays light on start-up). */
+export function isZodError(e: unknown): e is z.ZodError {
+  return e instanceof Error && e.name === "ZodError" && Array.isArray((e as { issues?: unknown }).issues);
+}

@@ -101,5 +101,11 @@ try {
   } else if (e instanceof Error && e.name === "TypeError" && "code" in e && String(e.code).startsWith("ERR_PARSE_ARGS")) {
     console.error(`anyperf: ${e.message}; see --help`);
     process.exit(2);
+  } else if (!process.env.ANYPERF_DEBUG) {
+    // Safety net: a fault that escaped its mode is still one line (tests/fuzz/argv.test.ts fails on "please report").
+    const { isZodError } = await import("./src/option-error.ts");
+    const what = isZodError(e) ? `a value out of range (${e.issues[0]?.message ?? "invalid"})` : e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+    console.error(`anyperf: internal error, ${what}; please report it with the command line (ANYPERF_DEBUG=1 shows the stack)`);
+    process.exit(70);
   } else throw e;
 }

@@ -8,13 +8,14 @@ import { UserError } from "./errors.ts";
 
 type Issue = z.core.$ZodIssue;
 
-/** What the issue asks for, in words ("at most 65535", "above 0", "not empty"). */
+/** What the issue asks for, in words ("at most 65535", "above 0", "non-empty"). */
 export function requirement(issue: Issue): string {
   switch (issue.code) {
     case "too_big":
+      if (issue.origin === "string") return `at most ${String(issue.maximum)} characters long`;
       return issue.inclusive === false ? `below ${String(issue.maximum)}` : `at most ${String(issue.maximum)}`;
     case "too_small":
-      if (issue.origin === "string" && Number(issue.minimum) === 1) return "not empty";
+      if (issue.origin === "string") return Number(issue.minimum) === 1 ? "non-empty" : `at least ${String(issue.minimum)} characters long`;
       if (issue.origin === "array" || issue.origin === "set") return `at least ${String(issue.minimum)} item(s)`;
       return issue.inclusive === false ? `above ${String(issue.minimum)}` : `at least ${String(issue.minimum)}`;
     case "invalid_type":
@@ -34,8 +35,19 @@ function at(input: unknown, path: readonly PropertyKey[]): unknown {
   return v;
 }
 
+/** The flag of a field: by its whole path ("amount.seconds"), then by shorter prefixes ("amount"), then its own name. */
+function flagOf(path: readonly PropertyKey[], flags: Readonly<Record<string, string>>): { flag: string; key: string } | undefined {
+  const names = path.map(String);
+  for (let n = names.length; n > 0; n--) {
+    const key = names.slice(0, n).join(".");
+    if (flags[key] !== undefined) return { flag: flags[key], key };
+  }
+  const last = names.at(-1);
+  return last !== undefined && flags[last] !== undefined ? { flag: flags[last], key: last } : undefined;
+}
+
 /**
- * The first issue whose field has a flag in `flags` (keyed by the top-level field), as one UserError:
+ * The first issue whose field has a flag in `flags` (see flagOf), as one UserError:
  * "--time -5: must be above 0; see --help". `given` holds the text the user typed, when it differs from the parsed
  * value (-b 1G, not 1073741824). Undefined when no issue maps to a flag: the caller then has a field to add.
  */
@@ -47,9 +59,9 @@ export function optionError(
   for (const issue of error.issues) {
     // A refinement across fields carries its own sentence, written for the user ("--crr needs TCP: drop --udp").
     if (issue.code === "custom" && issue.path.length === 0) return new UserError(issue.message, opts.exitCode ?? 2);
-    const key = String(issue.path[0] ?? "");
-    const flag = flags[key];
-    if (flag === undefined) continue;
+    const found = flagOf(issue.path, flags);
+    if (found === undefined) continue;
+    const { flag, key } = found;
     const raw = opts.given?.[key] ?? at(opts.input, issue.path);
     const shown = raw === undefined || raw === null ? "" : ` ${raw === "" ? "''" : String(raw)}`;
     return new UserError(`${flag}${shown}: must be ${requirement(issue)}; ${opts.help ?? "see --help"}`, opts.exitCode ?? 2);

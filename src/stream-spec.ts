@@ -8,6 +8,9 @@ import { Cidr } from "./access/cidr-schema.ts";
  * adopted socket.
  */
 
+/** The largest single read or write a stream makes: a dialect refuses a bigger buffer by its own flag. */
+export const MAX_IO_BYTES = 64 * 1024 * 1024;
+
 export const Endpoint = z.object({
   host: z.string().min(1),
   port: z.number().int().min(0).max(65535),
@@ -84,7 +87,7 @@ export const TcpSendSpec = z.object({
   preamble: z.instanceof(Uint8Array).optional(),
   /** Payload written repeatedly; its length is the write size. Filled with `fill` when absent. */
   payload: z.instanceof(Uint8Array).optional(),
-  writeSize: z.number().int().min(1).max(64 * 1024 * 1024).default(128 * 1024),
+  writeSize: z.number().int().min(1).max(MAX_IO_BYTES).default(128 * 1024),
   fill: z.number().int().min(0).max(255).default(0x41),
   rate: Rate.default({}),
   end: TcpEnd.default("close"),
@@ -102,7 +105,7 @@ export const TcpRecvSpec = z.object({
   kind: z.literal("tcp-recv"),
   ...base,
   ...tcpSource,
-  readSize: z.number().int().min(1).max(64 * 1024 * 1024).default(128 * 1024),
+  readSize: z.number().int().min(1).max(MAX_IO_BYTES).default(128 * 1024),
   /** The stream finishes when all its connections saw EOF (else only when told to stop). */
   endOnEof: z.boolean().default(true),
   /** Time each read (from the end of the one before) into the latency figures, as netperf times recv(). */

@@ -1,10 +1,11 @@
 import { parseArgs } from "node:util";
 import { UserError } from "../../src/errors.ts";
+import { optionError } from "../../src/option-error.ts";
 import { type Iperf2Plan, Iperf2Plan as PlanSchema } from "./plan.ts";
 import { type FormatLetter, FORMAT_LETTERS, parseRate, parseSuffixed } from "./units.ts";
 
 /** iperf 2.1.8's options (the subset anyperf honours, plus a few accepted and ignored so scripts keep working). */
-const OPTIONS = {
+export const OPTIONS = {
   server: { type: "boolean", short: "s" },
   client: { type: "string", short: "c" },
   port: { type: "string", short: "p" },
@@ -46,6 +47,26 @@ const OPTIONS = {
   ttl: { type: "string", short: "T" },
   reportexclude: { type: "string", short: "x" },
 } as const;
+
+/** The flag that sets each plan field, for messages. */
+const PLAN_FLAGS: Record<string, string> = {
+  port: "-p",
+  bind: "-B",
+  intervalS: "-i",
+  window: "-w",
+  len: "-l",
+  mss: "-M",
+  congestion: "-Z",
+  tos: "-S",
+  output: "-o",
+  timeLimitS: "-t",
+  host: "-c",
+  "amount.seconds": "-t",
+  "amount.bytes": "-n",
+  rate: "-b",
+  parallel: "-P",
+  listenPort: "-L",
+};
 
 /** -S accepts numbers (0x10, 16, 020) and the DSCP/TOS names iperf lists. */
 const TOS_NAMES: Record<string, number> = {
@@ -153,8 +174,8 @@ export function parseIperf2Args(argv: string[]): Iperf2Command {
       };
   const plan = PlanSchema.safeParse(input);
   if (!plan.success) {
-    const issue = plan.error.issues[0]!;
-    throw new UserError(`iperf: ${issue.path.join(".") || "options"}: ${issue.message}`);
+    throw optionError(plan.error, PLAN_FLAGS, { input, given: { "amount.seconds": v.time, "amount.bytes": v.num, timeLimitS: v.time, rate: v.bandwidth, window: v.window, len: v.len, tos: v.tos }, exitCode: 1, help: 'see "anyperf iperf --help"' })
+      ?? new UserError(`iperf: ${plan.error.issues[0]!.message}: see "anyperf iperf --help"`);
   }
   const p = plan.data;
   if (p.role === "client") {

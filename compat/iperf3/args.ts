@@ -4,6 +4,7 @@
  */
 import { parseArgs } from "node:util";
 import { UserError } from "../../src/errors.ts";
+import { isZodError, optionError } from "../../src/option-error.ts";
 import { parseRate, parseSize } from "../../src/units.ts";
 import { Defaults, Limits } from "../../interop/iperf3/constants.ts";
 import { TestParams } from "../../interop/iperf3/params.ts";
@@ -74,7 +75,28 @@ const PARSE_OPTIONS = Object.fromEntries(
     .map(([name, d]) => [name, { type: d.arg === "none" ? ("boolean" as const) : ("string" as const) }]),
 );
 
+/** The flag that sets each plan field (params.* by their own name), for messages. */
+const PLAN_FLAGS: Record<string, string> = {
+  port: "-p", bind: "-B", bindDev: "--bind-dev", pidfile: "-I", sndTimeoutMs: "--snd-timeout", rcvTimeoutMs: "--rcv-timeout",
+  idleTimeoutS: "--idle-timeout", bitrateLimit: "--server-bitrate-limit", bitrateLimitIntervalS: "--server-bitrate-limit",
+  maxDurationS: "--server-max-duration", maxTests: "--max-tests", host: "-c", cport: "--cport", connectTimeoutMs: "--connect-timeout",
+  affinity: "-A", format: "-f", intervalS: "-i", logfile: "--logfile", timestamps: "--timestamps", omitS: "-O", timeS: "-t",
+  bytes: "-n", blocks: "-k", parallel: "-P", len: "-l", bandwidth: "-b", pacingTimerUs: "--pacing-timer", burst: "-b",
+  mss: "-M", window: "-w", fqRate: "--fq-rate", tos: "-S", flowLabel: "-L", title: "-T", extraData: "--extra-data",
+  congestion: "-C", serverAffinity: "-A",
+};
+
 export function parseIperf3Args(argv: readonly string[]): ParsedCommand {
+  try {
+    return parse(argv);
+  } catch (e) {
+    // The checks above mirror iperf3's; a value only the plan's schema bounds still gets one line naming its flag.
+    if (isZodError(e)) throw optionError(e, PLAN_FLAGS, { exitCode: 1, help: "see --help for iperf3's options" }) ?? e;
+    throw e;
+  }
+}
+
+function parse(argv: readonly string[]): ParsedCommand {
   const { tokens, positionals } = tokenize(argv);
   if (positionals.length > 0) throw new UserError(`unexpected argument '${positionals[0]}': options start with - (see --help)`, 1);
   const { values: o } = parseArgs({ args: toParseArgsArgv(tokens), options: PARSE_OPTIONS, strict: true, allowPositionals: false });
@@ -87,6 +109,8 @@ export function parseIperf3Args(argv: readonly string[]): ParsedCommand {
   const isServer = flag("server");
   const host = str("client");
   if (isServer && host !== undefined) throw paramError("cannot be both server and client", "pass either -s or -c HOST");
+  // Stock iperf3 tries to resolve "" and fails there; it cannot name a server.
+  if (host === "") throw new UserError("error - unable to connect to server: Name or service not known (-c '' names no host: pass the server's name or address)", 1);
   if (!isServer && host === undefined) throw paramError("must either be a client (-c) or server (-s)", "pass -s to serve or -c HOST to test against a server");
   const used = new Set(tokens.map((t) => canonical(t.name)));
   for (const name of used) {

@@ -604,12 +604,22 @@ export function dataFamilyOf(plan: NetperfPlan, controlIp: string): "ipv4" | "ip
 
 /** One test. `live`: print standard output as it comes instead of returning it. */
 export async function runInstance(plan: NetperfPlan, io: ClientIo, live = false): Promise<InstanceResult> {
+  const failed = (failure: string): InstanceResult => {
+    if (live) io.out(failure);
+    return { exitCode: 255, stdout: live ? "" : failure, stderr: "" };
+  };
   const r = await resolve(plan.host, plan.family);
-  if ("failure" in r) {
-    if (live) io.out(r.failure);
-    return { exitCode: 255, stdout: live ? "" : r.failure, stderr: "" };
+  if ("failure" in r) return failed(r.failure);
+  // As netperf does, the test-specific -H and -L names are resolved too: the request carries addresses, not names.
+  const resolved = { ...plan };
+  for (const key of ["remoteDataAddress", "localDataAddress"] as const) {
+    const name = plan[key];
+    if (name === undefined) continue;
+    const d = await resolve(name, plan.dataFamily);
+    if ("failure" in d) return failed(d.failure);
+    resolved[key] = d.ip;
   }
-  return new Instance(plan, io, r.ip, dataFamilyOf(plan, r.ip), live).run();
+  return new Instance(resolved, io, r.ip, dataFamilyOf(resolved, r.ip), live).run();
 }
 
 /** The line after N instances: the sum of each one's main figure (trans/s for RR, pps for UDP_STREAM). */

@@ -12,8 +12,8 @@ import { selectorListing } from "./selectors.ts";
  * the next word does not start with '-'.
  */
 
-const GLOBAL_SPEC = "A:a:b:B:CcdD:f:F:H:hi:I:jk:K:l:L:n:NO:o:P:p:rSs:t:T:v:VW:w:y:Y:Z:46";
-const TEST_SPEC = "aBb:cCd:De:FgG:hH:i:Ij:kK:l:L:m:M:nNoOp:P:r:R:s:S:t:T:u:UVw:W:46";
+export const GLOBAL_SPEC = "A:a:b:B:CcdD:f:F:H:hi:I:jk:K:l:L:n:NO:o:P:p:rSs:t:T:v:VW:w:y:Y:Z:46";
+export const TEST_SPEC = "aBb:cCd:De:FgG:hH:i:Ij:kK:l:L:m:M:nNoOp:P:r:R:s:S:t:T:u:UVw:W:46";
 
 export const NETPERF_VERSION = "2.7.0";
 /** netperf -D 0 would print on every send; interim lines come at most this often. */

@@ -10,6 +10,9 @@ export type NetserverCommand = { kind: "run"; plan: NetserverPlan } | { kind: "p
 
 export const DEFAULT_MAX_TESTS = 1024;
 
+/** netserver 2.7.0's getopt string. */
+export const NETSERVER_SPEC = "DdfhL:n:Np:v:VZ:46";
+
 export function parseNetserverArgs(argvIn: readonly string[]): NetserverCommand {
   const argv: string[] = [];
   let maxTests = DEFAULT_MAX_TESTS;
@@ -35,7 +38,7 @@ export function parseNetserverArgs(argvIn: readonly string[]): NetserverCommand 
     maxTests,
   };
   const out: { print?: { text: string; exitCode: number } } = {};
-  getopt(argv, 0, "DdfhL:n:Np:v:VZ:46", "netserver", ({ letter, value = "" }) => {
+  getopt(argv, 0, NETSERVER_SPEC, "netserver", ({ letter, value = "" }) => {
     switch (letter) {
       case "h":
         out.print ??= { text: NETSERVER_USAGE, exitCode: 1 };

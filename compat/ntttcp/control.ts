@@ -1,4 +1,5 @@
 import type { Net, TcpListener, TcpSocket } from "../../src/net/types.ts";
+import { explainSocketError, UserError } from "../../src/errors.ts";
 import type { Transport } from "../../interop/ntttcp/transport.ts";
 import { loadSockopt } from "../../src/sockopt/sockopt.ts";
 import { connectTcp } from "../../src/worker/sockets.ts";
@@ -73,6 +74,21 @@ export function listenControl(
   host: string,
   port: number,
   accept: (t: Transport, peer: { host: string | undefined; port: number | undefined }) => ControlHandlers | null,
+  admit?: (peer: { host: string | undefined; port: number | undefined }) => boolean,
+): TcpListener {
+  try {
+    return listenOn(net, host, port, accept, admit);
+  } catch (e) {
+    // A busy or foreign sync/token port is the user's to change, like a data port (Bun throws a bare Error here).
+    throw e instanceof UserError ? e : explainSocketError(e, { host, port, role: "listen" });
+  }
+}
+
+function listenOn(
+  net: Net,
+  host: string,
+  port: number,
+  accept: (t: Transport) => ControlHandlers | null,
   admit?: (peer: { host: string | undefined; port: number | undefined }) => boolean,
 ): TcpListener {
   const base = handlersFor();

@@ -1,4 +1,5 @@
 import { UserError } from "../../src/errors.ts";
+import { MAX_IO_BYTES } from "../../src/stream-spec.ts";
 import { atoi, unitAtod } from "./c-numbers.ts";
 import { LINUX_DEFAULTS, LinuxOptions, type ParseMessage } from "./linux-options.ts";
 
@@ -8,16 +9,16 @@ import { LINUX_DEFAULTS, LinuxOptions, type ParseMessage } from "./linux-options
  * next word unless it starts with '-', and every option applied left to right (so -m after -P resets the ports).
  */
 
-const SHORT = "r::s::DMLeHm:P:a:n:l:6up:f::b:B:W:t:C:NO::x::j::QVh";
+export const LINUX_SHORT = "r::s::DMLeHm:P:a:n:l:6up:f::b:B:W:t:C:NO::x::j::QVh";
 type ArgKind = "none" | "required" | "optional";
 const SHORT_KIND = new Map<string, ArgKind>();
-for (let i = 0; i < SHORT.length; i++) {
-  const c = SHORT[i]!;
-  const kind: ArgKind = SHORT[i + 1] === ":" ? (SHORT[i + 2] === ":" ? "optional" : "required") : "none";
+for (let i = 0; i < LINUX_SHORT.length; i++) {
+  const c = LINUX_SHORT[i]!;
+  const kind: ArgKind = LINUX_SHORT[i + 1] === ":" ? (LINUX_SHORT[i + 2] === ":" ? "optional" : "required") : "none";
   SHORT_KIND.set(c, kind);
   i += kind === "none" ? 0 : kind === "required" ? 1 : 2;
 }
-const LONG: Record<string, "none" | "required"> = {
+export const LINUX_LONG: Record<string, "none" | "required"> = {
   "show-tcp-retrans": "none",
   "show-nic-packets": "required",
   "show-dev-interrupts": "required",
@@ -270,11 +271,11 @@ function parseOrHelp(argv: readonly string[], env: { cpus: number }): LinuxParse
     if (word === "--") break;
     if (word.startsWith("--")) {
       const [name, inline] = word.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
-      const matches = Object.keys(LONG).filter((k) => k === name || k.startsWith(name));
+      const matches = Object.keys(LINUX_LONG).filter((k) => k === name || k.startsWith(name));
       const exact = matches.find((k) => k === name);
       const key = exact ?? (matches.length === 1 ? matches[0] : undefined);
       if (!key) throw usage(matches.length > 1 ? `option '--${name}' is ambiguous` : `unrecognized option '--${name}'`);
-      if (LONG[key] === "required") {
+      if (LINUX_LONG[key] === "required") {
         const a = inline ?? argv[i++];
         if (a === undefined) throw usage(`option '--${key}' requires an argument`);
         apply(key, a);
@@ -394,6 +395,8 @@ function finish(raw: Raw, messages: ParseMessage[]): LinuxOptions {
     raw.cooldown = 0;
     info("invalid test cool-down seconds provided. use the default value");
   }
+  // ntttcp-for-linux would allocate it; one read or write of more than anyperf's largest is refused here, by its flag.
+  if (raw.recvSize > MAX_IO_BYTES) fail(`buffer size (-b) ${raw.recvSize} is above ${MAX_IO_BYTES} bytes`, "pass -b 64M or less");
   if (raw.udp && raw.noDelay) fail("--no-delay option is not applicable for UDP", "drop --no-delay with -u");
   if (raw.sourcePort < 0) raw.sourcePort = 0;
   return LinuxOptions.parse({

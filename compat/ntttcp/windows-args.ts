@@ -1,4 +1,5 @@
 import { UserError } from "../../src/errors.ts";
+import { MAX_IO_BYTES } from "../../src/stream-spec.ts";
 import { atoi, windowsSize } from "./c-numbers.ts";
 import { WINDOWS_DEFAULTS, WINDOWS_EXIT_PARAMS, WindowsOptions, type WindowsMapping } from "./windows-options.ts";
 
@@ -101,6 +102,7 @@ export function parseWindowsArgs(argv: readonly string[], argv0 = "ntttcp"): Win
     "-l": (next) => {
       bufferLen = windowsSize(next() ?? "");
       if (bufferLen <= 0) bad("-l needs a buffer length above 0");
+      if (bufferLen > MAX_IO_BYTES) bad(`-l ${bufferLen} is above ${MAX_IO_BYTES} bytes, anyperf's largest read or write: pass -l 64M or less`);
       sawL = true;
     },
     "-n": (next) => {

@@ -33,9 +33,6 @@ ${Object.keys(dialects).map((d) => `  ${d.padEnd(15)} ${d}-compatible command li
   --version       print the version
 run 'anyperf <command> --help' for the options of a command`;
 
-/** After the run, the endpoint stays up this long so a poller can still fetch /results (Ctrl+C skips it). */
-const HTTP_LINGER_MS = 5_000;
-
 /** Server roles keep the status endpoint up between tests. */
 function looksLikeServer(mode: string, argv: string[]): boolean {
   if (mode === "netserver" || mode === "serve") return true;
@@ -46,21 +43,21 @@ function looksLikeServer(mode: string, argv: string[]): boolean {
 
 async function withStatus(mode: string, argv: string[], entry: Entry): Promise<number> {
   const [{ takeHttpOptions }, { applyServerPolicyOptions }] = await Promise.all([import("./src/status/global-http.ts"), import("./src/access/server-policy.ts")]);
-  const { rest: modeArgv, http, token } = takeHttpOptions(argv);
+  const { rest: modeArgv, http, token, lingerS } = takeHttpOptions(argv);
   const server = looksLikeServer(mode, modeArgv);
   // --allow and --max-* are global like --http: every server mode spells them the same (src/access).
   const rest = applyServerPolicyOptions(modeArgv, server);
   if (http === undefined) return entry(rest);
-  const { startGlobalStatus } = await import("./src/status/global-http.ts");
-  const stop = await startGlobalStatus({ http, token, mode, role: server ? "server" : "client", persistent: server });
+  const { startGlobalStatus, lingerMs } = await import("./src/status/global-http.ts");
+  const status = await startGlobalStatus({ http, token, mode, role: server ? "server" : "client", persistent: server });
   try {
     const code = await entry(rest);
+    // After the run the endpoint stays up for /results (--linger; Ctrl+C ends it).
     const { shutdownSignal } = await import("./src/signals.ts");
-    const signal = shutdownSignal();
-    if (!signal.aborted) await new Promise((r) => { const t = setTimeout(r, HTTP_LINGER_MS); signal.addEventListener("abort", () => { clearTimeout(t); r(undefined); }); });
+    await status.linger(lingerMs(lingerS), shutdownSignal());
     return code;
   } finally {
-    await stop();
+    await status.stop();
   }
 }
 

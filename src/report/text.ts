@@ -5,7 +5,8 @@ import { diagnosisLines } from "../diagnosis/text.ts";
 const pct = (v: number | undefined, d = 1) => (v === undefined ? "n/a" : `${v.toFixed(d)} %`);
 const us = (v: number) => (v >= 1000 ? `${(v / 1000).toFixed(2)} ms` : `${v.toFixed(1)} µs`);
 
-function line(f: Figures): string {
+/** Bytes, rate and what the test adds (pkt/s and loss, trans/s): the columns of the report and the interval lines. */
+export function figuresLine(f: Figures): string {
   const parts = [formatBytes(f.bytes).padStart(11), formatBits(f.throughput_bps).padStart(14)];
   if (f.packets_per_second !== undefined) parts.push(`${Math.round(f.packets_per_second).toLocaleString("en-US")} pkt/s`.padStart(16));
   if (f.lost !== undefined) parts.push(`lost ${f.lost} (${pct(f.loss_percent, 3)})`);
@@ -56,6 +57,10 @@ export function textReport(r: Results): string {
   for (const s of receivers) out.push(`[${String(s.id).padStart(3)}] ${s.side.padEnd(6)}  ${line(s)}`);
   if (!r.remote || reporting.length > 0) out.push(`[SUM] ${(r.test === "stream" ? "recv" : "client").padEnd(6)}  ${line(r.summary)}`);
   if (r.sender) out.push(`[SUM] send    ${line(r.sender)}`);
+
+  for (const s of receivers) out.push(`[${String(s.id).padStart(3)}] ${s.side.padEnd(6)}  ${figuresLine(s)}`);
+  out.push(`[SUM] ${(r.test === "stream" ? "recv" : "client").padEnd(6)}  ${figuresLine(r.summary)}`);
+  if (r.sender) out.push(`[SUM] send    ${figuresLine(r.sender)}`);
   const s = r.summary;
   if (s.jitter_ms !== undefined) out.push(`UDP: jitter ${s.jitter_ms.toFixed(3)} ms, out of order ${s.out_of_order ?? 0}${s.send_errors ? `, send errors ${s.send_errors}` : ""}`);
   if (s.latency_us) {

@@ -4,39 +4,82 @@ import { parseHttpOption } from "./http-option.ts";
 import { serverPolicy } from "../access/server-policy.ts";
 
 /**
- * `--http [ADDR:]PORT` and `--http-token TOKEN` are global: taken out of argv before a mode parses it, so every mode
- * and dialect gets the status endpoint, fed by every TestRun the process starts.
+ * `--http [ADDR:]PORT`, `--http-token TOKEN` and `--linger SECONDS` are global: taken out of argv before a mode parses
+ * it, so every mode and dialect gets the status endpoint, fed by every TestRun the process starts.
  */
-export function takeHttpOptions(argv: string[]): { rest: string[]; http?: string; token?: string } {
+export function takeHttpOptions(argv: string[]): { rest: string[]; http?: string; token?: string; lingerS?: number } {
   const rest: string[] = [];
-  let http: string | undefined, token: string | undefined;
+  let http: string | undefined, token: string | undefined, linger: string | undefined;
+  const names = ["--http", "--http-token", "--linger"];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
-    const [name, inline] = a.startsWith("--http") && a.includes("=") ? [a.slice(0, a.indexOf("=")), a.slice(a.indexOf("=") + 1)] : [a, undefined];
-    if (name !== "--http" && name !== "--http-token") {
+    const eq = a.indexOf("=");
+    const [name, inline] = a.startsWith("--") && eq > 0 ? [a.slice(0, eq), a.slice(eq + 1)] : [a, undefined];
+    if (!names.includes(name)) {
       rest.push(a);
       continue;
     }
     const value = inline ?? argv[++i];
-    if (value === undefined) throw new UserError(`${name} needs a value: ${name === "--http" ? "--http 8080 or --http 127.0.0.1:8080" : "--http-token TOKEN"}`, 2);
+    if (value === undefined) {
+      const example = { "--http": "--http 8080 or --http 127.0.0.1:8080", "--http-token": "--http-token TOKEN", "--linger": "--linger 60" }[name];
+      throw new UserError(`${name} needs a value: ${example}`, 2);
+    }
     if (name === "--http") http = value;
-    else token = value;
+    else if (name === "--http-token") token = value;
+    else linger = value;
   }
   if (token !== undefined && http === undefined) throw new UserError("--http-token without --http: add --http [ADDR:]PORT", 2);
-  return { rest, http, token };
+  if (linger !== undefined && http === undefined) throw new UserError("--linger without --http: add --http [ADDR:]PORT", 2);
+  return { rest, http, token, lingerS: linger === undefined ? undefined : lingerSeconds(linger) };
+}
+
+/** Longest --linger: a day, like the longest test. */
+const MAX_LINGER_S = 86_400;
+
+function lingerSeconds(text: string): number {
+  const s = Number(text);
+  if (text.trim() === "" || !Number.isFinite(s) || s < 0 || s > MAX_LINGER_S) {
+    throw new UserError(`--linger ${text}: must be seconds from 0 to ${MAX_LINGER_S}; see --help`, 2);
+  }
+  return s;
+}
+
+/**
+ * How long the endpoint of a finished client run stays up for /results: --linger, else 30 s at a terminal (time to
+ * open the page or run curl) and 5 s for a script, which polls as the run ends.
+ */
+export function lingerMs(lingerS: number | undefined, interactive = process.stderr.isTTY === true): number {
+  return (lingerS ?? (interactive ? 30 : 5)) * 1000;
 }
 
 /** Starts the endpoint for this process; Hono is loaded only here. Returns how to stop it. */
-export async function startGlobalStatus(opts: { http: string; token?: string; mode: string; role: string; persistent: boolean }): Promise<() => Promise<void>> {
+export interface GlobalStatus {
+  /** Keeps the endpoint up `ms` after the run, or until `signal` (Ctrl+C) aborts. */
+  linger(ms: number, signal: AbortSignal): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startGlobalStatus(opts: { http: string; token?: string; mode: string; role: string; persistent: boolean }): Promise<GlobalStatus> {
   const listen = parseHttpOption(opts.http);
   const status = await import("./server.ts");
   const source = new status.TestRunSource({ mode: opts.mode, role: opts.role, persistent: opts.persistent });
   const server = status.startStatusServer({ ...listen, token: opts.token, allow: serverPolicy().allow }, source);
   const off = onRunStarted((run) => source.add(run));
   console.error(`status: ${server.url}`);
-  return async () => {
-    off();
-    await server.stop();
-    source.close();
+  return {
+    async linger(ms: number, signal: AbortSignal): Promise<void> {
+      if (ms <= 0 || signal.aborted) return;
+      console.error(`status: results stay at ${server.url}results for ${ms / 1000} s (--linger S sets it; Ctrl+C ends it now)`);
+      await new Promise<void>((resolve) => {
+        const done = () => (clearTimeout(timer), signal.removeEventListener("abort", done), resolve());
+        const timer = setTimeout(done, ms);
+        signal.addEventListener("abort", done);
+      });
+    },
+    async stop(): Promise<void> {
+      off();
+      await server.stop();
+      source.close();
+    },
   };
 }

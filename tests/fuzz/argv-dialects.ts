@@ -65,6 +65,7 @@ const GLOBAL: Flag[] = [
   ...Object.values(POLICY_FLAGS).map((f) => flag(f, "required")),
   flag("--http", "required"),
   flag("--http-token", "required"),
+  flag("--linger", "required"),
 ];
 
 /** NTttcp for Windows' flags (windows-args.ts keeps them in a handler table local to its parser). */

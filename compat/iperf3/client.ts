@@ -116,7 +116,6 @@ class Iperf3Client {
       this.ctrlFd = ctrl.fd ?? -1;
       this.startControl(ctrl);
     } catch (e) {
-      this.side ??= this.makeSide(this.params);
       // onAbort has reported the interrupt already.
       if (!(e instanceof Interrupted)) this.fail(e instanceof Iperf3ProtocolError ? describeIperfError(e.iErrno, e.errno) : (e as Error).message, false);
     }
@@ -565,6 +564,8 @@ class Iperf3Client {
   }
 
   private fail(message: string, serverTerminated: boolean, interrupted = false): void {
+    // A failure or Ctrl+C before the control connection is up comes before startControl made the report.
+    this.side ??= this.makeSide(this.params);
     this.release();
     const partial = this.sampler !== undefined && this.side.test.streams.length > 0;
     if (partial && this.sampler!.stopMs === 0) {

@@ -206,6 +206,6 @@ test.skipIf(!available)(
       rmSync(work, { recursive: true, force: true });
     }
   },
-  // Long runs (scripts/fuzz --long) take minutes; the default run stays well under one.
-  Math.max(120_000, RUNS * (CASE_MS + 1500)),
+  // Every case may run to its limit and take a second more to stop; long runs (scripts/fuzz --long) take minutes.
+  60_000 + ((sweepCases(0).length + RUNS) * (CASE_MS + 1000)) / AT_ONCE,
 );

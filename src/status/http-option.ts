@@ -15,6 +15,7 @@ const DEFAULT_HOST = "127.0.0.1";
 function bad(value: string, why: string): UserError {
   return new UserError(
     `bad --http value "${value}": ${why}; pass PORT, ADDR:PORT or [IPv6]:PORT (e.g. 8080, 0.0.0.0:8080, [::1]:8080)`,
+    2,
   );
 }
 

@@ -64,6 +64,18 @@ describe("errors name the user's flag", () => {
   });
 });
 
+test.each([
+  [["loopback", "-b", "-5"], 'anyperf: --rate "-5" is not a rate'],
+  [["loopback", "-l", "abc"], 'anyperf: --length "abc" is not a size'],
+  [["loopback", "--http", "abc"], 'anyperf: bad --http value "abc"'],
+  [["loopback", "--http", "127.0.0.1:36720", "--linger", "x"], "anyperf: --linger x: must be seconds"],
+])("usage errors of native modes exit 2 and name the flag: %p", async (args, start) => {
+  const r = await run(...args);
+  expect(r.err.startsWith(start)).toBe(true);
+  expect(r.err.trim().split("\n")).toHaveLength(1);
+  expect(r.code).toBe(2);
+});
+
 describe("ntttcp without a role", () => {
   test("-V alone warns that a receiver starts on every address", () => {
     const cmd = parseCommand(["-V"], { cpus: 2 });

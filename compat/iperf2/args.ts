@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { UserError } from "../../src/errors.ts";
 import { optionError } from "../../src/option-error.ts";
+import { negativeValues, valuedFlags } from "../../src/negative-values.ts";
 import { type Iperf2Plan, Iperf2Plan as PlanSchema } from "./plan.ts";
 import { type FormatLetter, FORMAT_LETTERS, parseRate, parseSuffixed } from "./units.ts";
 
@@ -47,6 +48,8 @@ export const OPTIONS = {
   ttl: { type: "string", short: "T" },
   reportexclude: { type: "string", short: "x" },
 } as const;
+
+const VALUED = valuedFlags(OPTIONS);
 
 /** The flag that sets each plan field, for messages. */
 const PLAN_FLAGS: Record<string, string> = {
@@ -111,7 +114,8 @@ function bindAddress(text: string): { host: string; port?: number } {
 export function parseIperf2Args(argv: string[]): Iperf2Command {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: false, strict: true });
+    // iperf 2's getopt takes "-t -5" as a value; parseArgs would call it ambiguous.
+    parsed = parseArgs({ args: negativeValues(argv, VALUED), options: OPTIONS, allowPositionals: false, strict: true });
   } catch (e) {
     const msg = e instanceof Error ? e.message.split("\n")[0] : String(e);
     throw new UserError(`iperf: ${msg}: see "anyperf iperf --help" for the options iperf 2 understands`);

@@ -76,6 +76,17 @@ test.each([
   expect(r.code).toBe(2);
 });
 
+// iperf 2 reads its options with node:util parseArgs too: a negative value is the flag's, not "ambiguous".
+test.each([
+  [["iperf", "-c", "127.0.0.1", "-p", "36721", "-t", "-5"], 'anyperf: -t time "-5" is not a number of seconds'],
+  [["iperf", "-c", "127.0.0.1", "-p", "36721", "-P", "-2"], "anyperf: -P -2: must be at least 1"],
+])("iperf: %p", async (args, start) => {
+  const r = await run(...args);
+  expect(r.err.startsWith(start)).toBe(true);
+  expect(r.err).not.toContain("ambiguous");
+  expect(r.code).toBe(1);
+});
+
 describe("ntttcp without a role", () => {
   test("-V alone warns that a receiver starts on every address", () => {
     const cmd = parseCommand(["-V"], { cpus: 2 });

@@ -19,3 +19,8 @@ export function negativeValues(argv: readonly string[], valued: readonly string[
   }
   return out;
 }
+
+/** The flags of node:util parseArgs options that take a value, in both spellings. */
+export function valuedFlags(options: Readonly<Record<string, { type: string; short?: string }>>): string[] {
+  return Object.entries(options).flatMap(([name, o]) => (o.type === "string" ? [`--${name}`, ...(o.short ? [`-${o.short}`] : [])] : []));
+}

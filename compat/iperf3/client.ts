@@ -104,8 +104,6 @@ class Iperf3Client {
   async run(signal: AbortSignal): Promise<number> {
     const onAbort = () => {
       if (this.session) return this.session.terminate();
-      // Still connecting: -J reports the interrupt in a document, which needs the (empty) test's side.
-      this.side ??= this.makeSide(this.params);
       this.fail("", false, true);
     };
     signal.addEventListener("abort", onAbort, { once: true });
@@ -564,7 +562,8 @@ class Iperf3Client {
   }
 
   private fail(message: string, serverTerminated: boolean, interrupted = false): void {
-    // A failure or Ctrl+C before the control connection is up comes before startControl made the report.
+    // A failure or Ctrl+C before the control connection is up (-J reports it in a document) comes before
+    // startControl made the report.
     this.side ??= this.makeSide(this.params);
     this.release();
     const partial = this.sampler !== undefined && this.side.test.streams.length > 0;

@@ -57,6 +57,16 @@ function resolveTarget(path: string): { path: string; replaceable: boolean } {
  */
 export function checkOutputPath(flag: string, path: string, exitCode = 1): void {
   const fail = (cause: string, fix: string) => new UserError(`${flag} ${path}: ${cause}; ${fix}`, exitCode);
+  try {
+    checkPath(flag, path, fail);
+  } catch (e) {
+    if (e instanceof UserError) throw e;
+    // A name the filesystem refuses to look up (ENAMETOOLONG, ELOOP, EACCES on a parent): found by the argv fuzzer.
+    throw fail(`cannot be used (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, "pass another path");
+  }
+}
+
+function checkPath(flag: string, path: string, fail: (cause: string, fix: string) => UserError): void {
   if (path === "") throw fail("empty file name", `pass a file name after ${flag}`);
   if (statOf(path, false)?.isDirectory()) throw fail("is a directory", "pass a file name inside it");
   const t = resolveTarget(path);

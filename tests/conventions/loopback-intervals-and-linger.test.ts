@@ -1,7 +1,7 @@
 /**
  * Issue 21 item 14: `anyperf loopback` prints iperf3-style interval lines (-i) into a pipe and on a terminal, and the
  * status endpoint of a client run stays up after it (--linger S; 30 s at a terminal, 5 s otherwise; Ctrl+C ends it).
- * Ports 36700-36709.
+ * The endpoints take free ports (--http 127.0.0.1:0).
  */
 import { describe, expect, test } from "bun:test";
 import { intervalLines, INTERVAL_HEADER } from "../../src/report/progress.ts";
@@ -76,32 +76,42 @@ describe("--linger", () => {
     expect(lingerMs(12, true)).toBe(12_000);
   });
 
-  /** Starts a 1 s client run with the endpoint; resolves once its results document is on stdout. */
-  async function finishedRun(port: number, linger: string) {
-    const t0 = performance.now();
-    const p = Bun.spawn([process.execPath, MAIN, "loopback", "-t", "1", "-P", "1", "--json", "--http", `127.0.0.1:${port}`, "--linger", linger], {
+  /** Reads `stream` until `done` says what it holds is whole. */
+  async function readUntil<T>(stream: ReadableStream<Uint8Array>, done: (text: string) => T | undefined): Promise<{ value: T; rest: ReadableStreamDefaultReader<Uint8Array> }> {
+    const reader = stream.getReader();
+    let text = "";
+    for (;;) {
+      const { done: ended, value } = await reader.read();
+      if (ended) throw new Error(`stream ended early: ${text}`);
+      text += new TextDecoder().decode(value);
+      const v = done(text);
+      if (v !== undefined) return { value: v, rest: reader };
+    }
+  }
+
+  /** A 1 s client run with the endpoint on a free port; resolves once its results document is on stdout. */
+  async function finishedRun(linger: string) {
+    const p = Bun.spawn([process.execPath, MAIN, "loopback", "-t", "1", "-P", "1", "--json", "--http", "127.0.0.1:0", "--linger", linger], {
       stdout: "pipe",
       stderr: "pipe",
       stdin: "ignore",
     });
-    const reader = p.stdout.getReader();
-    let text = "";
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) throw new Error(`stdout ended before the results: ${text}`);
-      text += new TextDecoder().decode(value);
+    const { value: url, rest: stderr } = await readUntil(p.stderr, (t) => /status: (http:\/\/\S+\/)\n/.exec(t)?.[1]);
+    const parse = (t: string) => {
       try {
-        return { p, doc: Results.parse(JSON.parse(text)), t0, printedAt: performance.now() };
+        return Results.parse(JSON.parse(t));
       } catch {
-        // not whole yet
+        return undefined;
       }
-    }
+    };
+    const { value: doc } = await readUntil(p.stdout, parse);
+    return { p, url, doc, stderr, printedAt: performance.now() };
   }
 
   test("the endpoint serves /results for --linger S after the run, then the process exits", async () => {
-    const { p, doc, printedAt } = await finishedRun(36700, "3");
+    const { p, url, doc, printedAt } = await finishedRun("3");
     await Bun.sleep(1500);
-    const res = await fetch("http://127.0.0.1:36700/results", { signal: AbortSignal.timeout(5000) });
+    const res = await fetch(`${url}results`, { signal: AbortSignal.timeout(5000) });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { summary: { bytes: number } }).summary.bytes).toBe(doc.summary.bytes);
     expect(await p.exited).toBe(0);
@@ -111,13 +121,14 @@ describe("--linger", () => {
   }, 60_000);
 
   test("Ctrl+C ends a long linger at once, with the run's own exit status", async () => {
-    const { p } = await finishedRun(36701, "600");
-    expect((await fetch("http://127.0.0.1:36701/results", { signal: AbortSignal.timeout(5000) })).status).toBe(200);
+    const { p, url, stderr } = await finishedRun("600");
+    expect((await fetch(`${url}results`, { signal: AbortSignal.timeout(5000) })).status).toBe(200);
     const t = performance.now();
     p.kill("SIGINT");
     expect(await p.exited).toBe(0);
     expect(performance.now() - t).toBeLessThan(3000);
-    const err = await new Response(p.stderr).text();
-    expect(err).toContain("status: results stay at http://127.0.0.1:36701/results for 600 s (--linger S sets it; Ctrl+C ends it now)");
+    let err = "";
+    for (let r = await stderr.read(); !r.done; r = await stderr.read()) err += new TextDecoder().decode(r.value);
+    expect(err).toContain(`status: results stay at ${url}results for 600 s (--linger S sets it; Ctrl+C ends it now)`);
   }, 60_000);
 });

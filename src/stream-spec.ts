@@ -10,6 +10,8 @@ import { Cidr } from "./access/cidr-schema.ts";
 
 /** The largest single read or write a stream makes: a dialect refuses a bigger buffer by its own flag. */
 export const MAX_IO_BYTES = 64 * 1024 * 1024;
+/** The largest UDP payload over IPv4 (65535 − 20 − 8). */
+export const MAX_DATAGRAM_BYTES = 65507;
 
 export const Endpoint = z.object({
   host: z.string().min(1),
@@ -122,7 +124,7 @@ export const UdpSendSpec = z.object({
   connect: Endpoint,
   adopt: UdpAdopt.optional(),
   bind: Endpoint.optional(),
-  datagramSize: z.number().int().min(0).max(65507).default(1400),
+  datagramSize: z.number().int().min(0).max(MAX_DATAGRAM_BYTES).default(1400),
   format: DatagramFormat.default("anyperf"),
   /** Template every datagram starts from (iperf 2 repeats its client header); the stamp overwrites its header. */
   payload: z.instanceof(Uint8Array).optional(),

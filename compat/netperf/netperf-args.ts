@@ -1,4 +1,6 @@
 import { UserError } from "../../src/errors.ts";
+import { optionError } from "../../src/option-error.ts";
+import { MAX_DATAGRAM_BYTES, MAX_IO_BYTES } from "../../src/stream-spec.ts";
 import { MigratedTest } from "../../interop/netperf/test-request.ts";
 import { atoi, breakArgs, breakArgsExplicit, convert, getopt } from "./getopt.ts";
 import { NetperfPlan, type OutputMode } from "./plan.ts";
@@ -239,7 +241,7 @@ export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
         return;
       case "p": {
         const [port, lport] = breakArgsExplicit(value);
-        if (port) p.controlPort = portNumber(port, "-p");
+        if (port) p.controlPort = portNumber(port, "-p", 1);
         if (lport) p.localControlPort = portNumber(lport, "-p ,local");
         return;
       }
@@ -488,16 +490,32 @@ export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
     if (t.requestSize <= 0) t.requestSize = 1;
     if (t.responseSize <= 0) t.responseSize = 1;
   }
+  // netperf would allocate any size; one read or write here is at most MAX_IO_BYTES, a datagram MAX_DATAGRAM_BYTES.
+  const udp = test.startsWith("UDP");
+  const maxIo = udp ? MAX_DATAGRAM_BYTES : MAX_IO_BYTES;
+  for (const [size, flag] of [[t.localSendSize, "-m"], [t.localRecvSize, "-M ,local"], [t.requestSize, "-r"], [t.responseSize, "-r ,response"]] as const) {
+    if (size > maxIo) {
+      throw new UserError(`netperf: -- ${flag} ${size} is above ${maxIo} bytes, ${udp ? "the largest UDP datagram" : "anyperf's largest read or write"}: pass a smaller size`);
+    }
+  }
   if (p.testLength < 0 && test.startsWith("UDP")) {
     throw new UserError("netperf: -l with a count (-l -N) needs a TCP test; UDP tests run by time");
   }
   if (p.format === "x" && !rr) p.format = "m";
   const host = p.host || (p.family === "ipv6" ? "::1" : "localhost");
-  return {
-    kind: mss ? "mss" : "run",
-    plan: NetperfPlan.parse({ ...p, ...t, host, test, omni, instances, commandLine }),
-  };
+  const input = { ...p, ...t, host, test, omni, instances, commandLine };
+  const plan = NetperfPlan.safeParse(input);
+  if (!plan.success) throw optionError(plan.error, PLAN_FLAGS, { input, exitCode: 1, help: "see netperf -h" }) ?? plan.error;
+  return { kind: mss ? "mss" : "run", plan: plan.data };
 }
+
+/** The flag that sets each plan field the schema bounds, for messages (test-specific ones after --). */
+const PLAN_FLAGS: Record<string, string> = {
+  host: "-H", controlPort: "-p", localControlPort: "-p ,local", passphrase: "-Z", iterationMax: "-i", iterationMin: "-i ,min",
+  demoIntervalS: "-D", sendWidth: "-w", recvWidth: "-W", waitSeconds: "-s", localSendSize: "-- -m", localRecvSize: "-- -M",
+  localDataPort: "-- -P", remoteDataPort: "-- -P ,remote", clientPortMin: "-- -p", clientPortMax: "-- -p ,max", firstBurst: "-- -b",
+  format: "-f", receiveTimeout: "-- -T",
+};
 
 /** netperf's TCP_CRR local port range when -p is not given. */
 const CRR_PORTS = { min: 5000, max: 65535 };
@@ -514,9 +532,9 @@ export function unappliedOptionNotes(plan: NetperfPlan): string[] {
   return notes;
 }
 
-function portNumber(text: string, what: string): number {
+function portNumber(text: string, what: string, min = 0): number {
   const n = atoi(text);
-  if (n < 0 || n > 65535) throw new UserError(`netperf: ${what} port ${text} is outside 0..65535`);
+  if (n < min || n > 65535) throw new UserError(`netperf: ${what} port ${text} is outside ${min}..65535`);
   return n;
 }
 

@@ -49,6 +49,9 @@ describe("dialect values the plan's schema refused", () => {
   test("ntttcp --windows -l 100M: refused by -l (NTttcp reads K and M only)", async () => {
     expectOneLine(await run(["ntttcp", "--windows", "-r", "-m", "1,*,127.0.0.1", "-l", "100M", "-p", "36602", "-t", "1"]), "-l 104857600 is above 67108864 bytes");
   });
+  test("netperf -p with no number in it names -p and its range (was a schema dump)", async () => {
+    expectOneLine(await run(["netperf", "-p", "\u00e9\u4e2d"]), "netperf: -p port \u00e9\u4e2d is outside 1..65535", 1);
+  });
   test("iperf -t 2147483648 names -t and its range", async () => {
     expectOneLine(await run(["iperf", "-c", "127.0.0.1", "-p", "36603", "-t", "2147483648"]), "anyperf: -t 2147483648: must be at most", 1);
   });
@@ -82,6 +85,14 @@ describe.skipIf(!netns)("runtime faults", () => {
     expect(`${r.err}${r.out}`).not.toMatch(CRASH);
     expect(r.out.match(/\n\s*\d+\s+\d+\s+\d+\s+1\.\d+\s+\d+\.\d+/g)).toHaveLength(2);
     expect(r.code).toBe(0);
+  }, 60_000);
+
+  test.each([
+    ["-- -m 1G", "netperf: -- -m 1073741824 is above 67108864 bytes, anyperf's largest read or write"],
+    ["-t UDP_STREAM -- -m 1G", "netperf: -- -m 1073741824 is above 65507 bytes, the largest UDP datagram"],
+  ])("netperf %s: refused before the test, not a schema dump from the data socket", async (opts, message) => {
+    const r = await inNetns(`{ ${anyperf("netserver", "-D", "-p", "36606")} & } && sleep 1 && ${anyperf("netperf", "-H", "127.0.0.1", "-p", "36606", "-l", "1", ...opts.split(" "))}; rc=$?; kill %1; exit $rc`);
+    expectOneLine(r, message);
   }, 60_000);
 
   test.each([

@@ -111,9 +111,10 @@ function setHalves<K extends string>(target: Record<K, number>, keys: readonly [
 /** IP_TOS value from a number (any base strtoul accepts) or a DSCP name (ef, afXY, csN). */
 export function parseIpQos(text: string): number {
   const t = text.toLowerCase();
-  if (/^0x[0-9a-f]+$/.test(t)) return parseInt(t, 16);
-  if (/^0[0-7]+$/.test(t)) return parseInt(t, 8);
-  if (/^\d+$/.test(t)) return Number(t);
+  const n = /^0x[0-9a-f]+$/.test(t) ? parseInt(t, 16) : /^0[0-7]+$/.test(t) ? parseInt(t, 8) : /^\d+$/.test(t) ? Number(t) : undefined;
+  // The TOS byte: netperf would pass a wider int to setsockopt(IP_TOS) and the request's 32-bit field.
+  if (n !== undefined && n > 255) throw new UserError(`netperf: -Y ${text}: an IP QoS value is 0..255 (or a DSCP name: ef, af11..af43, cs0..cs7)`);
+  if (n !== undefined) return n;
   if (t === "ef") return 46 << 2;
   const af = /^af([1-4])([1-3])$/.exec(t);
   if (af) return ((Number(af[1]) * 8 + Number(af[2]) * 2) << 2) & 0xff;
@@ -514,7 +515,10 @@ const PLAN_FLAGS: Record<string, string> = {
   host: "-H", controlPort: "-p", localControlPort: "-p ,local", passphrase: "-Z", iterationMax: "-i", iterationMin: "-i ,min",
   demoIntervalS: "-D", sendWidth: "-w", recvWidth: "-W", waitSeconds: "-s", localSendSize: "-- -m", localRecvSize: "-- -M",
   localDataPort: "-- -P", remoteDataPort: "-- -P ,remote", clientPortMin: "-- -p", clientPortMax: "-- -p ,max", firstBurst: "-- -b",
-  format: "-f", receiveTimeout: "-- -T",
+  format: "-f", receiveTimeout: "-- -T", testLength: "-l", verbosity: "-v", confidenceLevel: "-I", confidenceInterval: "-I ,width",
+  localCpuRate: "-c", remoteCpuRate: "-C", align: "-a", "align.remote": "-A", offset: "-o", "offset.remote": "-O",
+  cpuAffinity: "-T", socketPrio: "-y", socketTos: "-Y", remoteSendSize: "-- -m ,remote", remoteRecvSize: "-- -M",
+  requestSize: "-- -r", responseSize: "-- -r ,response", socketBuffers: "-- -s", "socketBuffers.remote": "-- -S",
 };
 
 /** netperf's TCP_CRR local port range when -p is not given. */

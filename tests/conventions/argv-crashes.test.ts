@@ -52,6 +52,9 @@ describe("dialect values the plan's schema refused", () => {
   test("netperf -p with no number in it names -p and its range (was a schema dump)", async () => {
     expectOneLine(await run(["netperf", "-p", "\u00e9\u4e2d"]), "netperf: -p port \u00e9\u4e2d is outside 1..65535", 1);
   });
+  test("netperf -Y above the TOS byte names -Y (was a schema dump of the request)", async () => {
+    expectOneLine(await run(["netperf", "-H", "127.0.0.1", "-p", "36607", "-Y", "4294967296"]), "netperf: -Y 4294967296: an IP QoS value is 0..255", 1);
+  });
   test("iperf -t 2147483648 names -t and its range", async () => {
     expectOneLine(await run(["iperf", "-c", "127.0.0.1", "-p", "36603", "-t", "2147483648"]), "anyperf: -t 2147483648: must be at most", 1);
   });

@@ -230,6 +230,7 @@ export const REGRESSIONS: string[][] = [
   ["netperf", "-H", "127.0.0.1", "-p", String(SERVER_PORTS.netserver), "-l", "1", "--", "-m", "1G"],
   ["netperf", "-H", "127.0.0.1", "-p", String(SERVER_PORTS.netserver), "-l", "1", "-t", "UDP_STREAM", "--", "-m", "1G"],
   ["netperf", "-p", "36066", "-p", "\u00e9\u4e2d"],
+  ["netperf", "-H", "::1", "-6", "-p", String(SERVER_PORTS.netserver), "-Y", "4294967296"],
   ["ntttcp", "-r127.0.0.1", "-p", String(SERVER_PORTS.netserver + 1), "-P", "1", "-t", "2"],
   ["ntttcp", "-6", "-r::1", "-p", String(SERVER_PORTS.netserver + 1), "-P", "1", "-t", "2"],
   ["iperf", "-c", "localhost", "-u", "-p", "36004", "-t", "2147483648"],

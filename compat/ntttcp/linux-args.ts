@@ -1,5 +1,6 @@
 import { UserError } from "../../src/errors.ts";
 import { MAX_IO_BYTES } from "../../src/stream-spec.ts";
+import { optionError } from "../../src/option-error.ts";
 import { atoi, unitAtod } from "./c-numbers.ts";
 import { LINUX_DEFAULTS, LinuxOptions, type ParseMessage } from "./linux-options.ts";
 
@@ -310,6 +311,12 @@ function parseOrHelp(argv: readonly string[], env: { cpus: number }): LinuxParse
   return { kind: "run", options: finish(raw, messages), messages };
 }
 
+/** The flag that sets each option, for a value only the schema bounds (an overflow to Infinity, a negative rate). */
+const OPTION_FLAGS: Record<string, string> = {
+  ports: "-P", threadsPerPort: "-n", connsPerThread: "-l", cpuAffinity: "-m", basePort: "-p", sourcePort: "-f", recvSize: "-b",
+  sendSize: "-b", bandwidth: "-B", fqRate: "--fq-rate-limit", warmup: "-W", duration: "-t", cooldown: "-C",
+};
+
 /** verify_args(): role checks, address family checks and the clamps, with the real tool's messages. */
 function finish(raw: Raw, messages: ParseMessage[]): LinuxOptions {
   const fail = (text: string, fix: string): never => {
@@ -399,7 +406,7 @@ function finish(raw: Raw, messages: ParseMessage[]): LinuxOptions {
   if (raw.recvSize > MAX_IO_BYTES) fail(`buffer size (-b) ${raw.recvSize} is above ${MAX_IO_BYTES} bytes`, "pass -b 64M or less");
   if (raw.udp && raw.noDelay) fail("--no-delay option is not applicable for UDP", "drop --no-delay with -u");
   if (raw.sourcePort < 0) raw.sourcePort = 0;
-  return LinuxOptions.parse({
+  const input = {
     role: raw.client ? "sender" : "receiver",
     address: raw.address,
     clientAddress: raw.useClientAddress ? raw.clientAddress : undefined,
@@ -433,5 +440,8 @@ function finish(raw: Raw, messages: ParseMessage[]): LinuxOptions {
     showTcpRetrans: raw.showTcpRetrans,
     showNicPackets: raw.showNicPackets,
     showDevInterrupts: raw.showDevInterrupts,
-  });
+  };
+  const parsed = LinuxOptions.safeParse(input);
+  if (!parsed.success) throw optionError(parsed.error, OPTION_FLAGS, { input, exitCode: LINUX_EXIT_ARGS, help: "see 'ntttcp -h'" }) ?? parsed.error;
+  return parsed.data;
 }

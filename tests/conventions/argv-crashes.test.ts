@@ -55,6 +55,12 @@ describe("dialect values the plan's schema refused", () => {
   test("netperf -Y above the TOS byte names -Y (was a schema dump of the request)", async () => {
     expectOneLine(await run(["netperf", "-H", "127.0.0.1", "-p", "36607", "-Y", "4294967296"]), "netperf: -Y 4294967296: an IP QoS value is 0..255", 1);
   });
+  test.each([
+    [["--fq-rate-limit", "-5"], "--fq-rate-limit -5: must be at least 0; see 'ntttcp -h'"],
+    [["-B", "9".repeat(400)], "-B Infinity: must be a number; see 'ntttcp -h'"],
+  ])("ntttcp %p: a value only the schema bounds names its flag (exit 255)", async (args, message) => {
+    expectOneLine(await run(["ntttcp", "-r127.0.0.1", "-p", "36608", ...args]), message, 255);
+  });
   test("iperf -t 2147483648 names -t and its range", async () => {
     expectOneLine(await run(["iperf", "-c", "127.0.0.1", "-p", "36603", "-t", "2147483648"]), "anyperf: -t 2147483648: must be at most", 1);
   });

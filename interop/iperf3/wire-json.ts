@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { Iperf3ProtocolError } from "./framing.ts";
 import { Errno } from "./error-codes.ts";
+import { requirement } from "../../src/option-error.ts";
 
 const TWO63 = 2 ** 63;
 
@@ -36,5 +37,5 @@ export function parseJsonBytes(json: Uint8Array, what: string, iErrno: number): 
 export function zodToProtocolError(what: string, err: z.ZodError, iErrno: number): Iperf3ProtocolError {
   const issue = err.issues[0];
   const where = issue && issue.path.length > 0 ? `"${issue.path.join(".")}"` : "document";
-  return new Iperf3ProtocolError(`${what}: ${where} ${issue?.message ?? "is invalid"}`, iErrno, Errno.EINVAL);
+  return new Iperf3ProtocolError(`${what}: ${where} ${issue ? `must be ${requirement(issue)}` : "is invalid"}`, iErrno, Errno.EINVAL);
 }

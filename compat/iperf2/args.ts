@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { UserError } from "../../src/errors.ts";
 import { optionError } from "../../src/option-error.ts";
 import { negativeValues, valuedFlags } from "../../src/negative-values.ts";
+import { MAX_DATAGRAM_BYTES } from "../../src/stream-spec.ts";
 import { type Iperf2Plan, Iperf2Plan as PlanSchema } from "./plan.ts";
 import { type FormatLetter, FORMAT_LETTERS, parseRate, parseSuffixed } from "./units.ts";
 
@@ -182,6 +183,9 @@ export function parseIperf2Args(argv: string[]): Iperf2Command {
       ?? new UserError(`iperf: ${plan.error.issues[0]!.message}: see "anyperf iperf --help"`);
   }
   const p = plan.data;
+  if (p.udp && p.len !== undefined && p.len > MAX_DATAGRAM_BYTES) {
+    throw new UserError(`-l ${v.len}: a UDP datagram holds at most ${MAX_DATAGRAM_BYTES} bytes; pass -l ${MAX_DATAGRAM_BYTES} or less with -u`);
+  }
   if (p.role === "client") {
     if (p.amount.kind === "time" && p.amount.seconds <= 0) throw new UserError("-t must be more than 0 seconds for a client");
     if ((p.tradeoff || p.dual) && (p.reverse || p.fullDuplex)) throw new UserError("-r/-d cannot be combined with -R/--full-duplex: pick one way to send back");

@@ -61,6 +61,9 @@ describe("dialect values the plan's schema refused", () => {
   ])("ntttcp %p: a value only the schema bounds names its flag (exit 255)", async (args, message) => {
     expectOneLine(await run(["ntttcp", "-r127.0.0.1", "-p", "36608", ...args]), message, 255);
   });
+  test("iperf -u -l above a datagram names -l (was the engine's schema dump)", async () => {
+    expectOneLine(await run(["iperf", "-c", "127.0.0.1", "-u", "-p", "36609", "--len=31536001"]), "anyperf: -l 31536001: a UDP datagram holds at most 65507 bytes", 1);
+  });
   test("iperf -t 2147483648 names -t and its range", async () => {
     expectOneLine(await run(["iperf", "-c", "127.0.0.1", "-p", "36603", "-t", "2147483648"]), "anyperf: -t 2147483648: must be at most", 1);
   });

@@ -235,6 +235,8 @@ export const REGRESSIONS: string[][] = [
   ["ntttcp", "-6", "-r::1", "-p", String(SERVER_PORTS.netserver + 1), "-P", "1", "-t", "2"],
   ["iperf", "-c", "localhost", "-u", "-p", "36004", "-t", "2147483648"],
   ["ntttcp", "-r", "-p", "36106", "--fq-rate-limit", "-5"],
+  ["iperf", "-c", "localhost", "-u", "-p", "36320", "--len=31536001"],
+  ["iperf", "-s", "-u", "-p", "36321", "-l", "100000"],
   ["ntttcp", "-p", "36107", "-n", "1e309", "-B", "9".repeat(400)],
   ["iperf3", "-s", "-I", "9".repeat(300)],
   ["loopback", "--csv", `${"a".repeat(300)}/x`],

@@ -1,6 +1,7 @@
 import { Plan, type PlanInput } from "../plan.ts";
 import { UserError } from "../errors.ts";
 import { parseRate, parseSize } from "../units.ts";
+import { optionError } from "../option-error.ts";
 
 /**
  * The test-shape options every native command shares (loopback, client): their parseArgs table, their help lines,
@@ -54,7 +55,25 @@ export function planUsage(streams: string): string {
 
 export const OUTPUT_USAGE = `      --json           one JSON document on stdout
       --csv FILE       interval rows as CSV
-  every command also takes --http [ADDR:]PORT (live status endpoint) and --http-token TOKEN`;
+  every command also takes --http [ADDR:]PORT (live status endpoint), --http-token TOKEN and --linger S (how long
+  the endpoint stays up for /results after a client run: default 30 s at a terminal, 5 s otherwise)`;
+
+/** The flag that sets each Plan field, for messages. */
+const PLAN_FLAGS: Record<string, string> = {
+  streams: "--parallel",
+  workers: "--workers",
+  durationS: "--time",
+  bytes: "--bytes",
+  warmupS: "--warmup",
+  cooldownS: "--cooldown",
+  intervalS: "--interval",
+  bufferBytes: "--length",
+  datagramBytes: "--length",
+  bitsPerSecond: "--rate",
+  packetsPerSecond: "--rate",
+  requestBytes: "--rr",
+  responseBytes: "--rr",
+};
 
 const SINGLE_STREAM_WRITE = 1 << 20;
 
@@ -76,12 +95,12 @@ export function planFromValues(values: PlanValues, defaults: { streams: number }
   }
   if (values.bytes !== undefined && values.time !== undefined) throw new UserError("-n and -t both given: pass one (bytes or seconds)", 2);
   if (values.bytes !== undefined && (values.rr !== undefined || values.crr)) throw new UserError("-n counts bulk bytes: drop it for --rr/--crr, or use -t", 2);
-  const rate = values.rate === undefined ? {} : parseRate(values.rate);
-  const length = values.length === undefined ? undefined : parseSize(values.length, { base: 1024 });
+  const rate = values.rate === undefined ? {} : parseRate(values.rate, { option: "--rate" });
+  const length = values.length === undefined ? undefined : parseSize(values.length, { base: 1024, option: "--length" });
   const bytes = values.bytes === undefined ? 0 : parseSize(values.bytes, { base: 1024, option: "-n" });
   if (values.bytes !== undefined && !(bytes > 0)) throw new UserError(`-n ${values.bytes}: needs a byte count above 0, e.g. -n 100M`, 2);
   const streams = num("parallel", values.parallel, defaults.streams);
-  const parsed = Plan.safeParse({
+  const input = {
     transport: udp ? "udp" : "tcp",
     test: values.crr ? "crr" : values.rr !== undefined ? "rr" : "stream",
     streams,
@@ -98,10 +117,11 @@ export function planFromValues(values: PlanValues, defaults: { streams: number }
     requestBytes: req,
     responseBytes: resp,
     ...extra,
-  });
+  };
+  const parsed = Plan.safeParse(input);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new UserError(`bad option value: ${issue.path.join(".") || "plan"}: ${issue.message}`, 2);
+    const given = { bitsPerSecond: values.rate, packetsPerSecond: values.rate, bufferBytes: values.length, datagramBytes: values.length, requestBytes: values.rr, responseBytes: values.rr, bytes: values.bytes };
+    throw optionError(parsed.error, PLAN_FLAGS, { input, given }) ?? new UserError(`bad option value: ${parsed.error.issues[0]!.message}; see --help`, 2);
   }
   return parsed.data;
 }

@@ -1,13 +1,13 @@
 import { Results } from "../report/result.ts";
 import { textReport } from "../report/text.ts";
 import { liveIntervalsCsv } from "../report/csv.ts";
-import { attachProgress } from "../report/progress.ts";
+import { attachIntervalLines } from "../report/progress.ts";
 import { checkOutputPath } from "../report/atomic-file.ts";
 import type { TestRun } from "../engine/test-run.ts";
 import { interruptedExitCode, shutdownSignal } from "../signals.ts";
 
 /**
- * The tail every native command shares: the --csv path checked before the test, live progress on a terminal and the
+ * The tail every native command shares: the --csv path checked before the test, interval lines (not with --json) and the
  * CSV written per interval during the run, then the report (text or --json) and the exit code (128 + signal after
  * Ctrl+C, 1 when a stream failed).
  */
@@ -25,7 +25,7 @@ export async function runAndReport(
     results = await run({
       signal,
       onRun: (r) => {
-        if (!out.json) detach = attachProgress(r);
+        if (!out.json) detach = attachIntervalLines(r);
         if (out.csv !== undefined) csv = liveIntervalsCsv(out.csv, r);
         onRun?.(r);
       },

@@ -28,13 +28,13 @@ function cpuLine(label: string, c: Results["cpu"], retransmits: number | undefin
 /** The server's end over the same window: its streams, its sums and its CPU. */
 function remoteLines(r: RemoteEnd, transport: Results["transport"]): string[] {
   const out = [`remote (${r.role}, anyperf ${r.version}):`];
-  for (const s of r.streams) out.push(`[${String(s.id).padStart(3)}] ${s.side.padEnd(6)}  ${line(s)}`);
+  for (const s of r.streams) out.push(`[${String(s.id).padStart(3)}] ${s.side.padEnd(6)}  ${figuresLine(s)}`);
   if (r.receiver && r.sender) {
-    out.push(`[SUM] recv    ${line(r.receiver)}`);
-    out.push(`[SUM] send    ${line(r.sender)}`);
+    out.push(`[SUM] recv    ${figuresLine(r.receiver)}`);
+    out.push(`[SUM] send    ${figuresLine(r.sender)}`);
   } else {
     const side = r.streams.some((s) => s.side === "recv") ? "recv" : r.streams.some((s) => s.side === "send") ? "send" : "server";
-    out.push(`[SUM] ${side.padEnd(6)}  ${line(r.summary)}`);
+    out.push(`[SUM] ${side.padEnd(6)}  ${figuresLine(r.summary)}`);
   }
   out.push(cpuLine("remote CPU", r.cpu, r.retransmits, transport));
   for (const e of r.errors) out.push(`remote error: ${e}`);
@@ -54,12 +54,8 @@ export function textReport(r: Results): string {
       (r.interrupted ? " — interrupted, partial results" : ""),
   );
   out.push(`[ ID] side    ${"bytes".padStart(11)}  ${"throughput".padStart(14)}`);
-  for (const s of receivers) out.push(`[${String(s.id).padStart(3)}] ${s.side.padEnd(6)}  ${line(s)}`);
-  if (!r.remote || reporting.length > 0) out.push(`[SUM] ${(r.test === "stream" ? "recv" : "client").padEnd(6)}  ${line(r.summary)}`);
-  if (r.sender) out.push(`[SUM] send    ${line(r.sender)}`);
-
   for (const s of receivers) out.push(`[${String(s.id).padStart(3)}] ${s.side.padEnd(6)}  ${figuresLine(s)}`);
-  out.push(`[SUM] ${(r.test === "stream" ? "recv" : "client").padEnd(6)}  ${figuresLine(r.summary)}`);
+  if (!r.remote || reporting.length > 0) out.push(`[SUM] ${(r.test === "stream" ? "recv" : "client").padEnd(6)}  ${figuresLine(r.summary)}`);
   if (r.sender) out.push(`[SUM] send    ${figuresLine(r.sender)}`);
   const s = r.summary;
   if (s.jitter_ms !== undefined) out.push(`UDP: jitter ${s.jitter_ms.toFixed(3)} ms, out of order ${s.out_of_order ?? 0}${s.send_errors ? `, send errors ${s.send_errors}` : ""}`);

@@ -16,13 +16,23 @@ ${planUsage("1")}
       --link-speed R   the link's rate (1G) for the diagnosis, where this host cannot read it (shaped, virtual)
 ${OUTPUT_USAGE}`;
 
+/** `anyperf client`'s options, as node:util parseArgs reads them. */
+export const CLIENT_OPTIONS = {
+  ...PLAN_OPTIONS,
+  port: { type: "string", short: "p" },
+  reverse: { type: "boolean", short: "R" },
+  bidir: { type: "boolean" },
+  token: { type: "string" },
+  "link-speed": { type: "string" },
+} as const;
+
 /** argv → plan, target and output choices for `anyperf client`. */
 export function parseClientArgs(argv: string[]) {
   const { values, positionals } = parseArgs({
     args: argv,
     strict: true,
     allowPositionals: true,
-    options: { ...PLAN_OPTIONS, port: { type: "string", short: "p" }, reverse: { type: "boolean", short: "R" }, bidir: { type: "boolean" }, token: { type: "string" }, "link-speed": { type: "string" } },
+    options: CLIENT_OPTIONS,
   });
   const help = values.help ?? false;
   if (!help && positionals.length !== 1) {

@@ -15,6 +15,7 @@ import { NETSERVER_SPEC } from "../../compat/netperf/netserver-args.ts";
 import { LINUX_LONG, LINUX_SHORT } from "../../compat/ntttcp/linux-args.ts";
 import { POLICY_FLAGS } from "../../src/access/server-policy.ts";
 import { LOOPBACK_OPTIONS } from "../../src/native/loopback-cli.ts";
+import { CLIENT_OPTIONS } from "../../src/native/client-cli.ts";
 
 export type ArgKind = "none" | "required" | "optional";
 /** What a flag's value means, so the generator can lean towards values that reach deeper checks. */
@@ -139,6 +140,14 @@ export const MODES: Mode[] = [
     prefix: ["ntttcp", "--windows"],
     flags: [...WINDOWS_FLAGS, ...GLOBAL],
     roles: [["-r", "-m", "1,*,127.0.0.1"], ["-s", "-m", "1,*,127.0.0.1"], ["-s", "-m", "2,0,localhost"], []],
+    portFlag: "-p",
+  },
+  {
+    // No `anyperf serve` in the namespace: the client is refused at connect, after its options were read.
+    name: "client",
+    prefix: ["client"],
+    flags: [...fromParseArgs(CLIENT_OPTIONS), ...GLOBAL],
+    roles: [["127.0.0.1"], ["::1"], ["[::1]"], ["localhost"], []],
     portFlag: "-p",
   },
   {

@@ -88,7 +88,7 @@ function listenOn(
   net: Net,
   host: string,
   port: number,
-  accept: (t: Transport) => ControlHandlers | null,
+  accept: (t: Transport, peer: { host: string | undefined; port: number | undefined }) => ControlHandlers | null,
   admit?: (peer: { host: string | undefined; port: number | undefined }) => boolean,
 ): TcpListener {
   const base = handlersFor();

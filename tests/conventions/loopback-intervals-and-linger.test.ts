@@ -10,7 +10,7 @@ import { lingerMs, takeHttpOptions } from "../../src/status/global-http.ts";
 import { Results } from "../../src/report/result.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
-const SUM_LINE = /^\[SUM\]\s+\d+\.\d\d-\d+\.\d\d\s+sec\s+\S+ \S+\s+\S+ \S+bit\/s(  \((warm-up|cool-down)\))?$/;
+const SUM_LINE = /^\[SUM\]\s+\d+\.\d\d-\d+\.\d\d\s+sec\s+\S+ \S+\s+\S+ [kKMGT]?bit\/s(  \((warm-up|cool-down)\))?$/;
 
 async function run(args: string[], ms = 30_000) {
   const p = Bun.spawn([process.execPath, MAIN, ...args], { stdout: "pipe", stderr: "pipe", stdin: "ignore" });

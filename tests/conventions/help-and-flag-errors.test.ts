@@ -51,7 +51,7 @@ describe("errors name the user's flag", () => {
     [["loopback", "-t", "0"], "--time 0: must be above 0"],
     [["loopback", "-l", "0"], "--length 0: must be at least 1"],
     [["loopback", "-u", "-l", "70000"], "--length 70000: must be at most 65507"],
-    [["loopback", "-P", "5000"], "--parallel 5000: must be at most 1024"],
+    [["loopback", "-P", "20000"], "--parallel 20000: must be at most 10000"],
     [["loopback", "-i", "0.01"], "--interval 0.01: must be at least 0.1"],
     [["loopback", "--warmup", "-1"], "--warmup -1: must be at least 0"],
     [["loopback", "--rr", "0,1"], "--rr 0,1: must be at least 1"],

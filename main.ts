@@ -15,6 +15,8 @@ const native: Record<string, () => Promise<Entry>> = {
   client: async () => (await import("./src/native/client-cli.ts")).clientMain,
   // serve knows every dialect, so it lives beside them in compat/ (the engine in src/ knows none).
   serve: async () => (await import("./compat/serve/main.ts")).serveMain,
+  history: async () => (await import("./src/procedure/history-cli.ts")).historyMain,
+  compare: async () => (await import("./src/procedure/history-cli.ts")).compareMain,
 };
 const dialects: Record<string, () => Promise<Entry>> = {
   ntttcp: async () => (await import("./compat/ntttcp/main.ts")).main,
@@ -29,6 +31,8 @@ usage: anyperf <command> [options]
   loopback        self-test: receiver and sender on 127.0.0.1
   serve           one server for every client: iperf3, iperf, netperf, ntttcp and anyperf client
   client HOST     test against 'anyperf serve' on HOST (both ends' figures)
+  history [FILE]  the runs recorded by --history (loopback, client)
+  compare A B     two recorded runs side by side: change in %, what differed in the set-up
 ${Object.keys(dialects).map((d) => `  ${d.padEnd(15)} ${d}-compatible command line and wire protocol`).join("\n")}
   --version       print the version
 run 'anyperf <command> --help' for the options of a command`;

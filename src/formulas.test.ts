@@ -12,7 +12,10 @@ import {
   bytesPerSecond,
   cpuBusyPercent,
   cpuModePercent,
+  changePercent,
   cpuNonIdleFraction,
+  median,
+  relativeSpreadPercent,
   cyclesPerByte,
   eventsPerSecond,
   iperf2NetPower,
@@ -338,5 +341,24 @@ describe("many flows", () => {
     expect(slowestToFastestRatio([0, 12])).toBe(0);
     expect(slowestToFastestRatio([0, 0])).toBe(0);
     expect(slowestToFastestRatio([])).toBe(0);
+  });
+});
+
+describe("repeated runs", () => {
+  test("median: odd count the middle, even count the mean of the two middle, unsorted input, none NaN", () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([10, 40, 20, 30])).toBe(25);
+    expect(median([7])).toBe(7);
+    expect(median([])).toBeNaN();
+  });
+  test("relative spread = 100 (max - min) / median; 0 over a 0 median", () => {
+    expect(relativeSpreadPercent(90, 110, 100)).toBe(20);
+    expect(relativeSpreadPercent(1, 3, 2)).toBe(100);
+    expect(relativeSpreadPercent(0, 0, 0)).toBe(0);
+  });
+  test("change % from A to B; 0 from a 0 baseline", () => {
+    expect(changePercent(100, 125)).toBe(25);
+    expect(changePercent(200, 150)).toBe(-25);
+    expect(changePercent(0, 5)).toBe(0);
   });
 });

@@ -281,3 +281,23 @@ export function netperfServiceDemand(cpuUtilPercent: number, units: number, divi
   const thruput = units / divisor / Math.fround(elapsedSeconds);
   return thruput > 0 ? ((Math.fround(cpuUtilPercent) * 10000) / thruput) * numCpus : 0;
 }
+
+// --- repeated runs (--repeat, --sweep) ---------------------------------------------------------------------------
+
+/** Median: the middle of the sorted values, the mean of the two middle ones for an even count; NaN for none. */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return NaN;
+  const s = [...values].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+/** Relative spread % = 100 · (max − min) / median; 0 over a median of 0 (convention above). */
+export function relativeSpreadPercent(min: number, max: number, med: number): number {
+  return per(100 * (max - min), Math.abs(med));
+}
+
+/** Change % = 100 · (after − before) / before (compare: run B against run A); 0 from a 0 baseline. */
+export function changePercent(before: number, after: number): number {
+  return per(100 * (after - before), Math.abs(before));
+}

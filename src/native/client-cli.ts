@@ -1,7 +1,8 @@
 import { parseArgs } from "node:util";
 import { UserError } from "../errors.ts";
 import type { TestRun } from "../engine/test-run.ts";
-import { runAndReport } from "./run-report.ts";
+import { runProcedure } from "../procedure/run-procedure.ts";
+import { PROCEDURE_USAGE, takeProcedureOptions } from "../procedure/options.ts";
 import { OUTPUT_USAGE, PLAN_OPTIONS, num, planFromValues, planUsage } from "./plan-args.ts";
 import { runNativeClient, type ClientTarget } from "./client.ts";
 import { NATIVE_DEFAULT_PORT } from "./server.ts";
@@ -14,6 +15,7 @@ ${planUsage("1")}
       --bidir          both directions at once
       --token T        the token the server was started with (--token)
       --link-speed R   the link's rate (1G) for the diagnosis, where this host cannot read it (shaped, virtual)
+${PROCEDURE_USAGE}
 ${OUTPUT_USAGE}`;
 
 /** `anyperf client`'s options, as node:util parseArgs reads them. */
@@ -54,10 +56,15 @@ export function parseClientArgs(argv: string[]) {
 }
 
 export async function clientMain(argv: string[], hooks: { onRun?: (run: TestRun) => void } = {}): Promise<number> {
-  const opts = parseClientArgs(argv);
+  const proc = takeProcedureOptions(argv);
+  const opts = parseClientArgs(proc.rest);
   if (opts.help) {
     console.log(CLIENT_USAGE);
     return 0;
   }
-  return runAndReport((h) => runNativeClient(opts.plan, opts.target, h), opts, hooks.onRun);
+  const prepare = (a: string[]) => {
+    const { plan, target } = parseClientArgs(a);
+    return (h: Parameters<typeof runNativeClient>[2]) => runNativeClient(plan, target, h);
+  };
+  return runProcedure(proc, { mode: "client", peer: opts.target.host, out: opts, prepare }, hooks.onRun);
 }

@@ -3,14 +3,16 @@ import { OUTPUT_USAGE, PLAN_OPTIONS, num, planFromValues, planUsage } from "./pl
 import { cores } from "../engine/worker-pool.ts";
 import { runLoopback } from "../loopback.ts";
 import type { TestRun } from "../engine/test-run.ts";
-import { runAndReport } from "./run-report.ts";
 import { ensureFdLimit, loopbackFdsNeeded } from "../host/fd-limit.ts";
 import { negativeValues, valuedFlags } from "../negative-values.ts";
+import { runProcedure } from "../procedure/run-procedure.ts";
+import { PROCEDURE_USAGE, gridPoints, pointArgs, takeProcedureOptions } from "../procedure/options.ts";
 
 export const LOOPBACK_USAGE = `usage: anyperf loopback [options]
 ${planUsage("number of cores")}
   -6, --ipv6           over ::1 instead of 127.0.0.1
       --workers N      data Workers (default min(2 x streams, cores))
+${PROCEDURE_USAGE}
 ${OUTPUT_USAGE}`;
 
 /** `anyperf loopback`'s options, as node:util parseArgs reads them. */
@@ -33,11 +35,19 @@ export function parseLoopbackArgs(argv: string[]) {
 }
 
 export async function loopbackMain(argv: string[], hooks: { onRun?: (run: TestRun) => void } = {}): Promise<number> {
-  const opts = parseLoopbackArgs(argv);
+  const proc = takeProcedureOptions(argv);
+  const opts = parseLoopbackArgs(proc.rest);
   if (opts.help) {
     console.log(LOOPBACK_USAGE);
     return 0;
   }
-  await ensureFdLimit(loopbackFdsNeeded(opts.plan.streams, opts.plan.transport), `-P ${opts.plan.streams}`);
-  return runAndReport((h) => runLoopback(opts.plan, h), opts, hooks.onRun);
+  // The open-file limit is raised once, up front, for the largest point of a sweep.
+  const plans = gridPoints(proc.sweeps).map((pt) => parseLoopbackArgs([...proc.rest, ...pointArgs(pt)]).plan);
+  const widest = plans.reduce((a, p) => (loopbackFdsNeeded(p.streams, p.transport) > loopbackFdsNeeded(a.streams, a.transport) ? p : a));
+  await ensureFdLimit(loopbackFdsNeeded(widest.streams, widest.transport), `-P ${widest.streams}`);
+  const prepare = (a: string[]) => {
+    const { plan } = parseLoopbackArgs(a);
+    return (h: Parameters<typeof runLoopback>[1]) => runLoopback(plan, h);
+  };
+  return runProcedure(proc, { mode: "loopback", peer: opts.plan.host, out: opts, prepare }, hooks.onRun);
 }

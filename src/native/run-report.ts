@@ -7,23 +7,21 @@ import type { TestRun } from "../engine/test-run.ts";
 import { interruptedExitCode, shutdownSignal } from "../signals.ts";
 
 /**
- * The tail every native command shares: the --csv path checked before the test, interval lines (not with --json) and the
- * CSV written per interval during the run, then the report (text or --json) and the exit code (128 + signal after
- * Ctrl+C, 1 when a stream failed).
+ * One measured run as every native command does it: the --csv path checked before the test, interval lines (not with
+ * --json) and the CSV written per interval during the run; the results, checked against their schema.
  */
-export async function runAndReport(
+export async function measureRun(
   run: (hooks: { signal: AbortSignal; onRun: (r: TestRun) => void }) => Promise<Results>,
   out: { json: boolean; csv?: string },
   onRun?: (r: TestRun) => void,
-): Promise<number> {
+): Promise<Results> {
   if (out.csv !== undefined) checkOutputPath("--csv", out.csv);
   let detach = () => {};
   let csv: { close(): void } | undefined;
-  const signal = shutdownSignal();
   let results;
   try {
     results = await run({
-      signal,
+      signal: shutdownSignal(),
       onRun: (r) => {
         if (!out.json) detach = attachIntervalLines(r);
         if (out.csv !== undefined) csv = liveIntervalsCsv(out.csv, r);
@@ -34,7 +32,11 @@ export async function runAndReport(
     detach();
     csv?.close();
   }
-  Results.parse(results);
+  return Results.parse(results);
+}
+
+/** The report of one run (text or --json) and the exit code (128 + signal after Ctrl+C, 1 when a stream failed). */
+export function printRun(results: Results, out: { json: boolean }): number {
   console.log(out.json ? JSON.stringify(results, null, 2) : textReport(results));
-  return interruptedExitCode(signal) ?? (results.errors.length > 0 ? 1 : 0);
+  return interruptedExitCode(shutdownSignal()) ?? (results.errors.length > 0 ? 1 : 0);
 }

@@ -13,6 +13,7 @@ import {
   cpuBusyPercent,
   cpuModePercent,
   changePercent,
+  concurrentSum,
   cpuNonIdleFraction,
   median,
   relativeSpreadPercent,
@@ -355,6 +356,10 @@ describe("repeated runs", () => {
     expect(relativeSpreadPercent(90, 110, 100)).toBe(20);
     expect(relativeSpreadPercent(1, 3, 2)).toBe(100);
     expect(relativeSpreadPercent(0, 0, 0)).toBe(0);
+  });
+  test("concurrent instances: the sum of their figures", () => {
+    expect(concurrentSum([100, 250.5, 0])).toBe(350.5);
+    expect(concurrentSum([])).toBe(0);
   });
   test("change % from A to B; 0 from a 0 baseline", () => {
     expect(changePercent(100, 125)).toBe(25);

@@ -301,3 +301,8 @@ export function relativeSpreadPercent(min: number, max: number, med: number): nu
 export function changePercent(before: number, after: number): number {
   return per(100 * (after - before), Math.abs(before));
 }
+
+/** A figure of concurrent instances (netperf --instances) = Σ each instance's figure over the same window. */
+export function concurrentSum(values: readonly number[]): number {
+  return values.reduce((a, v) => a + v, 0);
+}

@@ -22,7 +22,9 @@ export async function historyMain(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length > 1) throw new UserError(`one history file only, got '${positionals.join(" ")}': pass one FILE`, 2);
-  const entries = readHistory(positionals[0] ?? defaultHistoryPath());
+  const path = positionals[0] ?? defaultHistoryPath();
+  const entries = readHistory(path);
+  if (entries.cut) console.error(`anyperf: ${path}: ${entries.cut} cut line${entries.cut === 1 ? "" : "s"} (a run killed while writing) passed over`);
   if (values.json) {
     console.log(JSON.stringify(entries, null, 2));
     return 0;

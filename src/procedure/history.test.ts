@@ -36,9 +36,19 @@ describe("the history file", () => {
     expect(b).toMatchObject({ v: 0, id: "old1", test: "rr", results: { transactions_per_second: 9 } });
   });
 
+  test("a fragment a killed writer left, and a line still being written, are passed over; the next line starts fresh", () => {
+    const f = join(dir(), "cut.jsonl");
+    writeFileSync(f, JSON.stringify(entry()) + "\n" + JSON.stringify(entry({ id: "cut" })).slice(0, 40));
+    expect(readHistory(f).map((e) => e.id)).toEqual(["a1"]);
+    appendHistory(f, entry({ id: "c3" }));
+    const back = readHistory(f);
+    expect(back.map((e) => e.id)).toEqual(["a1", "c3"]);
+    expect(back.cut).toBe(1);
+  });
+
   test("a line that is not a history entry is named with its line number and the fix", () => {
     const f = join(dir(), "bad.jsonl");
-    writeFileSync(f, JSON.stringify(entry()) + "\n{\"id\":\n");
+    writeFileSync(f, JSON.stringify(entry()) + "\n{\"id\": 5}\n");
     expect(() => readHistory(f)).toThrow(UserError);
     expect(() => readHistory(f)).toThrow(/bad.jsonl:2: not a history line; remove that line/);
   });

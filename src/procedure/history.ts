@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { appendFileSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync } from "node:fs";
 import { dirname } from "node:path";
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
@@ -49,28 +49,55 @@ export function checkHistoryPath(path: string): void {
 }
 
 /**
- * Appends one entry as one line. One appendFileSync of the whole line is one write() on an O_APPEND descriptor: the
- * kernel places it at the end as a unit, so another writer's line never lands inside it and a process killed
- * between two runs leaves whole lines only (tested with SIGKILL). Lines stay small (no intervals, no streams).
+ * Appends one entry as one line: one appendFileSync of the whole line is one write() on an O_APPEND descriptor, so
+ * another writer's line never lands inside it and a process killed between runs leaves whole lines (tested with
+ * SIGKILL). Lines stay small (no intervals, no streams). The kernel copies a write page by page and stops early for
+ * a fatal signal, so a line crossing a page boundary can still be cut in the one instant between two pages: a file
+ * not ending in a newline gets one first, and the reader passes over such a fragment.
  */
 export function appendHistory(path: string, entry: HistoryEntryInput): void {
   mkdirSync(dirname(path), { recursive: true });
-  appendFileSync(path, JSON.stringify(HistoryEntry.parse(entry)) + "\n");
+  appendFileSync(path, (endsCut(path) ? "\n" : "") + JSON.stringify(HistoryEntry.parse(entry)) + "\n");
 }
 
-/** Every entry of the file, oldest first. A line that does not parse (edited by hand, another tool's) is named. */
-export function readHistory(path: string): HistoryEntry[] {
+function endsCut(path: string): boolean {
+  let fd;
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return false;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size === 0) return false;
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, size - 1);
+    return last[0] !== 0x0a;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Every entry of the file, oldest first. A line still being written (no newline yet) and a fragment a killed writer
+ * left (not JSON) are passed over and counted in `cut`; a JSON line that is not an entry is named, with the fix.
+ */
+export function readHistory(path: string): HistoryEntry[] & { cut?: number } {
   if (!existsSync(path)) throw new UserError(`history ${path}: no such file; run a test first, or pass --history FILE`, 1);
-  const out: HistoryEntry[] = [];
-  readFileSync(path, "utf8").split("\n").forEach((line, i) => {
+  const out: HistoryEntry[] & { cut?: number } = [];
+  const lines = readFileSync(path, "utf8").split("\n");
+  lines.pop();
+  lines.forEach((line, i) => {
     if (line.trim() === "") return;
-    let parsed;
+    let json;
     try {
-      parsed = HistoryEntry.safeParse(JSON.parse(line));
+      json = JSON.parse(line);
     } catch {
-      parsed = undefined;
+      out.cut = (out.cut ?? 0) + 1;
+      return;
     }
-    if (!parsed?.success) throw new UserError(`history ${path}:${i + 1}: not a history line; remove that line or pass another --history FILE`, 1);
+    const parsed = HistoryEntry.safeParse(json);
+    if (!parsed.success) throw new UserError(`history ${path}:${i + 1}: not a history line; remove that line or pass another --history FILE`, 1);
     out.push(parsed.data);
   });
   return out;

@@ -23,7 +23,9 @@ const spreadText = (k: HeadlineKey, s: Spread) => `${formatFigure(k, s.min)} –
 
 /** --repeat: one line per figure, its median and spread over the runs. */
 export function repeatText(runs: readonly Results[], agg: Aggregate): string {
-  const out = [`${runs.length} runs: median and spread (min – max, relative spread = (max − min) / median)`];
+  const counted = Math.max(0, ...Object.values(agg).map((s) => s.n));
+  const left = runs.length - counted;
+  const out = [`${counted} runs${left > 0 ? ` (${left} failed or interrupted, not counted)` : ""}: median and spread (min – max, relative spread = (max − min) / median)`];
   for (const k of HEADLINE_KEYS) {
     const s = agg[k];
     if (s) out.push(`  ${LABELS[k].padEnd(16)} ${formatFigure(k, s.median).padStart(16)}   ${spreadText(k, s)}`);

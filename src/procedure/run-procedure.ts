@@ -67,8 +67,8 @@ export async function runProcedure(p: ProcedureOptions, cmd: ProcedureCommand, o
       }
       if (r.errors.length > 0) failure = `${where} failed: ${r.errors[0]}`;
     }
-    // A failed run is listed but not averaged: its figures measure the failure, not the point.
-    if (runs.length > 0) done.push({ point: pt, runs, aggregate: aggregate(runs.filter((r) => r.errors.length === 0).map(headlineOf)) });
+    // A failed or interrupted run is listed but not averaged: its figures measure the failure, not the point.
+    if (runs.length > 0) done.push({ point: pt, runs, aggregate: aggregate(runs.filter((r) => r.errors.length === 0 && !r.interrupted).map(headlineOf)) });
     if (signal.aborted || failure !== undefined) break;
   }
   if (single) return done[0] ? printRun(done[0].runs[0]!, cmd.out) : (interruptedExitCode(signal) ?? 1);

@@ -34,7 +34,7 @@ usage: anyperf <command> [options]
   client HOST     test against 'anyperf serve' on HOST (both ends' figures)
   history [FILE]  the runs recorded by --history (loopback, client)
   compare A B     two recorded runs side by side: change in %, what differed in the set-up
-  sweep K=V,.. -- CLIENT ARGS   a dialect client (iperf3, iperf, netperf, ntttcp) once per point, one table
+  sweep K=V.. -- a dialect client (iperf3, iperf, netperf, ntttcp ARGS) per sweep point, one table
 ${Object.keys(dialects).map((d) => `  ${d.padEnd(15)} ${d}-compatible command line and wire protocol`).join("\n")}
   --version       print the version
 run 'anyperf <command> --help' for the options of a command`;

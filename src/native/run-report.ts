@@ -12,7 +12,7 @@ import { interruptedExitCode, shutdownSignal } from "../signals.ts";
  */
 export async function measureRun(
   run: (hooks: { signal: AbortSignal; onRun: (r: TestRun) => void }) => Promise<Results>,
-  out: { json: boolean; csv?: string },
+  out: { json: boolean; csv?: string; intervalLines?: boolean },
   onRun?: (r: TestRun) => void,
 ): Promise<Results> {
   if (out.csv !== undefined) checkOutputPath("--csv", out.csv);
@@ -23,7 +23,7 @@ export async function measureRun(
     results = await run({
       signal: shutdownSignal(),
       onRun: (r) => {
-        if (!out.json) detach = attachIntervalLines(r);
+        if (!out.json && out.intervalLines !== false) detach = attachIntervalLines(r);
         if (out.csv !== undefined) csv = liveIntervalsCsv(out.csv, r);
         onRun?.(r);
       },

@@ -50,7 +50,8 @@ export async function runProcedure(p: ProcedureOptions, cmd: ProcedureCommand, o
       const where = `${points.length > 1 ? `point ${pointLabel(pt)}, ` : ""}run ${n}`;
       let r: Results;
       try {
-        r = await measureRun(runners[i]!, cmd.out, onRun);
+        // Several runs end in one table; each run's interval lines would bury it.
+        r = await measureRun(runners[i]!, { ...cmd.out, intervalLines: single }, onRun);
       } catch (e) {
         // A refusal or lost peer after some runs ends the procedure, and what was measured is still reported.
         if (!(e instanceof UserError) || (done.length === 0 && runs.length === 0)) throw e;

@@ -79,6 +79,8 @@ describe.skipIf(SKIP !== "")("scripts/image", () => {
     const config = RuntimeConfig.parse(raw);
     expect(config.process.user).toEqual({ uid: 65532, gid: 65532 });
     expect(config.process.args).toEqual(["/anyperf", "serve"]);
+    // The fleet Job's runner needs a shell in the image (deploy/kubernetes/fleet-test).
+    expect(Bun.spawnSync([join(bundle, "rootfs/bin/sh"), "-c", "echo ok"], { stdout: "pipe" }).stdout.toString()).toBe("ok\n");
     // Host network (loopback only is used); everything else stays namespaced.
     raw.linux.namespaces = config.linux.namespaces.filter((n) => n.type !== "network");
     raw.root.readonly = true;

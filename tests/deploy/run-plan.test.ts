@@ -1,12 +1,14 @@
 /**
  * deploy/kubernetes/fleet-test/base/run-plan.sh, the fleet Job's runner, under sh and (as in the image) busybox sh:
  * which plan lines a node runs, the options it passes, and the exit status when a pair fails. The anyperf it calls is
- * a recorder (ANYPERF_BIN), so this checks the runner's choices, not a measurement.
+ * a recorder (ANYPERF_BIN), so this checks the runner's choices; the last test runs it with the real binary against
+ * a real serve on loopback, the token passed only in the environment.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { hasTool, spawnProc, waitBound } from "../support/processes.ts";
 
 const SCRIPT = join(import.meta.dir, "../../deploy/kubernetes/fleet-test/base/run-plan.sh");
 const dir = mkdtempSync(join(tmpdir(), "anyperf-plan-"));
@@ -20,10 +22,10 @@ writeFileSync(
   ["# SENDER RECEIVER ADDRESS [options]", "", "node-a node-b 10.0.0.2", "node-b node-a 10.0.0.1 -u -l 64", "* node-c 10.0.0.3 -P 4", "node-a node-a 10.0.0.1", "node-c node-b fail", ""].join("\n"),
 );
 
-function run(shell: string[], node: string, token?: string) {
+function run(shell: string[], node: string) {
   rmSync(join(dir, "calls"), { force: true });
   const r = Bun.spawnSync([...shell, SCRIPT], {
-    env: { PATH: process.env.PATH ?? "", NODE_NAME: node, ANYPERF_PLAN: join(dir, "plan.txt"), ANYPERF_BIN: recorder, ANYPERF_CLIENT_OPTIONS: "-t 10", ...(token ? { ANYPERF_TOKEN: token } : {}) },
+    env: { PATH: process.env.PATH ?? "", NODE_NAME: node, ANYPERF_PLAN: join(dir, "plan.txt"), ANYPERF_BIN: recorder, ANYPERF_CLIENT_OPTIONS: "-t 10" },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -39,11 +41,11 @@ const SHELLS: [string, string[], boolean][] = [
 for (const [name, shell, have] of SHELLS) {
   describe.skipIf(!have)(`run-plan.sh under ${name}`, () => {
     test("a node runs its own lines and the '*' lines, never one aimed at itself, labelled with the pair", () => {
-      const a = run(shell, "node-a", "s3cret");
+      const a = run(shell, "node-a");
       expect(a.code).toBe(0);
       expect(a.calls).toEqual([
-        "client|10.0.0.2|--label|sender=node-a|--label|receiver=node-b|--token|s3cret|-t|10",
-        "client|10.0.0.3|--label|sender=node-a|--label|receiver=node-c|--token|s3cret|-t|10|-P|4",
+        "client|10.0.0.2|--label|sender=node-a|--label|receiver=node-b|-t|10",
+        "client|10.0.0.3|--label|sender=node-a|--label|receiver=node-c|-t|10|-P|4",
       ]);
       expect(a.out).toContain("plan: node-a ran 2 pairs, 0 failed");
       const b = run(shell, "node-b");
@@ -67,3 +69,32 @@ for (const [name, shell, have] of SHELLS) {
     });
   });
 }
+
+const BIN = join(import.meta.dir, "../../dist/anyperf");
+// --label and ANYPERF_TOKEN come with the fleet identity work; until the binary has them this run is skipped.
+const HAS_LABEL = existsSync(BIN) && hasTool([BIN, "client", "--help"], /--label/);
+if (!HAS_LABEL) console.warn("run-plan.sh live run skipped: dist/anyperf has no --label yet");
+
+describe.skipIf(!HAS_LABEL)("run-plan.sh with the real anyperf", () => {
+  test("one pair measured against a serve that wants a token, the token only in ANYPERF_TOKEN", async () => {
+    const port = 41060;
+    const serve = spawnProc([BIN, "serve", "-p", String(port), "--iperf3", "off", "--iperf", "off", "--netserver", "off", "--ntttcp", "off", "--token", "s3cret"], 60_000);
+    try {
+      await waitBound(port);
+      writeFileSync(join(dir, "live.txt"), "node-a node-b 127.0.0.1\n");
+      const r = Bun.spawnSync(["sh", SCRIPT], {
+        env: { PATH: process.env.PATH ?? "", NODE_NAME: "node-a", ANYPERF_PLAN: join(dir, "live.txt"), ANYPERF_BIN: BIN, ANYPERF_TOKEN: "s3cret", ANYPERF_CLIENT_OPTIONS: `-p ${port} -t 1` },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const out = r.stdout.toString();
+      expect(r.stderr.toString()).toBe("");
+      expect(out).toContain("plan: node-a ran 1 pairs, 0 failed");
+      expect(out).toMatch(/\[SUM\].*bit\/s/);
+      expect(r.exitCode).toBe(0);
+    } finally {
+      serve.kill("SIGINT");
+      await serve.done;
+    }
+  }, 60_000);
+});

@@ -4,7 +4,8 @@
 # Plan line: SENDER RECEIVER_NODE RECEIVER_ADDRESS [client options...]; blank lines and # comments are skipped, and so
 # is a line whose receiver is this node (a "*" sender would otherwise test a node against itself).
 set -u
-# ANYPERF_TOKEN: the serve's --token (from the Secret), ANYPERF_CLIENT_OPTIONS: options for every line.
+# ANYPERF_CLIENT_OPTIONS: options for every line. The serve's token reaches the client as ANYPERF_TOKEN in the
+# environment, which anyperf client reads itself, so it never shows in the process list.
 plan=${ANYPERF_PLAN:-/etc/anyperf/plan/plan.txt}
 bin=${ANYPERF_BIN:-/anyperf}
 node=${NODE_NAME:?set NODE_NAME to the node name (Downward API fieldRef spec.nodeName)}
@@ -16,7 +17,6 @@ while read -r sender receiver address options; do
   ran=$((ran + 1))
   echo "plan: $node -> $receiver ($address)"
   set -- client "$address" --label "sender=$node" --label "receiver=$receiver"
-  [ -n "${ANYPERF_TOKEN:-}" ] && set -- "$@" --token "$ANYPERF_TOKEN"
   # Word splitting of the options is wanted: they are the Job's and the plan line's client options.
   # shellcheck disable=SC2086
   "$bin" "$@" ${ANYPERF_CLIENT_OPTIONS:-} $options </dev/null || failed=$((failed + 1))

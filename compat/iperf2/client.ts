@@ -165,7 +165,7 @@ class ConnectBackListener {
 
   private adopt(s: TcpSocket<{ handed: boolean }>): void {
     const { io, plan } = this;
-    if (s.fd === undefined || !io.sockopt || this.arrived >= plan.parallel) {
+    if (this.arrived >= plan.parallel) {
       s.terminate();
       return;
     }
@@ -173,15 +173,15 @@ class ConnectBackListener {
     const id = this.nextId++;
     const local = { host: plan.bind?.host ?? "0.0.0.0", port: s.localPort ?? 0 };
     const peer = { host: s.remoteAddress ?? "?", port: s.remotePort ?? 0 };
-    const addr = io.sockopt.localAddress(s.fd);
-    if (addr) local.host = addr.host;
+    const addr = (s.fd !== undefined ? io.sockopt?.localAddress(s.fd)?.host : undefined) ?? s.localAddress?.replace(/^::ffff:/, "");
+    if (addr) local.host = addr;
     io.printer.info(connectionLine(id, local, peer));
     s.data = { handed: true };
-    const [fd] = io.sockopt.handOff(s);
+    const adopt = io.handOff.tcp(s as TcpSocket<unknown>);
     const startMs = performance.now();
     this.planes.push(
       (async () => {
-        const plane = await DataPlane.open([{ kind: "tcp-recv", id: 0, adopt: { fd: fd!, pending: 0 }, endOnEof: true, idleTimeoutMs: 60_000 }]);
+        const plane = await DataPlane.open([{ kind: "tcp-recv", id: 0, adopt: { ...adopt, pending: 0 }, endOnEof: true, idleTimeoutMs: 60_000 }]);
         const g = this.joined ?? group(plan, io, `back${id}`, 1);
         const m: Member = {
           id: String(id), numericId: id, stream: { plane, index: 0 }, bytes: (c) => c.bytes, calls: (c) => c.packets,
@@ -219,18 +219,18 @@ function bindOf(plan: ClientPlan): Endpoint | undefined {
 }
 
 /** Connects one test connection here (options before connect), writes `header` if given, and hands it over. */
-async function connectTest(plan: ClientPlan, io: ClientIo, sockopt: Sockopt, host: string, header?: Uint8Array): Promise<ClientConn> {
+async function connectTest(plan: ClientPlan, io: ClientIo, host: string, header?: Uint8Array): Promise<ClientConn> {
   const start = performance.now();
   // Ctrl+C must not wait for a connect a full backlog holds (SYNs dropped for up to 2 min).
   const s = await unlessAborted(connectMain(io, { host, port: plan.port }, socketOptions(plan), bindOf(plan)), io.signal, (late) => late.terminate()).catch((e: unknown) => {
     throw e instanceof Interrupted ? new UserError(`interrupted while connecting to ${host} port ${plan.port}`, 1) : e;
   });
   const connectMs = performance.now() - start;
-  const init = initialTcp(sockopt, s);
-  const local = { host: sockopt.localAddress(s.fd!)?.host ?? host, port: s.localPort ?? 0 };
+  const init = initialTcp(io.sockopt, s);
+  const local = { host: (s.fd !== undefined ? io.sockopt?.localAddress(s.fd)?.host : undefined) ?? s.localAddress?.replace(/^::ffff:/, "") ?? host, port: s.localPort ?? 0 };
   // A fresh socket's buffer takes a header of 60-odd bytes whole.
   if (header && header.length > 0) s.write(header, 0, header.length);
-  const handed = handToWorker(sockopt, s, plan.enhanced);
+  const handed = handToWorker(io.handOff, s as TcpSocket<unknown>, plan.enhanced);
   // "(sock=N)" names the descriptor the Worker keeps; the one Bun had is closed and reused at once.
   return { local, init, sock: handed.fd, connectMs, at: new Date(), handed };
 }
@@ -270,7 +270,7 @@ async function tcpForward(plan: ClientPlan, io: ClientIo, localHost: string, liv
   const conns: ClientConn[] = [];
   try {
     // All connections first, as iperf does (its -P threads wait for each other before sending).
-    for (let i = 0; i < plan.parallel; i++) conns.push(sockopt ? await connectTest(plan, io, sockopt, host) : { local: { host: localHost, port: 0 } });
+    for (let i = 0; i < plan.parallel; i++) conns.push(sockopt ? await connectTest(plan, io, host) : { local: { host: localHost, port: 0 } });
   } catch (e) {
     for (const c of conns) c.handed?.release();
     throw e;
@@ -279,7 +279,7 @@ async function tcpForward(plan: ClientPlan, io: ClientIo, localHost: string, liv
     kind: "tcp-send" as const,
     id: i,
     ...(c.handed
-      ? { adopt: { fd: c.handed.fd, pending: 0 } }
+      ? { adopt: { ...c.handed.adopt, pending: 0 } }
       : { connect: { host, port: plan.port }, bind: bindOf(plan), options: socketOptions(plan) }),
     preamble: headerBytes,
     payload: digitsPayload(len),
@@ -346,8 +346,6 @@ async function runFor(plan: ClientPlan, plane: DataPlane, signal: AbortSignal, s
  * stream that sends and counts what it reads on the same socket.
  */
 async function tcpReverse(plan: ClientPlan, io: ClientIo, live: LiveTest): Promise<number> {
-  const { sockopt } = io;
-  if (!sockopt) throw new UserError("-R and --full-duplex need socket fds (Linux, Bun): run the compiled binary on Linux", 2);
   const len = clientLen(plan);
   const header = buildClientHeader(request(plan));
   const headerBytes = header ? encodeClientHeader(header, "tcp") : new Uint8Array(0);
@@ -357,17 +355,17 @@ async function tcpReverse(plan: ClientPlan, io: ClientIo, live: LiveTest): Promi
   const host = await resolveHost(plan.host, plan.ipv6);
   const runs: Promise<void>[] = [];
   for (let i = 0; i < plan.parallel; i++) {
-    const c = await connectTest(plan, io, sockopt, host, headerBytes);
+    const c = await connectTest(plan, io, host, headerBytes);
     const handed = c.handed!;
     const id = i + 1;
     io.printer.info(tcpLine(plan, id, c, server));
     const startMs = performance.now();
     const spec: StreamSpecInput = plan.fullDuplex
       ? {
-          kind: "tcp-send", id: 0, adopt: { fd: handed.fd, pending: 0 }, payload: digitsPayload(len), writeSize: len, rate: specRate(plan),
+          kind: "tcp-send", id: 0, adopt: { ...handed.adopt, pending: 0 }, payload: digitsPayload(len), writeSize: len, rate: specRate(plan),
           limitBytes: plan.amount.kind === "bytes" ? plan.amount.bytes : 0, end: "fin-wait-eof", countReceived: true, idleTimeoutMs: 60_000,
         }
-      : { kind: "tcp-recv", id: 0, adopt: { fd: handed.fd, pending: 0 }, endOnEof: true, idleTimeoutMs: 60_000 };
+      : { kind: "tcp-recv", id: 0, adopt: { ...handed.adopt, pending: 0 }, endOnEof: true, idleTimeoutMs: 60_000 };
     const plane = await openOnHanded(handed, spec);
     live.attach(plane, plan.fullDuplex ? "send" : "recv", startMs);
     const recv: Member = {

@@ -1,7 +1,7 @@
 import { loadNet } from "../../src/net/net.ts";
 import type { Net } from "../../src/net/types.ts";
 import type { EmbedOptions, ServerHandle } from "../../src/net/server-handle.ts";
-import { loadSockopt } from "../../src/sockopt/sockopt.ts";
+import { loadHandOff } from "../../src/net/hand-off.ts";
 import { ServerPlan } from "./plan.ts";
 import { Printer } from "./printer.ts";
 import { Ids, TcpServer } from "./tcp-server.ts";
@@ -12,9 +12,9 @@ import { UdpServer } from "./udp-server.ts";
  * `tcpNet`: where TCP connections come from when the port is shared with another server (serve's port mux).
  */
 export async function startIperf2Server(o: EmbedOptions & { tcpNet?: Net }): Promise<ServerHandle> {
-  const [net, sockopt] = await Promise.all([loadNet(), loadSockopt()]);
+  const [net, handOff] = await Promise.all([loadNet(), loadHandOff()]);
   const stop = new AbortController();
-  const io = { net, sockopt, printer: new Printer(o.sink, false), signal: stop.signal, warn: (t: string) => o.sink(`anyperf iperf: ${t}\n`) };
+  const io = { net, sockopt: handOff.sockopt, handOff, printer: new Printer(o.sink, false), signal: stop.signal, warn: (t: string) => o.sink(`anyperf iperf: ${t}\n`) };
   const bind = o.host === undefined ? undefined : { host: o.host };
   const ids = new Ids();
   const tcp = new TcpServer(ServerPlan.parse({ role: "server", port: o.port, bind }), { ...io, net: o.tcpNet ?? net }, ids, o.policy);

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { WorkerPool } from "../../src/engine/worker-pool.ts";
 import { loadNet } from "../../src/net/net.ts";
 import { shutdownSignal } from "../../src/signals.ts";
-import { loadSockopt } from "../../src/sockopt/sockopt.ts";
+import { loadHandOff } from "../../src/net/hand-off.ts";
 import { VERSION } from "../../src/version.ts";
 import { parseIperf2Args } from "./args.ts";
 import { runClient } from "./client.ts";
@@ -30,13 +30,14 @@ export async function main(argv: string[]): Promise<number> {
   // Data Workers take a moment to start: begin now, so the first test's clock does not run while they load.
   if (plan.role === "client" || !plan.udp) WorkerPool.shared();
   const signal = shutdownSignal();
-  const [net, sockopt] = await Promise.all([loadNet(), loadSockopt()]);
+  const [net, handOff] = await Promise.all([loadNet(), loadHandOff()]);
+  const sockopt = handOff.sockopt;
   const printer = Printer.to(plan.output, plan.csv);
   const warn = (text: string) => process.stderr.write(`anyperf iperf: ${text}\n`);
   // iperf 2 takes Ctrl+C and SIGTERM as the end of the run: it reports what it measured and exits 0 (2.1.8, client
   // and server alike), so the run's own status stands.
-  if (plan.role === "client") return runClient(plan, { net, sockopt, printer, signal, warn });
-  await runServer(plan, { net, sockopt, printer, signal, warn });
+  if (plan.role === "client") return runClient(plan, { net, sockopt, handOff, printer, signal, warn });
+  await runServer(plan, { net, sockopt, handOff, printer, signal, warn });
   return 0;
 }
 

@@ -3,6 +3,7 @@ import { isIP } from "node:net";
 import { UserError, explainSocketError } from "../../src/errors.ts";
 import type { Net, TcpSocket } from "../../src/net/types.ts";
 import type { Sockopt } from "../../src/sockopt/sockopt.ts";
+import type { Adopt, HandOff } from "../../src/net/hand-off.ts";
 import { DataPlane } from "../../src/engine/data-plane.ts";
 import type { Endpoint, SocketOptions, StreamSpecInput } from "../../src/stream-spec.ts";
 import { connectTcp } from "../../src/worker/sockets.ts";
@@ -19,6 +20,8 @@ export interface Handed {
   fd: number;
   /** -e: TCP_INFO of the socket while the Worker owns it. */
   tcp?: TcpStatsTracker;
+  /** What the stream's spec adopts. */
+  adopt: Adopt;
   /**
    * Closes the descriptor kept for TCP_INFO. Call it as soon as the stream has ended (after its final report): while
    * it is open the kernel socket stays open, so a Worker's close alone sends no FIN.
@@ -31,14 +34,23 @@ export function initialTcp(sockopt: Sockopt | undefined, s: { fd?: number }): Tc
   return s.fd !== undefined ? tcpInit(sockopt?.tcpInfo(s.fd)) : undefined;
 }
 
-/** Takes `s` away from Bun for a Worker (Sockopt.handOff); with `keepInfo` one more duplicate stays here for TCP_INFO. */
-export function handToWorker(sockopt: Sockopt, s: { fd?: number; terminate(): void }, keepInfo: boolean): Handed {
-  const fds = sockopt.handOff(s, keepInfo ? 2 : 1);
-  const infoFd = fds[1];
-  if (infoFd === undefined) return { fd: fds[0]!, release: () => {} };
+/**
+ * Takes `s` away from its handlers for one stream (src/net/hand-off.ts); with `keepInfo` and libc one duplicate
+ * stays here for TCP_INFO (on the local path -e's TCP figures are unknown, as on a host without TCP_INFO).
+ */
+export function handToWorker(handOff: HandOff, s: TcpSocket<unknown>, keepInfo: boolean): Handed {
+  const sockopt = handOff.sockopt;
+  const info = keepInfo && sockopt && s.fd !== undefined ? sockopt.dup(s.fd) : undefined;
+  // "(sock=N)" names a descriptor: a parked socket's id is not one, the socket's own (which it keeps) is.
+  const own = s.fd;
+  const adopt = handOff.tcp(s);
+  const fd = adopt.local ? (own ?? adopt.fd) : adopt.fd;
+  if (info === undefined || !sockopt) return { fd, adopt, release: () => {} };
+  const infoFd = info;
   let open = true;
   return {
-    fd: fds[0]!,
+    fd,
+    adopt,
     tcp: new TcpStatsTracker(() => (open ? sockopt.tcpInfo(infoFd) : undefined)),
     release: () => {
       if (!open) return;

@@ -2,6 +2,7 @@ import { DataPlane } from "../../src/engine/data-plane.ts";
 import { explainSocketError } from "../../src/errors.ts";
 import type { Net, TcpListener, TcpSocket } from "../../src/net/types.ts";
 import type { Sockopt } from "../../src/sockopt/sockopt.ts";
+import type { HandOff } from "../../src/net/hand-off.ts";
 import type { StreamSpecInput } from "../../src/stream-spec.ts";
 import { versionString } from "../../interop/iperf2/client-header.ts";
 import { digitsPayload } from "../../interop/iperf2/datagram.ts";
@@ -34,7 +35,9 @@ const MAX_SERVER_WRITE = 1 << 20;
 
 export interface ServerIo {
   net: Net;
+  /** Socket options and readings; undefined where hand-off is local (HandOff.sockopt). */
   sockopt: Sockopt | undefined;
+  handOff: HandOff;
   printer: Printer;
   signal: AbortSignal;
   warn(text: string): void;
@@ -187,7 +190,7 @@ export class TcpServer {
     } catch {
       // closed already: the bound address stands in
     }
-    return { host: host ?? this.plan.bind?.host ?? "0.0.0.0", port: s.localPort ?? this.plan.port };
+    return { host: host ?? s.localAddress?.replace(/^::ffff:/, "") ?? this.plan.bind?.host ?? "0.0.0.0", port: s.localPort ?? this.plan.port };
   }
 
   /** `peer` and `planes` (forward streams, plus -d connect-backs) describe the test for the status endpoint. */
@@ -210,7 +213,8 @@ export class TcpServer {
   private async run(s: TcpSocket<Conn>, t: TcpServerTest): Promise<void> {
     const { io, plan } = this;
     const id = this.ids.next();
-    const { peer, local, init, at } = s.data;
+    // Read before the hand-off: on the local path the stream then owns the socket's `data`.
+    const { peer, local, init, at, acceptedMs: startMs } = s.data;
     const r = t.request;
     const refusal = this.refusal(peer, r);
     if (refusal) {
@@ -232,17 +236,11 @@ export class TcpServer {
       });
       io.printer.info(connectionLine(id, withInterface(local, plan.enhanced), peer, notes));
     };
-    if (s.fd === undefined || !io.sockopt) {
-      line(s.fd);
-      io.warn("cannot hand the connection to a data Worker on this runtime (no socket fds): closing it");
-      s.terminate();
-      return;
-    }
-    // From here the socket belongs to a Worker. --full-duplex runs on one stream that sends and counts what it reads:
+    // From here the socket belongs to the stream. --full-duplex runs on one stream that sends and counts what it reads:
     // two Workers reading dups of one fd would split the incoming bytes between them.
     s.data.handed = true;
     s.data.session?.handOff();
-    const handed = handToWorker(io.sockopt, s, plan.enhanced && t.sendHere !== null);
+    const handed = handToWorker(io.handOff, s as TcpSocket<unknown>, plan.enhanced && t.sendHere !== null);
     const fd = handed.fd;
     // "(sock=N)" names the descriptor the Worker keeps: Bun's own is closed by the hand-off and soon reused.
     line(fd);
@@ -253,8 +251,8 @@ export class TcpServer {
     const receives = r?.direction !== "reverse";
     const send = t.sendHere;
     const spec: StreamSpecInput = send
-      ? { kind: "tcp-send", id: 0, adopt: { fd, pending: fullDuplex ? t.received : 0 }, ...sendSpec(send), countReceived: fullDuplex, idleTimeoutMs: IDLE_MS }
-      : { kind: "tcp-recv", id: 0, adopt: { fd, pending: t.received }, endOnEof: true, idleTimeoutMs: IDLE_MS, connections: 1 };
+      ? { kind: "tcp-send", id: 0, adopt: { ...handed.adopt, pending: fullDuplex ? t.received : 0 }, ...sendSpec(send), countReceived: fullDuplex, idleTimeoutMs: IDLE_MS }
+      : { kind: "tcp-recv", id: 0, adopt: { ...handed.adopt, pending: t.received }, endOnEof: true, idleTimeoutMs: IDLE_MS, connections: 1 };
     const plane = await openOnHanded(handed, spec);
     this.planes.add(plane);
     this.liveConnections.set(group, (this.liveConnections.get(group) ?? 0) + 1);
@@ -263,7 +261,6 @@ export class TcpServer {
       if (n > 0) this.liveConnections.set(group, n);
       else this.liveConnections.delete(group);
     });
-    const startMs = s.data.acceptedMs;
     group.attach(plane, send ? "send" : "recv", startMs);
     const member = (memberId: string, role: "send" | "recv"): Member => ({
       id: memberId,
@@ -332,7 +329,7 @@ export class TcpServer {
   private async connectBack(host: string, cb: ServerSend & { port: number }, joined: ReportGroup | null): Promise<void> {
     const { io, plan } = this;
     const server = { host, port: cb.port };
-    if (cb.port === 0 || !io.sockopt || host === "?") {
+    if (cb.port === 0 || host === "?") {
       io.warn(`not connecting back to ${host} port ${cb.port}: the header names no port we can reach`);
       return;
     }
@@ -348,12 +345,12 @@ export class TcpServer {
     }
     const connectMs = performance.now() - connectStart;
     const init = initialTcp(io.sockopt, s);
-    const local = { host: io.sockopt.localAddress(s.fd!)?.host ?? "0.0.0.0", port: s.localPort ?? 0 };
-    const handed = handToWorker(io.sockopt, s, plan.enhanced);
+    const local = { host: (s.fd !== undefined ? io.sockopt?.localAddress(s.fd)?.host : undefined) ?? s.localAddress?.replace(/^::ffff:/, "") ?? "0.0.0.0", port: s.localPort ?? 0 };
+    const handed = handToWorker(io.handOff, s as TcpSocket<unknown>, plan.enhanced);
     const sock = handed.fd;
     let plane: DataPlane;
     try {
-      plane = await openOnHanded(handed, { kind: "tcp-send", id: 0, adopt: { fd: handed.fd, pending: 0 }, ...sendSpec(cb), idleTimeoutMs: IDLE_MS });
+      plane = await openOnHanded(handed, { kind: "tcp-send", id: 0, adopt: { ...handed.adopt, pending: 0 }, ...sendSpec(cb), idleTimeoutMs: IDLE_MS });
     } catch (e) {
       io.warn(`connect back to ${host} port ${cb.port} failed: ${e instanceof Error ? e.message : String(e)}`);
       return;

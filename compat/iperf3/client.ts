@@ -22,6 +22,7 @@ import { UDP_HELLO } from "../../interop/iperf3/udp.ts";
 import { Entries, type CValue } from "../../interop/iperf3/cjson.ts";
 import { QueuedWriter } from "../../src/net/queued-writer.ts";
 import type { FdTools } from "./fd-tools.ts";
+import type { Sockopt } from "../../src/sockopt/sockopt.ts";
 import { jsonDocumentText, jsonStreamLine } from "./json-report.ts";
 import type { Output } from "./output.ts";
 import type { ClientPlan } from "./plan.ts";
@@ -127,6 +128,12 @@ class Iperf3Client {
     return { net: this.net, sockopt: this.fd.sockopt };
   }
 
+  /** Options set before connect need a socket made through libc, which only the Linux (glibc) build reaches. */
+  private sockoptFor(flag: string): Sockopt {
+    if (!this.fd.sockopt) throw new UserError(`${flag} needs the Linux (glibc) build of anyperf: this OS cannot set it before connect; drop ${flag}`);
+    return this.fd.sockopt;
+  }
+
   private async connectControl(): Promise<TcpSocket<CtrlState>> {
     const plan = this.plan;
     let addr: { address: string; family: number };
@@ -145,9 +152,10 @@ class Iperf3Client {
     };
     const connect = async (): Promise<TcpSocket<CtrlState>> => {
       if (plan.bind) {
-        const raw = this.fd.sockopt.preparedTcpSocket(this.family, {}, { host: plan.bind, port: 0 });
-        this.fd.sockopt.connectNonBlocking(raw, this.address, plan.port);
-        await this.fd.sockopt.awaitConnected(raw, { host: this.address, port: plan.port }, plan.connectTimeoutMs || 75_000);
+        const so = this.sockoptFor("-B");
+        const raw = so.preparedTcpSocket(this.family, {}, { host: plan.bind, port: 0 });
+        so.connectNonBlocking(raw, this.address, plan.port);
+        await so.awaitConnected(raw, { host: this.address, port: plan.port }, plan.connectTimeoutMs || 75_000);
         return this.net.connect<CtrlState>({ fd: raw, data: {}, socket: handlers });
       }
       return connectTcp<CtrlState>(this.socketEnv(), { host: this.address, port: plan.port }, undefined, {}, {}, handlers);
@@ -296,9 +304,10 @@ class Iperf3Client {
     try {
       if (pre.mss !== undefined || pre.recvBuffer !== undefined || plan.bind || bindPort) {
         // MSS and the receive buffer only shape the connection if set before connect (runtime notes R3).
-        const raw = this.fd.sockopt.preparedTcpSocket(this.family, { mss: pre.mss, recvBuffer: pre.recvBuffer }, plan.bind || bindPort ? { host: plan.bind ?? (this.family === "ipv6" ? "::" : "0.0.0.0"), port: bindPort } : undefined);
-        this.fd.sockopt.connectNonBlocking(raw, this.address, plan.port);
-        await this.fd.sockopt.awaitConnected(raw, { host: this.address, port: plan.port });
+        const so = this.sockoptFor(plan.bind ? "-B" : bindPort ? "--cport" : pre.mss !== undefined ? "-M" : "-w");
+        const raw = so.preparedTcpSocket(this.family, { mss: pre.mss, recvBuffer: pre.recvBuffer }, plan.bind || bindPort ? { host: plan.bind ?? (this.family === "ipv6" ? "::" : "0.0.0.0"), port: bindPort } : undefined);
+        so.connectNonBlocking(raw, this.address, plan.port);
+        await so.awaitConnected(raw, { host: this.address, port: plan.port });
         s = await this.net.connect<unknown>({ fd: raw, data: undefined, socket: handlers });
       } else {
         s = await connectTcp<unknown>(this.socketEnv(), { host: this.address, port: plan.port }, undefined, {}, undefined, handlers);
@@ -307,40 +316,43 @@ class Iperf3Client {
       throw new Iperf3ProtocolError(`data connection to ${plan.host}:${plan.port} failed: ${(e as Error).message}`, IErrno.IESTREAMCONNECT, errnoOf(e));
     }
     const cookie = encodeCookie(this.side.start.cookie!);
-    const local = s.fd !== undefined ? this.fd.sockopt.localAddress(s.fd) : undefined;
+    const local = s.fd !== undefined ? this.fd.localAddress(s.fd) : undefined;
     const r = this.report(i, sender, local?.port ?? s.localPort ?? 0);
-    if (local) r.localHost = plainAddress(local.host);
-    const raw = this.fd.detach(s);
+    const localHost = local?.host ?? s.localAddress;
+    if (localHost) r.localHost = plainAddress(localHost);
+    const handed = this.fd.detach(s);
+    const keep = handed.info;
     if (p.congestion) {
       try {
-        this.fd.setCongestion(raw, p.congestion);
+        this.fd.setCongestion(keep, p.congestion);
       } catch (e) {
-        this.fd.close(raw);
+        if (keep !== undefined) this.fd.close(keep);
+        if (!handed.local) this.fd.close(handed.fd);
         throw e;
       }
     }
-    this.congestion ??= this.fd.congestion(raw);
-    this.side.start.sockBufs.push({ sockBufsize: p.window, sndbufActual: this.fd.sockopt.getInt(raw, 1, 7), rcvbufActual: this.fd.sockopt.getInt(raw, 1, 8) });
-    // The server starts its clock when the last cookie arrives, so the cookie goes out only once a Worker holds
+    if (keep !== undefined) this.congestion ??= this.fd.congestion(keep);
+    this.side.start.sockBufs.push({ sockBufsize: p.window, sndbufActual: (keep !== undefined ? this.fd.sndbuf(keep) : undefined) ?? 0, rcvbufActual: (keep !== undefined ? this.fd.rcvbuf(keep) : undefined) ?? 0 });
+    // The server starts its clock when the last cookie arrives, so the cookie goes out only once the stream holds
     // the socket: our sender can then start right at TEST_START instead of a Worker hand-off later.
-    const keep = this.fd.dup(raw);
     let plane: DataPlane;
     try {
-      plane = await DataPlane.open([onCpu(adoptedTcpSpec(sender ? "send" : "recv", raw, 0, p, clientSendBlocks(p, i)), plan.affinity)]);
+      plane = await DataPlane.open([onCpu(adoptedTcpSpec(sender ? "send" : "recv", handed, 0, p, clientSendBlocks(p, i)), plan.affinity)]);
     } catch (e) {
-      this.fd.close(keep);
+      if (keep !== undefined) this.fd.close(keep);
       throw e;
     }
     try {
       // A fresh connection's send buffer always takes the 37 bytes at once.
-      if (writeSync(keep, cookie) !== cookie.length) throw new Error("short write");
+      const wrote = keep !== undefined ? writeSync(keep, cookie) : s.write(cookie);
+      if (wrote !== cookie.length) throw new Error("short write");
     } catch (e) {
-      this.fd.close(keep);
+      if (keep !== undefined) this.fd.close(keep);
       void plane.stop();
       throw new Iperf3ProtocolError(`could not send the cookie on a data connection: ${(e as Error).message}`, IErrno.IESTREAMWRITE, errnoOf(e));
     }
     this.lastCookieMs = performance.now();
-    if (!sender) this.fd.close(keep);
+    if (!sender && keep !== undefined) this.fd.close(keep);
     return { report: r, plane, index: 0, infoFd: sender ? keep : undefined, preambleBytes: cookie.length };
   }
 
@@ -383,7 +395,7 @@ class Iperf3Client {
    */
   private udpReport(i: number, sender: boolean, localPort: number): LiveStream["report"] {
     const r = this.report(i, sender, localPort);
-    const host = this.plan.bind ?? this.fd.sockopt.localAddress(this.ctrlFd)?.host;
+    const host = this.plan.bind ?? this.fd.localAddress(this.ctrlFd)?.host;
     if (host) r.localHost = plainAddress(host);
     return r;
   }

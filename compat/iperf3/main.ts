@@ -11,7 +11,7 @@ import { checkOutputPath, saveOutput, writeFileAtomic } from "../../src/report/a
 import { shutdownSignal } from "../../src/signals.ts";
 import { VERSION } from "../../src/version.ts";
 import { parseIperf3Args } from "./args.ts";
-import { requireFdTools } from "./fd-tools.ts";
+import { loadFdTools } from "./fd-tools.ts";
 import { HELP, USAGE_HINT } from "./help.ts";
 import { Output } from "./output.ts";
 import { systemInfo } from "./side.ts";
@@ -52,7 +52,7 @@ export async function main(argv: string[]): Promise<number> {
     if (plan.role === "server" && plan.daemon && process.env[DAEMON_ENV] !== "1") return daemonize();
     const pidfile = plan.pidfile;
     if (pidfile) saveOutput("unable to write PID file: --pidfile", pidfile, () => writeFileAtomic(pidfile, `${process.pid}`));
-    const fd = await requireFdTools();
+    const fd = await loadFdTools();
     const signal = shutdownSignal();
     // Workers take a moment to load; start them now so the first data stream does not wait for them.
     WorkerPool.shared();

@@ -230,7 +230,9 @@ export class Iperf3Server {
 
   /** The UDP side of the port, shared by every UDP test (made on first use). */
   udpAcceptor(): UdpAcceptor {
-    this.udp ??= new UdpAcceptor(this.net, this.fd.sockopt, this.listenHost, this.plan.port);
+    const so = this.fd.sockopt;
+    if (!so) throw new Error("UDP streams need Sockopt.sharedUdpSocket");
+    this.udp ??= new UdpAcceptor(this.net, so, this.listenHost, this.plan.port);
     return this.udp;
   }
 
@@ -420,6 +422,11 @@ class ServerTest {
    * carry no cookie, so this test first waits for the port's turn (UdpAcceptor), then asks for its streams.
    */
   private prepareUdp(): void {
+    if (!this.server.fd.sockopt) {
+      // Each UDP stream needs its own socket on the server port, which only libc can make (SO_REUSEPORT + connect).
+      const why = "UDP tests need the Linux (glibc) build of anyperf: this OS cannot give each stream its own socket on the server port";
+      return this.session.listenerFailed(IErrno.IESTREAMLISTEN, Errno.EPROTONOSUPPORT, why);
+    }
     const turn: UdpTurnHolder = { hello: (from) => this.onUdpHello(from) };
     this.udpTurn = turn;
     this.server
@@ -462,7 +469,7 @@ class ServerTest {
       this.session.fail(new Iperf3ProtocolError(`cannot open a UDP stream socket: ${(e as Error).message}`, IErrno.IESTREAMACCEPT, ERRNO[(e as { code?: string }).code ?? ""] ?? Errno.EIO));
       return;
     }
-    const local = this.server.fd.sockopt.localAddress(fd) ?? { host: acceptor.host, port: acceptor.port };
+    const local = this.server.fd.localAddress(fd) ?? { host: acceptor.host, port: acceptor.port };
     const spec = sender ? serverUdpSendSpec(fd, from, p, serverSendBlocks(p, n)) : serverUdpRecvSpec(fd, from, { host: acceptor.host, port: acceptor.port }, p);
     const opened = DataPlane.open([onCpu(spec, p.serverAffinity ?? this.server.plan.affinity)]).then(
       (plane) => {
@@ -486,34 +493,40 @@ class ServerTest {
     const n = this.live.length;
     const sender = sendsOn(p, "server", n);
     const remote = { host: plainAddress(s.remoteAddress ?? ""), port: s.remotePort ?? 0 };
-    let fd: number;
+    const localPort = s.localPort ?? 0;
+    const localHost = s.localAddress;
+    let handed: ReturnType<FdTools["detach"]>;
     try {
-      fd = this.server.fd.detach(s);
+      handed = this.server.fd.detach(s as TcpSocket<unknown>);
     } catch (e) {
       this.session.fail(new Iperf3ProtocolError(`cannot hand the data connection to a worker: ${(e as Error).message}`, IErrno.IESTREAMACCEPT, Errno.EIO));
       return;
     }
-    const local = this.server.fd.sockopt.localAddress(fd);
+    const { fd, info } = handed;
+    const local = (info !== undefined ? this.server.fd.localAddress(info) : undefined) ?? { host: localHost ?? this.server.listenHost, port: localPort };
     if (p.congestion) {
       try {
-        this.server.fd.setCongestion(fd, p.congestion);
+        this.server.fd.setCongestion(info, p.congestion);
       } catch (e) {
-        this.server.fd.close(fd);
+        if (info !== undefined) this.server.fd.close(info);
+        if (!handed.local) this.server.fd.close(fd);
         this.session.fail(e as Iperf3ProtocolError);
         return;
       }
     }
-    this.congestion ??= this.server.fd.congestion(fd);
-    this.side?.start.sockBufs.push({ sockBufsize: p.window, sndbufActual: this.server.fd.sockopt.getInt(fd, 1, 7), rcvbufActual: this.server.fd.sockopt.getInt(fd, 1, 8) });
-    const infoFd = sender ? this.server.fd.dup(fd) : undefined;
+    if (info !== undefined) this.congestion ??= this.server.fd.congestion(info);
+    this.side?.start.sockBufs.push({ sockBufsize: p.window, sndbufActual: (info !== undefined ? this.server.fd.sndbuf(info) : undefined) ?? 0, rcvbufActual: (info !== undefined ? this.server.fd.rcvbuf(info) : undefined) ?? 0 });
+    // Only a sender's TCP_INFO is sampled (retransmits, cwnd); a receiver's duplicate is not needed past the start.
+    const infoFd = sender ? info : undefined;
+    if (!sender && info !== undefined) this.server.fd.close(info);
     this.live.push(undefined);
-    const opened = DataPlane.open([onCpu(adoptedTcpSpec(sender ? "send" : "recv", fd, pending, p, serverSendBlocks(p, n)), p.serverAffinity ?? this.server.plan.affinity)]).then(
+    const opened = DataPlane.open([onCpu(adoptedTcpSpec(sender ? "send" : "recv", handed, pending, p, serverSendBlocks(p, n)), p.serverAffinity ?? this.server.plan.affinity)]).then(
       (plane) => {
         if (this.closed) {
           if (infoFd !== undefined) this.server.fd.close(infoFd);
           return void plane.stop();
         }
-        this.addLive(n, plane, infoFd, got.id, sender, { host: plainAddress(local?.host ?? ""), port: local?.port ?? 0 }, remote);
+        this.addLive(n, plane, infoFd, got.id, sender, { host: plainAddress(local.host), port: local.port }, remote);
       },
       (err: unknown) => {
         if (infoFd !== undefined) this.server.fd.close(infoFd);

@@ -50,10 +50,10 @@ test("-n / -k: each sending stream stops on its share of the blocks, the shares 
   expect([0, 1, 2, 3].map((n) => sendBlocks(bidir, senderIndex(bidir, n)))).toEqual([5, 5, 5, 5]);
   // The engine's limit on a TCP sender is whole blocks in bytes; a UDP sender's is datagrams.
   const k = tcp({ blocks: 801, parallel: 4 });
-  expect(StreamSpec.parse(adoptedTcpSpec("send", 9, 0, k, clientSendBlocks(k, 1))).limitBytes).toBe(200 * 131072);
+  expect(StreamSpec.parse(adoptedTcpSpec("send", { fd: 9, local: false }, 0, k, clientSendBlocks(k, 1))).limitBytes).toBe(200 * 131072);
   // A server's timed sender stops on its rate budget; a client's ends on its own clock.
   const timed = tcp({ timeS: 3, bandwidth: 800e6 });
-  expect(StreamSpec.parse(adoptedTcpSpec("send", 9, 0, timed, serverSendBlocks(timed, 0))).limitBytes).toBe(2289 * 131072);
+  expect(StreamSpec.parse(adoptedTcpSpec("send", { fd: 9, local: false }, 0, timed, serverSendBlocks(timed, 0))).limitBytes).toBe(2289 * 131072);
   expect(clientSendBlocks(timed, 0)).toBe(0);
   // UDP -n / -k: a server sends until TEST_END (a lost datagram must not leave the counting client waiting).
   expect(serverSendBlocks(udp({ timeS: 0, bytes: 16 * 1024 * 1024, len: 8192 }), 0)).toBe(0);

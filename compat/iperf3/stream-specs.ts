@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import type { SocketOptions, StreamSpecInput } from "../../src/stream-spec.ts";
 import type { TestParams } from "../../interop/iperf3/params.ts";
+import type { Adopt } from "../../src/net/hand-off.ts";
 import { UDP_HELLO, UDP_REPLY } from "../../interop/iperf3/udp.ts";
 
 /** The receive buffer iperf3 reads with on TCP (its block size), never below 128 KiB so reads stay cheap. */
@@ -82,13 +83,13 @@ export function clientSendBlocks(p: TestParams, n: number): number {
 }
 
 /** A TCP data connection accepted or connected on the main thread, handed to a Worker; a sender stops after `limitBlocks` (0 = never). */
-export function adoptedTcpSpec(role: "send" | "recv", fd: number, pending: number, p: TestParams, limitBlocks = 0): StreamSpecInput {
+export function adoptedTcpSpec(role: "send" | "recv", { fd, local }: Adopt, pending: number, p: TestParams, limitBlocks = 0): StreamSpecInput {
   const options = socketOptions(p, false);
   if (role === "send") {
     const limitBytes = limitBlocks * p.len;
-    return { kind: "tcp-send", id: 0, adopt: { fd, pending: 0 }, writeSize: p.len, payload: payload(p), rate: rate(p), limitBytes, options };
+    return { kind: "tcp-send", id: 0, adopt: { fd, pending: 0, local }, writeSize: p.len, payload: payload(p), rate: rate(p), limitBytes, options };
   }
-  return { kind: "tcp-recv", id: 0, adopt: { fd, pending }, readSize: Math.max(p.len, MIN_READ), endOnEof: true, options };
+  return { kind: "tcp-recv", id: 0, adopt: { fd, pending, local }, readSize: Math.max(p.len, MIN_READ), endOnEof: true, options };
 }
 
 /**

@@ -2,7 +2,7 @@ import { DataPlane } from "../../src/engine/data-plane.ts";
 import { explainSocketError } from "../../src/errors.ts";
 import { loadNet } from "../../src/net/net.ts";
 import type { Net, TcpListener, TcpSocket } from "../../src/net/types.ts";
-import { loadSockopt, type Sockopt } from "../../src/sockopt/sockopt.ts";
+import { loadHandOff, type Adopt, type HandOff } from "../../src/net/hand-off.ts";
 import { Errno } from "../../interop/netperf/constants.ts";
 import type { ServerDataRun, ServerDataSetup } from "../../interop/netperf/data-setup.ts";
 import { DEFAULT_LIMITS } from "../../interop/netperf/request-check.ts";
@@ -207,19 +207,18 @@ class ServerTest {
 
   /** TCP_MAERTS: the server sends on the connection it accepts; the accepted socket is handed to a Worker. */
   private listenForMaerts(setup: ServerDataSetup): number {
-    const { net, sockopt } = this.server;
-    if (!sockopt) throw Object.assign(new Error("TCP_MAERTS needs socket fds (Linux, Bun)"), { code: "EINVAL" });
+    const { net, handOff } = this.server;
     this.dataListener = net.listen<{ taken: boolean }>({
       hostname: setup.bindAddress,
       port: setup.port,
       data: { taken: false },
       socket: {
         open: (s) => {
-          if (this.maertsRun === undefined || this.plane || s.fd === undefined) return s.terminate();
-          const fd = sockopt.handOff(s)[0]!;
+          if (this.maertsRun === undefined || this.plane) return s.terminate();
+          const adopt = handOff.tcp(s as TcpSocket<unknown>);
           this.dataListener?.stop(false);
           this.dataListener = undefined;
-          void this.startMaerts(fd);
+          void this.startMaerts(adopt);
         },
         // The socket is handed over in open; Bun still insists on a data callback.
         data: () => {},
@@ -231,12 +230,12 @@ class ServerTest {
 
   private maertsRun: ServerDataRun | undefined;
 
-  private async startMaerts(fd: number): Promise<void> {
+  private async startMaerts(adopt: Adopt): Promise<void> {
     const run = this.maertsRun!;
     try {
       const size = Math.max(1, run.sendSize);
       this.plane = await DataPlane.open([
-        { kind: "tcp-send", id: 0, adopt: { fd, pending: 0 }, writeSize: size, payload: netperfPayload(size), limitBytes: run.setup.limitBytes, idleTimeoutMs: run.setup.idleTimeoutMs, end: "close" },
+        { kind: "tcp-send", id: 0, adopt: { ...adopt, pending: 0 }, writeSize: size, payload: netperfPayload(size), limitBytes: run.setup.limitBytes, idleTimeoutMs: run.setup.idleTimeoutMs, end: "close" },
       ]);
     } catch (e) {
       this.session.dataFailed(errnoOf(e), performance.now());
@@ -392,7 +391,7 @@ export class NetserverServer {
     readonly plan: NetserverPlan,
     readonly io: NetserverIo,
     readonly net: Net,
-    readonly sockopt: Sockopt | undefined,
+    readonly handOff: HandOff,
     readonly policy: ServerPolicy,
   ) {
     this.limits = policyLimits(policy);
@@ -410,8 +409,8 @@ export class NetserverServer {
   }
 
   static async start(plan: NetserverPlan, io: NetserverIo, policy: ServerPolicy = serverPolicy()): Promise<NetserverServer> {
-    const [net, sockopt] = await Promise.all([loadNet(), loadSockopt()]);
-    const server = new NetserverServer(plan, io, net, sockopt, policy);
+    const [net, handOff] = await Promise.all([loadNet(), loadHandOff()]);
+    const server = new NetserverServer(plan, io, net, handOff, policy);
     server.listen();
     return server;
   }

@@ -15,7 +15,11 @@ type Events = { tcp?: TcpHandlers<unknown>; udp?: UdpHandlers; held: { d: Uint8A
 
 const routed = new WeakMap<object, Events>();
 const parked = new Map<number, { socket: AnyTcp | UdpSocket; events: Events }>();
-let nextId = 1;
+/**
+ * Ids far above any descriptor a process holds: a main-thread connect with a real `fd` (a socket Sockopt connected,
+ * where libc is there and hand-off is local by choice) still reaches the runtime.
+ */
+let nextId = 2 ** 30;
 
 /** Parks `socket` for a stream to take by the returned id (the `fd` of a local adopt). */
 export function park(socket: AnyTcp | UdpSocket): number {
@@ -83,7 +87,7 @@ export function localNet(net: Net): Net {
   return {
     listen: (o) => net.listen({ ...o, socket: tcpEvents(o.socket) }),
     connect<T>(o: Parameters<Net["connect"]>[0] & { data: T; socket: TcpHandlers<T> }): Promise<TcpSocket<T>> {
-      if (o.fd === undefined) return net.connect({ ...o, socket: tcpEvents(o.socket) });
+      if (o.fd === undefined || !parked.has(o.fd)) return net.connect({ ...o, socket: tcpEvents(o.socket) });
       const { socket, events } = take(o.fd);
       const s = socket as TcpSocket<T>;
       s.data = o.data;
@@ -101,7 +105,7 @@ export function localNet(net: Net): Net {
       return Promise.resolve(s);
     },
     udpSocket(o) {
-      if (o.fd === undefined) return net.udpSocket({ ...o, socket: udpEvents(o.socket) });
+      if (o.fd === undefined || !parked.has(o.fd)) return net.udpSocket({ ...o, socket: udpEvents(o.socket) });
       const { socket, events } = take(o.fd);
       const s = socket as UdpSocket;
       setTimeout(() => {

@@ -13,6 +13,7 @@ export interface TcpSocket<T> {
   readonly remoteAddress?: string;
   readonly remotePort?: number;
   readonly localPort?: number;
+  readonly localAddress?: string;
 }
 
 export interface TcpHandlers<T> {

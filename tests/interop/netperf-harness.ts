@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
+import { expect } from "bun:test";
 
 /** Process helpers for the netperf interop tests: stock netperf/netserver and ours, bounded in time, killed by pid. */
 
@@ -174,4 +175,62 @@ export function listenerPid(port: number): number | undefined {
 export function boundPorts(pid: number): number[] {
   const mine = socketInodes(pid);
   return [...new Set(socketRows().filter((r) => r.listening && mine.has(r.inode)).map((r) => r.port))].sort((a, b) => a - b);
+}
+
+export type Kv = Record<string, string>;
+export const n = (kv: Kv, k: string) => {
+  const v = Number(kv[k]);
+  if (!Number.isFinite(v)) throw new Error(`${k} missing in ${JSON.stringify(kv)}`);
+  return v;
+};
+
+/** What must hold between the client's own counts and the server's for each test; `ours` is anyperf's side. */
+export function expectSidesAgree(test: string, kv: Kv, ours: "LOCAL" | "REMOTE"): void {
+  expect(n(kv, "ELAPSED_TIME")).toBeGreaterThan(1.5);
+  expect(n(kv, "ELAPSED_TIME")).toBeLessThan(3);
+  // TCP_INFO's retransmissions where one connection carried the test; -1 (none to read) for UDP and TCP_CRR. (A
+  // stock TCP_CRR client reads its last socket before or after it closed, so its own figure is either.)
+  if (test.startsWith("UDP") || test === "TCP_CRR") expect(n(kv, `${ours}_TRANSPORT_RETRANS`)).toBe(-1);
+  else expect(n(kv, `${ours}_TRANSPORT_RETRANS`)).toBeGreaterThanOrEqual(0);
+  switch (test) {
+    case "TCP_STREAM": {
+      // Stock netperf does not count the send its timer interrupted, though those bytes arrive.
+      const extra = n(kv, "REMOTE_BYTES_RECVD") - n(kv, "LOCAL_BYTES_SENT");
+      expect(n(kv, "LOCAL_BYTES_SENT")).toBeGreaterThan(0);
+      expect(extra).toBeGreaterThanOrEqual(0);
+      expect(extra).toBeLessThan(n(kv, "LOCAL_SEND_SIZE"));
+      // One send() per message, however the bytes went out.
+      expect(n(kv, "LOCAL_SEND_CALLS")).toBe(Math.ceil(n(kv, "LOCAL_BYTES_SENT") / n(kv, "LOCAL_SEND_SIZE")));
+      return;
+    }
+    case "TCP_MAERTS": {
+      // The receiver stops reading at its timer; what was still in flight or buffered was sent but not read. A
+      // stock sender in turn does not count the send its own timer interrupted.
+      const unread = n(kv, "REMOTE_BYTES_SENT") - n(kv, "LOCAL_BYTES_RECVD");
+      expect(n(kv, "LOCAL_BYTES_RECVD")).toBeGreaterThan(0);
+      expect(unread).toBeGreaterThan(-n(kv, "REMOTE_SEND_SIZE"));
+      expect(unread).toBeLessThan(64 * 1024 * 1024);
+      expect(n(kv, "REMOTE_SEND_CALLS")).toBe(Math.ceil(n(kv, "REMOTE_BYTES_SENT") / n(kv, "REMOTE_SEND_SIZE")));
+      return;
+    }
+    case "UDP_STREAM":
+      // 1-byte datagrams: the server's bytes are its datagrams; some may be dropped on the way, never invented.
+      expect(n(kv, "REMOTE_RECV_CALLS")).toBeGreaterThan(0);
+      expect(n(kv, "REMOTE_BYTES_RECVD")).toBe(n(kv, "REMOTE_RECV_CALLS"));
+      expect(n(kv, "REMOTE_RECV_CALLS")).toBeLessThanOrEqual(n(kv, "LOCAL_SEND_CALLS"));
+      return;
+    case "UDP_RR":
+      expect(n(kv, "TRANSACTION_RATE")).toBeGreaterThan(0);
+      // Each transaction the client completed was a request the server answered.
+      expect(n(kv, "REMOTE_BYTES_RECVD")).toBeGreaterThanOrEqual(n(kv, "LOCAL_BYTES_RECVD"));
+      expect(n(kv, "P99_LATENCY")).toBeGreaterThan(0);
+      return;
+    default:
+      // TCP_RR / TCP_CRR: the server answered every request but at most the one in flight at the end.
+      expect(n(kv, "TRANSACTION_RATE")).toBeGreaterThan(0);
+      expect(Math.abs(n(kv, "REMOTE_BYTES_RECVD") - n(kv, "LOCAL_BYTES_SENT"))).toBeLessThanOrEqual(1);
+      expect(n(kv, "REMOTE_BYTES_SENT")).toBeGreaterThanOrEqual(n(kv, "LOCAL_BYTES_RECVD"));
+      expect(n(kv, "P99_LATENCY")).toBeGreaterThan(0);
+      return;
+  }
 }

@@ -1,12 +1,42 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { Results } from "../../src/report/result.ts";
+import { existsSync } from "node:fs";
 import { buildTarget, windowsMissing, wineHost, type WineHost } from "./targets.ts";
+import { hasStockIperf3, json } from "../interop/iperf3-harness.ts";
+import { expectSidesAgree, finish, hasStockNetperf, keyvals, stockNetperf } from "../interop/netperf-harness.ts";
+import { windowsTotalBytes } from "../interop/ntttcp-harness.ts";
 
 // Ports 38100-38199: the Windows exe's pairings.
 let host: WineHost;
 beforeAll(() => {
   if (!windowsMissing) host = wineHost(buildTarget("windows-x64"));
 }, 120_000);
+
+/** A real NTttcp 5.40 built for Windows (/work/shared/peers/windows-ntttcp-build), run under Wine as our exe is. */
+const NTTTCP_EXE = process.env.WINDOWS_NTTTCP ?? "/work/peers/windows-ntttcp/build/ntttcp.exe";
+const haveNtttcp = existsSync(NTTTCP_EXE);
+
+/** Waits until `text()` matches (a server's banner under Wine), at most `ms`. */
+async function waitText(text: () => string, pattern: RegExp, ms = 60_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!pattern.test(text())) {
+    if (Date.now() > end) throw new Error(`no ${pattern} after ${ms} ms: ${text()}`);
+    await Bun.sleep(100);
+  }
+}
+
+/** A long-running exe (a server) whose output is read while it runs. */
+function startExe(args: string[], limitMs = 90_000) {
+  const p = Bun.spawn(host.command(args), { env: host.env, stdout: "pipe", stderr: "pipe" });
+  let out = "";
+  const pump = async (s: ReadableStream<Uint8Array>) => {
+    const dec = new TextDecoder();
+    for await (const c of s) out += dec.decode(c, { stream: true });
+  };
+  const timer = setTimeout(() => p.kill(), limitMs);
+  const done = Promise.all([pump(p.stdout), pump(p.stderr), p.exited]).then(([, , code]) => (clearTimeout(timer), { code, out }));
+  return { text: () => out, done, kill: () => p.kill() };
+}
 
 function runExe(args: string[], limitMs = 90_000) {
   const p = Bun.spawn(host.command(args), { env: host.env, stdout: "pipe", stderr: "pipe" });
@@ -44,4 +74,50 @@ describe.skipIf(windowsMissing !== undefined)(`windows-x64 exe under Wine${windo
     expect(r.stdout).toMatch(/TCP retransmits n\/a/);
     expect(r.stdout).not.toMatch(/host busy n\/a/);
   }, 120_000);
+
+  // The pairings run the data on the main thread (local hand-off: Bun cannot move a socket between threads on Windows).
+  test.skipIf(!hasStockIperf3())("stock iperf3 client (Linux) -> the exe's iperf3 server: TCP and -R", async () => {
+    const srv = startExe(["iperf3", "-s", "-p", "38120"], 180_000);
+    try {
+      await waitText(srv.text, /Server listening on 38120/);
+      for (const extra of [[], ["-R"]]) {
+        const c = Bun.spawnSync(["iperf3", "-c", "127.0.0.1", "-p", "38120", "-t", "2", "-J", ...extra], { stdout: "pipe", stderr: "pipe", timeout: 60_000 });
+        const doc = json({ code: c.exitCode ?? -1, stdout: c.stdout.toString(), stderr: c.stderr.toString() });
+        expect(doc.error).toBeUndefined();
+        expect(doc.end.sum_received!.bytes!).toBeGreaterThan(0);
+        expect(Math.abs(doc.end.sum_sent!.bytes! - doc.end.sum_received!.bytes!) / doc.end.sum_sent!.bytes!).toBeLessThan(0.02);
+      }
+    } finally {
+      srv.kill();
+    }
+  }, 240_000);
+
+  test.skipIf(!hasStockNetperf())("stock netperf (Linux) -> the exe's netserver: TCP_STREAM", async () => {
+    const srv = startExe(["netserver", "-D", "-p", "38122"], 120_000);
+    try {
+      await waitText(srv.text, /Starting netserver/);
+      const sel = "ELAPSED_TIME,THROUGHPUT,LOCAL_BYTES_SENT,REMOTE_BYTES_RECVD,LOCAL_SEND_CALLS,LOCAL_SEND_SIZE,LOCAL_TRANSPORT_RETRANS,REMOTE_TRANSPORT_RETRANS";
+      const r = await finish(stockNetperf(["-H", "127.0.0.1", "-p", "38122", "-l", "2", "-P", "0", "-t", "TCP_STREAM", "--", "-P", "38123,38124", "-k", sel]), 60_000);
+      expect({ code: r.code, err: r.err }).toEqual({ code: 0, err: "" });
+      expectSidesAgree("TCP_STREAM", keyvals(r.out), "REMOTE");
+    } finally {
+      srv.kill();
+    }
+  }, 180_000);
+
+  test.skipIf(!haveNtttcp)("the exe's ntttcp Windows dialect -> real NTttcp 5.40 (under Wine) as receiver", async () => {
+    // The same Wine and prefix as our exe (NTttcp needs no ProcessPrng stub).
+    const wine = host.command([])[0]!;
+    const rx = Bun.spawn([wine, NTTTCP_EXE, "-r", "-m", "1,*,127.0.0.1", "-t", "3", "-p", "38130"], { env: host.env, stdout: "pipe", stderr: "pipe" });
+    await Bun.sleep(3000);
+    const tx = await runExe(["ntttcp", "--windows", "-s", "-m", "1,*,127.0.0.1", "-t", "3", "-p", "38130"], 120_000);
+    const timer = setTimeout(() => rx.kill(), 60_000);
+    const [rxOut, , rxCode] = await Promise.all([new Response(rx.stdout).text(), new Response(rx.stderr).text(), rx.exited]);
+    clearTimeout(timer);
+    expect(tx.code).toBe(0);
+    expect(rxCode).toBe(0);
+    const sent = windowsTotalBytes(tx.stdout);
+    expect(sent).toBeGreaterThan(0);
+    expect(Math.abs(windowsTotalBytes(rxOut) - sent) / sent).toBeLessThan(0.03);
+  }, 240_000);
 });

@@ -118,6 +118,7 @@ describe.skipIf(windowsMissing !== undefined)(`windows-x64 exe under Wine${windo
     expect(rxCode).toBe(0);
     const sent = windowsTotalBytes(tx.stdout);
     expect(sent).toBeGreaterThan(0);
-    expect(Math.abs(windowsTotalBytes(rxOut) - sent) / sent).toBeLessThan(0.03);
+    const got = windowsTotalBytes(rxOut);
+    expect(Math.abs(got - sent) / sent, `sent ${sent}, NTttcp received ${got}\n${tx.stdout}\n${rxOut}`).toBeLessThan(0.03);
   }, 240_000);
 });

@@ -18,7 +18,8 @@ export interface Proc {
 }
 
 function run(cmd: string[]): Proc {
-  const p = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe" });
+  // process.env as it is now: Bun.spawn's default is the environment this process started with.
+  const p = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe", env: process.env });
   let out = "";
   const pump = async (s: ReadableStream<Uint8Array>) => {
     const dec = new TextDecoder();

@@ -5,7 +5,7 @@
  * ports 38400-38499.
  */
 import { describe, expect, test } from "bun:test";
-import { assertFree } from "../support/processes.ts";
+import { freePorts } from "../support/processes.ts";
 import { disagreement, hasStockIperf3, json, ours as ours3, stock as stock3, waitListening as listening3 } from "./iperf3-harness.ts";
 import { csv, hasStockIperf, ours as ours2, session, stock as stock2, waitListening as listening2 } from "./iperf2-harness.ts";
 import { expectSidesAgree, finish, hasStockNetperf, keyvals, oursNetperf, oursNetserver, stockNetperf, stockNetserver, waitListening as listeningNetperf } from "./netperf-harness.ts";
@@ -16,21 +16,13 @@ const L = "127.0.0.1";
 const T = 40_000;
 let nextPort = 38400;
 /**
- * The next port of the range that nothing holds: the range lies in the kernel's ephemeral ports, which other tests'
- * connections on this machine take too (assertFree throws for a held one).
+ * The next port of the range that no socket holds in any state: the range lies in the kernel's ephemeral ports,
+ * which other processes' connections take too, and a TIME_WAIT on a port stops a listener from binding it.
  */
 function port(): number {
-  for (;;) {
-    const p = nextPort++;
-    if (p > 38999) throw new Error("ports 38400-38999 are all in use");
-    try {
-      assertFree(p);
-      assertFree(p, "udp");
-      return p;
-    } catch {
-      // held: the next one
-    }
-  }
+  const p = freePorts(nextPort, 39000, 2);
+  nextPort = p + 2;
+  return p;
 }
 
 describe.skipIf(!hasStockIperf3())("iperf3", () => {
@@ -66,7 +58,9 @@ describe.skipIf(!hasStockIperf3())("iperf3", () => {
     try {
       await listening3(p, 20_000);
       const cl = await stock3(["-c", L, "-p", String(p), "-u", "-t", "1"]).done;
-      expect(cl.code).not.toBe(0);
+      // No test ran. (How the stock client ends varies: usually exit 1 and the server's error, sometimes just
+      // the closed control connection; the server's own line is the one we own.)
+      expect(cl.stdout + cl.stderr).not.toMatch(/receiver|Datagrams/);
       const s = await srv.done;
       expect(s.stdout + s.stderr).toContain("unable to start stream listener: Protocol not supported (UDP tests need the Linux (glibc) build");
     } finally {
@@ -106,7 +100,8 @@ describe.skipIf(!hasStockNetperf())("netperf", () => {
   const SELECT = "ELAPSED_TIME,THROUGHPUT,TRANSACTION_RATE,LOCAL_BYTES_SENT,LOCAL_BYTES_RECVD,REMOTE_BYTES_SENT,REMOTE_BYTES_RECVD,LOCAL_SEND_CALLS,REMOTE_RECV_CALLS,REMOTE_SEND_CALLS,P99_LATENCY,LOCAL_SEND_SIZE,REMOTE_SEND_SIZE,LOCAL_TRANSPORT_RETRANS,REMOTE_TRANSPORT_RETRANS";
   async function run(serverIsOurs: boolean, name: string, opts: string[]) {
     const p = port();
-    const data = [port(), port()];
+    const first = port();
+    const data = [first, first + 1];
     const srv = serverIsOurs ? oursNetserver(["-D", "-p", String(p)]) : stockNetserver(["-D", "-p", String(p)]);
     try {
       await listeningNetperf(p);

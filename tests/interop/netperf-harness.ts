@@ -30,7 +30,7 @@ export interface Proc {
 /** `env`: added to this process's environment (Bun.spawn does not see later changes to process.env). */
 function run(cmd: string[], env?: Record<string, string>): Proc {
   const start = performance.now();
-  const p = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe", ...(env ? { env: { ...process.env, ...env } } : {}) });
+  const p = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe", env: { ...process.env, ...env } });
   let out = "";
   let err = "";
   let firstOutMs: number | undefined;

@@ -19,7 +19,8 @@ export interface Proc {
 }
 
 export function spawnProc(cmd: string[], limitMs = 30_000, env?: Record<string, string>): Proc {
-  const p = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe", ...(env ? { env: { ...process.env, ...env } } : {}) });
+  // process.env as it is now: Bun.spawn's default is the environment this process started with.
+  const p = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe", env: { ...process.env, ...env } });
   let stdout = "";
   let stderr = "";
   const pump = async (s: ReadableStream<Uint8Array>, add: (t: string) => void) => {

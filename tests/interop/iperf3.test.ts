@@ -13,7 +13,7 @@ import { encodeFrame } from "../../interop/iperf3/framing.ts";
 
 const HAVE = hasStockIperf3();
 const T = 40_000;
-let nextPort = Number(process.env.ANYPERF_TEST_PORT_BASE ?? 25200);
+let nextPort = 25200;
 /** The next test port; one another process holds fails the test at once instead of testing that process. */
 const port = () => {
   const p = nextPort++;

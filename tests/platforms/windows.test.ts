@@ -1,12 +1,13 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { Results } from "../../src/report/result.ts";
 import { existsSync } from "node:fs";
+import { freePorts } from "../support/processes.ts";
 import { buildTarget, windowsMissing, wineHost, type WineHost } from "./targets.ts";
 import { hasStockIperf3, json } from "../interop/iperf3-harness.ts";
 import { expectSidesAgree, finish, hasStockNetperf, keyvals, stockNetperf } from "../interop/netperf-harness.ts";
 import { windowsRate, windowsTotalBytes } from "../interop/ntttcp-harness.ts";
 
-// Ports 38100-38199: the Windows exe's pairings.
+// Ports 38100-38199: the Windows exe's pairings (picked free at run time from 38120 up: the kernel's ephemeral range).
 let host: WineHost;
 beforeAll(() => {
   if (!windowsMissing) host = wineHost(buildTarget("windows-x64"));
@@ -77,11 +78,12 @@ describe.skipIf(windowsMissing !== undefined)(`windows-x64 exe under Wine${windo
 
   // The pairings run the data on the main thread (local hand-off: Bun cannot move a socket between threads on Windows).
   test.skipIf(!hasStockIperf3())("stock iperf3 client (Linux) -> the exe's iperf3 server: TCP and -R", async () => {
-    const srv = startExe(["iperf3", "-s", "-p", "38120"], 180_000);
+    const port = String(freePorts(38120, 38200, 1));
+    const srv = startExe(["iperf3", "-s", "-p", port], 180_000);
     try {
-      await waitText(srv.text, /Server listening on 38120/);
+      await waitText(srv.text, new RegExp(`Server listening on ${port}`));
       for (const extra of [[], ["-R"]]) {
-        const c = Bun.spawnSync(["iperf3", "-c", "127.0.0.1", "-p", "38120", "-t", "2", "-J", ...extra], { stdout: "pipe", stderr: "pipe", timeout: 60_000 });
+        const c = Bun.spawnSync(["iperf3", "-c", "127.0.0.1", "-p", port, "-t", "2", "-J", ...extra], { stdout: "pipe", stderr: "pipe", timeout: 60_000 });
         const doc = json({ code: c.exitCode ?? -1, stdout: c.stdout.toString(), stderr: c.stderr.toString() });
         expect(doc.error).toBeUndefined();
         expect(doc.end.sum_received!.bytes!).toBeGreaterThan(0);
@@ -93,11 +95,12 @@ describe.skipIf(windowsMissing !== undefined)(`windows-x64 exe under Wine${windo
   }, 240_000);
 
   test.skipIf(!hasStockNetperf())("stock netperf (Linux) -> the exe's netserver: TCP_STREAM", async () => {
-    const srv = startExe(["netserver", "-D", "-p", "38122"], 120_000);
+    const p = freePorts(38120, 38200, 3);
+    const srv = startExe(["netserver", "-D", "-p", String(p)], 120_000);
     try {
       await waitText(srv.text, /Starting netserver/);
       const sel = "ELAPSED_TIME,THROUGHPUT,LOCAL_BYTES_SENT,REMOTE_BYTES_RECVD,LOCAL_SEND_CALLS,LOCAL_SEND_SIZE,LOCAL_TRANSPORT_RETRANS,REMOTE_TRANSPORT_RETRANS";
-      const r = await finish(stockNetperf(["-H", "127.0.0.1", "-p", "38122", "-l", "2", "-P", "0", "-t", "TCP_STREAM", "--", "-P", "38123,38124", "-k", sel]), 60_000);
+      const r = await finish(stockNetperf(["-H", "127.0.0.1", "-p", String(p), "-l", "2", "-P", "0", "-t", "TCP_STREAM", "--", "-P", `${p + 1},${p + 2}`, "-k", sel]), 60_000);
       expect({ code: r.code, err: r.err }).toEqual({ code: 0, err: "" });
       expectSidesAgree("TCP_STREAM", keyvals(r.out), "REMOTE");
     } finally {
@@ -108,9 +111,10 @@ describe.skipIf(windowsMissing !== undefined)(`windows-x64 exe under Wine${windo
   test.skipIf(!haveNtttcp)("the exe's ntttcp Windows dialect -> real NTttcp 5.40 (under Wine) as receiver", async () => {
     // The same Wine and prefix as our exe (NTttcp needs no ProcessPrng stub).
     const wine = host.command([])[0]!;
-    const rx = Bun.spawn([wine, NTTTCP_EXE, "-r", "-m", "1,*,127.0.0.1", "-t", "3", "-p", "38130"], { env: host.env, stdout: "pipe", stderr: "pipe" });
+    const port = String(freePorts(38130, 38200, 1));
+    const rx = Bun.spawn([wine, NTTTCP_EXE, "-r", "-m", "1,*,127.0.0.1", "-t", "3", "-p", port], { env: host.env, stdout: "pipe", stderr: "pipe" });
     await Bun.sleep(3000);
-    const tx = await runExe(["ntttcp", "--windows", "-s", "-m", "1,*,127.0.0.1", "-t", "3", "-p", "38130"], 120_000);
+    const tx = await runExe(["ntttcp", "--windows", "-s", "-m", "1,*,127.0.0.1", "-t", "3", "-p", port], 120_000);
     const timer = setTimeout(() => rx.kill(), 60_000);
     const [rxOut, , rxCode] = await Promise.all([new Response(rx.stdout).text(), new Response(rx.stderr).text(), rx.exited]);
     clearTimeout(timer);

@@ -87,7 +87,7 @@ const requestArb = fc.record({
 type Req = typeof requestArb extends fc.Arbitrary<infer T> ? T : never;
 
 const PROTECTED = new Set(["/status", "/metrics", "/events", "/results"]);
-const EXPECTED_STATUS = new Set([200, 400, 401, 404, 421, 503]);
+const EXPECTED_STATUS = new Set([200, 400, 401, 404, 405, 421, 503]);
 /** A Host a browser on this machine could send: a loopback name, optionally a port. */
 const LOOPBACK_HOST = /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\]|\[::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3}\])(:\d*)?$/i;
 
@@ -118,6 +118,8 @@ async function checkRequest(r: Req): Promise<void> {
   const dataRoute = PROTECTED.has(route) || route.startsWith("/results/");
   try {
     check(EXPECTED_STATUS.has(res.status), () => `${r.method} ${route} answered ${res.status}`);
+    // A known page asked with another method says which it takes (src/status/README.md).
+    if (res.status === 405) check(res.headers.get("allow") === "GET, HEAD", () => `${r.method} ${route}: 405 without Allow: GET, HEAD`);
     const host = req.headers.get("host") ?? undefined;
     const foreign = host !== undefined && !LOOPBACK_HOST.test(host);
     if (res.status === 200 && r.app.loopbackHostsOnly && foreign) {

@@ -48,13 +48,21 @@ function looksLikeServer(mode: string, argv: string[]): boolean {
 }
 
 async function withStatus(mode: string, argv: string[], entry: Entry): Promise<number> {
-  const [{ takeHttpOptions }, { applyServerPolicyOptions }] = await Promise.all([import("./src/status/global-http.ts"), import("./src/access/server-policy.ts")]);
-  const { rest: modeArgv, http, token, lingerS } = takeHttpOptions(argv);
+  const [{ takeHttpOptions }, { applyServerPolicyOptions }, { setProcessLabels, takeLabelOptions }] = await Promise.all([
+    import("./src/status/global-http.ts"),
+    import("./src/access/server-policy.ts"),
+    import("./src/fleet/labels.ts"),
+  ]);
+  const { rest: unlabelled, labels } = takeLabelOptions(argv, process.env);
+  setProcessLabels(labels);
+  const { rest: modeArgv, http, token, lingerS } = takeHttpOptions(unlabelled, process.env);
   const server = looksLikeServer(mode, modeArgv);
   // --allow and --max-* are global like --http: every server mode spells them the same (src/access).
   const rest = applyServerPolicyOptions(modeArgv, server);
   if (http === undefined) return entry(rest);
   const { startGlobalStatus, lingerMs } = await import("./src/status/global-http.ts");
+  // serve is ready once every listener is bound, which happens after the endpoint is up (compat/serve/main.ts).
+  if (mode === "serve") (await import("./src/status/readiness.ts")).holdReadiness();
   const status = await startGlobalStatus({ http, token, mode, role: server ? "server" : "client", persistent: server });
   try {
     const code = await entry(rest);

@@ -1,7 +1,7 @@
-import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { UserError } from "../../src/errors.ts";
+import { resolveToken } from "../../src/access/secret.ts";
 import { SERVE_PORTS } from "../ntttcp/serve-receiver.ts";
 
 /** The servers `anyperf serve` runs, each on its peer's own default port (ntttcp's: its base data port). */
@@ -40,7 +40,7 @@ One process that answers stock iperf3, iperf 2, netperf and ntttcp (Linux and Wi
                            Windows sync tokens on PORT+1000...; data ports PORT...PORT+15; TCP only)
   -B, --bind ADDR          bind every listener to ADDR (default: all addresses)
       --token T            anyperf clients must pass --token T
-      --token-file F       the same, read from the first line of F
+      --token-file F       the same, read from the first line of F (or set ANYPERF_TOKEN)
   iperf 2 and ntttcp share port 5001: a connection goes to the one whose client it is, told by what it sends first
   (an iperf 2 header, or ntttcp's 'A' bytes); UDP on that port is iperf 2's.
   every server option also applies: --allow, --max-tests, --max-streams, --max-duration, --max-rate, --http`;
@@ -50,18 +50,6 @@ function portOrOff(flag: string, text: string | undefined, fallback: number): nu
   if (text === "off") return null;
   if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 65535) throw new UserError(`${flag} ${text}: pass a port 1-65535 or off`, 2);
   return Number(text);
-}
-
-function readToken(file: string): string {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (e) {
-    throw new UserError(`--token-file ${file}: ${(e as Error).message}; pass a readable file`, 2);
-  }
-  const token = text.split(/\r?\n/)[0]!.trim();
-  if (token === "") throw new UserError(`--token-file ${file}: the first line is empty; put the token there`, 2);
-  return token;
 }
 
 export type ServeCommand = { kind: "help" } | { kind: "run"; plan: ServePlan };
@@ -85,7 +73,6 @@ export function parseServeArgs(argv: string[], nativePort: number, tokenOffset: 
     },
   });
   if (values.help) return { kind: "help" };
-  if (values.token !== undefined && values["token-file"] !== undefined) throw new UserError("--token and --token-file both given: pass one", 2);
   const port = portOrOff("--port", values.port, nativePort);
   if (port === null) throw new UserError("-p off: anyperf client's port cannot be turned off; pass a port 1-65535", 2);
   const plan = ServePlan.parse({
@@ -95,7 +82,7 @@ export function parseServeArgs(argv: string[], nativePort: number, tokenOffset: 
     netserver: portOrOff("--netserver", values.netserver, DIALECTS.netserver.port),
     ntttcp: portOrOff("--ntttcp", values.ntttcp, DIALECTS.ntttcp.port),
     bind: values.bind,
-    token: values.token ?? (values["token-file"] !== undefined ? readToken(values["token-file"]) : undefined),
+    token: resolveToken({ flag: "--token", value: values.token, file: values["token-file"], envName: "ANYPERF_TOKEN", env: process.env }),
   });
   const b = plan.ntttcp;
   if (b !== null && (b < 2 || b + SERVE_PORTS - 1 + tokenOffset > 65535)) {

@@ -16,6 +16,7 @@ import { SERVE_PORTS } from "../ntttcp/serve-receiver.ts";
 import { NATIVE_DEFAULT_PORT } from "../../src/native/server.ts";
 import { DIALECTS, SERVE_USAGE, parseServeArgs, type ServePlan } from "./args.ts";
 import { lineSink } from "./line-sink.ts";
+import { markReady } from "../../src/status/readiness.ts";
 import { decide5001, type SharedRoute } from "./share-5001.ts";
 
 interface Listener {
@@ -76,6 +77,7 @@ export async function serveMain(argv: string[]): Promise<number> {
     await closeAll();
     throw e;
   }
+  markReady();
   await new Promise<void>((resolve) => {
     if (signal.aborted) return resolve();
     signal.addEventListener("abort", () => resolve(), { once: true });

@@ -9,6 +9,7 @@ import type { Figures, Interval, Phase, Results, StreamFigures } from "../report
 import type { DataPlane } from "./data-plane.ts";
 import { VERSION } from "../version.ts";
 import { announceRun } from "./registry.ts";
+import { getProcessLabels } from "../fleet/labels.ts";
 
 /** Longest a cut across planes may take before it is taken again (see snaps): a few transactions at most. */
 const CUT_MS = 0.02;
@@ -378,6 +379,7 @@ export class TestRun {
       transport: this.info.transport,
       test: this.info.test,
       started_at: this.startedAt.toISOString(),
+      ...labelsField(),
       interrupted: this.interrupted,
       phases: { warmup_s: this.timing.warmupS, measured_s: seconds, cooldown_s: this.timing.cooldownS },
       summary,
@@ -455,4 +457,10 @@ export function figures(streams: StreamCounters[], seconds: number, info: Pick<T
     }
   }
   return f;
+}
+
+/** --label (or the pod's identity): present only when there is one, so a plain run's document is unchanged. */
+function labelsField(): { labels?: Record<string, string> } {
+  const labels = getProcessLabels();
+  return Object.keys(labels).length ? { labels } : {};
 }

@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { UserError } from "../errors.ts";
+import { resolveToken } from "../access/secret.ts";
 import type { TestRun } from "../engine/test-run.ts";
 import { runProcedure } from "../procedure/run-procedure.ts";
 import { PROCEDURE_USAGE, takeProcedureOptions } from "../procedure/options.ts";
@@ -14,6 +15,7 @@ ${planUsage("1")}
   -R, --reverse        the server sends, this host receives
       --bidir          both directions at once
       --token T        the token the server was started with (--token)
+      --token-file F   the same, read from the first line of F (or set ANYPERF_TOKEN)
       --link-speed R   the link's rate (1G) for the diagnosis, where this host cannot read it (shaped, virtual)
 ${PROCEDURE_USAGE}
 ${OUTPUT_USAGE}`;
@@ -25,6 +27,7 @@ export const CLIENT_OPTIONS = {
   reverse: { type: "boolean", short: "R" },
   bidir: { type: "boolean" },
   token: { type: "string" },
+  "token-file": { type: "string" },
   "link-speed": { type: "string" },
 } as const;
 
@@ -48,7 +51,7 @@ export function parseClientArgs(argv: string[]) {
   const target: ClientTarget = {
     host: (positionals[0] ?? "").replace(/^\[(.*)\]$/, "$1"),
     port,
-    token: values.token,
+    token: resolveToken({ flag: "--token", value: values.token, file: values["token-file"], envName: "ANYPERF_TOKEN", env: process.env }),
     direction: values.bidir ? "bidir" : values.reverse ? "reverse" : "forward",
     linkSpeedBps: values["link-speed"] === undefined ? undefined : parseLinkSpeed(values["link-speed"]),
   };

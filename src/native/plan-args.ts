@@ -55,8 +55,9 @@ export function planUsage(streams: string): string {
 
 export const OUTPUT_USAGE = `      --json           one JSON document on stdout
       --csv FILE       interval rows as CSV
-  every command also takes --http [ADDR:]PORT (live status endpoint), --http-token TOKEN and --linger S (how long
-  the endpoint stays up for /results after a client run: default 30 s at a terminal, 5 s otherwise)`;
+  every command also takes --http [ADDR:]PORT (live status endpoint), --http-token TOKEN (or --http-token-file F,
+  or ANYPERF_HTTP_TOKEN), --label KEY=VALUE (repeatable: on every /metrics series and in the results) and --linger S
+  (how long the endpoint stays up for /results after a client run: default 30 s at a terminal, 5 s otherwise)`;
 
 /** The flag that sets each Plan field, for messages. */
 const PLAN_FLAGS: Record<string, string> = {

@@ -66,6 +66,8 @@ const Core = z.object({
   transport: z.enum(["tcp", "udp"]),
   test: z.enum(["stream", "rr", "crr"]),
   started_at: z.string(),
+  /** --label KEY=VALUE (or POD_NAME/NODE_NAME in a pod): who ran this test, as on its /metrics series. */
+  labels: z.record(z.string(), z.string()).optional(),
   interrupted: z.boolean(),
   phases: z.object({ warmup_s: z.number(), measured_s: z.number(), cooldown_s: z.number() }),
   /** The measured window, from the side that reports (the receiver when we have it, as iperf3 does). */

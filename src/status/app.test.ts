@@ -50,7 +50,7 @@ describe("GET /status", () => {
   test("before any test: the process's mode and role, waiting, no test", async () => {
     const source = new MemorySource({ mode: "netserver", role: "server", persistent: true });
     const doc = await status(createStatusApp(source, { now }));
-    expect(doc).toEqual({ mode: "netserver", role: "server", phase: "waiting", now: NOW.toISOString(), test: null, running: [], bytesTotal: 0, recent: [] });
+    expect(doc).toEqual({ mode: "netserver", role: "server", labels: {}, phase: "waiting", now: NOW.toISOString(), test: null, running: [], bytesTotal: 0, recent: [] });
   });
 
   test("while measuring: the source's figures, unchanged", async () => {
@@ -201,7 +201,7 @@ test("GET / is one self-contained page", async () => {
 test("unknown paths say what exists", async () => {
   const res = await createStatusApp(new MemorySource({ mode: "loopback", role: "both" })).request("/nope");
   expect(res.status).toBe(404);
-  expect((await res.json()).error).toBe("no such page /nope: try /, /status, /metrics, /events or /results");
+  expect((await res.json()).error).toBe("no such page /nope: try /, /status, /metrics, /events, /results, /healthz or /readyz");
 });
 
 describe("GET /events", () => {

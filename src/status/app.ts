@@ -8,6 +8,7 @@ import { isLoopbackHost } from "./http-option.ts";
 import { METRICS_CONTENT_TYPE, renderMetrics } from "./metrics.ts";
 import { PAGE_CONTENT_SECURITY_POLICY, PAGE_HTML } from "./page.ts";
 import type { StatusSource } from "./source.ts";
+import { isReady, releaseStart } from "./readiness.ts";
 
 export interface StatusAppOptions {
   /** Required Bearer token for every route but the page itself (which holds no data). */
@@ -56,7 +57,7 @@ function resultsMissing(source: StatusSource, id: string | undefined): string {
 }
 
 /** Every route below, for telling a wrong method from a wrong path. */
-const PAGES = /^\/(?:status|metrics|events|results(?:\/[^/]+)?)?$/;
+const PAGES = /^\/(?:status|metrics|events|healthz|readyz|results(?:\/[^/]+)?)?$/;
 
 /** The status app, runtime-free: serve it with server.ts or call `app.request()` in tests. */
 export function createStatusApp(source: StatusSource, opts: StatusAppOptions = {}): Hono {
@@ -75,6 +76,10 @@ export function createStatusApp(source: StatusSource, opts: StatusAppOptions = {
     });
   }
 
+  // Probes come before the token: a kubelet sends none, and they carry no test data.
+  app.get("/healthz", (c) => c.text("ok\n"));
+  app.get("/readyz", (c) => (isReady() ? c.text("ready\n") : c.text("not ready: listeners still starting\n", 503)));
+
   app.get("/", (c) => {
     c.header("Content-Security-Policy", PAGE_CONTENT_SECURITY_POLICY);
     c.header("Cache-Control", "no-store");
@@ -88,7 +93,7 @@ export function createStatusApp(source: StatusSource, opts: StatusAppOptions = {
       invalidAuthenticationHeader: { message: { error: "malformed Authorization header: send Authorization: Bearer TOKEN" } },
       invalidToken: { message: { error: "wrong token: send the --http-token the server was started with" } },
     });
-    for (const path of ["/status", "/metrics", "/events", "/results", "/results/*"]) app.use(path, auth);
+    for (const path of ["/status", "/metrics", "/events", "/results", "/results/*", "/start"]) app.use(path, auth);
   }
 
   app.get("/status", (c) => {
@@ -102,6 +107,9 @@ export function createStatusApp(source: StatusSource, opts: StatusAppOptions = {
   });
 
   app.get("/events", eventsHandler(source, { heartbeatMs: opts.heartbeatMs ?? 10_000, maxClients: opts.maxEventClients ?? 32 }));
+
+  app.post("/start", (c) =>
+    releaseStart() ? c.json({ started: true }) : c.json({ error: "nothing is waiting to start: only 'anyperf client --paused' waits for POST /start" }, 409));
 
   const results = (id: string | undefined) => {
     const doc = source.results(id);
@@ -122,7 +130,7 @@ export function createStatusApp(source: StatusSource, opts: StatusAppOptions = {
       c.header("Allow", "GET, HEAD");
       return c.json({ error: `${path} answers GET only (got ${c.req.method})` }, 405);
     }
-    return c.json({ error: `no such page ${path}: try /, /status, /metrics, /events or /results` }, 404);
+    return c.json({ error: `no such page ${path}: try /, /status, /metrics, /events, /results, /healthz or /readyz` }, 404);
   });
   app.onError((err, c) => {
     if (err instanceof HTTPException) return err.getResponse();

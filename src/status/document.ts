@@ -31,6 +31,7 @@ export function buildStatusDocument(source: StatusSource, now: Date): StatusDocu
   return {
     mode: source.mode,
     role: source.role,
+    labels: { ...source.labels },
     phase: processPhase(source, running[0], latest),
     now: now.toISOString(),
     test: latest ?? null,

@@ -2,15 +2,19 @@ import { UserError } from "../errors.ts";
 import { onRunStarted } from "../engine/registry.ts";
 import { parseHttpOption } from "./http-option.ts";
 import { serverPolicy } from "../access/server-policy.ts";
+import { resolveToken } from "../access/secret.ts";
+import { getProcessLabels } from "../fleet/labels.ts";
+import { enableStartRoute } from "./readiness.ts";
 
 /**
- * `--http [ADDR:]PORT`, `--http-token TOKEN` and `--linger SECONDS` are global: taken out of argv before a mode parses
+ * `--http [ADDR:]PORT`, `--http-token TOKEN` (or `--http-token-file FILE`, or ANYPERF_HTTP_TOKEN) and
+ * `--linger SECONDS` are global: taken out of argv before a mode parses
  * it, so every mode and dialect gets the status endpoint, fed by every TestRun the process starts.
  */
-export function takeHttpOptions(argv: string[]): { rest: string[]; http?: string; token?: string; lingerS?: number } {
+export function takeHttpOptions(argv: string[], env: Record<string, string | undefined> = {}): { rest: string[]; http?: string; token?: string; lingerS?: number } {
   const rest: string[] = [];
-  let http: string | undefined, token: string | undefined, linger: string | undefined;
-  const names = ["--http", "--http-token", "--linger"];
+  let http: string | undefined, token: string | undefined, tokenFile: string | undefined, linger: string | undefined;
+  const names = ["--http", "--http-token", "--http-token-file", "--linger"];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const eq = a.indexOf("=");
@@ -21,16 +25,20 @@ export function takeHttpOptions(argv: string[]): { rest: string[]; http?: string
     }
     const value = inline ?? argv[++i];
     if (value === undefined) {
-      const example = { "--http": "--http 8080 or --http 127.0.0.1:8080", "--http-token": "--http-token TOKEN", "--linger": "--linger 60" }[name];
+      const example = { "--http": "--http 8080 or --http 127.0.0.1:8080", "--http-token": "--http-token TOKEN", "--http-token-file": "--http-token-file FILE", "--linger": "--linger 60" }[name];
       throw new UserError(`${name} needs a value: ${example}`, 2);
     }
     if (name === "--http") http = value;
     else if (name === "--http-token") token = value;
+    else if (name === "--http-token-file") tokenFile = value;
     else linger = value;
   }
-  if (token !== undefined && http === undefined) throw new UserError("--http-token without --http: add --http [ADDR:]PORT", 2);
+  if ((token ?? tokenFile) !== undefined && http === undefined) throw new UserError(`${token !== undefined ? "--http-token" : "--http-token-file"} without --http: add --http [ADDR:]PORT`, 2);
   if (linger !== undefined && http === undefined) throw new UserError("--linger without --http: add --http [ADDR:]PORT", 2);
-  return { rest, http, token, lingerS: linger === undefined ? undefined : lingerSeconds(linger) };
+  // The variable alone never turns the endpoint on: a pod may set it for containers that serve no status.
+  if (http === undefined) return { rest };
+  const resolved = resolveToken({ flag: "--http-token", value: token, file: tokenFile, envName: "ANYPERF_HTTP_TOKEN", env });
+  return { rest, http, token: resolved, lingerS: linger === undefined ? undefined : lingerSeconds(linger) };
 }
 
 /** Longest --linger: a day, like the longest test. */
@@ -62,9 +70,10 @@ export interface GlobalStatus {
 export async function startGlobalStatus(opts: { http: string; token?: string; mode: string; role: string; persistent: boolean }): Promise<GlobalStatus> {
   const listen = parseHttpOption(opts.http);
   const status = await import("./server.ts");
-  const source = new status.TestRunSource({ mode: opts.mode, role: opts.role, persistent: opts.persistent });
+  const source = new status.TestRunSource({ mode: opts.mode, role: opts.role, persistent: opts.persistent, labels: getProcessLabels() });
   const server = status.startStatusServer({ ...listen, token: opts.token, allow: serverPolicy().allow }, source);
   const off = onRunStarted((run) => source.add(run));
+  enableStartRoute();
   console.error(`status: ${server.url}`);
   return {
     async linger(ms: number, signal: AbortSignal): Promise<void> {

@@ -108,4 +108,19 @@ describe("renderMetrics", () => {
     expect(values.get('anyperf_bytes_total{dialect="loopback",role="both",test="1",peer="127.0.0.1",stream="0",side="send"}')).toBe(5100);
     expect(values.get('anyperf_bytes_total{dialect="loopback",role="both",test="1",peer="127.0.0.1",stream="1",side="recv"}')).toBe(5000);
   });
+
+  test("--label values lead every series, process-wide and per test, and /status carries them", () => {
+    const source = new TestRunSource({ mode: "iperf3", role: "server", persistent: true, labels: { node: "worker-1", zone: "a" } });
+    const run = new StandIn(tcp);
+    source.add(run);
+    run.setPhase("measuring");
+    run.interval(tcpInterval("measuring", 5000));
+    const doc = buildStatusDocument(source, NOW);
+    expect(doc.labels).toEqual({ node: "worker-1", zone: "a" });
+    const text = renderMetrics(doc);
+    const { values } = parse(text);
+    expect(values.get('anyperf_test_phase{node="worker-1",zone="a",dialect="iperf3",role="server",phase="measuring"}')).toBe(1);
+    expect(values.get('anyperf_bytes_total{node="worker-1",zone="a",dialect="loopback",role="both",test="1",peer="127.0.0.1",stream="1",side="recv"}')).toBe(5000);
+    for (const line of text.split("\n")) if (line !== "" && !line.startsWith("#")) expect(line).toContain('{node="worker-1",zone="a",');
+  });
 });

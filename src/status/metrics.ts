@@ -46,8 +46,8 @@ function mergeFamilies(groups: Family[][]): Family[] {
 }
 
 /** The labels that tell concurrent tests apart; peer is left out where there is none yet. */
-function testLabels(t: TestView): Labels {
-  return { dialect: t.mode, role: t.role, test: t.id, ...(t.peer === null ? {} : { peer: t.peer }) };
+function testLabels(t: TestView, own: Labels): Labels {
+  return { ...own, dialect: t.mode, role: t.role, test: t.id, ...(t.peer === null ? {} : { peer: t.peer }) };
 }
 
 function renderFamily(f: Family): string {
@@ -64,8 +64,8 @@ function streamLabels(base: Labels, s: TestView["streams"][number]): Labels {
   return s.side === undefined ? { ...base, stream: String(s.id) } : { ...base, stream: String(s.id), side: s.side };
 }
 
-function testFamilies(t: TestView): Family[] {
-  const base = testLabels(t);
+function testFamilies(t: TestView, own: Labels): Family[] {
+  const base = testLabels(t, own);
   const perStream = (value: (s: TestView["streams"][number]) => number): Sample[] =>
     t.streams.map((s) => ({ labels: streamLabels(base, s), value: value(s) }));
   const fams: Family[] = [
@@ -197,7 +197,7 @@ function testFamilies(t: TestView): Family[] {
 }
 
 export function renderMetrics(doc: StatusDocument): string {
-  const process: Labels = { dialect: doc.mode, role: doc.role };
+  const process: Labels = { ...doc.labels, dialect: doc.mode, role: doc.role };
   const shown = doc.running.length ? doc.running : doc.test ? [doc.test] : [];
   const fams: Family[] = [
     {
@@ -213,5 +213,5 @@ export function renderMetrics(doc: StatusDocument): string {
       samples: [{ labels: process, value: doc.bytesTotal }],
     },
   ];
-  return mergeFamilies([fams, ...shown.map(testFamilies)]).map(renderFamily).join("\n") + "\n";
+  return mergeFamilies([fams, ...shown.map((t) => testFamilies(t, doc.labels))]).map(renderFamily).join("\n") + "\n";
 }

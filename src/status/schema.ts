@@ -143,6 +143,8 @@ export const StatusDocument = z.object({
   /** What this process was started as. */
   mode: z.string().min(1),
   role: Role,
+  /** --label KEY=VALUE (or the pod's POD_NAME/NODE_NAME): on every /metrics series too. */
+  labels: z.record(z.string(), z.string()),
   /** The running test's phase; "waiting" while none runs yet (or, for a server, between tests). */
   phase: Phase,
   now: z.iso.datetime(),

@@ -11,6 +11,8 @@ export interface StatusSource {
   readonly role: Role;
   /** True when the process keeps listening for further tests (a server), so "done" is followed by "waiting". */
   readonly persistent: boolean;
+  /** --label: who this process is in a fleet; absent = none. */
+  readonly labels?: Readonly<Record<string, string>>;
   /** Recent tests, newest first, the running one included; the source bounds how many it keeps. */
   tests(): TestView[];
   /** Payload bytes of every test this process ran, those no longer kept included. */

@@ -51,6 +51,7 @@ export interface TestRunSourceOptions {
   mode: string;
   role: Role;
   persistent?: boolean;
+  labels?: Readonly<Record<string, string>>;
   /** Tests kept for /status and /results (a long-lived server's memory stays bounded). */
   keep?: number;
 }
@@ -59,6 +60,7 @@ export class TestRunSource implements StatusSource {
   readonly mode: string;
   readonly role: Role;
   readonly persistent: boolean;
+  readonly labels: Readonly<Record<string, string>>;
   private readonly keep: number;
   private tracked: Tracked[] = [];
   private nextId = 1;
@@ -70,6 +72,7 @@ export class TestRunSource implements StatusSource {
     this.mode = opts.mode;
     this.role = opts.role;
     this.persistent = opts.persistent ?? false;
+    this.labels = opts.labels ?? {};
     this.keep = Math.max(1, opts.keep ?? 20);
   }
 

@@ -8,6 +8,9 @@ import { OUTPUT_USAGE, PLAN_OPTIONS, num, planFromValues, planUsage } from "./pl
 import { runNativeClient, type ClientTarget } from "./client.ts";
 import { NATIVE_DEFAULT_PORT } from "./server.ts";
 import { parseLinkSpeed } from "../host/link.ts";
+import { parseStartAt, waitUntil } from "../fleet/start-at.ts";
+import { startRouteEnabled, waitForStart } from "../status/readiness.ts";
+import { interruptedExitCode, shutdownSignal } from "../signals.ts";
 
 export const CLIENT_USAGE = `usage: anyperf client HOST [options]    (against 'anyperf serve' on HOST)
   -p, --port PORT      the server's native port (default ${NATIVE_DEFAULT_PORT})
@@ -16,6 +19,8 @@ ${planUsage("1")}
       --bidir          both directions at once
       --token T        the token the server was started with (--token)
       --token-file F   the same, read from the first line of F (or set ANYPERF_TOKEN)
+      --start-at T     connect and start at this RFC 3339 time (2026-12-03T12:00:00Z): N clients start together
+      --paused         wait for POST /start on the status endpoint (needs --http) before connecting
       --link-speed R   the link's rate (1G) for the diagnosis, where this host cannot read it (shaped, virtual)
 ${PROCEDURE_USAGE}
 ${OUTPUT_USAGE}`;
@@ -29,6 +34,8 @@ export const CLIENT_OPTIONS = {
   token: { type: "string" },
   "token-file": { type: "string" },
   "link-speed": { type: "string" },
+  "start-at": { type: "string" },
+  paused: { type: "boolean" },
 } as const;
 
 /** argv → plan, target and output choices for `anyperf client`. */
@@ -55,7 +62,9 @@ export function parseClientArgs(argv: string[]) {
     direction: values.bidir ? "bidir" : values.reverse ? "reverse" : "forward",
     linkSpeedBps: values["link-speed"] === undefined ? undefined : parseLinkSpeed(values["link-speed"]),
   };
-  return { plan, target, json: values.json ?? false, csv: values.csv, help };
+  if (values.paused && values["start-at"] !== undefined) throw new UserError("--paused and --start-at both given: pass one", 2);
+  const startAtMs = values["start-at"] === undefined ? undefined : parseStartAt(values["start-at"], Date.now());
+  return { plan, target, json: values.json ?? false, csv: values.csv, help, startAtMs, paused: values.paused ?? false };
 }
 
 export async function clientMain(argv: string[], hooks: { onRun?: (run: TestRun) => void } = {}): Promise<number> {
@@ -64,6 +73,16 @@ export async function clientMain(argv: string[], hooks: { onRun?: (run: TestRun)
   if (opts.help) {
     console.log(CLIENT_USAGE);
     return 0;
+  }
+  const signal = shutdownSignal();
+  if (opts.paused) {
+    if (!startRouteEnabled()) throw new UserError("--paused without --http: add --http [ADDR:]PORT so POST /start can reach this client", 2);
+    console.error("paused: POST /start on the status endpoint starts the test");
+    if (!(await waitForStart(signal))) return interruptedExitCode(signal) ?? 130;
+  }
+  if (opts.startAtMs !== undefined) {
+    console.error(`waiting until ${new Date(opts.startAtMs).toISOString()} (${Math.max(0, (opts.startAtMs - Date.now()) / 1000).toFixed(1)} s)`);
+    if (!(await waitUntil(opts.startAtMs, signal))) return interruptedExitCode(signal) ?? 130;
   }
   const prepare = (a: string[]) => {
     const { plan, target } = parseClientArgs(a);

@@ -64,7 +64,7 @@ export function parseClientArgs(argv: string[]) {
   };
   if (values.paused && values["start-at"] !== undefined) throw new UserError("--paused and --start-at both given: pass one", 2);
   const startAtMs = values["start-at"] === undefined ? undefined : parseStartAt(values["start-at"], Date.now());
-  return { plan, target, json: values.json ?? false, csv: values.csv, help, startAtMs, paused: values.paused ?? false };
+  return { plan, target, json: values.json ?? false, csv: values.csv, push: values.push, pushgateway: values.pushgateway, help, startAtMs, paused: values.paused ?? false };
 }
 
 export async function clientMain(argv: string[], hooks: { onRun?: (run: TestRun) => void } = {}): Promise<number> {

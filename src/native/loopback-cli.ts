@@ -31,7 +31,7 @@ export function parseLoopbackArgs(argv: string[]) {
   });
   const workers = values.workers === undefined ? undefined : num("workers", values.workers, 1);
   const plan = planFromValues(values, { streams: cores() }, { workers, host: values.ipv6 ? "::1" : undefined });
-  return { plan, json: values.json ?? false, csv: values.csv, help: values.help ?? false };
+  return { plan, json: values.json ?? false, csv: values.csv, push: values.push, pushgateway: values.pushgateway, help: values.help ?? false };
 }
 
 export async function loopbackMain(argv: string[], hooks: { onRun?: (run: TestRun) => void } = {}): Promise<number> {

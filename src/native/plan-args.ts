@@ -21,6 +21,8 @@ export const PLAN_OPTIONS = {
   interval: { type: "string", short: "i" },
   json: { type: "boolean" },
   csv: { type: "string" },
+  push: { type: "string" },
+  pushgateway: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -55,6 +57,8 @@ export function planUsage(streams: string): string {
 
 export const OUTPUT_USAGE = `      --json           one JSON document on stdout
       --csv FILE       interval rows as CSV
+      --push URL       POST the results document (JSON) to URL once done (3 retries)
+      --pushgateway URL  PUT the final figures to a Prometheus Pushgateway (job anyperf, instance pod/node/host)
   every command also takes --http [ADDR:]PORT (live status endpoint), --http-token TOKEN (or --http-token-file F,
   or ANYPERF_HTTP_TOKEN), --label KEY=VALUE (repeatable: on every /metrics series and in the results) and --linger S
   (how long the endpoint stays up for /results after a client run: default 30 s at a terminal, 5 s otherwise)`;

@@ -5,6 +5,7 @@ import { attachIntervalLines } from "../report/progress.ts";
 import { checkOutputPath } from "../report/atomic-file.ts";
 import type { TestRun } from "../engine/test-run.ts";
 import { interruptedExitCode, shutdownSignal } from "../signals.ts";
+import { checkPushUrl, pushResults, type PushTargets } from "../fleet/push.ts";
 
 /**
  * One measured run as every native command does it: the --csv path checked before the test, interval lines (not with
@@ -12,10 +13,12 @@ import { interruptedExitCode, shutdownSignal } from "../signals.ts";
  */
 export async function measureRun(
   run: (hooks: { signal: AbortSignal; onRun: (r: TestRun) => void }) => Promise<Results>,
-  out: { json: boolean; csv?: string; intervalLines?: boolean },
+  out: { json: boolean; csv?: string; intervalLines?: boolean } & PushTargets,
   onRun?: (r: TestRun) => void,
 ): Promise<Results> {
   if (out.csv !== undefined) checkOutputPath("--csv", out.csv);
+  if (out.push !== undefined) checkPushUrl("--push", out.push);
+  if (out.pushgateway !== undefined) checkPushUrl("--pushgateway", out.pushgateway);
   let detach = () => {};
   let csv: { close(): void } | undefined;
   let results;
@@ -35,8 +38,13 @@ export async function measureRun(
   return Results.parse(results);
 }
 
-/** The report of one run (text or --json) and the exit code (128 + signal after Ctrl+C, 1 when a stream failed). */
-export function printRun(results: Results, out: { json: boolean }): number {
+/**
+ * The report of one run (text or --json), then --push/--pushgateway, and the exit code (128 + signal after Ctrl+C,
+ * 1 when a stream failed or the results were not delivered).
+ */
+export async function printRun(results: Results, out: { json: boolean } & PushTargets): Promise<number> {
   console.log(out.json ? JSON.stringify(results, null, 2) : textReport(results));
-  return interruptedExitCode(shutdownSignal()) ?? (results.errors.length > 0 ? 1 : 0);
+  const undelivered = await pushResults(out, results);
+  for (const line of undelivered) console.error(`anyperf: ${line}`);
+  return interruptedExitCode(shutdownSignal()) ?? (results.errors.length > 0 || undelivered.length > 0 ? 1 : 0);
 }

@@ -3,6 +3,7 @@ import type { Results } from "../report/result.ts";
 import type { TestRun } from "../engine/test-run.ts";
 import { interruptedExitCode, shutdownSignal } from "../signals.ts";
 import { measureRun, printRun } from "../native/run-report.ts";
+import type { PushTargets } from "../fleet/push.ts";
 import { aggregate, headlineOf, primaryKey } from "./headline.ts";
 import { gridPoints, pointArgs, pointLabel, type ProcedureOptions } from "./options.ts";
 import { appendHistory, checkHistoryPath, newId } from "./history.ts";
@@ -15,7 +16,7 @@ export interface ProcedureCommand {
   mode: string;
   /** The peer's address as the user gave it (loopback: 127.0.0.1 or ::1). */
   peer: string;
-  out: { json: boolean; csv?: string };
+  out: { json: boolean; csv?: string } & PushTargets;
   /** The command's argv (a point's flags appended) → its run; throws UserError for a bad value. */
   prepare(argv: string[]): RunFn;
 }
@@ -28,6 +29,8 @@ export async function runProcedure(p: ProcedureOptions, cmd: ProcedureCommand, o
   const points = gridPoints(p.sweeps);
   const single = points.length === 1 && p.repeat === 1;
   if (!single && cmd.out.csv !== undefined) throw new UserError("--csv holds one run's intervals: drop it with --repeat/--sweep (the history keeps every run)", 2);
+  const push = cmd.out.push !== undefined ? "--push" : cmd.out.pushgateway !== undefined ? "--pushgateway" : undefined;
+  if (!single && push !== undefined) throw new UserError(`${push} sends one run's results: drop it with --repeat/--sweep (the history keeps every run)`, 2);
   // Every point's options are checked before the first run, so a bad value does not end a long sweep half-way.
   const runners = points.map((pt) => cmd.prepare([...p.rest, ...pointArgs(pt)]));
   let facts: HostFacts | undefined;

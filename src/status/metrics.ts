@@ -9,12 +9,12 @@ import { Phase, type StatusDocument, type TestView } from "./schema.ts";
 export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
 type Labels = Record<string, string>;
-interface Sample {
+export interface Sample {
   suffix?: string;
   labels: Labels;
   value: number;
 }
-interface Family {
+export interface Family {
   name: string;
   type: "counter" | "gauge" | "summary";
   help: string;
@@ -213,5 +213,10 @@ export function renderMetrics(doc: StatusDocument): string {
       samples: [{ labels: process, value: doc.bytesTotal }],
     },
   ];
-  return mergeFamilies([fams, ...shown.map((t) => testFamilies(t, doc.labels))]).map(renderFamily).join("\n") + "\n";
+  return renderExposition(mergeFamilies([fams, ...shown.map((t) => testFamilies(t, doc.labels))]));
+}
+
+/** The text of whole families, one per name: also what --pushgateway sends. */
+export function renderExposition(fams: Family[]): string {
+  return fams.map(renderFamily).join("\n") + "\n";
 }

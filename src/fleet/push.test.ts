@@ -1,5 +1,6 @@
 import { afterAll, expect, test } from "bun:test";
 import { Results } from "../report/result.ts";
+import { freePorts } from "../../tests/support/processes.ts";
 import { checkPushUrl, pushResults, pushgatewayUrl, resultsExposition } from "./push.ts";
 
 const RESULTS = Results.parse({
@@ -45,19 +46,20 @@ test("grouping key: pod, else node, else the host name; URLs checked before the 
   expect(checkPushUrl("--push", "http://127.0.0.1:1/r").port).toBe("1");
 });
 
+const PORT = freePorts(40900, 41000, 2);
 // A receiver that answers each request from a script: status codes in order, then 200.
 const script: number[] = [];
 const seen: { method: string; body: string; at: number }[] = [];
 const server = Bun.serve({
   hostname: "127.0.0.1",
-  port: 40940,
+  port: PORT,
   fetch: async (req) => {
     seen.push({ method: req.method, body: await req.text(), at: Date.now() });
     return new Response(script.length ? "busy" : "ok", { status: script.shift() ?? 200 });
   },
 });
 afterAll(() => server.stop(true));
-const URL_OK = "http://127.0.0.1:40940/results";
+const URL_OK = `http://127.0.0.1:${PORT}/results`;
 
 test("--push: a 503 twice is retried with growing backoff, then delivered as JSON", async () => {
   seen.length = 0;
@@ -80,7 +82,7 @@ test("--push: a refusal (4xx) is not retried; a receiver that stays down fails a
   const [line] = await pushResults({ push: URL_OK }, RESULTS, 10);
   expect(seen).toHaveLength(4);
   expect(line).toBe(`--push ${URL_OK}: results not delivered (HTTP 500 busy); check the URL and that the receiver is up`);
-  const down = await pushResults({ pushgateway: "http://127.0.0.1:40941" }, RESULTS, 10);
+  const down = await pushResults({ pushgateway: `http://127.0.0.1:${PORT + 1}` }, RESULTS, 10);
   expect(down).toHaveLength(1);
-  expect(down[0]).toMatch(/^--pushgateway http:\/\/127\.0\.0\.1:40941: figures not delivered to http:\/\/127\.0\.0\.1:40941\/metrics\/job\/anyperf\/instance\/worker-1 \(.+\); check the URL and that the Pushgateway is up$/);
+  expect(down[0]).toMatch(new RegExp(`^--pushgateway http://127\\.0\\.0\\.1:${PORT + 1}: figures not delivered to http://127\\.0\\.0\\.1:${PORT + 1}/metrics/job/anyperf/instance/worker-1 \\(.+\\); check the URL and that the Pushgateway is up$`));
 });

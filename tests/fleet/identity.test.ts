@@ -1,7 +1,7 @@
 /**
  * Issue 18 items 1-3 through main.ts, as a fleet runs them: --label on every output, the pod's identity from the
  * Downward API variables, tokens from a file or the environment instead of argv, and /healthz + /readyz on a real
- * `anyperf serve`. Ports 40500-40509 and 40910-40919.
+ * `anyperf serve`. Ports 40500-40699 (free ones picked: the range is ephemeral too).
  */
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Results } from "../../src/report/result.ts";
 import { StatusDocument } from "../../src/status/schema.ts";
-import { sleep, spawnProc, waitFor } from "../support/processes.ts";
+import { freePorts, sleep, spawnProc, waitFor } from "../support/processes.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "main.ts");
 const BUN = process.execPath;
@@ -20,7 +20,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const samples = (text: string) => text.split("\n").filter((l) => l !== "" && !l.startsWith("#"));
 
 test("--label reaches --json, /status, /metrics and /results of a loopback run", async () => {
-  const http = 40500;
+  const http = freePorts(40500, 40600, 1);
   const p = spawnProc([BUN, MAIN, "loopback", "-t", "2", "-P", "1", "--json", "--label", "node=worker-1", "--label=pair=a-b", "--http", `${http}`], 60_000);
   await waitFor(p.stderr, /status: http/);
   let metrics = "";
@@ -55,7 +55,7 @@ test("in a pod without --label: pod and node from POD_NAME and NODE_NAME; a plai
 });
 
 test("a bad --label is one line naming the flag, exit 2, nothing run", async () => {
-  const out = await spawnProc([BUN, MAIN, "iperf3", "-c", "127.0.0.1", "-p", "40509", "--label", "9x=1"]).done;
+  const out = await spawnProc([BUN, MAIN, "iperf3", "-c", "127.0.0.1", "-p", "40699", "--label", "9x=1"]).done;
   expect(out.code).toBe(2);
   expect(out.stderr.trim().split("\n")).toEqual([`anyperf: --label 9x=1: "9x" is not a label name; use letters, digits and _ (not first a digit, not __), up to 63 characters`]);
 });
@@ -63,7 +63,8 @@ test("a bad --label is one line naming the flag, exit 2, nothing run", async () 
 test("serve: token from a file, client token from ANYPERF_TOKEN, status token from ANYPERF_HTTP_TOKEN; probes need none", async () => {
   const file = join(dir, "token");
   writeFileSync(file, "fleet-s3cret\n");
-  const [native, iperf3, http] = [40910, 40911, 40912];
+  const base = freePorts(40600, 40690, 3);
+  const [native, iperf3, http] = [base, base + 1, base + 2];
   const serve = spawnProc(
     [BUN, MAIN, "serve", "-B", "127.0.0.1", "-p", `${native}`, "--iperf3", `${iperf3}`, "--iperf", "off", "--netserver", "off", "--ntttcp", "off", "--token-file", file, "--http", `${http}`, "--label", "node=a"],
     60_000,

@@ -1,16 +1,17 @@
 /**
  * Issue 18 item 5 through main.ts: a finished run's results outlive it. --push POSTs the results document to a small
  * HTTP server of this test; --pushgateway PUTs the final figures to a real prometheus-pushgateway (Debian package,
- * skipped when absent) on loopback, where they read back equal to the run's own --json. Ports 40930-40939.
+ * skipped when absent) on loopback, where they read back equal to the run's own --json. Ports 40800-40899 (free ones picked: the range is ephemeral too).
  */
 import { afterAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { Results } from "../../src/report/result.ts";
-import { hasTool, spawnProc, waitBound } from "../support/processes.ts";
+import { freePorts, hasTool, spawnProc, waitBound } from "../support/processes.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "main.ts");
 const BUN = process.execPath;
-const [RECEIVER, GATEWAY, CLOSED] = [40930, 40931, 40932];
+const BASE = freePorts(40800, 40900, 3);
+const [RECEIVER, GATEWAY, CLOSED] = [BASE, BASE + 1, BASE + 2];
 const PUSHGATEWAY = "prometheus-pushgateway";
 const haveGateway = hasTool([PUSHGATEWAY, "--version"], /pushgateway/i);
 

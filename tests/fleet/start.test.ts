@@ -1,15 +1,16 @@
 /**
  * Issue 18 item 4: clients started seconds apart measure together. Two `anyperf client --start-at T` launched 1.5 s
- * apart both start at T; a `--paused` client waits for POST /start on its status endpoint. Ports 40920-40929.
+ * apart both start at T; a `--paused` client waits for POST /start on its status endpoint. Ports 40700-40799 (free ones picked: the range is ephemeral too).
  */
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { Results } from "../../src/report/result.ts";
-import { sleep, spawnProc, waitFor } from "../support/processes.ts";
+import { freePorts, sleep, spawnProc, waitFor } from "../support/processes.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "main.ts");
 const BUN = process.execPath;
-const [NATIVE, HTTP] = [40920, 40921];
+const BASE = freePorts(40700, 40800, 2);
+const [NATIVE, HTTP] = [BASE, BASE + 1];
 
 async function withServe(run: () => Promise<void>): Promise<void> {
   const serve = spawnProc([BUN, MAIN, "serve", "-B", "127.0.0.1", "-p", `${NATIVE}`, "--iperf3", "off", "--iperf", "off", "--netserver", "off", "--ntttcp", "off"], 90_000);

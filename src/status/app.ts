@@ -78,7 +78,7 @@ export function createStatusApp(source: StatusSource, opts: StatusAppOptions = {
 
   // Probes come before the token: a kubelet sends none, and they carry no test data.
   app.get("/healthz", (c) => c.text("ok\n"));
-  app.get("/readyz", (c) => (isReady() ? c.text("ready\n") : c.text("not ready: listeners still starting\n", 503)));
+  app.get("/readyz", (c) => (isReady() ? c.text("ready\n") : c.json({ error: "not ready: listeners still starting" }, 503)));
 
   app.get("/", (c) => {
     c.header("Content-Security-Policy", PAGE_CONTENT_SECURITY_POLICY);

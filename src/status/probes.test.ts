@@ -23,7 +23,7 @@ test("/readyz is 503 while readiness is held (serve binding its listeners), 200 
   holdReadiness();
   const before = await app.request("/readyz");
   expect(before.status).toBe(503);
-  expect(await before.text()).toContain("not ready");
+  expect(await before.json()).toEqual({ error: "not ready: listeners still starting" });
   markReady();
   expect((await app.request("/readyz")).status).toBe(200);
 });

@@ -28,7 +28,7 @@ function source(kind: number, steps: number): StatusSource {
 const printable = (max: number) => fc.stringMatching(new RegExp(`^[\\x20-\\x7e]{0,${max}}$`));
 
 const pathArb = fc.oneof(
-  { weight: 4, arbitrary: fc.constantFrom("/", "/status", "/metrics", "/events", "/results", "/results/t1", "/results/nope", "/results/") },
+  { weight: 4, arbitrary: fc.constantFrom("/", "/status", "/metrics", "/events", "/results", "/results/t1", "/results/nope", "/results/", "/healthz", "/readyz", "/start") },
   {
     weight: 3,
     arbitrary: fc.constantFrom(
@@ -86,8 +86,9 @@ const requestArb = fc.record({
 
 type Req = typeof requestArb extends fc.Arbitrary<infer T> ? T : never;
 
-const PROTECTED = new Set(["/status", "/metrics", "/events", "/results"]);
-const EXPECTED_STATUS = new Set([200, 400, 401, 404, 405, 421, 503]);
+const PROTECTED = new Set(["/status", "/metrics", "/events", "/results", "/start"]);
+// 409: POST /start with no paused client waiting.
+const EXPECTED_STATUS = new Set([200, 400, 401, 404, 405, 409, 421, 503]);
 /** A Host a browser on this machine could send: a loopback name, optionally a port. */
 const LOOPBACK_HOST = /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\]|\[::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3}\])(:\d*)?$/i;
 

@@ -17,6 +17,7 @@ const native: Record<string, () => Promise<Entry>> = {
   serve: async () => (await import("./compat/serve/main.ts")).serveMain,
   history: async () => (await import("./src/procedure/history-cli.ts")).historyMain,
   compare: async () => (await import("./src/procedure/history-cli.ts")).compareMain,
+  report: async () => (await import("./src/procedure/report-cli.ts")).reportMain,
   sweep: async () => (await import("./compat/sweep/main.ts")).sweepMain,
 };
 const dialects: Record<string, () => Promise<Entry>> = {
@@ -34,6 +35,7 @@ usage: anyperf <command> [options]
   client HOST     test against 'anyperf serve' on HOST (both ends' figures)
   history [FILE]  the runs recorded by --history (loopback, client)
   compare A B     two recorded runs side by side: change in %, what differed in the set-up
+  report -o F     the recorded runs as one HTML file with charts (inline SVG, works offline)
   sweep K=V.. -- a dialect client (iperf3, iperf, netperf, ntttcp ARGS) per sweep point, one table
 ${Object.keys(dialects).map((d) => `  ${d.padEnd(15)} ${d}-compatible command line and wire protocol`).join("\n")}
   --version       print the version

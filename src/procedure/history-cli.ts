@@ -37,7 +37,7 @@ export async function historyMain(argv: string[]): Promise<number> {
   return 0;
 }
 
-function find(entries: HistoryEntry[], id: string, path: string): HistoryEntry {
+export function findRun(entries: HistoryEntry[], id: string, path: string): HistoryEntry {
   const hits = entries.filter((e) => e.id.startsWith(id));
   if (hits.length === 1) return hits[0]!;
   throw new UserError(hits.length === 0 ? `no run '${id}' in ${path}: see 'anyperf history ${path}' for the ids` : `'${id}' matches ${hits.length} runs: give more of the id`, 1);
@@ -82,7 +82,7 @@ export async function compareMain(argv: string[]): Promise<number> {
   if (positionals.length !== 2) throw new UserError("compare needs two run ids: anyperf compare ID_A ID_B (ids from 'anyperf history')", 2);
   const path = values.history ?? defaultHistoryPath();
   const entries = readHistory(path);
-  const [a, b] = positionals.map((id) => find(entries, id, path)) as [HistoryEntry, HistoryEntry];
+  const [a, b] = positionals.map((id) => findRun(entries, id, path)) as [HistoryEntry, HistoryEntry];
   const out = [`${"".padEnd(16)}  ${`A ${a.id}`.padStart(16)}  ${`B ${b.id}`.padStart(16)}  change`];
   for (const k of HEADLINE_KEYS) {
     const x = a.results[k], y = b.results[k];

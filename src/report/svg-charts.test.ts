@@ -1,0 +1,53 @@
+import { expect, test } from "bun:test";
+import { barChart, escapeXml, lineChart, MARGIN, niceCeil, scale } from "./svg-charts.ts";
+
+test("scale maps the domain onto the range, and a zero-width domain onto the middle", () => {
+  const s = scale(0, 10, 100, 200);
+  expect([s(0), s(5), s(10)]).toEqual([100, 150, 200]);
+  expect(scale(3, 3, 0, 40)(3)).toBe(20);
+});
+
+test("niceCeil rounds up to 1, 2 or 5 × 10^k", () => {
+  expect([niceCeil(0.7), niceCeil(1), niceCeil(1.2), niceCeil(3), niceCeil(7), niceCeil(9.4e9), niceCeil(0)]).toEqual([1, 1, 2, 5, 10, 1e10, 1]);
+});
+
+test("escapeXml escapes the five markup characters", () => {
+  expect(escapeXml(`<a href="x">'&'</a>`)).toBe("&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+});
+
+test("lineChart places points on the plot area: x from min to max, y from 0 to the rounded-up max", () => {
+  // 560×260 default: plot x 84..544, y 220 (0) .. 28 (yMax = niceCeil(8) = 10).
+  const svg = lineChart({ title: "t", xLabel: "x", yLabel: "y", series: [{ name: "s", points: [{ x: 1, y: 0 }, { x: 2, y: 5 }, { x: 3, y: 8 }] }] });
+  const d = svg.match(/<path d="([^"]+)"/)![1];
+  expect(d).toBe(`M${MARGIN.left},220 L314,124 L544,66.4`);
+  expect(svg.match(/<circle /g)!.length).toBe(3);
+  expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg" width="560" height="260"')).toBe(true);
+});
+
+test("lineChart draws one path per series and a legend when there are several", () => {
+  const svg = lineChart({ title: "lat", xLabel: "run", yLabel: "µs", series: [{ name: "p50", points: [{ x: 1, y: 10 }] }, { name: "p99", points: [{ x: 1, y: 40 }] }] });
+  expect(svg.match(/<path d=/g)!.length).toBe(2);
+  expect(svg).toContain(">p50</text>");
+  expect(svg).toContain(">p99</text>");
+});
+
+test("barChart: one rect per bar and an error bar from low to high", () => {
+  // 2 bars over 460 px: slot 230 (centres 199, 429), bar 138 wide; yMax 10 → value 4 at y 143.2, low 3 at 162.4, high 5 at 124.
+  const svg = barChart({ title: "sweep", yLabel: "v", bars: [{ label: "streams=1", value: 4, low: 3, high: 5 }, { label: "streams=2", value: 10 }] });
+  expect(svg).toContain(`<rect x="130" y="143.2" width="138" height="76.8"`);
+  expect(svg).toContain(`<rect x="360" y="28" width="138" height="192"`);
+  expect(svg).toContain(`d="M199,162.4 L199,124 M164.5,162.4 L233.5,162.4 M164.5,124 L233.5,124"`);
+  expect(svg.match(/class="error-bar"/g)!.length).toBe(1);
+});
+
+test("text from data is escaped everywhere it lands", () => {
+  const evil = `</svg><script>alert(1)</script>`;
+  const svg = barChart({ title: evil, yLabel: evil, bars: [{ label: evil, value: 1 }] }) + lineChart({ title: evil, xLabel: evil, yLabel: evil, series: [{ name: evil, points: [{ x: 0, y: 1 }] }, { name: evil, points: [] }] });
+  expect(svg).not.toContain("<script>");
+  expect(svg.match(/<\/svg>/g)!.length).toBe(2);
+});
+
+test("empty data still gives a well-formed chart", () => {
+  expect(lineChart({ title: "t", xLabel: "x", yLabel: "y", series: [] })).toMatch(/^<svg[^]*<\/svg>$/);
+  expect(barChart({ title: "t", yLabel: "y", bars: [] })).toMatch(/^<svg[^]*<\/svg>$/);
+});

@@ -1,0 +1,108 @@
+/**
+ * Charts as inline SVG strings: pure functions of their data, so a report file and the live page draw the same
+ * charts, with no script and nothing fetched at view time. Every text that came from data goes through escapeXml.
+ */
+
+export interface ChartPoint {
+  x: number;
+  y: number;
+}
+export interface Series {
+  name: string;
+  points: readonly ChartPoint[];
+}
+export interface Bar {
+  label: string;
+  value: number;
+  /** The error bar's ends (e.g. the min and max of repeats); drawn when both are given. */
+  low?: number;
+  high?: number;
+}
+export interface ChartFrame {
+  title: string;
+  yLabel: string;
+  width?: number;
+  height?: number;
+  /** Formats an axis value (e.g. bits/s with a unit); default: up to 3 significant digits. */
+  format?: (v: number) => string;
+}
+
+export const MARGIN = { left: 84, right: 16, top: 28, bottom: 40 } as const;
+const COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"];
+
+export function escapeXml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+}
+
+/** Maps [d0, d1] onto [r0, r1]; a zero-width domain maps to the middle of the range rather than dividing by zero. */
+export function scale(d0: number, d1: number, r0: number, r1: number): (v: number) => number {
+  if (d1 === d0) return () => (r0 + r1) / 2;
+  return (v) => r0 + ((v - d0) / (d1 - d0)) * (r1 - r0);
+}
+
+/** The smallest 1, 2 or 5 × 10^k at or above v, so the y axis ends on a round figure. */
+export function niceCeil(v: number): number {
+  if (!(v > 0)) return 1;
+  const p = 10 ** Math.floor(Math.log10(v));
+  for (const m of [1, 2, 5, 10]) if (m * p >= v) return m * p;
+  return 10 * p;
+}
+
+const r2 = (v: number) => Math.round(v * 100) / 100;
+const defaultFormat = (v: number) => (Math.abs(v) >= 1000 ? Math.round(v).toLocaleString("en-US") : String(Number(v.toPrecision(3))));
+
+function frame(f: ChartFrame, yMax: number, body: string, xAxis: string, legend = ""): string {
+  const w = f.width ?? 560, h = f.height ?? 260;
+  const fmt = f.format ?? defaultFormat;
+  const y = scale(0, yMax, h - MARGIN.bottom, MARGIN.top);
+  const ticks = [0, 0.25, 0.5, 0.75, 1].map((t) => {
+    const v = t * yMax, py = r2(y(v));
+    return `<line x1="${MARGIN.left}" y1="${py}" x2="${w - MARGIN.right}" y2="${py}" stroke="#ddd"/><text x="${MARGIN.left - 4}" y="${py + 4}" text-anchor="end" font-size="10">${escapeXml(fmt(v))}</text>`;
+  });
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}" font-family="sans-serif" role="img"><title>${escapeXml(f.title)}</title>` +
+    `<text x="${w / 2}" y="16" text-anchor="middle" font-size="13" font-weight="bold">${escapeXml(f.title)}</text>` +
+    `<text x="12" y="${h / 2}" transform="rotate(-90 12 ${h / 2})" text-anchor="middle" font-size="11">${escapeXml(f.yLabel)}</text>` +
+    ticks.join("") + xAxis + body + legend + `</svg>`;
+}
+
+/** A line chart: one polyline path per series over a shared x axis (x ticks at the points' x values). */
+export function lineChart(f: ChartFrame & { xLabel: string; series: readonly Series[] }): string {
+  const w = f.width ?? 560, h = f.height ?? 260;
+  const all = f.series.flatMap((s) => s.points);
+  const xs = all.map((p) => p.x);
+  const x0 = xs.length ? Math.min(...xs) : 0, x1 = xs.length ? Math.max(...xs) : 1;
+  const yMax = niceCeil(Math.max(0, ...all.map((p) => p.y)));
+  const x = scale(x0, x1, MARGIN.left, w - MARGIN.right), y = scale(0, yMax, h - MARGIN.bottom, MARGIN.top);
+  const body = f.series.map((s, i) => {
+    const c = COLOURS[i % COLOURS.length];
+    const d = s.points.map((p, j) => `${j === 0 ? "M" : "L"}${r2(x(p.x))},${r2(y(p.y))}`).join(" ");
+    const dots = s.points.map((p) => `<circle cx="${r2(x(p.x))}" cy="${r2(y(p.y))}" r="2.5" fill="${c}"/>`).join("");
+    return `<path d="${d}" fill="none" stroke="${c}" stroke-width="2"><title>${escapeXml(s.name)}</title></path>${dots}`;
+  }).join("");
+  const xTicks = [...new Set(xs)].map((v) => `<text x="${r2(x(v))}" y="${h - MARGIN.bottom + 14}" text-anchor="middle" font-size="10">${escapeXml(defaultFormat(v))}</text>`).join("");
+  const xAxis = xTicks + `<text x="${w / 2}" y="${h - 6}" text-anchor="middle" font-size="11">${escapeXml(f.xLabel)}</text>`;
+  const legend = f.series.length > 1
+    ? f.series.map((s, i) => `<text x="${w - MARGIN.right}" y="${MARGIN.top + 12 * (i + 1)}" text-anchor="end" font-size="10" fill="${COLOURS[i % COLOURS.length]}">${escapeXml(s.name)}</text>`).join("")
+    : "";
+  return frame(f, yMax, body, xAxis, legend);
+}
+
+/** A bar chart, one rect per bar, with an error bar from low to high where a bar has both. */
+export function barChart(f: ChartFrame & { bars: readonly Bar[] }): string {
+  const w = f.width ?? 560, h = f.height ?? 260;
+  const yMax = niceCeil(Math.max(0, ...f.bars.map((b) => Math.max(b.value, b.high ?? 0))));
+  const y = scale(0, yMax, h - MARGIN.bottom, MARGIN.top);
+  const slot = (w - MARGIN.left - MARGIN.right) / Math.max(1, f.bars.length);
+  const bw = slot * 0.6;
+  const body = f.bars.map((b, i) => {
+    const cx = MARGIN.left + slot * (i + 0.5);
+    const top = y(b.value);
+    let s = `<rect x="${r2(cx - bw / 2)}" y="${r2(top)}" width="${r2(bw)}" height="${r2(y(0) - top)}" fill="${COLOURS[0]}"><title>${escapeXml(`${b.label}: ${(f.format ?? defaultFormat)(b.value)}`)}</title></rect>`;
+    if (b.low !== undefined && b.high !== undefined) {
+      const lo = r2(y(b.low)), hi = r2(y(b.high)), cap = r2(bw / 4);
+      s += `<path class="error-bar" d="M${r2(cx)},${lo} L${r2(cx)},${hi} M${r2(cx - cap)},${lo} L${r2(cx + cap)},${lo} M${r2(cx - cap)},${hi} L${r2(cx + cap)},${hi}" stroke="#000" stroke-width="1.5" fill="none"/>`;
+    }
+    return s + `<text x="${r2(cx)}" y="${h - MARGIN.bottom + 14}" text-anchor="middle" font-size="10">${escapeXml(b.label)}</text>`;
+  }).join("");
+  return frame(f, yMax, body, "");
+}

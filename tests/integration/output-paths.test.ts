@@ -8,7 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { spawnProc, waitBound } from "../support/processes.ts";
+import { freePorts, spawnProc, waitBound } from "../support/processes.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "main.ts");
 const CLOSED = 33001;
@@ -61,10 +61,15 @@ describe("an output path that cannot be written fails before the test, in one li
 
 test("a results file whose directory vanished during the test: the console report stays, then one line naming -j", async () => {
   const gone = mkdtempSync(join(tmpdir(), "anyperf-vanishing-"));
-  const receiver = spawnProc([process.execPath, MAIN, "ntttcp", "-r127.0.0.1", "-p", "33051", "-t", "1", "-P", "1", "-j", join(gone, "r.json")], 30_000);
-  await waitBound(33050);
+  // Inside the kernel's ephemeral range: take a pair no connection holds right now (sync port base − 1, data base).
+  const sync = freePorts(33050, 33100, 2);
+  const base = `${sync + 1}`;
+  const receiver = spawnProc([process.execPath, MAIN, "ntttcp", "-r127.0.0.1", "-p", base, "-t", "1", "-P", "1", "-j", join(gone, "r.json")], 30_000);
+  await waitBound(sync, "tcp", 15_000).catch((e: Error) => {
+    throw new Error(`${e.message}\n--- receiver stderr ---\n${receiver.stderr()}`);
+  });
   rmSync(gone, { recursive: true });
-  const sender = await spawnProc([process.execPath, MAIN, "ntttcp", "-s127.0.0.1", "-p", "33051", "-t", "1", "-P", "1"], 30_000).done;
+  const sender = await spawnProc([process.execPath, MAIN, "ntttcp", "-s127.0.0.1", "-p", base, "-t", "1", "-P", "1"], 30_000).done;
   expect(sender.code).toBe(0);
   const f = await receiver.done;
   expect(f.code).toBe(1);

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { hasTool, spawnProc, waitBound } from "../support/processes.ts";
+import { freePorts, hasTool, spawnProc, waitBound } from "../support/processes.ts";
 
 const SCRIPT = join(import.meta.dir, "../../deploy/kubernetes/fleet-test/base/run-plan.sh");
 const dir = mkdtempSync(join(tmpdir(), "anyperf-plan-"));
@@ -77,10 +77,13 @@ if (!HAS_LABEL) console.warn("run-plan.sh live run skipped: dist/anyperf has no 
 
 describe.skipIf(!HAS_LABEL)("run-plan.sh with the real anyperf", () => {
   test("one pair measured against a serve that wants a token, the token only in ANYPERF_TOKEN", async () => {
-    const port = 41060;
+    // Inside the kernel's ephemeral range: a port no connection holds right now.
+    const port = freePorts(41060, 41100, 1);
     const serve = spawnProc([BIN, "serve", "-p", String(port), "--iperf3", "off", "--iperf", "off", "--netserver", "off", "--ntttcp", "off", "--token", "s3cret"], 60_000);
     try {
-      await waitBound(port);
+      await waitBound(port, "tcp", 20_000).catch((e: Error) => {
+        throw new Error(`${e.message}\n--- serve stderr ---\n${serve.stderr()}`);
+      });
       writeFileSync(join(dir, "live.txt"), "node-a node-b 127.0.0.1\n");
       const r = Bun.spawnSync(["sh", SCRIPT], {
         env: { PATH: process.env.PATH ?? "", NODE_NAME: "node-a", ANYPERF_PLAN: join(dir, "live.txt"), ANYPERF_BIN: BIN, ANYPERF_TOKEN: "s3cret", ANYPERF_CLIENT_OPTIONS: `-p ${port} -t 1` },

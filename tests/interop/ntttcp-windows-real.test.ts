@@ -46,9 +46,12 @@ describe("the real Windows NTttcp 5.40 (Wine)", () => {
     const rx = await within(real, 30_000, "the real receiver");
     expectOk(tx, rx);
     // The real receiver stops after 5000 reads, which fall short of 5000 full buffers when reads come back partial
-    // (more of them on a loaded machine), and closes: what our sender had left then finds no reader.
-    expectClose(windowsTotalBytes(tx.stdout), 5000 * 65536, 0.05);
-    expectClose(windowsTotalBytes(rx.stdout), windowsTotalBytes(tx.stdout), 0.05);
+    // (more of them on a loaded machine: 23 % short was seen), and closes: what our sender had left then finds no
+    // reader. So the sender's total is bounded by -n buffers, and the two ends agree on what crossed.
+    const sent = windowsTotalBytes(tx.stdout);
+    expect(sent).toBeLessThanOrEqual(5000 * 65536);
+    expect(sent).toBeGreaterThan(0.5 * 5000 * 65536);
+    expectClose(windowsTotalBytes(rx.stdout), sent, 0.05);
     expectSameConsole(rx.stdout, tx.stdout);
   }, T);
 

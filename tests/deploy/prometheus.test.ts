@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { hasTool, spawnProc, waitBound } from "../support/processes.ts";
+import { freePorts, hasTool, spawnProc, waitBound } from "../support/processes.ts";
 
 const ROOT = join(import.meta.dir, "../..");
 const PROM = join(ROOT, "deploy/prometheus");
@@ -15,8 +15,9 @@ const BIN = join(ROOT, "dist/anyperf");
 const HAVE_PROMTOOL = hasTool(["promtool", "--version"], /promtool/);
 if (!HAVE_PROMTOOL) console.warn("promtool tests skipped: promtool missing (scripts/install-peers)");
 
-const NATIVE = 41030;
-const HTTP = 41031;
+// Free ports picked at run time: the range is also the kernel's ephemeral one.
+const NATIVE = freePorts(41030, 41060, 2);
+const HTTP = NATIVE + 1;
 
 function promtool(args: string[], cwd: string) {
   const r = Bun.spawnSync(["promtool", ...args], { cwd, stdout: "pipe", stderr: "pipe" });

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
-import { hasTool, spawnProc, waitBound } from "../support/processes.ts";
+import { freePorts, hasTool, spawnProc, waitBound } from "../support/processes.ts";
 
 const ROOT = join(import.meta.dir, "../..");
 const BIN = join(ROOT, "dist/anyperf");
@@ -18,8 +18,9 @@ const IS_ROOT = process.getuid?.() === 0;
 const SKIP = !existsSync(BIN) ? "dist/anyperf missing (scripts/build)" : !TOOLS ? "umoci/runc/skopeo/jq/iperf3 missing (scripts/install-peers --image)" : !IS_ROOT ? "runc needs root here" : "";
 if (SKIP) console.warn(`image test skipped: ${SKIP}`);
 
-const NATIVE_PORT = 41010;
-const IPERF3_PORT = 41011;
+// Free ports picked at run time: the range is also the kernel's ephemeral one.
+const NATIVE_PORT = freePorts(41010, 41030, 2);
+const IPERF3_PORT = NATIVE_PORT + 1;
 const ID = `anyperf-image-test-${process.pid}`;
 
 const Manifest = z.object({ config: z.object({ digest: z.string() }), layers: z.array(z.object({ digest: z.string() })).min(1) });

@@ -11,7 +11,9 @@ import { join } from "node:path";
 import { freePorts, spawnProc, waitBound } from "../support/processes.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "main.ts");
-const CLOSED = 33001;
+// A port nothing listens on, with the one below it (ntttcp -r's sync port) free too; picked at run time, as the range
+// is also the kernel's ephemeral one.
+const CLOSED = freePorts(33000, 33050, 2) + 1;
 const dir = mkdtempSync(join(tmpdir(), "anyperf-outputs-"));
 const missing = join(dir, "missing", "sub");
 

@@ -6,9 +6,11 @@
 import { expect, test } from "bun:test";
 import { StatusDocument } from "../../src/status/schema.ts";
 import { csv, hasStockIperf, oursMain, sleep, stock, waitListening } from "./iperf2-harness.ts";
+import { freePorts } from "../support/processes.ts";
 
-const PORT = 37004;
-const HTTP = 37005;
+// Free ports picked at run time: the range is also the kernel's ephemeral one.
+const PORT = freePorts(37070, 37100, 2);
+const HTTP = PORT + 1;
 
 test.skipIf(!hasStockIperf())("iperf -s -i 0.5 -y C: /status's intervals are the server's printed intervals", async () => {
   const srv = oursMain(["-s", "-p", String(PORT), "-i", "0.5", "-y", "C", "--http", `127.0.0.1:${HTTP}`]);

@@ -6,9 +6,11 @@
 import { expect, test } from "bun:test";
 import { StatusDocument } from "../../src/status/schema.ts";
 import { assertFree, hasStockIperf3, json, oursMain, sleep, stock, waitListening } from "./iperf3-harness.ts";
+import { freePorts } from "../support/processes.ts";
 
-const PORT = 37000;
-const HTTP = 37001;
+// Free ports picked at run time: the range is also the kernel's ephemeral one.
+const PORT = freePorts(37010, 37040, 2);
+const HTTP = PORT + 1;
 const base = `http://127.0.0.1:${HTTP}`;
 
 async function status(): Promise<StatusDocument | undefined> {

@@ -6,9 +6,11 @@
 import { expect, test } from "bun:test";
 import { StatusDocument } from "../../src/status/schema.ts";
 import { assertFree, hasStockIperf3, oursMain, sleep, stock, waitListening } from "./iperf3-harness.ts";
+import { freePorts } from "../support/processes.ts";
 
-const PORT = 37002;
-const HTTP = 37003;
+// Free ports picked at run time: the range is also the kernel's ephemeral one.
+const PORT = freePorts(37040, 37070, 2);
+const HTTP = PORT + 1;
 const base = `http://127.0.0.1:${HTTP}`;
 
 interface Iperf3Doc {

@@ -34,8 +34,8 @@ describe.skipIf(SKIP !== undefined || !HAVE_IPERF3)("anyperf client → native s
 
   beforeAll(async () => {
     pair = makePair({ tag: "native", rate: "1gbit" });
-    pair.run(pair.b, [BUN, SERVER, String(nativePort), "--host", "0.0.0.0"], 110_000);
-    pair.run(pair.b, ["iperf3", "-s", "-p", String(iperf3Port)], 110_000);
+    pair.run(pair.b, [BUN, SERVER, String(nativePort), "--host", "0.0.0.0"], 600_000);
+    pair.run(pair.b, ["iperf3", "-s", "-p", String(iperf3Port)], 600_000);
     await pair.waitListening(pair.b, nativePort);
     await pair.waitListening(pair.b, iperf3Port);
   }, T);

@@ -112,8 +112,9 @@ describe.skipIf(!NATIVE)("anyperf serve between two namespaces, tbf 1 Gbit/s", (
   const nativePort = 32010;
   const iperf3Port = 32011;
   beforeAll(async () => {
+    // serve lives for the whole describe (teardown ends it): both tests, and a second attempt of each, take minutes.
     pair = makePair({ tag: "s", rate: "1gbit" });
-    const serve = pair.run(pair.b, [BUN, MAIN, "serve", "-p", String(nativePort), "--iperf3", String(iperf3Port), "--iperf", "off", "--netserver", "off", "--ntttcp", "off"], 110_000);
+    const serve = pair.run(pair.b, [BUN, MAIN, "serve", "-p", String(nativePort), "--iperf3", String(iperf3Port), "--iperf", "off", "--netserver", "off", "--ntttcp", "off"], 600_000);
     await pair.waitListening(pair.b, nativePort, serve);
     await pair.waitListening(pair.b, iperf3Port, serve);
   }, T);
@@ -126,7 +127,7 @@ describe.skipIf(!NATIVE)("anyperf serve between two namespaces, tbf 1 Gbit/s", (
     for (let i = 0; i < RUNS; i++) {
       const c = await pair.run(pair.a, [BUN, MAIN, "client", pair.b.addr, "-p", String(nativePort), "-t", SECONDS, "--link-speed", "1G", "--json"], 60_000).done;
       expect(c.stderr).toBe("");
-      expect(c.code).toBe(0);
+      expect(c.code, c.stderr).toBe(0);
       ours.push(json(ClientDoc, c));
       const stock = await pair.run(pair.a, ["iperf3", "-c", pair.b.addr, "-p", String(iperf3Port), "-t", SECONDS, "-J"], 60_000).done;
       expect(stock.code).toBe(0);
@@ -167,7 +168,7 @@ describe.skipIf(!NATIVE)("anyperf serve between two namespaces, tbf 1 Gbit/s", (
     const runs: z.infer<typeof Reverse>[] = [];
     for (let i = 0; i < 3; i++) {
       const c = await pair.run(pair.a, [BUN, MAIN, "client", pair.b.addr, "-p", String(nativePort), "-t", "3", "-R", "--link-speed", "1G", "--json"], 60_000).done;
-      expect(c.code).toBe(0);
+      expect(c.code, c.stderr).toBe(0);
       const r = json(Reverse, c);
       expect(r.totals.received_bytes).toBe(r.remote.totals.sent_bytes);
       runs.push(r);

@@ -15,7 +15,7 @@ const NTTTCP = ntttcpLinux();
 let serve: Proc;
 const socks: Socket[] = [];
 beforeAll(async () => {
-  serve = spawnServe(["-p", "30140", "--iperf3", "off", "--netserver", "off", "--iperf", `${PORT}`, "--ntttcp", `${PORT}`, "-B", H], 120_000);
+  serve = spawnServe(["-p", "30140", "--iperf3", "off", "--netserver", "off", "--iperf", `${PORT}`, "--ntttcp", `${PORT}`, "-B", H], 600_000);
   await serveReady(serve, 3);
 });
 afterAll(() => {

@@ -24,7 +24,7 @@ const H = "127.0.0.1";
 let serve: Proc;
 beforeAll(async () => {
   if (!hasStock()) return;
-  serve = spawnServe(["-p", `${P.native}`, "--iperf3", `${P.iperf3}`, "--iperf", `${P.shared}`, "--ntttcp", `${P.shared}`, "--netserver", `${P.netserver}`, "-B", H], 180_000);
+  serve = spawnServe(["-p", `${P.native}`, "--iperf3", `${P.iperf3}`, "--iperf", `${P.shared}`, "--ntttcp", `${P.shared}`, "--netserver", `${P.netserver}`, "-B", H], 600_000);
   await serveReady(serve, 5);
 });
 afterAll(() => serve?.kill());

@@ -15,7 +15,7 @@ const NTTTCP = ntttcpLinux();
 
 let serve: Proc;
 beforeAll(async () => {
-  serve = spawnServe(["-p", "30790", "--iperf3", "off", "--netserver", "off", "--iperf", `${PORT}`, "--ntttcp", `${PORT}`, "-B", H], 180_000);
+  serve = spawnServe(["-p", "30790", "--iperf3", "off", "--netserver", "off", "--iperf", `${PORT}`, "--ntttcp", `${PORT}`, "-B", H], 600_000);
   await serveReady(serve, 3);
 });
 afterAll(() => serve?.kill());
@@ -29,10 +29,11 @@ async function windowsSender(sync: boolean, mode: string): Promise<void> {
   for (let i = 0; i < 100 && ntttcpTotals().length === before; i++) await Bun.sleep(50);
   expect(serve.stdout()).toMatch(new RegExp(`\\[ntttcp\\] .*test from \\S+ \\(${mode}, 2 connections\\) done`));
   const got = ntttcpTotals()[before]!;
-  // The emulator counts its 2 s of writes; serve counts from the first byte to the senders' close, so also what
-  // the emulator wrote outside its own clock (its socket buffers filled before, drained after).
+  // The emulator times 2 s of writes; serve counts from the first byte to the senders' close, so also what the
+  // emulator wrote outside its own clock: its first burst, before the clock starts, went 11 % over the timed bytes
+  // on a clean-clone run. Never more than it wrote in all.
   expect(got).toBeGreaterThan(s.recordedBytes * 0.9);
-  expect(got).toBeLessThan(s.recordedBytes * 1.1 + 16 * 2 ** 20);
+  expect(got).toBeLessThanOrEqual(s.writtenBytes);
 }
 
 describe("one port for iperf 2 and ntttcp", () => {

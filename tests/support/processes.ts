@@ -77,18 +77,34 @@ function portsInUse(): Set<number> {
   return used;
 }
 
+/** Ports this process has handed out: a test may pick twice before it binds the first. */
+const handedOut = new Set<number>();
+
 /**
- * The first `count` consecutive ports in [from, to) that no socket uses now. Test ranges fall in the kernel's
- * ephemeral range, where other processes' client sockets take ports at random and a fixed port may not bind.
+ * Where a test's range in the kernel's ephemeral range (32768-60999) has no free run: a burst of short connections
+ * (TCP_CRR makes ~10,000 a second) leaves that whole range in TIME_WAIT for a minute. Below it, nothing takes ports
+ * at random.
+ */
+const FALLBACK = { from: 13000, to: 16000 } as const;
+
+/**
+ * The first `count` consecutive ports in [from, to) that no socket uses now and this process has not handed out
+ * before, or else in the fallback range. Test ranges partly fall in the kernel's ephemeral range, where other
+ * processes' client sockets take ports at random and a fixed port may not bind.
  */
 export function freePorts(from: number, to: number, count: number): number {
   const used = portsInUse();
-  for (let p = from; p + count <= to; p++) {
-    let ok = true;
-    for (let k = 0; k < count && ok; k++) ok = !used.has(p + k);
-    if (ok) return p;
+  const free = (p: number) => !used.has(p) && !handedOut.has(p);
+  for (const [lo, hi] of [[from, to], [FALLBACK.from, FALLBACK.to]] as const) {
+    for (let p = lo; p + count <= hi; p++) {
+      let ok = true;
+      for (let k = 0; k < count && ok; k++) ok = free(p + k);
+      if (!ok) continue;
+      for (let k = 0; k < count; k++) handedOut.add(p + k);
+      return p;
+    }
   }
-  throw new Error(`no ${count} free consecutive ports in ${from}-${to - 1}`);
+  throw new Error(`no ${count} free consecutive ports in ${from}-${to - 1} nor in ${FALLBACK.from}-${FALLBACK.to - 1}`);
 }
 
 /** Fails at once when something already uses `port`: a leftover server would answer instead of ours. */

@@ -6,12 +6,14 @@ import { type BenchReport, type Row, type Side, costPercent } from "./report.ts"
 function figureCell(side: Side | null, row: Row): string {
   if (!side) return "—";
   if (side.figure === null) return side.errors.length ? "error" : "—";
-  const { loss_percent: loss, p99_us: p99, memory_per_flow_bytes: perFlow, slowest_to_fastest: starved } = side.extra;
+  const { loss_percent: loss, p99_us: p99, client_memory_per_flow_bytes: clientFlow, server_memory_per_flow_bytes: serverFlow, slowest_to_fastest: starved } = side.extra;
+  const kib = (bytes: number | undefined, end: string) => (bytes === undefined ? "" : `, ${(bytes / 1024).toFixed(0)} KiB/flow ${end}`);
   return (
     formatFigure(side.figure, row.unit) +
     (loss === undefined ? "" : `, ${loss.toFixed(1)} % lost`) +
     (p99 === undefined ? "" : `, p99 ${formatMicros(p99)}`) +
-    (perFlow === undefined ? "" : `, ${(perFlow / 1024).toFixed(0)} KiB/flow`) +
+    kib(clientFlow, "client") +
+    kib(serverFlow, "server") +
     (starved === undefined ? "" : `, slowest/fastest ${starved.toFixed(2)}`)
   );
 }

@@ -11,7 +11,7 @@ export const Target = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("cost-at-most-percent"), value: z.number() }),
   /** The same cost, shown but not judged: what the measuring itself costs on this machine, for reading the row above. */
   z.object({ kind: z.literal("cost-shown") }),
-  /** anyperf's figures only, shown for the record (scale rows: no peer runs that many flows in one process). */
+  /** anyperf's figures only, shown for the record (scale rows: no stock peer to run 10,000 flows against). */
   z.object({ kind: z.literal("figure-shown") }),
 ]);
 export type Target = z.infer<typeof Target>;

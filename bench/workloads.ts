@@ -156,6 +156,9 @@ async function netperfSide(ctx: Ctx, o: { test: string; testArgs: string[]; keys
   return { kv: netperfKeyval(pair.client.stdout), pair };
 }
 
+/** `anyperf serve` with only the native server on. */
+export const nativeServe = (ctx: Ctx, port: number) => [ctx.anyperf, "serve", "-p", String(port), "--iperf3", "off", "--iperf", "off", "--netserver", "off", "--ntttcp", "off"];
+
 export function loopbackHow(args: string, figure: string, pin = false): string {
   return `${pin ? "taskset -c CPU " : ""}anyperf loopback -t T ${args} --json; ${figure}`;
 }
@@ -351,7 +354,6 @@ export function workloads(ctx: Ctx): Workload[] {
 
   // The two-host pair on one host: `anyperf client` against `anyperf serve` (native port only), both processes'
   // CPU, against stock iperf3 -c against iperf3 -s.
-  const nativeServe = (p: number) => [ctx.anyperf, "serve", "-p", String(p), "--iperf3", "off", "--iperf", "off", "--netserver", "off", "--ntttcp", "off"];
   list.push({
     id: "native-tcp-1",
     workload: "anyperf client → anyperf serve vs iperf3 -c → iperf3 -s, TCP 1 stream",
@@ -371,7 +373,7 @@ export function workloads(ctx: Ctx): Workload[] {
       missing: knowsCommand(ctx.anyperf, "serve") && knowsCommand(ctx.anyperf, "client") ? undefined : "this anyperf build has no 'serve' or 'client' command",
       run: async () => {
         const pair = await clientServer(ctx, {
-          server: nativeServe,
+          server: (p) => nativeServe(ctx, p),
           client: (p) => [ctx.anyperf, "client", HOST, "-p", String(p), "-t", String(ctx.seconds), "--json"],
           serverEnds: false,
         });

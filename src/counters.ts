@@ -112,6 +112,9 @@ export function snapshot(buffers: CounterBuffers, c: Float64Array, streams: numb
 
 /** What moved between two snapshots of the same stream: counters subtract, levels come from `to`. */
 export function delta(from: StreamCounters, to: StreamCounters): StreamCounters {
+  // Nothing timed at `from` (every stream at a window's start without warm-up): the window's histogram is `to`'s own
+  // copy, shared rather than copied again (histograms are never written after their cut).
+  if (from.histogram.length === 0) return windowOf(from, to, to.histogram);
   const hist = new Uint32Array(to.histogram.length);
   for (let i = 0; i < hist.length; i++) hist[i] = to.histogram[i]! - (from.histogram[i] ?? 0);
   return windowOf(from, to, hist);

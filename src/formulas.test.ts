@@ -14,6 +14,7 @@ import {
   cpuModePercent,
   changePercent,
   concurrentSum,
+  linuxSocketBufferBytes,
   cpuNonIdleFraction,
   median,
   relativeSpreadPercent,
@@ -365,5 +366,13 @@ describe("repeated runs", () => {
     expect(changePercent(100, 125)).toBe(25);
     expect(changePercent(200, 150)).toBe(-25);
     expect(changePercent(0, 5)).toBe(0);
+  });
+});
+
+describe("socket buffers", () => {
+  test("Linux reports twice what was set, capped first at the sysctl ceiling", () => {
+    expect(linuxSocketBufferBytes(65536, 212992)).toBe(131072);
+    expect(linuxSocketBufferBytes(1 << 20, 212992)).toBe(425984);
+    expect(linuxSocketBufferBytes(212992, 212992)).toBe(425984);
   });
 });

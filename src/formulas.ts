@@ -282,6 +282,17 @@ export function netperfServiceDemand(cpuUtilPercent: number, units: number, divi
   return thruput > 0 ? ((Math.fround(cpuUtilPercent) * 10000) / thruput) * numCpus : 0;
 }
 
+// --- socket buffers -----------------------------------------------------------------------------------------------
+
+/**
+ * What Linux getsockopt reports after setsockopt(SO_SNDBUF/SO_RCVBUF, requested) = 2 · min(requested, the
+ * net.core.wmem_max/rmem_max ceiling): the kernel caps the value, then doubles it for its own bookkeeping
+ * (socket(7)). Sizes below the kernel's floor (a few KiB) are raised to it; this is not modelled.
+ */
+export function linuxSocketBufferBytes(requested: number, sysctlMax: number): number {
+  return 2 * Math.min(requested, sysctlMax);
+}
+
 // --- repeated runs (--repeat, --sweep) ---------------------------------------------------------------------------
 
 /** Median: the middle of the sorted values, the mean of the two middle ones for an even count; NaN for none. */

@@ -5,7 +5,8 @@ import { TestRun } from "./engine/test-run.ts";
 import { WorkerPool, cores } from "./engine/worker-pool.ts";
 import type { Results } from "./report/result.ts";
 import { loadSockopt } from "./sockopt/sockopt.ts";
-import { memoryPerFlowBytes, slowestToFastestRatio } from "./formulas.ts";
+import { socketBuffers } from "./native/socket-buffers.ts";
+import { FlowWatch } from "./flows.ts";
 
 /**
  * The self-test: receivers and senders in this one process over 127.0.0.1 (or the given host), each side on its
@@ -19,8 +20,7 @@ export async function runLoopback(plan: Plan, hooks: { signal?: AbortSignal; onR
   );
   hooks.onRun?.(run);
   // Workers still starting count towards the flows' memory: a few KiB per flow at 10,000 flows, most of it at one.
-  const rssBefore = process.memoryUsage().rss;
-  let rssWith = rssBefore;
+  const flows = new FlowWatch(plan.streams);
   const rx = await DataPlane.open(receivers(plan, { host: plan.host, canSetOptions: (await loadSockopt()) !== undefined }));
   run.attach(rx, plan.test === "stream" ? "recv" : "server");
   let tx: DataPlane;
@@ -34,7 +34,7 @@ export async function runLoopback(plan: Plan, hooks: { signal?: AbortSignal; onR
   tx.go();
   try {
     await run.runTimed(hooks.signal);
-    rssWith = process.memoryUsage().rss;
+    flows.measured();
   } finally {
     await tx.stop();
     // In-flight data (TCP bytes in socket buffers, datagrams in the receive queue) lands before receivers stop;
@@ -44,14 +44,7 @@ export async function runLoopback(plan: Plan, hooks: { signal?: AbortSignal; onR
     await rx.stop();
     run.finish();
   }
-  return withFlows(run.results(), plan.streams, rssBefore, rssWith);
-}
-
-function withFlows(r: Results, count: number, rssBefore: number, rssWith: number): Results {
-  const measured = r.streams.filter((s) => s.side === "client" || s.side === "recv");
-  const rates = measured.map((s) => s.transactions_per_second ?? s.throughput_bps);
-  return {
-    ...r,
-    flows: { count, rss_before_bytes: rssBefore, rss_with_flows_bytes: rssWith, memory_per_flow_bytes: memoryPerFlowBytes(rssBefore, rssWith, count), slowest_to_fastest: slowestToFastestRatio(rates) },
-  };
+  const buffers = socketBuffers(plan.socket.sendBuffer, { send: tx, recv: rx });
+  const r = run.results();
+  return { ...r, ...(buffers ? { socket_buffers: buffers } : {}), flows: flows.figures(r.streams) };
 }

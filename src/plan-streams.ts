@@ -18,7 +18,9 @@ export function receivers(plan: Plan, at: { host: string; canSetOptions: boolean
     const listen = { host: at.host, port: plan.port ? plan.port + id : 0 };
     const allow = at.allow;
     if (plan.test !== "stream") {
-      return { kind: "rr-server", id, transport: plan.transport, listen, requestSize: plan.requestBytes, responseSize: plan.responseBytes, closeAfterResponse: plan.test === "crr", options, allow };
+      // TCP_RR's one connection per stream: the listener closes once it is accepted (one fd per flow, not two).
+      const connections = plan.test === "rr" && plan.transport === "tcp" ? 1 : 0;
+      return { kind: "rr-server", id, transport: plan.transport, listen, requestSize: plan.requestBytes, responseSize: plan.responseBytes, closeAfterResponse: plan.test === "crr", connections, options, allow };
     }
     if (plan.transport === "udp") {
       // A bigger receive queue rides out scheduling hiccups of the receiving Worker (iperf3's FAQ says the same: -w 2M).

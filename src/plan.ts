@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { SocketOptions } from "./stream-spec.ts";
 
+/** Streams one test may open (-P, and a native test's request): issue 20 asks for 10,000 flows. */
+export const MAX_STREAMS = 10_000;
+
 /**
  * The native plan: what `anyperf loopback` (and later native client/server modes) asks the engine to do. Dialects
  * produce their own plans and turn them into StreamSpecs; this one covers the native CLI.
@@ -13,7 +16,7 @@ export const Plan = z
     /** 0 = ephemeral ports, one per receiving stream. */
     port: z.number().int().min(0).max(65535).default(0),
     family: z.enum(["any", "ipv4", "ipv6"]).default("any"),
-    streams: z.number().int().min(1).max(10_000),
+    streams: z.number().int().min(1).max(MAX_STREAMS),
     /** Workers per side; default min(streams, cores). */
     workers: z.number().int().min(1).max(256).optional(),
     durationS: z.number().positive().max(86400).default(5),

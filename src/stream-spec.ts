@@ -165,13 +165,16 @@ export const RrClientSpec = z.object({
   transport: z.enum(["tcp", "udp"]),
   connect: Endpoint,
   bind: Endpoint.optional(),
-  requestSize: z.number().int().min(1).max(1 << 20).default(1),
-  responseSize: z.number().int().min(1).max(1 << 20).default(1),
+  /** 0 and 0 with perTransactionConnect: a transaction is a connect and the server's close (netperf TCP_CC). */
+  requestSize: z.number().int().min(0).max(1 << 20).default(1),
+  responseSize: z.number().int().min(0).max(1 << 20).default(1),
   /** Open a new TCP connection for every transaction (TCP_CRR). */
   perTransactionConnect: z.boolean().default(false),
   /** Transactions kept in flight (netperf -b burst + 1). */
   inFlight: z.number().int().min(1).max(1024).default(1),
   endMarker: z.enum(["none", "zero-length-x3"]).default("none"),
+}).refine((s) => (s.requestSize > 0 && s.responseSize > 0) || (s.perTransactionConnect && s.transport === "tcp" && s.requestSize === 0 && s.responseSize === 0), {
+  message: "an empty request or response is only a TCP connect-and-close client's (both sizes 0)",
 });
 
 export const RrServerSpec = z.object({
@@ -180,11 +183,14 @@ export const RrServerSpec = z.object({
   transport: z.enum(["tcp", "udp"]),
   listen: Endpoint.optional(),
   adopt: TcpAdopt.optional(),
-  requestSize: z.number().int().min(1).max(1 << 20).default(1),
-  responseSize: z.number().int().min(1).max(1 << 20).default(1),
+  /** 0 and 0 with closeAfterResponse: each connection is closed as soon as it is accepted (netperf TCP_CC). */
+  requestSize: z.number().int().min(0).max(1 << 20).default(1),
+  responseSize: z.number().int().min(0).max(1 << 20).default(1),
   /** Close each connection after one response (TCP_CRR server side). */
   closeAfterResponse: z.boolean().default(false),
   connections: z.number().int().min(0).max(100000).default(0),
+}).refine((s) => (s.requestSize > 0 && s.responseSize > 0) || (s.closeAfterResponse && s.transport === "tcp" && s.requestSize === 0 && s.responseSize === 0), {
+  message: "an empty request or response is only a TCP connect-and-close server's (both sizes 0)",
 });
 
 export const StreamSpec = z.discriminatedUnion("kind", [TcpSendSpec, TcpRecvSpec, UdpSendSpec, UdpRecvSpec, RrClientSpec, RrServerSpec]);

@@ -1,7 +1,7 @@
 import { allocCounters, copyCounters, snapshot, type CounterBuffers, type Snapshot } from "../counters.ts";
 import { explainSocketError, UserError } from "../errors.ts";
 import { StreamSpec, type Endpoint, type StreamSpecInput } from "../stream-spec.ts";
-import type { EndReason, FromWorker } from "../worker/messages.ts";
+import type { EndReason, FromWorker, SocketBufferSizes } from "../worker/messages.ts";
 import type { TcpInfo } from "../sockopt/tcp-info.ts";
 import { WorkerPool } from "./worker-pool.ts";
 
@@ -31,6 +31,7 @@ export class DataPlane {
   private readonly workers: number[];
   private readonly eventListeners = new Set<(e: StreamEvent) => void>();
   private readonly tcpInfos: (TcpInfo | undefined)[] = [];
+  private readonly socketBufferSizes: (SocketBufferSizes | undefined)[] = [];
   private readonly endListeners = new Set<(stream: number, end: StreamEnd) => void>();
   private readonly unsubscribe: Array<() => void> = [];
   private pendingOpen = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
@@ -109,6 +110,10 @@ export class DataPlane {
         break;
       case "tcp-info":
         this.tcpInfos[m.stream] = m.info;
+        if (m.buffers) this.socketBufferSizes[m.stream] = m.buffers;
+        break;
+      case "buffers":
+        this.socketBufferSizes[m.stream] = m.buffers;
         break;
     }
   }
@@ -139,6 +144,11 @@ export class DataPlane {
    */
   lastTcpInfo(stream: number): TcpInfo | undefined {
     return this.tcpInfos[stream];
+  }
+
+  /** SO_SNDBUF and SO_RCVBUF of a stream's first socket: read once -w set them, then at each TCP_INFO sample. */
+  socketBuffers(stream: number): SocketBufferSizes | undefined {
+    return this.socketBufferSizes[stream];
   }
 
   onEvent(l: (e: StreamEvent) => void): () => void {

@@ -1,5 +1,7 @@
 import { expect, test } from "bun:test";
-import { TestRun } from "./test-run.ts";
+import { figures, TestRun } from "./test-run.ts";
+import { blankCounters, HIST_BUCKETS, type StreamCounters } from "../counters.ts";
+import { count, record } from "../histogram.ts";
 
 const info = { mode: "test", role: "both", transport: "tcp", test: "stream" } as const;
 
@@ -32,4 +34,20 @@ test("a front end that cuts its own intervals: one cut per interval, at the inst
   // No own timer, and no extra sliver at the end: the front end cut its last interval.
   expect(seen.map(([a, b]) => [a, b].map((x) => Math.round(x * 1e6) / 1e6))).toEqual([[0, 0.5], [0.5, 1]]);
   expect(run.intervals.length).toBe(2);
+});
+
+test("one stream's figures read its own histogram: the same latency as summed with a stream that timed nothing", () => {
+  const counters = (us: number[]): StreamCounters => {
+    const histogram = new Uint32Array(HIST_BUCKETS);
+    for (const u of us) record(histogram, u);
+    return { ...blankCounters(), transactions: us.length, histogram };
+  };
+  const rr = { transport: "tcp", test: "rr" } as const;
+  const timed = counters([10, 20, 30, 4000]);
+  const alone = figures([timed], 1, rr);
+  expect(alone.latency_us).toEqual(figures([timed, counters([])], 1, rr).latency_us);
+  expect(alone.latency_us!.max).toBeGreaterThan(3000);
+  expect(alone.transactions).toBe(4);
+  // Reading it left it as it was.
+  expect(count(timed.histogram)).toBe(4);
 });

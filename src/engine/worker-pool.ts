@@ -129,6 +129,7 @@ export class WorkerPool {
   }
 
   private dispatch(m: FromWorker): void {
+    if (m.t === "batch") return m.messages.forEach((one) => this.dispatch(one));
     if (m.t === "log") return console.error(m.message);
     this.listeners.get(m.plane)?.(m);
   }

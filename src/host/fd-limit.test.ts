@@ -1,10 +1,14 @@
 import { describe, expect, test } from "bun:test";
-import { ensureFdLimit, loopbackFdsNeeded } from "./fd-limit.ts";
+import { ensureFdLimit, fdsNeeded } from "./fd-limit.ts";
 
-describe("loopbackFdsNeeded", () => {
-  test("three descriptors per TCP stream, two per UDP stream, plus the reserve", () => {
-    expect(loopbackFdsNeeded(10_000, "tcp")).toBe(30_256);
-    expect(loopbackFdsNeeded(1, "udp")).toBe(258);
+describe("fdsNeeded", () => {
+  test("one descriptor per end of a flow (listeners close once accepted), TCP_CRR's server two, plus the reserve", () => {
+    const both = { sends: true, receives: true };
+    expect(fdsNeeded(10_000, "rr", both)).toBe(20_256);
+    expect(fdsNeeded(10_000, "rr", { sends: true, receives: false })).toBe(10_256);
+    expect(fdsNeeded(10_000, "stream", { sends: false, receives: true })).toBe(10_256);
+    expect(fdsNeeded(1, "crr", both)).toBe(259);
+    expect(fdsNeeded(2, "crr", { sends: false, receives: true })).toBe(260);
   });
 });
 
@@ -17,5 +21,6 @@ describe("ensureFdLimit", () => {
     const nrOpen = Number(await Bun.file("/proc/sys/fs/nr_open").text());
     await expect(ensureFdLimit(nrOpen + 1, "-P 99999")).rejects.toThrow(`-P 99999 needs about ${nrOpen + 1} open files`);
     await expect(ensureFdLimit(nrOpen + 1, "-P 99999")).rejects.toThrow("ulimit -n");
+    await expect(ensureFdLimit(nrOpen + 1, "-P 99999", "or else")).rejects.toThrow(", or else or run fewer streams");
   });
 });

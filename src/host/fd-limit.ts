@@ -7,11 +7,13 @@ const RLIMIT_NOFILE = 7;
 const RESERVE_FDS = 256;
 
 /**
- * Descriptors `anyperf loopback` holds at its peak: every TCP stream is a listener, the accepted connection and the
- * sender's (CRR's per-transaction pair is open at most once per stream at a time); a UDP stream is two sockets.
+ * Descriptors one process holds at its peak for `streams` flows, with `ends` the halves of each flow it runs (loopback:
+ * both). A sending or connecting end is one socket. A receiving TCP stream's listener closes once its one connection
+ * is accepted, so that end is one descriptor too; TCP_CRR's server keeps its listener beside the connection it serves.
  */
-export function loopbackFdsNeeded(streams: number, transport: "tcp" | "udp"): number {
-  return streams * (transport === "udp" ? 2 : 3) + RESERVE_FDS;
+export function fdsNeeded(streams: number, test: "stream" | "rr" | "crr", ends: { sends: boolean; receives: boolean }): number {
+  const perStream = (ends.sends ? 1 : 0) + (ends.receives ? (test === "crr" ? 2 : 1) : 0);
+  return streams * perStream + RESERVE_FDS;
 }
 
 /**
@@ -19,7 +21,7 @@ export function loopbackFdsNeeded(streams: number, transport: "tcp" | "udp"): nu
  * too when privileged), so many flows fail up front with the fix named rather than minutes into setting them up.
  * Without bun:ffi (Deno, musl) the limit is left as it is and a connect that runs out says EMFILE in its own words.
  */
-export async function ensureFdLimit(needed: number, flag: string): Promise<void> {
+export async function ensureFdLimit(needed: number, flag: string, otherFix?: string): Promise<void> {
   const c = await loadLibc();
   if (!c) return;
   const lim = new BigUint64Array(2);
@@ -32,6 +34,6 @@ export async function ensureFdLimit(needed: number, flag: string): Promise<void>
   }
   c.getrlimit(RLIMIT_NOFILE, lim);
   if (lim[0]! < want) {
-    throw new UserError(`${flag} needs about ${needed} open files and this process may have ${lim[0]}: raise the limit (ulimit -n ${needed}) or run fewer streams`);
+    throw new UserError(`${flag} needs about ${needed} open files and this process may have ${lim[0]}: raise the limit (ulimit -n ${needed})${otherFix ? `, ${otherFix}` : ""} or run fewer streams`);
   }
 }

@@ -1,5 +1,6 @@
 import { AF_INET, AF_INET6, F_GETFL, F_SETFL, O_NONBLOCK, SOCK_CLOEXEC, SOCK_STREAM, SO_REUSEADDR, SOL_SOCKET } from "./constants.ts";
 import { loadLibc, type Libc } from "./libc.ts";
+import { loadRrLoops, type RrLoops } from "./rr-loops.ts";
 import type { SocketFamily } from "./sockaddr.ts";
 
 /**
@@ -37,6 +38,8 @@ export interface BlockingIo {
   /** recvmmsg without waiting: datagrams read into `b` (their lengths in b.lengths), or -errno. */
   recvBatch(fd: number, b: DatagramBatch): number;
   close(fd: number): void;
+  /** The TCP_RR loops in C (rr-loops.ts), compiled on the first call; undefined without bun:ffi's cc. */
+  loops(): RrLoops | undefined;
 }
 
 /** One recvmmsg's worth of datagrams: datagram i is `views[i]` (also as `dataViews[i]`), `lengths[i]` bytes long. */
@@ -93,6 +96,7 @@ async function open(libc: Libc): Promise<BlockingIo | undefined> {
       sendto: { args: ["i32", "ptr", "u64", "i32", "ptr", "u32"], returns: FFIType.i64_fast },
     });
     const errno = () => libc.errno();
+    const compileLoops = await loadRrLoops();
     const timeval = new BigInt64Array(2);
     const one = new Int32Array(1);
     // struct pollfd { int fd; short events; short revents; }
@@ -197,6 +201,7 @@ async function open(libc: Libc): Promise<BlockingIo | undefined> {
       close(fd) {
         libc.close(fd);
       },
+      loops: () => compileLoops?.(),
     };
   } catch {
     return undefined;

@@ -1,6 +1,7 @@
 import type { TcpHandlers, TcpSocket } from "../net/types.ts";
 import { EAGAIN, EINTR, type BlockingIo } from "../sockopt/blocking-io.ts";
 import type { Sockopt } from "../sockopt/sockopt.ts";
+import type { RrLoops } from "../sockopt/rr-loops.ts";
 import { nowMs } from "./context.ts";
 import type { WorkerEnv } from "./sockets.ts";
 
@@ -46,6 +47,11 @@ export class BlockingSocket<T> {
     return !this.open;
   }
 
+  /** The TCP_RR loops in C (rr-loops.c), where bun:ffi's cc is there: one call per slice of transactions. */
+  loops(): RrLoops | undefined {
+    return this.io.loops();
+  }
+
   /** Bytes the kernel took (the whole buffer unless the peer stopped reading for WAIT_MS), -1 once broken. */
   write(buf: Uint8Array, offset = 0, length = buf.byteLength - offset): number {
     const n = this.io.send(this.fd, offset === 0 && length === buf.byteLength ? buf : buf.subarray(offset, offset + length), length);
@@ -72,7 +78,11 @@ export class BlockingSocket<T> {
   }
 
   readOnce(buf: Uint8Array, onData: (n: number) => void): ReadResult {
-    const n = this.io.recv(this.fd, buf, buf.byteLength);
+    return this.readResult(this.io.recv(this.fd, buf, buf.byteLength), onData);
+  }
+
+  /** What a read that returned `n` (bytes, 0 at EOF, or -errno) means; its bytes go to `onData`. */
+  readResult(n: number, onData: (n: number) => void): ReadResult {
     if (n > 0) {
       onData(n);
       return "data";

@@ -1,6 +1,6 @@
 import { HIST_BUCKETS, SLOTS_PER_STREAM, Slot } from "../counters.ts";
 import { record } from "../histogram.ts";
-import type { EndReason, FromWorker } from "./messages.ts";
+import type { EndReason, FromWorker, SocketBufferSizes } from "./messages.ts";
 import type { Endpoint } from "../stream-spec.ts";
 import type { TcpInfo } from "../sockopt/tcp-info.ts";
 
@@ -46,8 +46,11 @@ export class StreamContext {
   event(name: "datagram" | "fin" | "connected", bytes?: Uint8Array, from?: Endpoint): void {
     this.post({ t: "event", plane: this.plane, stream: this.stream, name, bytes, from });
   }
-  tcpInfo(info: TcpInfo): void {
-    this.post({ t: "tcp-info", plane: this.plane, stream: this.stream, info });
+  tcpInfo(info: TcpInfo, buffers?: SocketBufferSizes): void {
+    this.post({ t: "tcp-info", plane: this.plane, stream: this.stream, info, buffers });
+  }
+  socketBuffers(buffers: SocketBufferSizes | undefined): void {
+    if (buffers) this.post({ t: "buffers", plane: this.plane, stream: this.stream, buffers });
   }
   /** A line for the main thread's stderr (refusals, warnings that do not end the stream). */
   log(message: string): void {

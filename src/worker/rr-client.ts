@@ -3,9 +3,11 @@ import type { RrClientSpec } from "../stream-spec.ts";
 import type { TcpSocket, UdpSocket } from "../net/types.ts";
 import { nowMs, openFds, type Runner, type StreamContext } from "./context.ts";
 import { connectTcp, applyOptions, halfClose, type WorkerEnv } from "./sockets.ts";
-import { BlockingSocket, SLICE_MS, WAIT_MS, yieldThen, type UntilResult } from "./blocking-socket.ts";
+import { BlockingSocket, SLICE_MS, WAIT_MS, yieldThen, type ReadResult, type UntilResult } from "./blocking-socket.ts";
 import { encodeSockaddr, familyOf, type SocketFamily } from "../sockopt/sockaddr.ts";
 import type { BlockingIo } from "../sockopt/blocking-io.ts";
+import { LOOP_OUT, LoopEnd, readResultOf, type RrLoops } from "../sockopt/rr-loops.ts";
+import { AF_INET, AF_INET6 } from "../sockopt/constants.ts";
 
 interface Conn {
   got: number; // response bytes received for the oldest transaction in flight
@@ -29,7 +31,12 @@ function writeAll(w: { write(buf: Uint8Array, offset: number, length: number): n
 }
 
 /** What sends requests: a Bun socket, or the same connection in blocking mode. */
-type Wire = Pick<TcpSocket<Conn>, "data" | "write">;
+type Wire = Pick<TcpSocket<Conn>, "data" | "write" | "fd">;
+
+/** TCP_CRR's bound on connect and every wait of a transaction in blocking mode. */
+const CRR_WAIT_MS = WAIT_MS * 50;
+/** The same as a struct timeval, for rr-loops.c. */
+const CRR_BOUNDS = new BigInt64Array([BigInt(Math.floor(CRR_WAIT_MS / 1000)), BigInt((CRR_WAIT_MS % 1000) * 1000)]);
 
 /** A lost UDP request or response would stall the loop forever; after this long the transaction counts as lost. */
 const UDP_LOSS_TIMEOUT_MS = 500;
@@ -51,6 +58,9 @@ export class RrClient implements Runner {
   private blocking: BlockingSocket<Conn> | undefined;
   private crrBlocking: { io: BlockingIo; family: SocketFamily; sockaddr: Uint8Array } | undefined;
   private readBuf: Uint8Array | undefined;
+  /** rr-loops.c's results of one call, and its clock minus ours (µs). */
+  private readonly loopOut = new Float64Array(LOOP_OUT);
+  private loopClockOffsetUs: number | undefined;
 
   constructor(private readonly spec: RrClientSpec, private readonly ctx: StreamContext, private readonly env: WorkerEnv) {
     this.req = new Uint8Array(spec.requestSize).fill(0x6e);
@@ -118,12 +128,33 @@ export class RrClient implements Runner {
   private readonly blockingSlice = (): void => {
     const b = this.blocking;
     if (!b || !this.running) return;
-    const r = b.readSlice(this.readBuffer(), (n) => this.tcpResponse(b, n), () => this.running);
+    const st = b.data;
+    const loops = this.spec.inFlight === 1 && this.spec.limitTransactions === 0 && st.got === 0 && st.sentAt.length === 1 ? b.loops() : undefined;
+    const r = loops ? this.sliceInC(b, loops) : b.readSlice(this.readBuffer(), (n) => this.tcpResponse(b, n), () => this.running);
     if (r === "eof" || r === "error") return this.blockingEnded(b, r);
     if (!this.running) return;
     if (this.env.streamsHere() > 1) return void this.unblock(b);
     yieldThen(this.blockingSlice);
   };
+
+  /**
+   * blockingSlice's ping-pong as one call into rr-loops.c, which stamps with its own clock (CLOCK_MONOTONIC in µs):
+   * the request in flight crosses over as a stamp on that clock. A read or send out of the plain goes on here.
+   */
+  private sliceInC(b: BlockingSocket<Conn>, loops: RrLoops): ReadResult | "slice" {
+    const st = b.data;
+    const offsetUs = (this.loopClockOffsetUs ??= loops.nowUs() - nowMs() * 1000);
+    const out = this.loopOut.fill(0);
+    out[3] = st.sentAt[0]! * 1000 + offsetUs;
+    const end = loops.client(b.fd, this.readBuffer(), this.req, this.spec.responseSize, SLICE_MS * 1000, this.ctx, out);
+    st.sentAt[0] = (out[3]! - offsetUs) / 1000;
+    if (out[0]! > 0) this.ctx.touch();
+    if (end === LoopEnd.odd) this.tcpResponse(b, out[2]!);
+    // The rest of a request the kernel took in part (a full socket buffer): written as the event-loop path would.
+    const w = out[2]!;
+    if (end === LoopEnd.partial && w >= 0 && writeAll(b, this.req.subarray(w))) this.ctx.c[this.ctx.o + Slot.bytes]! += this.req.byteLength - w;
+    return readResultOf(end);
+  }
 
   private blockingEnded(b: BlockingSocket<Conn>, r: "eof" | "error"): void {
     b.data.closed = true;
@@ -173,6 +204,8 @@ export class RrClient implements Runner {
     this.ctx.c[this.ctx.o + Slot.bytes]! += n;
     const resp = this.spec.responseSize;
     while (st.got >= resp && st.sentAt.length > 0) {
+      // Before the server's close reaches Bun, which closes the fd with it.
+      if (this.spec.perTransactionConnect) this.firstTcpInfo(s.fd);
       st.got -= resp;
       this.done(st.sentAt.shift()!);
       if (this.running && !this.spec.perTransactionConnect) this.tcpSend(s);
@@ -193,9 +226,16 @@ export class RrClient implements Runner {
 
   private readonly crrBlockingSlice = (): void => {
     const b = this.crrBlocking;
-    if (!b) return;
-    const end = nowMs() + SLICE_MS;
-    while (this.running && nowMs() < end && this.crrBlockingOnce(b));
+    if (!b || !this.running) return;
+    // The first connection's MSS is read here (firstTcpInfo), and rr-loops.c needs a response to wait for: TCP_CC's
+    // connect-and-close stays here throughout.
+    const inC = this.spec.limitTransactions === 0 && this.spec.responseSize > 0 && (this.tcpInfoTaken || !this.env.sockopt);
+    const loops = inC ? b.io.loops() : undefined;
+    if (loops) this.crrSliceInC(b, loops);
+    else {
+      const end = nowMs() + SLICE_MS;
+      while (this.running && nowMs() < end && this.crrBlockingOnce(b));
+    }
     if (!this.running) return;
     if (this.env.streamsHere() > 1) {
       this.crrBlocking = undefined;
@@ -204,11 +244,18 @@ export class RrClient implements Runner {
     yieldThen(this.crrBlockingSlice);
   };
 
+  /** crrBlockingSlice's transactions as one call into rr-loops.c. */
+  private crrSliceInC(b: NonNullable<RrClient["crrBlocking"]>, loops: RrLoops): void {
+    const out = this.loopOut.fill(0);
+    loops.crrClient(b.family === "ipv4" ? AF_INET : AF_INET6, b.sockaddr, CRR_BOUNDS, this.req, this.spec.responseSize, this.readBuffer(), SLICE_MS * 1000, this.ctx, out);
+    if (out[0]! > 0) this.ctx.touch();
+  }
+
   /** One connect-request-response-close; false when the connect failed (counted; the slice yields). */
   private crrBlockingOnce(b: NonNullable<RrClient["crrBlocking"]>): boolean {
     const { c, o } = this.ctx;
     const start = nowMs();
-    const fd = b.io.connect(b.family, b.sockaddr, WAIT_MS * 50);
+    const fd = b.io.connect(b.family, b.sockaddr, CRR_WAIT_MS);
     if (fd < 0) {
       c[o + Slot.sendErrors]!++;
       return false;
@@ -220,19 +267,36 @@ export class RrClient implements Runner {
     const buf = this.readBuffer();
     let got = 0;
     // The whole response, each wait bounded. The server closes after it, so its FIN is here or on its way: our close
-    // needs no read of it (netperf's extra recv to EOF is one system call per transaction we skip).
-    for (let n = 1; ok && n > 0 && got < this.spec.responseSize; ) {
+    // needs no read of it (netperf's extra recv to EOF is one system call per transaction we skip). With no response
+    // (TCP_CC) the server's close is what the transaction waits for.
+    const connectOnly = this.spec.responseSize === 0;
+    for (let n = 1; ok && n > 0 && (got < this.spec.responseSize || connectOnly); ) {
       n = b.io.recv(fd, buf, buf.byteLength);
       if (n > 0) got += n;
       else if (n < 0) ok = false;
     }
     c[o + Slot.bytes]! += got;
+    if (ok) this.firstTcpInfo(fd);
     b.io.close(fd);
     c[o + Slot.closed]!++;
     if (ok && got >= this.spec.responseSize) this.done(start);
     else c[o + Slot.sendErrors]!++;
     return true;
   }
+
+  /**
+   * netperf reads TCP_MAXSEG of a connect test's first connection, after its transaction and before its close (the
+   * sampler never sees these short-lived sockets): the stream's TCP_INFO comes from there.
+   */
+  private firstTcpInfo(fd: number | undefined): void {
+    if (this.tcpInfoTaken || fd === undefined || !this.env.sockopt) return;
+    const info = this.env.sockopt.tcpInfo(fd);
+    if (!info) return;
+    this.tcpInfoTaken = true;
+    this.ctx.tcpInfo(info);
+  }
+
+  private tcpInfoTaken = false;
 
   private async crrNext(): Promise<void> {
     if (!this.running) return this.stopped?.();

@@ -2,10 +2,11 @@ import { Slot } from "../counters.ts";
 import type { RrServerSpec } from "../stream-spec.ts";
 import type { TcpListener, TcpSocket, UdpSocket } from "../net/types.ts";
 import { nowMs, openFds, type Runner, type StreamContext } from "./context.ts";
-import { applyOptions, type WorkerEnv } from "./sockets.ts";
+import { applyOptions, reportBuffers, type WorkerEnv } from "./sockets.ts";
 import { BlockingAccepted, BlockingSocket, SLICE_MS, WAIT_MS, yieldThen, type ReadResult } from "./blocking-socket.ts";
 import { EAGAIN, EINTR } from "../sockopt/blocking-io.ts";
 import { encodeSockaddr, familyOf } from "../sockopt/sockaddr.ts";
+import { LOOP_OUT, LoopEnd, readResultOf, type RrLoops } from "../sockopt/rr-loops.ts";
 
 interface Conn {
   got: number; // request bytes received towards the next full request
@@ -38,6 +39,8 @@ export class RrServer implements Runner {
   private accepted = 0;
   private closedCount = 0;
   private readBuf: Uint8Array | undefined;
+  /** rr-loops.c's results of one call. */
+  private readonly loopOut = new Float64Array(LOOP_OUT);
   private stopping = false;
   private readonly blocking: BlockingAccepted<Conn>;
   /** TCP_CRR alone on its Worker: our own blocking listener instead of Bun's (see openBlockingListener). */
@@ -60,17 +63,24 @@ export class RrServer implements Runner {
     open: (s: TcpSocket<Conn>) => {
       s.data = newConn();
       this.accepted++;
+      // All its connections are in: the listener's fd goes (10,000 flows are 10,000 fds, not 20,000).
+      if (this.listener && this.spec.connections > 0 && this.accepted >= this.spec.connections) {
+        this.listener.stop(false);
+        this.listener = undefined;
+      }
       this.socks.add(s);
       this.ctx.c[this.ctx.o + Slot.connections]!++;
       if (!this.spec.closeAfterResponse) {
         try {
           applyOptions(this.env, s.fd, this.spec.options);
+          if (this.accepted === 1) reportBuffers(this.env, this.ctx, s.fd, this.spec.options);
         } catch (e) {
           this.ctx.end("error", e);
         }
       }
       // An adopted connection switches after its pending bytes are answered (open()).
       if (!this.spec.adopt) this.tryBlocking(s);
+      if (this.spec.requestSize === 0) this.connectOnly(s);
     },
     data: (s: TcpSocket<Conn>, d: Uint8Array) => {
       this.ctx.touch();
@@ -99,11 +109,18 @@ export class RrServer implements Runner {
     c[o + Slot.bytes]! += n;
     st.got += n;
     const req = this.spec.requestSize;
-    while (st.got >= req) {
+    while (req > 0 && st.got >= req) {
       st.got -= req;
       st.owed += this.resp.byteLength;
       c[o + Slot.transactions]!++;
     }
+    this.flush(s);
+  }
+
+  /** TCP_CC: the connection is the transaction; we close it at once, as netserver does after accept(). */
+  private connectOnly(s: Wire): void {
+    this.ctx.c[this.ctx.o + Slot.transactions]!++;
+    this.ctx.touch();
     this.flush(s);
   }
 
@@ -129,6 +146,8 @@ export class RrServer implements Runner {
     const size = resp.byteLength;
     const req = this.spec.requestSize;
     const plain = this.spec.limitTransactions === 0;
+    const loops = plain && st.got === 0 && st.owed === 0 ? b.loops() : undefined;
+    if (loops) return this.serveInC(b, loops);
     let reads = 0;
     const r = b.readSlice(
       this.readBuffer(),
@@ -146,6 +165,20 @@ export class RrServer implements Runner {
     );
     if (reads > 0) this.ctx.touch();
     return r;
+  }
+
+  /** serveSlice's plain case as one call into rr-loops.c; a read or send out of the plain goes on here. */
+  private serveInC(b: BlockingSocket<Conn>, loops: RrLoops): ReadResult | "slice" {
+    const out = this.loopOut.fill(0);
+    const end = loops.serve(b.fd, this.readBuffer(), this.spec.requestSize, this.resp, SLICE_MS * 1000, this.ctx, out);
+    if (out[0]! > 0 || end === LoopEnd.odd) this.ctx.touch();
+    if (end === LoopEnd.odd) this.received(b, out[2]!);
+    if (end === LoopEnd.partial) {
+      const w = out[2]!;
+      b.data.owed = w > 0 ? this.resp.byteLength - w : this.resp.byteLength;
+      this.flush(b);
+    }
+    return readResultOf(end);
   }
 
   private readBuffer(): Uint8Array {
@@ -189,6 +222,7 @@ export class RrServer implements Runner {
         },
       });
       applyOptions(this.env, this.udp.fd, spec.options);
+      reportBuffers(this.env, this.ctx, this.udp.fd, spec.options);
       return { localPort: this.udp.port };
     }
     if (spec.adopt) {
@@ -236,6 +270,13 @@ export class RrServer implements Runner {
     const io = this.env.io;
     if (lfd === undefined || !io || this.stopping) return;
     if (this.env.streamsHere() > 1) return this.listenWithBun(lfd);
+    // rr-loops.c serves a request and a response: TCP_CC's connect-and-close (both sizes 0) stays here.
+    const loops = this.spec.limitTransactions === 0 && this.spec.requestSize > 0 ? io.loops() : undefined;
+    if (loops) {
+      if (this.acceptInC(lfd, loops)) yieldThen(this.acceptSlice);
+      else setTimeout(this.acceptSlice, WAIT_MS);
+      return;
+    }
     const end = nowMs() + SLICE_MS;
     while (this.blockingListener !== undefined && !this.stopping) {
       const fd = io.accept(lfd);
@@ -264,10 +305,19 @@ export class RrServer implements Runner {
   private serveAccepted(b: BlockingSocket<Conn>): void {
     this.accepted++;
     this.ctx.c[this.ctx.o + Slot.connections]!++;
+    this.serveOn(b);
+  }
+
+  /** serveAccepted's loop for a connection already counted; `firstRead`: what a read of it returned (bytes or -errno). */
+  private serveOn(b: BlockingSocket<Conn>, firstRead?: number): void {
     this.ctx.touch();
+    if (this.spec.requestSize === 0) {
+      this.connectOnly(b);
+      return this.peerClosed(b.data);
+    }
     const buf = this.readBuffer();
-    for (;;) {
-      const r = b.readOnce(buf, (n) => this.received(b, n));
+    for (let first = firstRead; ; first = undefined) {
+      const r = first === undefined ? b.readOnce(buf, (n) => this.received(b, n)) : b.readResult(first, (n) => this.received(b, n));
       if (b.closed) return this.peerClosed(b.data);
       if (r === "eof" || r === "error") {
         b.close();
@@ -279,6 +329,32 @@ export class RrServer implements Runner {
       }
     }
   }
+
+  /**
+   * acceptSlice's plain transactions as one call into rr-loops.c; a connection out of the plain goes on in
+   * serveOn. False when accept failed for want of fds or memory: the caller waits.
+   */
+  private acceptInC(lfd: number, loops: RrLoops): boolean {
+    const out = this.loopOut.fill(0);
+    const end = loops.crrServe(lfd, this.readBuffer(), this.spec.requestSize, this.resp, SLICE_MS * 1000, this.ctx, out);
+    const accepted = out[2]!;
+    const handedBack = end === LoopEnd.odd || end === LoopEnd.partial ? 1 : 0;
+    this.accepted += accepted;
+    this.closedCount += accepted - handedBack;
+    if (accepted > 0) this.ctx.touch();
+    if (end === LoopEnd.error) return false;
+    if (!handedBack) return true;
+    const b = BlockingSocket.adopt(this.env, out[3]!, newConn());
+    if (end === LoopEnd.odd) this.serveOn(b, out[4]!);
+    else {
+      b.data.owed = this.resp.byteLength - out[4]!;
+      this.flush(b);
+      if (b.closed) this.peerClosed(b.data);
+      else this.serveOn(b);
+    }
+    return true;
+  }
+
 
   go(): void {}
 

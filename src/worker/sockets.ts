@@ -4,6 +4,9 @@ import { Pacer } from "../pacer.ts";
 import type { BlockingIo } from "../sockopt/blocking-io.ts";
 import type { Sockopt } from "../sockopt/sockopt.ts";
 import { familyOf } from "../sockopt/sockaddr.ts";
+import { SO_RCVBUF, SO_SNDBUF, SOL_SOCKET } from "../sockopt/constants.ts";
+import type { SocketBufferSizes } from "./messages.ts";
+import type { StreamContext } from "./context.ts";
 
 /** Everything a runner needs from its Worker: the socket API and (on Linux/Bun) socket options. */
 export interface WorkerEnv {
@@ -26,9 +29,28 @@ const needsPreparedSocket = (o: SocketOptions, bind?: Endpoint) => bind !== unde
 export function applyOptions(env: SocketEnv, fd: number | undefined, opts: SocketOptions): void {
   if (!hasOptions(opts)) return;
   if (env.sockopt === undefined || fd === undefined) {
-    throw new Error("socket options need Linux and the Bun runtime: drop the socket options or run the compiled binary");
+    throw new Error("socket options (buffer sizes, MSS, TOS, congestion control) are set through libc, which only the Linux (glibc) build of anyperf opens: drop them on this host");
   }
   env.sockopt.apply(fd, opts);
+}
+
+/** SO_SNDBUF and SO_RCVBUF as getsockopt reads them; undefined without bun:ffi or once the socket is gone. */
+export function readSocketBuffers(sockopt: Sockopt | undefined, fd: number | undefined): SocketBufferSizes | undefined {
+  if (!sockopt || fd === undefined || fd < 0) return undefined;
+  try {
+    return { send: sockopt.getInt(fd, SOL_SOCKET, SO_SNDBUF), recv: sockopt.getInt(fd, SOL_SOCKET, SO_RCVBUF) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A stream's first socket with a buffer size asked for (-w): what the kernel gave, to the main thread at once, so a
+ * run shorter than the first TCP_INFO sample, and UDP (never sampled), report it too.
+ */
+export function reportBuffers(env: SocketEnv, ctx: StreamContext, fd: number | undefined, opts: SocketOptions): void {
+  if (opts.sendBuffer === undefined && opts.recvBuffer === undefined) return;
+  ctx.socketBuffers(readSocketBuffers(env.sockopt, fd));
 }
 
 /**

@@ -1,5 +1,6 @@
 import { Slot } from "../counters.ts";
 import type { Sockopt } from "../sockopt/sockopt.ts";
+import { readSocketBuffers } from "./sockets.ts";
 import type { StreamContext } from "./context.ts";
 
 /**
@@ -23,7 +24,7 @@ export class TcpInfoSampler {
     for (const fd of fds) {
       const info = this.sockopt.tcpInfo(fd);
       if (!info) continue;
-      if (n === 0) this.ctx.tcpInfo(info);
+      if (n === 0) this.ctx.tcpInfo(info, readSocketBuffers(this.sockopt, fd));
       seen.add(fd);
       const r = info.total_retrans ?? 0;
       this.last.set(fd, r);

@@ -2,7 +2,7 @@ import { Slot } from "../counters.ts";
 import type { TcpRecvSpec } from "../stream-spec.ts";
 import type { TcpListener, TcpSocket } from "../net/types.ts";
 import { nowMs, openFds, type Runner, type StreamContext } from "./context.ts";
-import { applyOptions, connectTcp, type WorkerEnv } from "./sockets.ts";
+import { applyOptions, connectTcp, reportBuffers, type WorkerEnv } from "./sockets.ts";
 import { BlockingAccepted } from "./blocking-socket.ts";
 import { PeerFilter } from "./peer-filter.ts";
 
@@ -63,21 +63,23 @@ export class TcpReceiver implements Runner {
         s.terminate();
         return;
       }
-      if (this.listener && this.spec.connections > 0 && this.accepted >= this.spec.connections) {
-        s.terminate();
-        return;
-      }
       s.data = { closed: false };
       this.accepted++;
+      // All its connections are in: the listener's fd goes (10,000 flows are 10,000 fds, not 20,000).
+      if (this.listener && this.spec.connections > 0 && this.accepted >= this.spec.connections) {
+        this.listener.stop(false);
+        this.listener = undefined;
+      }
       this.socks.add(s);
       this.ctx.c[this.ctx.o + Slot.connections]!++;
       try {
         applyOptions(this.env, s.fd, this.spec.options);
+        if (this.accepted === 1) reportBuffers(this.env, this.ctx, s.fd, this.spec.options);
       } catch (e) {
         this.ctx.end("error", e);
       }
       this.ctx.touch();
-      if (this.listener && this.spec.connections > 0 && this.accepted >= this.spec.connections) this.tryBlocking();
+      if (this.spec.listen && this.spec.connections > 0 && this.accepted >= this.spec.connections) this.tryBlocking();
     },
     data: (_s: TcpSocket<ConnState>, d: Uint8Array) => {
       const { c, o } = this.ctx;

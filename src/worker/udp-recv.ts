@@ -3,7 +3,7 @@ import type { UdpRecvSpec, Endpoint } from "../stream-spec.ts";
 import type { UdpSocket } from "../net/types.ts";
 import { nowMs, wallUs, type Runner, type StreamContext } from "./context.ts";
 import { datagramCodecs } from "./datagram-formats.ts";
-import { applyOptions, type WorkerEnv } from "./sockets.ts";
+import { applyOptions, reportBuffers, type WorkerEnv } from "./sockets.ts";
 import { PeerFilter } from "./peer-filter.ts";
 import { SLICE_MS, WAIT_MS, yieldThen } from "./blocking-socket.ts";
 import { EAGAIN, EINTR, NAME_BYTES, type DatagramBatch } from "../sockopt/blocking-io.ts";
@@ -39,6 +39,7 @@ export class UdpReceiver implements Runner {
       ? await this.env.net.udpSocket({ fd: spec.adopt.fd, socket })
       : await this.env.net.udpSocket({ hostname: spec.listen.host, port: spec.listen.port, socket });
     applyOptions(this.env, this.sock.fd, spec.options);
+    reportBuffers(this.env, this.ctx, this.sock.fd, spec.options);
     const localPort = this.sock.port;
     if (spec.adopt) {
       this.peer = spec.adopt.peer;

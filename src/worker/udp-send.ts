@@ -4,7 +4,7 @@ import type { UdpSendSpec } from "../stream-spec.ts";
 import type { UdpSocket } from "../net/types.ts";
 import { nowMs, wallUs, type Runner, type StreamContext } from "./context.ts";
 import { datagramCodecs } from "./datagram-formats.ts";
-import { applyOptions, senderPacer, type WorkerEnv } from "./sockets.ts";
+import { applyOptions, reportBuffers, senderPacer, type WorkerEnv } from "./sockets.ts";
 import { SLICE_MS } from "./blocking-socket.ts";
 
 const FIN_RESEND_MS = 10;
@@ -68,6 +68,7 @@ export class UdpSender implements Runner {
       });
     }
     applyOptions(this.env, this.sock.fd, spec.options);
+    reportBuffers(this.env, this.ctx, this.sock.fd, spec.options);
     if (spec.hello) await this.handshake(spec.hello);
     return { localPort: this.sock.port };
   }

@@ -2,12 +2,14 @@ import { parseCpuMhz } from "./cpuinfo.ts";
 import { parseInterrupts } from "./interrupts.ts";
 import { parseNetDev } from "./net-dev.ts";
 import { ProcFile } from "./proc-file.ts";
-import { parseProcStat } from "./proc-stat.ts";
-import { parseProcessStat } from "./process-stat.ts";
+import { parseProcStat, type ProcStat } from "./proc-stat.ts";
+import { parseProcessStat, type ProcessStat } from "./process-stat.ts";
 import type { HostSample } from "./sample.ts";
 import { parseSnmp } from "./snmp.ts";
 import { win32Times } from "../sockopt/win32-times.ts";
 import { processorTimes, processTimes } from "./windows-times.ts";
+import { cpus } from "node:os";
+import { osCpuTimes, osProcessTimes } from "./os-cpu-times.ts";
 
 /** The /proc files a sampler can read; /proc/cpuinfo and /proc/interrupts cost milliseconds on large hosts. */
 export const HOST_SOURCES = {
@@ -36,6 +38,7 @@ export function createHostSampler(
   sources: readonly HostSource[] = Object.keys(HOST_SOURCES) as HostSource[],
 ): HostSampler | undefined {
   if (process.platform === "win32") return windowsSampler(sources);
+  if (process.platform === "darwin") return osSampler(sources);
   if (process.platform !== "linux") return undefined;
   const files = new Map<HostSource, ProcFile>();
   for (const s of sources) {
@@ -80,13 +83,24 @@ export function createHostSampler(
 /** Windows: CPU modes per CPU and this process's times (loadWin32Times ran at start-up); no NIC or TCP counters. */
 function windowsSampler(sources: readonly HostSource[]): HostSampler | undefined {
   const t = win32Times();
-  if (!t || !sources.includes("cpu")) return undefined;
+  if (!t) return undefined;
+  return cpuOnlySampler(sources, () => processorTimes(t.processors()), () => processTimes(process.pid, t.process()));
+}
+
+/** macOS: the same two figures from node:os and process.cpuUsage(). */
+function osSampler(sources: readonly HostSource[]): HostSampler | undefined {
+  return cpuOnlySampler(sources, () => osCpuTimes(cpus()), () => osProcessTimes(process.pid, process.cpuUsage()));
+}
+
+/** Where the OS has no /proc: CPU modes per CPU and this process's times, nothing else. */
+function cpuOnlySampler(sources: readonly HostSource[], host: () => ProcStat | undefined, own: () => ProcessStat): HostSampler | undefined {
+  if (!sources.includes("cpu")) return undefined;
   return {
     sample() {
       const sample: HostSample = { monotonicMs: performance.now(), wallMs: Date.now() };
-      const cpu = processorTimes(t.processors());
+      const cpu = host();
       if (cpu) sample.cpu = cpu;
-      if (sources.includes("process")) sample.process = processTimes(process.pid, t.process());
+      if (sources.includes("process")) sample.process = own();
       return sample;
     },
     close() {},

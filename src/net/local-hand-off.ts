@@ -66,13 +66,22 @@ function tcpEvents<T>(h: TcpHandlers<T>): TcpHandlers<T> {
   };
 }
 
+/**
+ * A datagram for a parked or taken UDP socket: to the stream that took it, else held until one does. The runtime's
+ * own sockets come here through their handlers; a socket no runtime reads (src/net/udp-peer-view.ts) directly.
+ */
+export function routeDatagram(s: UdpSocket, d: Uint8Array, port: number, address: string): void {
+  const r = routed.get(s);
+  if (!r) return;
+  if (!r.udp) r.held.push({ d: d.slice(), port, address });
+  else r.udp.data?.(s, d, port, address);
+}
+
 function udpEvents(h: UdpHandlers): UdpHandlers {
   return {
     data(s, d, port, address) {
-      const r = routed.get(s);
-      if (!r) return h.data?.(s, d, port, address);
-      if (!r.udp) r.held.push({ d: d.slice(), port, address });
-      else r.udp.data?.(s, d, port, address);
+      if (!routed.has(s)) return h.data?.(s, d, port, address);
+      routeDatagram(s, d, port, address);
     },
     drain: (s) => { const r = routed.get(s); r ? r.udp?.drain?.(s) : h.drain?.(s); },
     error: (s, err) => { const r = routed.get(s); r ? r.udp?.error?.(s, err) : h.error?.(s, err); },

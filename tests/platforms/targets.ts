@@ -1,7 +1,7 @@
 /**
- * The cross-compiled binaries and what runs them here: the arm64 build under qemu-user, the Windows exe under Wine.
- * A missing tool makes its tests skip (counted as skipped, never passed); scripts/install-peers --platforms brings
- * them (qemu-user, libc6-arm64-cross, wine64, gcc-mingw-w64-x86-64).
+ * The cross-compiled binaries and what runs them here: the arm64 build under qemu-user, the Windows exe under Wine,
+ * the musl build with Debian's musl loader. A missing tool makes its tests skip (counted as skipped, never passed);
+ * scripts/install-peers --platforms brings them (qemu-user, libc6-arm64-cross, wine64, gcc-mingw-w64-x86-64, musl).
  */
 import { existsSync, mkdirSync, copyFileSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,7 +16,7 @@ function which(cmd: string): string | undefined {
 }
 
 /** Builds dist/anyperf-<target> from the current source with scripts/build (the host's dist/anyperf too). */
-export function buildTarget(target: "linux-arm64" | "windows-x64"): string {
+export function buildTarget(target: "linux-arm64" | "linux-x64-musl" | "windows-x64"): string {
   const out = join(ROOT, "dist", `anyperf-${target}${target.startsWith("windows") ? ".exe" : ""}`);
   const r = Bun.spawnSync([join(ROOT, "scripts/build"), "--target", target], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
   if (r.exitCode !== 0) throw new Error(`cross-compiling for ${target} failed: ${r.stderr.toString()}`);
@@ -30,6 +30,22 @@ export const arm64Missing = !qemu ? "qemu-aarch64 not installed (scripts/install
 /** argv that runs the arm64 binary under qemu-user with Debian's arm64 C library. */
 export function arm64Command(bin: string, args: string[]): string[] {
   return [qemu!, "-L", ARM64_SYSROOT, bin, ...args];
+}
+
+/** The loader the musl build names as its interpreter (Debian's musl package links it to its libc). */
+export const MUSL_LOADER = "/lib/ld-musl-x86_64.so.1";
+export const muslMissing = !existsSync(MUSL_LOADER) ? `${MUSL_LOADER} absent: Debian's musl not installed (scripts/install-peers --platforms)` : undefined;
+
+/**
+ * Why the musl build cannot start here, undefined when it can. Bun's musl runtime links libstdc++.so.6 (and
+ * libgcc_s) built against musl, as Alpine's libstdc++ package has them; Debian packages none, and glibc's copies
+ * need glibc-only symbols (arc4random, __libc_single_threaded, _dl_find_object, ...).
+ */
+export function muslCannotRun(bin: string): string | undefined {
+  const r = Bun.spawnSync([bin, "--version"], { stdout: "pipe", stderr: "pipe" });
+  if (r.exitCode === 0) return undefined;
+  const first = r.stderr.toString().split("\n")[0]?.trim() ?? "";
+  return `the musl build does not start (exit ${r.exitCode}: ${first}): it needs a musl-built libstdc++.so.6 in the musl loader's path (Alpine: apk add libstdc++; Debian packages none)`;
 }
 
 const wine = which("wine64") ?? (existsSync("/usr/lib/wine/wine64") ? "/usr/lib/wine/wine64" : undefined);

@@ -5,9 +5,12 @@ import { freePorts } from "../support/processes.ts";
 import { buildTarget, windowsMissing, wineHost, type WineHost } from "./targets.ts";
 import { hasStockIperf3, json } from "../interop/iperf3-harness.ts";
 import { expectSidesAgree, finish, hasStockNetperf, keyvals, stockNetperf } from "../interop/netperf-harness.ts";
-import { windowsRate, windowsTotalBytes } from "../interop/ntttcp-harness.ts";
+import { windowsTotalBytes } from "../interop/ntttcp-harness.ts";
+import { csv, hasStockIperf } from "../interop/iperf2-harness.ts";
+import { ntttcpLinux } from "../serve/harness.ts";
 
-// Ports 38100-38199: the Windows exe's pairings (picked free at run time from 38120 up: the kernel's ephemeral range).
+// Ports 38100-38199: the Windows exe's pairings (picked free at run time from 38120 up: the kernel's ephemeral range);
+// the UDP server's 18001-18009, serve's 18300-18399.
 let host: WineHost;
 beforeAll(() => {
   if (!windowsMissing) host = wineHost(buildTarget("windows-x64"));
@@ -27,8 +30,8 @@ async function waitText(text: () => string, pattern: RegExp, ms = 60_000): Promi
 }
 
 /** A long-running exe (a server) whose output is read while it runs. */
-function startExe(args: string[], limitMs = 90_000) {
-  const p = Bun.spawn(host.command(args), { env: host.env, stdout: "pipe", stderr: "pipe" });
+function startExe(args: string[], limitMs = 90_000, env: Record<string, string> = {}) {
+  const p = Bun.spawn(host.command(args), { env: { ...host.env, ...env }, stdout: "pipe", stderr: "pipe" });
   let out = "";
   const pump = async (s: ReadableStream<Uint8Array>) => {
     const dec = new TextDecoder();
@@ -94,6 +97,60 @@ describe.skipIf(windowsMissing !== undefined)(`windows-x64 exe under Wine${windo
     }
   }, 240_000);
 
+  // Without libc each UDP stream is a view of the server port's one socket (no SO_REUSEPORT to bind a second),
+  // read on the main thread; Wine's UDP loses more than Linux at 100 Mbit/s (its buffer and emulation), so the check is
+  // that the two sides account for every datagram: what the client sent arrived or was counted lost.
+  test.skipIf(!hasStockIperf3())("stock iperf3 client (Linux) -> the exe's iperf3 server: UDP, UDP -R, UDP -P 2", async () => {
+    const port = String(freePorts(18001, 18010, 1));
+    const srv = startExe(["iperf3", "-s", "-p", port], 180_000);
+    try {
+      await waitText(srv.text, new RegExp(`Server listening on ${port}`));
+      for (const extra of [[], ["-R"], ["-P", "2"]]) {
+        const c = Bun.spawnSync(["iperf3", "-c", "127.0.0.1", "-p", port, "-u", "-b", "100M", "-t", "2", "-J", ...extra], { stdout: "pipe", stderr: "pipe", timeout: 60_000 });
+        const doc = json({ code: c.exitCode ?? -1, stdout: c.stdout.toString(), stderr: c.stderr.toString() });
+        expect(doc.error).toBeUndefined();
+        const sum = doc.end.sum!;
+        expect(sum.packets! - sum.lost_packets!, extra.join(" ")).toBeGreaterThan(0);
+        const blk = (doc.start as { test_start: { blksize: number } }).test_start.blksize;
+        const sent = doc.end.sum_sent!.bytes!;
+        expect(Math.abs(sent - (doc.end.sum_received!.bytes! + (doc.end.sum_received!.lost_packets ?? 0) * blk)) / sent, extra.join(" ")).toBeLessThan(0.02);
+      }
+      expect(srv.text()).not.toContain("error");
+    } finally {
+      srv.kill();
+    }
+  }, 240_000);
+
+  test.skipIf(!hasStockIperf3() || !hasStockIperf() || !hasStockNetperf())("the exe's serve: every server on, each answers its stock Linux client (iperf3 TCP and UDP, iperf, netperf, ntttcp-for-linux)", async () => {
+    // anyperf, iperf3, iperf, netserver; ntttcp sync on base − 1, data base…base+15, Windows tokens base+20… (offset 20).
+    const p = freePorts(18300, 18400, 41);
+    const base = p + 5;
+    const srv = startExe(["serve", "-B", "127.0.0.1", "-p", String(p), "--iperf3", String(p + 1), "--iperf", String(p + 2), "--netserver", String(p + 3), "--ntttcp", String(base)], 180_000, { ANYPERF_NTTTCP_TOKEN_OFFSET: "20" });
+    try {
+      await waitText(srv.text, /ntttcp on 127\.0\.0\.1:/);
+      expect(srv.text()).not.toContain(" off:");
+      for (const extra of [[], ["-u", "-b", "50M"]]) {
+        const c = Bun.spawnSync(["iperf3", "-c", "127.0.0.1", "-p", String(p + 1), "-t", "2", "-J", ...extra], { stdout: "pipe", stderr: "pipe", timeout: 60_000 });
+        const doc = json({ code: c.exitCode ?? -1, stdout: c.stdout.toString(), stderr: c.stderr.toString() });
+        expect(doc.error).toBeUndefined();
+        expect(doc.end.sum_received!.bytes!).toBeGreaterThan(0);
+      }
+      const iperf = Bun.spawnSync(["iperf", "-c", "127.0.0.1", "-p", String(p + 2), "-t", "1", "-y", "C"], { stdout: "pipe", stderr: "pipe", timeout: 60_000 });
+      expect(iperf.exitCode).toBe(0);
+      expect(csv(iperf.stdout.toString()).at(-1)?.bytes ?? 0).toBeGreaterThan(0);
+      const np = await finish(stockNetperf(["-H", "127.0.0.1", "-p", String(p + 3), "-l", "1", "-P", "0", "-t", "TCP_STREAM"]), 60_000);
+      expect({ code: np.code, err: np.err }).toEqual({ code: 0, err: "" });
+      const ntttcp = ntttcpLinux();
+      if (ntttcp) {
+        const tx = Bun.spawnSync([ntttcp, "-s127.0.0.1", "-p", String(base), "-P", "1", "-t", "2", "-N"], { stdout: "pipe", stderr: "pipe", timeout: 60_000 });
+        expect(tx.exitCode).toBe(0);
+        await waitText(srv.text, /\[ntttcp\] .*total bytes\t:\d+/, 30_000);
+      }
+    } finally {
+      srv.kill();
+    }
+  }, 240_000);
+
   test.skipIf(!hasStockNetperf())("stock netperf (Linux) -> the exe's netserver: TCP_STREAM", async () => {
     const p = freePorts(38120, 38200, 3);
     const srv = startExe(["netserver", "-D", "-p", String(p)], 120_000);
@@ -121,10 +178,13 @@ describe.skipIf(windowsMissing !== undefined)(`windows-x64 exe under Wine${windo
     expect(tx.code).toBe(0);
     expect(rxCode).toBe(0);
     expect(windowsTotalBytes(tx.stdout)).toBeGreaterThan(0);
-    // Rates, not totals: each side's window is its own (the real receiver's realtime also spans the end-of-test
-    // handshake, ~0.1 s more than the sender's 3 s under Wine).
-    const sent = windowsRate(tx.stdout);
-    const got = windowsRate(rxOut);
-    expect(Math.abs(got - sent) / sent, `sender ${sent} B/s, NTttcp receiver ${got} B/s\n${tx.stdout}\n${rxOut}`).toBeLessThan(0.03);
+    // Totals: the real receiver reads no more than our sender counted, and falls short by what was still in the
+    // socket buffers when its clock stopped. Under Wine on a loaded machine that was 7.5 MB of 187 (4 %, at 60 MB/s;
+    // the rates then differ as much), so the bound is 15 %: double counting or a unit slip still fails it.
+    const sent = windowsTotalBytes(tx.stdout);
+    const got = windowsTotalBytes(rxOut);
+    const both = `sender ${sent} B, NTttcp receiver ${got} B\n${tx.stdout}\n${rxOut}`;
+    expect(got, both).toBeLessThanOrEqual(sent * 1.01);
+    expect(got, both).toBeGreaterThan(sent * 0.85);
   }, 240_000);
 });

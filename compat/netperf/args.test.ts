@@ -147,3 +147,44 @@ describe("netserver command line", () => {
     expect(() => parseNetserverArgs(["-p", "x"])).toThrow(UserError);
   });
 });
+
+describe("the tests netperf runs with its classic messages", () => {
+  const classic = (argv: string) => {
+    const cmd = parseNetperfArgs(argv.split(" "));
+    if (cmd.kind !== "classic") throw new Error(`expected a classic test, got ${JSON.stringify(cmd)}`);
+    return cmd;
+  };
+
+  test("TCP_CC (any case) is planned as TCP_CRR: one-byte request and response, as netperf reports them", () => {
+    const c = classic("-t tcp_cc -l 2");
+    expect(c.test).toBe("TCP_CC");
+    expect(c.plan).toMatchObject({ test: "TCP_CRR", testName: "TCP_CC", requestSize: 1, responseSize: 1, testLength: 2 });
+    expect(classic("-t TCP_CC -- -r 5,7").plan).toMatchObject({ requestSize: 5, responseSize: 7 });
+  });
+
+  test("TCP_SENDFILE is a TCP_STREAM; -F keeps the whole local path (netperf's BUFSIZ), not 31 characters", () => {
+    const path = `/tmp/${"d".repeat(40)}/fill`;
+    const c = classic(`-t TCP_SENDFILE -F ${path}`);
+    expect(c.plan).toMatchObject({ test: "TCP_STREAM", testName: "TCP_SENDFILE" });
+    expect(c.plan.fillFile.local).toBe(path);
+  });
+
+  test("TCP_MSS and UUID", () => {
+    expect(classic("-t TCP_MSS").test).toBe("TCP_MSS");
+    expect(classic("-t uuid -- -u abc").plan.uuid).toBe("abc");
+  });
+
+  test("what they do not apply is said on stderr: TCP_CC's -p port range, TCP_SENDFILE's -i", () => {
+    expect(unappliedOptionNotes(classic("-t TCP_CC -- -p 20000,30000").plan)).toEqual([
+      "anyperf netperf: test option -p 20000,30000 is not applied: each TCP_CC connection takes an ephemeral local port\n",
+    ]);
+    expect(unappliedOptionNotes(classic("-t TCP_SENDFILE -i 3,3").plan)).toEqual([
+      "anyperf netperf: -i is not applied to TCP_SENDFILE: it runs once (use TCP_STREAM for confidence intervals)\n",
+    ]);
+    expect(unappliedOptionNotes(classic("-t TCP_CC").plan)).toEqual([]);
+  });
+
+  test("a name this netperf does not know either is refused in one line naming the ones it runs", () => {
+    expect(() => parseNetperfArgs(["-t", "STREAM_RR"])).toThrow(/test 'STREAM_RR' is not supported by anyperf: use .*TCP_CC, TCP_SENDFILE.*UUID/);
+  });
+});

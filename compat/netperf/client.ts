@@ -4,6 +4,9 @@ import { WorkerPool } from "../../src/engine/worker-pool.ts";
 import type { Net, TcpSocket } from "../../src/net/types.ts";
 import { NetperfClientSession, type ClientAction, type ClientDataCounters, type ClientFailure, type ClientRound } from "../../interop/netperf/client-session.ts";
 import { OmniRequest } from "../../interop/netperf/omni-request.ts";
+import type { OmniResponse } from "../../interop/netperf/omni-response.ts";
+import { OmniFlag } from "../../interop/netperf/constants.ts";
+import { OmniResults } from "../../interop/netperf/omni-results.ts";
 import { buildOmniRequest, directionName, isRequestResponse, testShape } from "../../interop/netperf/test-request.ts";
 import { flushQueued, newQueued, SocketTransport, type Queued } from "../../src/net/write-queue.ts";
 import { Interrupted, unlessAborted } from "../../src/signals.ts";
@@ -19,7 +22,6 @@ import { count as samples } from "../../src/histogram.ts";
 import { PhaseRun, peerName } from "./test-runs.ts";
 import { legacyBody, topHeader } from "./legacy-output.ts";
 import { renderOmni, resolveSelection } from "./omni-output.ts";
-import { unappliedOptionNotes } from "./netperf-args.ts";
 import type { NetperfPlan } from "./plan.ts";
 import type { SelectorContext } from "./selectors.ts";
 import { tcpInfoDump, transportMss, wantsTcpInfoDump } from "./tcp-info-dump.ts";
@@ -258,10 +260,7 @@ class Instance {
     // test request, or sends no results within GIVE_UP_MS after that, no longer holds the run for its 120 s timeout.
     const onAbort = () => {
       if (this.plane) void this.plane.stop();
-      this.giveUp = setTimeout(() => {
-        this.errText += `netperf: interrupted; the netserver at ${plan.host} port ${plan.controlPort} had not answered\n`;
-        this.done(1);
-      }, this.answered ? GIVE_UP_MS : 0);
+      this.giveUp = setTimeout(() => this.noResults(), this.answered ? GIVE_UP_MS : 0);
     };
     io.signal.addEventListener("abort", onAbort, { once: true });
     this.session.start(performance.now());
@@ -280,6 +279,35 @@ class Instance {
       latency: this.latencyParts,
     };
   }
+
+  /**
+   * Interrupted, and the netserver sent no results in time (for TCP_CRR it runs its padded timer out: 4 s past -l).
+   * A request/response test's figures are this side's transactions over this side's time, so what was measured is
+   * still printed, with no remote figures; a stream test's throughput is the netserver's count, so nothing is.
+   */
+  private noResults(): void {
+    const { plan } = this;
+    const where = `the netserver at ${plan.host} port ${plan.controlPort}`;
+    if (!this.localRound || !isRequestResponse(plan.test)) {
+      this.errText += `netperf: interrupted; ${where} had not answered\n`;
+      this.done(1);
+      return;
+    }
+    this.errText += `netperf: interrupted; ${where} sent no results within ${GIVE_UP_MS / 1000} s: the figures are this side's alone\n`;
+    // The session's view of the closing connection (or results that come later) changes nothing from here.
+    this.reported = true;
+    this.control?.terminate();
+    const { response, local } = this.localRound;
+    const round: ClientRound = { response: { ...response, flags: response.flags & ~OmniFlag.MEASURE_CPU }, results: OmniResults.parse({}), local };
+    this.roundDone([round]);
+    this.report([round]);
+    this.done(0);
+  }
+
+  private reported = false;
+
+  /** The round's response and this side's counts, once its data phase is over. */
+  private localRound: Omit<ClientRound, "results"> | undefined;
 
   private print(text: string): void {
     if (this.live) this.io.out(text);
@@ -305,9 +333,11 @@ class Instance {
   }
 
   private act(a: ClientAction): void {
+    if (this.reported) return;
     switch (a.kind) {
       case "start-data":
         this.answered = true;
+        this.response = a.response;
         void this.dataPhase(a.response.dataPort).catch((e: unknown) => this.localFailure(e));
         return;
       case "abort-data":
@@ -422,10 +452,12 @@ class Instance {
     // netperf reads TCP_INFO where it reads the retransmits: never for UDP, nor for TCP_CRR's closed socket.
     if (info && this.localRetrans !== -1 && wantsTcpInfoDump(process.env)) this.errText += tcpInfoDump(info);
     this.plane = undefined;
+    if (this.response) this.localRound = { response: this.response, local };
     this.session.dataDone(local, performance.now());
     this.schedule();
   }
 
+  private response: OmniResponse | undefined;
   private localCpuStats: ReturnType<CpuMeter["stop"]>;
   private localPackets = 0;
   private localRetrans = -1;
@@ -569,14 +601,17 @@ class Instance {
   }
 }
 
+/** The titles of the tests netperf 2.7.0 runs with its classic messages. */
+const CLASSIC_TITLES: Record<string, string> = { TCP_MSS: "TCP MSS TEST", TCP_CC: "TCP Connect/Close TEST", TCP_SENDFILE: "TCP SENDFILE TEST" };
+
 /** netperf's top header line for a test to the resolved control address. */
 export function headerFor(plan: NetperfPlan, remoteIp: string, dataFamily: "ipv4" | "ipv6"): string {
   const wildcard = dataFamily === "ipv6" ? "::" : "0.0.0.0";
   const local = plan.localDataAddress ?? wildcard;
-  const classic = plan.testName === "TCP_MSS";
+  const classic = CLASSIC_TITLES[plan.testName];
   return topHeader({
     test: plan.test,
-    title: plan.omni ? `OMNI ${directionName(plan.test)} TEST` : classic ? "TCP MSS TEST" : undefined,
+    title: plan.omni ? `OMNI ${directionName(plan.test)} TEST` : classic,
     // The classic tests name the IPv6 wildcard "::0" (their default local host name).
     localName: classic && plan.localDataAddress === undefined && dataFamily === "ipv6" ? "::0" : local,
     localAddress: local,
@@ -644,7 +679,6 @@ export function aggregateText(plan: NetperfPlan, results: InstanceResult[]): str
 }
 
 export async function runNetperf(plan: NetperfPlan, io: ClientIo): Promise<number> {
-  for (const note of unappliedOptionNotes(plan)) io.err(note);
   // The data Workers start up while the control connection is set up.
   WorkerPool.shared();
   if (plan.instances === 1) {

@@ -14,6 +14,8 @@ const RESPONSE_TIMEOUT_MS = 120_000;
 export interface Control {
   /** Sends one request; the reply, or undefined when the netserver closed, went silent or the user interrupted. */
   ask(request: Uint8Array): Promise<Uint8Array | undefined>;
+  /** The next reply without a request (a test's results), as `ask` waits for it; `ms` bounds it, signal or not. */
+  reply(ms?: number): Promise<Uint8Array | undefined>;
   close(): void;
 }
 
@@ -43,24 +45,30 @@ export async function openControl(io: ClientIo, ip: string, port: number, passph
   }
   // Each message is 656 bytes: far below what a fresh socket takes without blocking.
   if (passphrase !== undefined) sock.write(encodePassphrase(passphrase));
+  // An explicit bound (results after a signal ended the data phase) is waited for even though the signal came.
+  const reply = async (ms?: number) => {
+    const deadline = performance.now() + (ms ?? RESPONSE_TIMEOUT_MS);
+    const stopped = () => ms === undefined && io.signal.aborted;
+    while (replies.length === 0 && !closed && !stopped() && performance.now() < deadline) {
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, Math.max(0, deadline - performance.now()));
+        const onAbort = () => r();
+        io.signal.addEventListener("abort", onAbort, { once: true });
+        wake = () => {
+          clearTimeout(t);
+          io.signal.removeEventListener("abort", onAbort);
+          r();
+        };
+      });
+    }
+    return replies.shift();
+  };
   return {
-    ask: async (request) => {
+    ask: (request) => {
       sock.write(request);
-      const deadline = performance.now() + RESPONSE_TIMEOUT_MS;
-      while (replies.length === 0 && !closed && !io.signal.aborted && performance.now() < deadline) {
-        await new Promise<void>((r) => {
-          const t = setTimeout(r, Math.max(0, deadline - performance.now()));
-          const onAbort = () => r();
-          io.signal.addEventListener("abort", onAbort, { once: true });
-          wake = () => {
-            clearTimeout(t);
-            io.signal.removeEventListener("abort", onAbort);
-            r();
-          };
-        });
-      }
-      return replies.shift();
+      return reply();
     },
+    reply,
     close: () => sock.end(),
   };
 }

@@ -5,6 +5,7 @@ import type { ClientDataCounters } from "../../interop/netperf/client-session.ts
 import type { ServerDataCounters, ServerDataSetup } from "../../interop/netperf/data-setup.ts";
 import type { MigratedTest } from "../../interop/netperf/test-request.ts";
 import { defaultBuffers } from "../iperf2/socket-defaults.ts";
+import { linuxSocketBufferBytes } from "../../src/formulas.ts";
 
 /**
  * netperf tests as engine streams: what each side's Worker runs, and how its counters read back as netperf's
@@ -31,7 +32,7 @@ function procInt(path: string, fallback: number): number {
 
 /** SO_SNDBUF / SO_RCVBUF as getsockopt would report them after an optional setsockopt. */
 export function effectiveBuffers(protocol: "tcp" | "udp", send?: number, recv?: number): { send: number; recv: number } {
-  const set = (v: number | undefined, max: number, dflt: number) => (v === undefined || v <= 0 ? dflt : 2 * Math.min(v, max));
+  const set = (v: number | undefined, max: number, dflt: number) => (v === undefined || v <= 0 ? dflt : linuxSocketBufferBytes(v, max));
   const wmax = procInt("/proc/sys/net/core/wmem_max", 212992);
   const rmax = procInt("/proc/sys/net/core/rmem_max", 212992);
   const dSend = protocol === "tcp" ? defaultBuffers.tcpSend() : procInt("/proc/sys/net/core/wmem_default", 212992);

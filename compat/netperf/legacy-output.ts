@@ -63,6 +63,10 @@ export function topHeader(h: TopHeaderInput): string {
 
 export interface LegacyInput {
   test: MigratedTest;
+  /** TCP_CC, printed as TCP_CRR is but for the verbose block's remote column (netperf prints the receive offset). */
+  connectClose?: boolean;
+  /** TCP_SENDFILE, printed as TCP_STREAM is but for the bytes of the verbose block (%6.4g, as a double). */
+  sendfile?: boolean;
   f: Figures;
   printHeaders: boolean;
   verbosity: number;
@@ -197,7 +201,7 @@ function streamBody(i: LegacyInput): string {
         `\nAlignment      Offset         %-8.8s %-8.8s    ${mine}s   %-8.8s ${theirs}s\n` +
           "Local  Remote  Local  Remote  Xfered   Per                 Per\n" +
           `${mine}   ${theirs}    ${mine}   ${theirs}             ${mine} (avg)          ${theirs} (avg)\n` +
-          "%5d   %5d  %5d   %5d %6d  %6.2f    %6d   %6.2f %6d\n",
+          `%5d   %5d  %5d   %5d ${i.sendfile ? "%6.4g" : "%6d"}  %6.2f    %6d   %6.2f %6d\n`,
         "Bytes",
         "Bytes",
         "Bytes",
@@ -334,7 +338,7 @@ function crrBody(i: LegacyInput): string {
       sprintf(
         "\nAlignment      Offset\nLocal  Remote  Local  Remote\nSend   Recv    Send   Recv\n%5d  %5d   %5d  %5d\n",
         i.localAlign.send,
-        i.remoteAlign.recv,
+        i.connectClose ? i.remoteOffset.recv : i.remoteAlign.recv,
         i.localOffset.send,
         i.remoteOffset.recv,
       ),

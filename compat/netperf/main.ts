@@ -3,11 +3,16 @@ import { loadNet } from "../../src/net/net.ts";
 import { alarmEndsRun, interruptedExitCode, shutdownSignal } from "../../src/signals.ts";
 import { runNetperf } from "./client.ts";
 import { runCalibrate } from "./calibrate.ts";
+import { runTcpCc } from "./tcp-cc.ts";
 import { runTcpMss } from "./tcp-mss.ts";
-import { parseNetperfArgs } from "./netperf-args.ts";
+import { runTcpSendfile } from "./tcp-sendfile.ts";
+import { printUuid } from "./classic-phase.ts";
+import { parseNetperfArgs, unappliedOptionNotes } from "./netperf-args.ts";
 import { parseNetserverArgs } from "./netserver-args.ts";
 import { runNetserver } from "./server.ts";
 import { serverPolicyArgs } from "../../src/access/server-policy.ts";
+
+const CLASSIC_RUNS = { TCP_MSS: runTcpMss, TCP_CC: runTcpCc, TCP_SENDFILE: runTcpSendfile, UUID: printUuid };
 
 /** `anyperf netperf ...` (or the binary run as `netperf`): netperf 2.7.0's command line, output and protocol. */
 export async function netperfMain(argv: string[]): Promise<number> {
@@ -25,7 +30,8 @@ export async function netperfMain(argv: string[]): Promise<number> {
     err: (t: string) => void process.stderr.write(t),
     signal,
   };
-  const code = cmd.kind === "calibrate" ? await runCalibrate(cmd, io) : cmd.kind === "mss" ? await runTcpMss(cmd.plan, io) : await runNetperf(cmd.plan, io);
+  if (cmd.kind !== "calibrate") for (const note of unappliedOptionNotes(cmd.plan)) io.err(note);
+  const code = cmd.kind === "calibrate" ? await runCalibrate(cmd, io) : cmd.kind === "classic" ? await CLASSIC_RUNS[cmd.test](cmd.plan, io) : await runNetperf(cmd.plan, io);
   // netperf takes SIGINT and SIGALRM as "time is up": the test ends early, reports, and the exit status is the test's own.
   if (signal.reason === "SIGINT" || signal.reason === "SIGALRM") return code;
   return interruptedExitCode(signal) ?? code;

@@ -32,8 +32,16 @@ export interface CalibrateCommand {
   passphrase: string | undefined;
 }
 
-/** `mss`: TCP_MSS, a TCP_STREAM set-up that moves no data and prints the data connection's segment size. */
-export type NetperfCommand = { kind: "run" | "mss"; plan: NetperfPlan } | { kind: "print"; text: string; exitCode: number } | CalibrateCommand;
+/**
+ * The tests netperf 2.7.0 runs with its classic messages, and the migrated test each is planned as: TCP_MSS (a
+ * TCP_STREAM set-up that moves no data and prints the segment size), TCP_CC (connect and close, no byte moved) and
+ * TCP_SENDFILE (a TCP_STREAM of the fill file); UUID runs no test (it prints the test's UUID once connected).
+ */
+const CLASSIC = { TCP_MSS: "TCP_STREAM", TCP_CC: "TCP_CRR", TCP_SENDFILE: "TCP_STREAM", UUID: "TCP_STREAM" } as const;
+type ClassicTest = keyof typeof CLASSIC;
+const isClassic = (name: string): name is ClassicTest => Object.hasOwn(CLASSIC, name);
+
+export type NetperfCommand = { kind: "run"; plan: NetperfPlan } | { kind: "classic"; test: ClassicTest; plan: NetperfPlan } | { kind: "print"; text: string; exitCode: number } | CalibrateCommand;
 
 /** netperf's NETPERF_XMIT / NETPERF_RECV direction bits (netsh.h), from netperf's own view. */
 const XMIT = 0x2;
@@ -197,7 +205,8 @@ export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
         return;
       case "F": {
         const [l, r] = breakArgsExplicit(value);
-        if (l) p.fillFile.local = l.slice(0, 31);
+        // The local name has netperf's BUFSIZ buffer; only the remote one travels in a 32-byte field.
+        if (l) p.fillFile.local = l.slice(0, 8191);
         if (r) {
           if (r.length > 31) throw new UserError("Remote fill file name must be less than 32 characters");
           p.fillFile.remote = r;
@@ -308,11 +317,11 @@ export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
   }
 
   const omni = p.testName === "OMNI";
-  const mss = p.testName === "TCP_MSS";
+  const classic = isClassic(p.testName) ? p.testName : undefined;
   const calibrate = p.testName === "LOC_CPU" ? "local" : p.testName === "REM_CPU" ? "remote" : undefined;
-  const parsed = MigratedTest.safeParse(mss ? "TCP_STREAM" : p.testName);
+  const parsed = MigratedTest.safeParse(classic ? CLASSIC[classic] : p.testName);
   if (!parsed.success && !omni && !calibrate) {
-    throw new UserError(`netperf: test '${p.testName}' is not supported by anyperf: use TCP_STREAM, TCP_MAERTS, UDP_STREAM, TCP_RR, TCP_CRR, UDP_RR, omni, TCP_MSS, LOC_CPU or REM_CPU`);
+    throw new UserError(`netperf: test '${p.testName}' is not supported by anyperf: use TCP_STREAM, TCP_MAERTS, UDP_STREAM, TCP_RR, TCP_CRR, UDP_RR, omni, TCP_MSS, TCP_CC, TCP_SENDFILE, LOC_CPU, REM_CPU or UUID`);
   }
   if (calibrate) {
     // netperf runs these before it reads the test options, so none of them matter.
@@ -507,7 +516,7 @@ export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
   const input = { ...p, ...t, host, test, omni, instances, commandLine };
   const plan = NetperfPlan.safeParse(input);
   if (!plan.success) throw optionError(plan.error, PLAN_FLAGS, { input, exitCode: 1, help: "see netperf -h" }) ?? plan.error;
-  return { kind: mss ? "mss" : "run", plan: plan.data };
+  return classic ? { kind: "classic", test: classic, plan: plan.data } : { kind: "run", plan: plan.data };
 }
 
 /** The flag that sets each plan field the schema bounds, for messages (test-specific ones after --). */
@@ -531,7 +540,10 @@ const CRR_PORTS = { min: 5000, max: 65535 };
 export function unappliedOptionNotes(plan: NetperfPlan): string[] {
   const notes: string[] = [];
   if (plan.test === "TCP_CRR" && (plan.clientPortMin !== CRR_PORTS.min || plan.clientPortMax !== CRR_PORTS.max)) {
-    notes.push(`anyperf netperf: test option -p ${plan.clientPortMin},${plan.clientPortMax} is not applied: each TCP_CRR connection takes an ephemeral local port\n`);
+    notes.push(`anyperf netperf: test option -p ${plan.clientPortMin},${plan.clientPortMax} is not applied: each ${plan.testName} connection takes an ephemeral local port\n`);
+  }
+  if (plan.testName === "TCP_SENDFILE" && plan.iterationMax > 1) {
+    notes.push("anyperf netperf: -i is not applied to TCP_SENDFILE: it runs once (use TCP_STREAM for confidence intervals)\n");
   }
   return notes;
 }

@@ -1,9 +1,8 @@
-import { decodeClassicStreamResponse, encodeClassicStreamRequest } from "../../interop/netperf/classic-stream.ts";
-import { NetFamily } from "../../interop/netperf/constants.ts";
+import { decodeClassicStreamResponse } from "../../interop/netperf/classic-stream.ts";
 import { DataPlane } from "../../src/engine/data-plane.ts";
-import { WorkerPool } from "../../src/engine/worker-pool.ts";
-import { dataFamilyOf, establishFailure, headerFor, resolve, type ClientIo } from "./client.ts";
-import { accepted, openControl } from "./control-exchange.ts";
+import type { ClientIo } from "./client.ts";
+import { classicStreamRequest, startClassic } from "./classic-phase.ts";
+import { accepted } from "./control-exchange.ts";
 import type { NetperfPlan } from "./plan.ts";
 import { transportMss } from "./tcp-info-dump.ts";
 
@@ -15,39 +14,17 @@ const TITLE = "Maximum\nSegment\nSize (bytes)\n\n";
  * soon as it is up; its segment size is the Worker's first TCP_INFO.
  */
 export async function runTcpMss(plan: NetperfPlan, io: ClientIo): Promise<number> {
-  const r = await resolve(plan.host, plan.family);
-  if ("failure" in r) {
-    io.out(r.failure);
-    return 255;
-  }
-  const family = dataFamilyOf(plan, r.ip);
-  WorkerPool.shared();
-  const control = await openControl(io, r.ip, plan.controlPort, plan.passphrase);
-  if (!control) {
-    io.out(establishFailure(plan.host, r.ip, plan.controlPort));
-    return 255;
-  }
-  if (plan.printHeaders) io.out(headerFor(plan, r.ip, family));
+  const started = await startClassic(plan, io);
+  if (typeof started === "number") return started;
+  const { control, ip, family } = started;
   try {
-    const reply = accepted(io, await control.ask(
-      encodeClassicStreamRequest({
-        sendBufSize: plan.socketBuffers.remote.send,
-        recvBufSize: plan.socketBuffers.remote.recv,
-        receiveSize: Math.max(0, plan.remoteRecvSize),
-        recvAlignment: plan.align.remote.recv,
-        recvOffset: plan.offset.remote.recv,
-        noDelay: plan.noDelay ? 1 : 0,
-        testLength: plan.testLength,
-        port: plan.remoteDataPort,
-        ipFamily: family === "ipv6" ? NetFamily.INET6 : NetFamily.INET,
-      }),
-    ), 1);
+    const reply = accepted(io, await control.ask(classicStreamRequest(plan, family)), 1);
     if (typeof reply === "number") return reply;
     const plane = await DataPlane.open([
       {
         kind: "tcp-recv",
         id: 0,
-        connect: { host: plan.remoteDataAddress ?? r.ip, port: decodeClassicStreamResponse(reply).dataPort },
+        connect: { host: plan.remoteDataAddress ?? ip, port: decodeClassicStreamResponse(reply).dataPort },
         family,
         connections: 1,
         endOnEof: true,

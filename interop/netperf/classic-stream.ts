@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { MsgType } from "./constants.ts";
-import { newMessage, readWords, writeWords, type WordField } from "./words.ts";
+import { i32, readWords, type WordField } from "./words.ts";
+import { CLASSIC_REQUEST_TAIL, CLASSIC_RESPONSE_WORDS, encodeClassicReply, encodeClassicRequest, readClassicRequest } from "./classic-frame.ts";
 
 /**
  * The classic TCP stream messages (nettest_bsd.h), which netperf 2.7.0 still sends for TCP_MSS and TCP_SENDFILE:
@@ -9,25 +10,14 @@ import { newMessage, readWords, writeWords, type WordField } from "./words.ts";
  * big-endian double.
  */
 
-const i32 = (d: number) => z.number().int().min(-0x8000_0000).max(0x7fff_ffff).default(d);
-
 export const ClassicStreamRequest = z.object({
   sendBufSize: i32(-1),
   recvBufSize: i32(-1),
   receiveSize: i32(0),
   recvAlignment: i32(8),
   recvOffset: i32(0),
-  noDelay: i32(0),
-  measureCpu: i32(0),
-  cpuRate: z.number().default(0),
-  /** > 0 seconds, < 0 bytes. */
-  testLength: i32(0),
-  soRcvAvoid: i32(0),
-  soSndAvoid: i32(0),
-  /** The data port asked for (-P ,N); 0 = any. */
-  port: i32(0),
-  /** netperf's family code (NetFamily). */
-  ipFamily: i32(0),
+  /** testLength < 0: a count of bytes. */
+  ...CLASSIC_REQUEST_TAIL,
 });
 export type ClassicStreamRequest = z.infer<typeof ClassicStreamRequest>;
 
@@ -47,19 +37,7 @@ const REQUEST: Record<keyof ClassicStreamRequest, WordField> = {
   ipFamily: { offset: 64, kind: "i32" },
 };
 
-export const ClassicStreamResponse = z.object({
-  servErrno: i32(0),
-  recvBufSize: i32(-1),
-  receiveSize: i32(0),
-  noDelay: i32(0),
-  measureCpu: i32(0),
-  testLength: i32(0),
-  sendBufSize: i32(-1),
-  dataPort: i32(0),
-  cpuRate: z.number().default(0),
-  soRcvAvoid: i32(0),
-  soSndAvoid: i32(0),
-});
+export const ClassicStreamResponse = z.object({ ...CLASSIC_RESPONSE_WORDS, receiveSize: i32(0) });
 export type ClassicStreamResponse = z.infer<typeof ClassicStreamResponse>;
 
 const RESPONSE: Record<keyof ClassicStreamResponse, WordField> = {
@@ -102,23 +80,15 @@ const RESULTS: Record<Exclude<keyof ClassicStreamResults, "bytesReceived">, Word
 };
 
 export function encodeClassicStreamRequest(input: z.input<typeof ClassicStreamRequest>): Uint8Array {
-  const b = newMessage();
-  writeWords(b, { type: { offset: 0, kind: "u32" }, cpu: { offset: 4, kind: "i32" } }, { type: MsgType.DO_TCP_STREAM, cpu: -1 });
-  writeWords(b, REQUEST, ClassicStreamRequest.parse(input));
-  return b;
+  return encodeClassicRequest(MsgType.DO_TCP_STREAM, REQUEST, ClassicStreamRequest.parse(input));
 }
 
 export function decodeClassicStreamRequest(b: Uint8Array): ClassicStreamRequest {
-  const w = readWords(b, REQUEST);
-  // A rate that is no number (NaN from a hostile peer) reads as "not known".
-  return ClassicStreamRequest.parse({ ...w, cpuRate: Number.isFinite(w.cpuRate) ? w.cpuRate : 0 });
+  return ClassicStreamRequest.parse(readClassicRequest(b, REQUEST));
 }
 
 export function encodeClassicStreamResponse(input: z.input<typeof ClassicStreamResponse>): Uint8Array {
-  const b = newMessage();
-  writeWords(b, { type: { offset: 0, kind: "u32" } }, { type: MsgType.TCP_STREAM_RESPONSE });
-  writeWords(b, RESPONSE, ClassicStreamResponse.parse(input));
-  return b;
+  return encodeClassicReply(MsgType.TCP_STREAM_RESPONSE, RESPONSE, ClassicStreamResponse.parse(input));
 }
 
 export function decodeClassicStreamResponse(b: Uint8Array): ClassicStreamResponse {
@@ -126,11 +96,8 @@ export function decodeClassicStreamResponse(b: Uint8Array): ClassicStreamRespons
 }
 
 export function encodeClassicStreamResults(input: z.input<typeof ClassicStreamResults>): Uint8Array {
-  const r = ClassicStreamResults.parse(input);
-  const b = newMessage();
-  writeWords(b, { type: { offset: 0, kind: "u32" } }, { type: MsgType.TCP_STREAM_RESULTS });
-  const { bytesReceived, ...words } = r;
-  writeWords(b, RESULTS, words);
+  const { bytesReceived, ...words } = ClassicStreamResults.parse(input);
+  const b = encodeClassicReply(MsgType.TCP_STREAM_RESULTS, RESULTS, words);
   new DataView(b.buffer, b.byteOffset, b.byteLength).setFloat64(BYTES_RECEIVED, bytesReceived, false);
   return b;
 }

@@ -13,6 +13,9 @@ export const MsgType = {
   DO_TCP_STREAM: 10,
   TCP_STREAM_RESPONSE: 11,
   TCP_STREAM_RESULTS: 12,
+  /** TCP_CC (connect/close): a classic request in 2.7.0 too; its results travel under the response's type. */
+  DO_TCP_CC: 300,
+  TCP_CC_RESPONSE: 301,
   DO_OMNI: 97,
   OMNI_RESPONSE: 98,
   OMNI_RESULTS: 99,

@@ -15,7 +15,7 @@ export const ServerDataSetup = z.object({
   serverSends: z.boolean(),
   /** TCP_CRR: accept, one transaction, server closes, repeat. */
   connectPerTransaction: z.boolean(),
-  /** > 0 in request/response tests, else -1. */
+  /** > 0 in request/response tests, 0 in TCP_CC (a transaction is a connection accepted and closed), else -1. */
   requestSize: z.number().int(),
   responseSize: z.number().int(),
   /** SO_SNDBUF / SO_RCVBUF to set before bind; absent = keep the default. */

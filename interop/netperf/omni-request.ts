@@ -1,12 +1,10 @@
 import { z } from "zod";
 import { MsgType, NetFamily } from "./constants.ts";
 import { decodeAddressWords, encodeAddressWords } from "./ip-words.ts";
-import { newMessage, readStrings, readWords, writeStrings, writeWords, type StringField, type WordField } from "./words.ts";
+import { newMessage, readStrings, readWords, writeStrings, writeWords, type StringField, type WordField, i32, u32 } from "./words.ts";
 
 /** DO_OMNI request (type 97): words 0..39 converted (bytes 0..159), then raw strings (spec §3). */
 
-const i32 = (d: number) => z.number().int().min(-0x8000_0000).max(0x7fff_ffff).default(d);
-const u32 = (d: number) => z.number().int().min(0).max(0xffff_ffff).default(d);
 
 export const OmniRequest = z.object({
   type: u32(MsgType.DO_OMNI),

@@ -1,11 +1,9 @@
 import { z } from "zod";
 import { MsgType } from "./constants.ts";
-import { newMessage, readStrings, readWords, writeStrings, writeWords, type StringField, type WordField } from "./words.ts";
+import { newMessage, readStrings, readWords, writeStrings, writeWords, type StringField, type WordField, i32, u32 } from "./words.ts";
 
 /** OMNI_RESPONSE, the setup reply (type 98): words 0..19 converted (bytes 0..79), then raw strings (spec §4). */
 
-const i32 = (d: number) => z.number().int().min(-0x8000_0000).max(0x7fff_ffff).default(d);
-const u32 = (d: number) => z.number().int().min(0).max(0xffff_ffff).default(d);
 
 export const OmniResponse = z.object({
   type: u32(MsgType.OMNI_RESPONSE),

@@ -10,12 +10,12 @@ import {
   writeWords,
   type StringField,
   type WordField,
+  i32,
+  u32,
 } from "./words.ts";
 
 /** Results the server sends after the data phase: words 0..28 converted (bytes 0..115), then strings (spec §5). */
 
-const i32 = (d: number) => z.number().int().min(-0x8000_0000).max(0x7fff_ffff).default(d);
-const u32 = (d: number) => z.number().int().min(0).max(0xffff_ffff).default(d);
 const u64 = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0);
 const f32 = z.number().default(0);
 

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { CAPTURE_PARAMS } from "../../tests/fixtures/netperf/capture-params.ts";
 import { captureConversations, CAPTURES, split656, type CaptureName } from "../../tests/fixtures/netperf/load.ts";
+import { decodeCcResponse, decodeCcResults, encodeCcRequest } from "./classic-cc.ts";
 import { MsgType } from "./constants.ts";
 import type { ServerDataCounters } from "./data-setup.ts";
 import { encodePassphrase, servErrno } from "./minor-messages.ts";
@@ -378,5 +379,38 @@ describe("NetserverSession timers and errors", () => {
       s.dataBound({ port: 1, recvBufSize: 1, sendBufSize: 1 }, 0);
       expect(rec.kinds().filter((k) => k === "bind").length).toBeLessThanOrEqual(1);
     }
+  });
+});
+
+describe("DO_TCP_CC (netperf TCP_CC)", () => {
+  test("bound as a connect-and-close server, answered with TCP_CC_RESPONSE, results under the response's type", () => {
+    const rec = new Recorder();
+    const s = new NetserverSession(rec.io, OPTIONS, 0);
+    s.receive(encodeCcRequest({ requestSize: 1, responseSize: 1, testLength: 2, ipFamily: 4 }), 0);
+    const bind = rec.actions.find((a) => a.kind === "bind");
+    expect(bind && bind.kind === "bind" && bind.setup).toMatchObject({ protocol: "tcp", connectPerTransaction: true, requestSize: 0, responseSize: 0, serverReceives: true, serverSends: true, testLengthS: 2 });
+    s.dataBound({ port: 40000, recvBufSize: 131072, sendBufSize: 16384 }, 10);
+    expect(messageType(rec.written[0]!)).toBe(MsgType.TCP_CC_RESPONSE);
+    expect(decodeCcResponse(rec.written[0]!)).toMatchObject({ servErrno: 0, dataPort: 40000, recvBufSize: 131072, sendBufSize: 16384 });
+    // The padded timer (2 s + 4 s) stops the phase, as netserver's; the pad comes off the elapsed time.
+    s.tick(6_010);
+    expect(rec.kinds()).toEqual(["bind", "start", "stop"]);
+    s.dataEnded({ bytesReceived: 0, recvCalls: 0, bytesSent: 0, sendCalls: 0, transactions: 1234, recvBufSize: 131072, sendBufSize: 16384, transportRetrans: -1, congestionName: "" }, 6_020);
+    const results = rec.written[1]!;
+    expect(new DataView(results.buffer).getUint32(0, true)).toBe(MsgType.TCP_CC_RESPONSE);
+    const r = decodeCcResults(results);
+    expect(r.transReceived).toBe(1234);
+    expect(r.bytesReceived).toBe(2468);
+    expect(r.elapsedTime).toBeCloseTo(2.01, 3);
+    expect(s.state).toBe("idle");
+  });
+
+  test("a request the checks refuse is answered with its errno under TCP_CC_RESPONSE", () => {
+    const rec = new Recorder();
+    const s = new NetserverSession(rec.io, OPTIONS, 0);
+    s.receive(encodeCcRequest({ testLength: 1, ipFamily: 4, recvBufSize: 0x7fff_ffff }), 0);
+    expect(messageType(rec.written[0]!)).toBe(MsgType.TCP_CC_RESPONSE);
+    expect(servErrno(rec.written[0]!)).toBe(22);
+    expect(rec.closed).toBe(true);
   });
 });

@@ -10,6 +10,7 @@ import {
 } from "./minor-messages.ts";
 import { decodeOmniRequest, OmniRequest } from "./omni-request.ts";
 import { decodeClassicStreamRequest, encodeClassicStreamResponse, encodeClassicStreamResults, type ClassicStreamRequest } from "./classic-stream.ts";
+import { decodeCcRequest, encodeCcResponse, encodeCcResults, type CcRequest } from "./classic-cc.ts";
 import { encodeOmniResponse } from "./omni-response.ts";
 import { encodeOmniResults } from "./omni-results.ts";
 import { checkOmniRequest, DEFAULT_LIMITS, type RequestLimits } from "./request-check.ts";
@@ -66,10 +67,15 @@ export const DEFAULT_SERVER_OPTIONS: ServerSessionOptions = {
 
 export type ServerState = "passphrase" | "idle" | "binding" | "running" | "stopping" | "closed";
 
+/**
+ * How the test was asked for, and so answered: DO_OMNI, the classic DO_TCP_STREAM (TCP_MSS, TCP_SENDFILE) or
+ * DO_TCP_CC (its request and response sizes only go back in the results' byte count).
+ */
+type Asked = { kind: "omni" } | { kind: "stream" } | { kind: "cc"; requestSize: number; responseSize: number; response?: Uint8Array };
+
 interface Test {
   request: OmniRequest;
-  /** Asked for with the classic DO_TCP_STREAM (TCP_MSS, TCP_SENDFILE): answered with the classic messages. */
-  classic: boolean;
+  asked: Asked;
   setup: ServerDataSetup;
   startMs: number;
   /** Pad added to the client's length (0 when the server only transmits). */
@@ -175,7 +181,20 @@ export class NetserverSession {
     if (setup.measureCpu) flags |= OmniFlag.MEASURE_CPU;
     // A rate that is not a finite positive number (a hostile +Inf, NaN) is not echoed: ours is sent instead.
     const cpuRate = setup.measureCpu ? (Number.isFinite(req.cpuRate) && req.cpuRate > 0 ? req.cpuRate : this.options.cpuRate) : 0;
-    if (test.classic) {
+    if (test.asked.kind === "cc") {
+      const response = encodeCcResponse({
+        recvBufSize: bound.recvBufSize,
+        noDelay: setup.noDelay ? 1 : 0,
+        measureCpu: setup.measureCpu ? 1 : 0,
+        sendBufSize: bound.sendBufSize,
+        dataPort: bound.port,
+        cpuRate,
+        soRcvAvoid: req.soRcvAvoid,
+        soSndAvoid: req.soSndAvoid,
+      });
+      test.asked.response = response;
+      this.reply(response, MsgType.TCP_CC_RESPONSE);
+    } else if (test.asked.kind === "stream") {
       this.reply(
         encodeClassicStreamResponse({
           recvBufSize: bound.recvBufSize,
@@ -233,8 +252,8 @@ export class NetserverSession {
   /** Setup or data-phase failure: netserver answers with the errno and the child exits (spec §9). */
   dataFailed(errno: number, _nowMs: number): void {
     if (this.stateValue !== "binding" && this.stateValue !== "running" && this.stateValue !== "stopping") return;
-    const classic = this.test?.classic ?? false;
-    const type = this.stateValue === "binding" ? (classic ? MsgType.TCP_STREAM_RESPONSE : MsgType.OMNI_RESPONSE) : classic ? MsgType.TCP_STREAM_RESULTS : RESULTS_TYPE_WORD;
+    const asked = this.test?.asked.kind ?? "omni";
+    const type = this.stateValue === "binding" || asked === "cc" ? responseType(asked) : asked === "stream" ? MsgType.TCP_STREAM_RESULTS : RESULTS_TYPE_WORD;
     if (this.stateValue !== "binding") this.io.act({ kind: "abort" });
     this.reply(encodeStatusReply(type, errno > 0 ? errno : Errno.EIO), type);
     this.shut();
@@ -248,7 +267,20 @@ export class NetserverSession {
     const { setup } = test;
     const cpu = setup.measureCpu ? counters.cpu : undefined;
     const reportCong = setup.wantCongestionName && !setup.connectPerTransaction;
-    if (test.classic) {
+    if (test.asked.kind === "cc") {
+      const { requestSize, responseSize, response } = test.asked;
+      const t = u32(counters.transactions);
+      this.reply(
+        encodeCcResults(response ?? encodeCcResponse({}), {
+          bytesReceived: u32(t * (requestSize + responseSize)),
+          transReceived: t,
+          elapsedTime: elapsed,
+          cpuUtil: cpu?.util,
+          numCpus: cpu?.numCpus ?? this.options.cpuCount,
+        }),
+        MsgType.TCP_CC_RESPONSE,
+      );
+    } else if (test.asked.kind === "stream") {
       this.reply(
         encodeClassicStreamResults({
           bytesReceived: counters.bytesReceived,
@@ -339,11 +371,16 @@ export class NetserverSession {
     this.idleDeadlineMs = nowMs + this.options.requestTimeoutMs;
     switch (type) {
       case MsgType.DO_OMNI:
-        this.startTest(decodeOmniRequest(frame), false);
+        this.startTest(decodeOmniRequest(frame), { kind: "omni" });
         return;
       case MsgType.DO_TCP_STREAM:
-        this.startTest(omniFromClassic(decodeClassicStreamRequest(frame)), true);
+        this.startTest(omniFromClassic(decodeClassicStreamRequest(frame)), { kind: "stream" });
         return;
+      case MsgType.DO_TCP_CC: {
+        const cc = decodeCcRequest(frame);
+        this.startTest(omniFromCc(cc), { kind: "cc", requestSize: cc.requestSize, responseSize: cc.responseSize });
+        return;
+      }
       case MsgType.PASSPHRASE:
         return;
       case MsgType.CPU_CALIBRATE:
@@ -363,11 +400,11 @@ export class NetserverSession {
     }
   }
 
-  private startTest(request: OmniRequest, classic: boolean): void {
+  private startTest(request: OmniRequest, asked: Asked): void {
     const check = checkOmniRequest(request, this.options.limits);
     if (!check.ok) {
-      const type = classic ? MsgType.TCP_STREAM_RESPONSE : MsgType.OMNI_RESPONSE;
-      this.io.act({ kind: "log", message: `refused ${classic ? "DO_TCP_STREAM" : "DO_OMNI"}: ${check.reason} (errno ${check.errno})` });
+      const type = responseType(asked.kind);
+      this.io.act({ kind: "log", message: `refused ${REQUEST_NAMES[asked.kind]}: ${check.reason} (errno ${check.errno})` });
       this.reply(encodeStatusReply(type, check.errno), type);
       this.shut();
       return;
@@ -375,9 +412,11 @@ export class NetserverSession {
     if (request.fillFile !== "") {
       this.io.act({ kind: "log", message: "client named a fill file; ignored (never opened)" });
     }
-    this.test = { request, classic, setup: check.setup, startMs: 0, padS: 0, deadlineMs: undefined, timedOut: false, stopDeadlineMs: undefined };
+    // TCP_CC moves no byte: a transaction is a connection the server accepts and closes.
+    const setup = asked.kind === "cc" ? { ...check.setup, requestSize: 0, responseSize: 0 } : check.setup;
+    this.test = { request, asked, setup, startMs: 0, padS: 0, deadlineMs: undefined, timedOut: false, stopDeadlineMs: undefined };
     this.stateValue = "binding";
-    this.io.act({ kind: "bind", setup: check.setup });
+    this.io.act({ kind: "bind", setup });
   }
 
   private fail(message: string): void {
@@ -399,27 +438,44 @@ export class NetserverSession {
   }
 }
 
-/** A classic TCP stream request is an omni one in which the server receives over TCP; checked and run as such. */
-function omniFromClassic(c: ClassicStreamRequest): OmniRequest {
+const REQUEST_NAMES: Record<Asked["kind"], string> = { omni: "DO_OMNI", stream: "DO_TCP_STREAM", cc: "DO_TCP_CC" };
+
+function responseType(kind: Asked["kind"]): number {
+  return kind === "cc" ? MsgType.TCP_CC_RESPONSE : kind === "stream" ? MsgType.TCP_STREAM_RESPONSE : MsgType.OMNI_RESPONSE;
+}
+
+/** The words every classic request shares, as the omni request the server checks and runs. */
+type ClassicCommon = Pick<ClassicStreamRequest, "sendBufSize" | "recvBufSize" | "noDelay" | "measureCpu" | "cpuRate" | "testLength" | "soRcvAvoid" | "soSndAvoid" | "port" | "ipFamily">;
+
+function omniFromClassicWords(c: ClassicCommon, test: { direction: number; flags: number; sizes: Partial<OmniRequest> }): OmniRequest {
   const family = c.ipFamily === NetFamily.INET6 ? NetFamily.INET6 : NetFamily.INET;
   const wildcard = family === NetFamily.INET6 ? "::" : "0.0.0.0";
   return OmniRequest.parse({
+    ...test.sizes,
     sendBufSize: c.sendBufSize,
     recvBufSize: c.recvBufSize,
-    receiveSize: c.receiveSize > 0 ? c.receiveSize : -1,
-    recvAlignment: c.recvAlignment >>> 0,
-    recvOffset: c.recvOffset >>> 0,
-    flags: (c.noDelay ? OmniFlag.NO_DELAY : 0) | (c.measureCpu ? OmniFlag.MEASURE_CPU : 0),
+    flags: test.flags | (c.noDelay ? OmniFlag.NO_DELAY : 0) | (c.measureCpu ? OmniFlag.MEASURE_CPU : 0),
     cpuRate: c.cpuRate,
     testLength: c.testLength,
     soRcvAvoid: c.soRcvAvoid >>> 0,
     soSndAvoid: c.soSndAvoid >>> 0,
     dataPort: Math.max(0, c.port),
     ipFamily: family,
-    direction: Direction.RECV,
+    direction: test.direction,
     netperfIp: wildcard,
     netserverIp: wildcard,
   });
+}
+
+/** A classic TCP stream request is an omni one in which the server receives over TCP; checked and run as such. */
+function omniFromClassic(c: ClassicStreamRequest): OmniRequest {
+  const sizes = { receiveSize: c.receiveSize > 0 ? c.receiveSize : -1, recvAlignment: c.recvAlignment >>> 0, recvOffset: c.recvOffset >>> 0 };
+  return omniFromClassicWords(c, { direction: Direction.RECV, flags: 0, sizes });
+}
+
+/** TCP_CC is checked as a TCP connect/request/response test of one byte each way; its data phase then moves none. */
+function omniFromCc(c: CcRequest): OmniRequest {
+  return omniFromClassicWords(c, { direction: Direction.RECV | Direction.XMIT, flags: OmniFlag.CONNECT_TEST, sizes: { requestSize: 1, responseSize: 1 } });
 }
 
 function clampI32(n: number): number {

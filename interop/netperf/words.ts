@@ -1,3 +1,4 @@
+import { z } from "zod";
 /**
  * netperf control messages are fixed 656-byte blocks: a numeric prefix of 32-bit words that the sender passed
  * through htonl (so big-endian on the wire) followed by raw memory (strings). These helpers read and write one
@@ -113,3 +114,8 @@ export const WORD1: WordField = { offset: 4, kind: "i32" };
 export function messageType(bytes: Uint8Array): number {
   return readWord(bytes, TYPE);
 }
+
+/** A C int word with its default: zod bounds it before it is written. */
+export const i32 = (d: number) => z.number().int().min(-0x8000_0000).max(0x7fff_ffff).default(d);
+/** A C unsigned int word with its default. */
+export const u32 = (d: number) => z.number().int().min(0).max(0xffff_ffff).default(d);

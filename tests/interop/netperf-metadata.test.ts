@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { finish, hasStockNetperf, keyvals, oursNetperf, oursNetserver, stockNetperf, stockNetserver, waitListening, type Proc } from "./netperf-harness.ts";
+import { freePorts } from "../support/processes.ts";
 
 /**
  * Issue 21 item 10: netperf's per-test metadata as stock prints it: TRANSPORT_MSS from the data socket,
@@ -8,8 +9,9 @@ import { finish, hasStockNetperf, keyvals, oursNetperf, oursNetserver, stockNetp
  */
 
 const available = hasStockNetperf();
-const STOCK = 34400;
-const OURS = 34401;
+// Free ports picked at run time: the range is also the kernel's ephemeral one.
+const STOCK = freePorts(34400, 34450, 2);
+const OURS = STOCK + 1;
 const LIMIT_MS = 30_000;
 
 let stockServer: Proc | undefined;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { finish, hasStockNetperf, oursNetperf, oursNetserver, stockNetperf, stockNetserver, waitListening, type Proc } from "./netperf-harness.ts";
+import { finish, hasStockNetperf, oursNetperf, oursNetserver, stockNetperf, stockNetserver, waitListening, withoutStockTimerRace, type Proc } from "./netperf-harness.ts";
+import { freePorts } from "../support/processes.ts";
 
 /**
  * Issue 21 item 6: netperf's -t omni (with -d, -T, -c and the -o/-O/-k selectors), LOC_CPU, REM_CPU and
@@ -9,8 +10,9 @@ import { finish, hasStockNetperf, oursNetperf, oursNetserver, stockNetperf, stoc
  */
 
 const available = hasStockNetperf();
-const STOCK = 34300;
-const OURS = 34301;
+// Free ports picked at run time: the range is also the kernel's ephemeral one.
+const STOCK = freePorts(34300, 34350, 2);
+const OURS = STOCK + 1;
 const LIMIT_MS = 25_000;
 
 let stockServer: Proc | undefined;
@@ -29,7 +31,7 @@ afterAll(async () => {
 });
 
 /** The output with every number replaced, so two runs of one test compare. */
-const shape = (text: string) => text.replace(/-?\d+(\.\d+)?/g, "N").replace(/ +/g, " ");
+const shape = (text: string) => withoutStockTimerRace(text).replace(/-?\d+(\.\d+)?/g, "N").replace(/ +/g, " ");
 
 async function both(args: string[], port = STOCK) {
   const argv = ["-H", "127.0.0.1", "-p", String(port), "-l", "1", ...args];

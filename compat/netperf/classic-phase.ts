@@ -1,0 +1,134 @@
+import { encodeClassicStreamRequest } from "../../interop/netperf/classic-stream.ts";
+import { NetFamily } from "../../interop/netperf/constants.ts";
+import type { StreamCounters } from "../../src/counters.ts";
+import { DataPlane } from "../../src/engine/data-plane.ts";
+import { explainSocketError } from "../../src/errors.ts";
+import { WorkerPool } from "../../src/engine/worker-pool.ts";
+import type { StreamSpecInput } from "../../src/stream-spec.ts";
+import { dataFamilyOf, establishFailure, headerFor, resolve, type ClientIo } from "./client.ts";
+import { openControl, type Control } from "./control-exchange.ts";
+import { CpuMeter } from "./cpu-meter.ts";
+import type { ClientSpecInput } from "./data-specs.ts";
+import type { CpuStats } from "./figures.ts";
+import type { NetperfPlan } from "./plan.ts";
+import { transportMss } from "./tcp-info-dump.ts";
+import { PhaseRun, type PhaseShape } from "./test-runs.ts";
+
+/**
+ * The tests netperf 2.7.0 still runs with its classic messages (TCP_MSS, TCP_CC, TCP_SENDFILE): the control
+ * connection and top header they share, and one timed data phase on the engine.
+ */
+
+export interface ClassicStart {
+  control: Control;
+  /** The control host, resolved. */
+  ip: string;
+  family: "ipv4" | "ipv6";
+}
+
+/** Resolves, connects and prints the header; or prints why not, as netperf does, and gives its exit status. */
+export async function startClassic(plan: NetperfPlan, io: ClientIo): Promise<ClassicStart | number> {
+  const r = await resolve(plan.host, plan.family);
+  if ("failure" in r) {
+    io.out(r.failure);
+    return 255;
+  }
+  const family = dataFamilyOf(plan, r.ip);
+  WorkerPool.shared();
+  const control = await openControl(io, r.ip, plan.controlPort, plan.passphrase);
+  if (!control) {
+    io.out(establishFailure(plan.host, r.ip, plan.controlPort));
+    return 255;
+  }
+  if (plan.printHeaders) io.out(headerFor(plan, r.ip, family));
+  return { control, ip: r.ip, family };
+}
+
+/** After a signal ended the data phase: how long the netserver has to send its results (TCP_CC's timer runs 4 s on). */
+export const RESULTS_AFTER_SIGNAL_MS = 2_000;
+
+/** The data connection's part of clientSpec's input, from the plan and the port the netserver gave. */
+export function dataEnds(plan: NetperfPlan, start: ClassicStart, dataPort: number): Pick<ClientSpecInput, "dataHost" | "dataPort" | "family" | "localAddress" | "localPort" | "sendBuffer" | "recvBuffer" | "noDelay" | "congestion" | "count"> {
+  return {
+    dataHost: plan.remoteDataAddress ?? start.ip,
+    dataPort,
+    family: start.family,
+    localAddress: plan.localDataAddress,
+    localPort: plan.localDataPort,
+    sendBuffer: plan.socketBuffers.local.send > 0 ? plan.socketBuffers.local.send : undefined,
+    recvBuffer: plan.socketBuffers.local.recv > 0 ? plan.socketBuffers.local.recv : undefined,
+    noDelay: plan.noDelay,
+    congestion: plan.congestion.local || undefined,
+    count: plan.testLength < 0 ? -plan.testLength : 0,
+  };
+}
+
+export interface ClassicPhase {
+  /** The stream's counters in the cut the Test's window closed on. */
+  counters: StreamCounters;
+  elapsedS: number;
+  localCpu: CpuStats | undefined;
+  /** The data connection's segment size (TCP_INFO as the Worker last read it), -1 without one. */
+  transportMss: number;
+}
+
+/**
+ * Runs `spec` until the test length (-l N), its own count (-l -N) or a signal (netperf takes SIGINT and SIGALRM as
+ * "time is up"), as a Test the status endpoint shows.
+ */
+export async function classicPhase(spec: StreamSpecInput, plan: NetperfPlan, io: ClientIo, peer: string, shape: PhaseShape): Promise<ClassicPhase> {
+  const plane = await DataPlane.open([spec]).catch((e: unknown) => {
+    const at = spec.kind === "tcp-send" && spec.connect ? spec.connect : { host: peer, port: 0 };
+    throw explainSocketError(e, { ...at, role: "connect" });
+  });
+  const status = new PhaseRun("netperf", "client", peer, shape, plan.testLength);
+  const stop = () => void plane.stop();
+  const timer = plan.testLength > 0 ? setTimeout(stop, plan.testLength * 1000) : undefined;
+  io.signal.addEventListener("abort", stop, { once: true });
+  const cpu = plan.localCpu ? new CpuMeter() : undefined;
+  const t0 = performance.now();
+  status.begin(plane);
+  plane.go();
+  if (io.signal.aborted) stop();
+  await plane.ended;
+  const elapsedS = (performance.now() - t0) / 1000;
+  clearTimeout(timer);
+  io.signal.removeEventListener("abort", stop);
+  return { counters: status.end()!, elapsedS, localCpu: cpu?.stop(), transportMss: transportMss("tcp", plane.lastTcpInfo(0)) };
+}
+
+/** The words every classic request carries the same way: options, the test's length, the data port, the family. */
+export function classicRequestWords(plan: NetperfPlan, family: "ipv4" | "ipv6") {
+  return {
+    noDelay: plan.noDelay ? 1 : 0,
+    measureCpu: plan.remoteCpu ? 1 : 0,
+    cpuRate: plan.remoteCpuRate,
+    testLength: plan.testLength,
+    port: plan.remoteDataPort,
+    ipFamily: family === "ipv6" ? NetFamily.INET6 : NetFamily.INET,
+  };
+}
+
+/** DO_TCP_STREAM as send_tcp_mss and sendfile_tcp_stream fill it. */
+export function classicStreamRequest(plan: NetperfPlan, family: "ipv4" | "ipv6"): Uint8Array {
+  return encodeClassicStreamRequest({
+    sendBufSize: plan.socketBuffers.remote.send,
+    recvBufSize: plan.socketBuffers.remote.recv,
+    receiveSize: Math.max(0, plan.remoteRecvSize),
+    recvAlignment: plan.align.remote.recv,
+    recvOffset: plan.offset.remote.recv,
+    ...classicRequestWords(plan, family),
+  });
+}
+
+/**
+ * netperf -t UUID: the control connection, then the test's UUID (-- -u, or a fresh one) with no newline, for
+ * scripts; no header, no test.
+ */
+export async function printUuid(plan: NetperfPlan, io: ClientIo): Promise<number> {
+  const started = await startClassic({ ...plan, printHeaders: false }, io);
+  if (typeof started === "number") return started;
+  io.out(plan.uuid ?? crypto.randomUUID());
+  started.control.close();
+  return 0;
+}

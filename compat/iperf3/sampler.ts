@@ -6,6 +6,7 @@
  */
 import { zero, type Snapshot, type StreamCounters } from "../../src/counters.ts";
 import type { DataPlane } from "../../src/engine/data-plane.ts";
+import type { MeasuredPlane } from "../../src/engine/measured-plane.ts";
 import type { TestRun } from "../../src/engine/test-run.ts";
 import type { TcpInfo } from "../../src/sockopt/tcp-info.ts";
 import type { Results, StreamResult } from "../../interop/iperf3/results.ts";
@@ -66,11 +67,11 @@ export class StreamSampler {
     for (const s of this.streams) if (which(s) && !this.frozen.has(s)) this.frozen.set(s, this.read(s, cut));
   }
 
-  private counters(s: LiveStream, cut: Map<DataPlane, Snapshot>): StreamCounters {
+  private counters(s: LiveStream, cut: Map<MeasuredPlane, Snapshot>): StreamCounters {
     return (cut.get(s.plane) ?? s.plane.snapshot()).streams[s.index]!;
   }
 
-  private read(s: LiveStream, cut: Map<DataPlane, Snapshot>): Base {
+  private read(s: LiveStream, cut: Map<MeasuredPlane, Snapshot>): Base {
     const f = this.frozen.get(s);
     if (f) return f;
     const info = s.infoFd !== undefined ? this.tcpInfo?.(s.infoFd) : undefined;

@@ -230,9 +230,7 @@ export class Iperf3Server {
 
   /** The UDP side of the port, shared by every UDP test (made on first use). */
   udpAcceptor(): UdpAcceptor {
-    const so = this.fd.sockopt;
-    if (!so) throw new Error("UDP streams need Sockopt.sharedUdpSocket");
-    this.udp ??= new UdpAcceptor(this.net, so, this.listenHost, this.plan.port);
+    this.udp ??= new UdpAcceptor(this.net, this.fd.sockopt, this.listenHost, this.plan.port);
     return this.udp;
   }
 
@@ -422,11 +420,6 @@ class ServerTest {
    * carry no cookie, so this test first waits for the port's turn (UdpAcceptor), then asks for its streams.
    */
   private prepareUdp(): void {
-    if (!this.server.fd.sockopt) {
-      // Each UDP stream needs its own socket on the server port, which only libc can make (SO_REUSEPORT + connect).
-      const why = "UDP tests need the Linux (glibc) build of anyperf: this OS cannot give each stream its own socket on the server port";
-      return this.session.listenerFailed(IErrno.IESTREAMLISTEN, Errno.EPROTONOSUPPORT, why);
-    }
     const turn: UdpTurnHolder = { hello: (from) => this.onUdpHello(from) };
     this.udpTurn = turn;
     this.server
@@ -462,15 +455,16 @@ class ServerTest {
     this.live.push(undefined);
     const sender = sendsOn(p, "server", n);
     const acceptor = this.server.udpAcceptor();
-    let fd: number;
+    let sock: ReturnType<UdpAcceptor["streamSocket"]>;
     try {
-      fd = acceptor.streamSocket(from);
+      sock = acceptor.streamSocket(from);
     } catch (e) {
       this.session.fail(new Iperf3ProtocolError(`cannot open a UDP stream socket: ${(e as Error).message}`, IErrno.IESTREAMACCEPT, ERRNO[(e as { code?: string }).code ?? ""] ?? Errno.EIO));
       return;
     }
-    const local = this.server.fd.localAddress(fd) ?? { host: acceptor.host, port: acceptor.port };
-    const spec = sender ? serverUdpSendSpec(fd, from, p, serverSendBlocks(p, n)) : serverUdpRecvSpec(fd, from, { host: acceptor.host, port: acceptor.port }, p);
+    // A view has no address of its own: the client sends to the address its control connection reached.
+    const local = (sock.local ? undefined : this.server.fd.localAddress(sock.fd)) ?? { host: this.socket.localAddress ?? acceptor.host, port: acceptor.port };
+    const spec = sender ? serverUdpSendSpec(sock, from, p, serverSendBlocks(p, n)) : serverUdpRecvSpec(sock, from, { host: acceptor.host, port: acceptor.port }, p);
     const opened = DataPlane.open([onCpu(spec, p.serverAffinity ?? this.server.plan.affinity)]).then(
       (plane) => {
         if (this.closed) return void plane.stop();
@@ -545,10 +539,11 @@ class ServerTest {
   }
 
   private async begin(): Promise<void> {
+    // streams-ready fires inside acceptStream(), before the caller has made the last stream's socket and queued its
+    // open; without libc that socket is a view of the port's catching socket, which must not close before it is made.
+    await Promise.resolve();
     // Every stream is in: the next UDP test may take the port's turn.
     this.releaseUdpTurn();
-    // streams-ready fires inside acceptStream(), before the caller has queued the last stream's open.
-    await Promise.resolve();
     await Promise.allSettled(this.opening);
     if (this.closed || this.session.phase !== "starting") return;
     const streams = this.live.filter((s): s is LiveStream => s !== undefined);

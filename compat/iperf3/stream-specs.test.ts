@@ -25,12 +25,21 @@ test("no budget where the test does not end on time at a known rate", () => {
 
 test("server UDP streams adopt their connected socket and greet the client with the reply", () => {
   const peer = { host: "127.0.0.1", port: 40000 };
-  const recv = StreamSpec.parse(serverUdpRecvSpec(7, peer, { host: "::", port: 5201 }, udp({ udpCounters64bit: true })));
-  expect(recv).toMatchObject({ kind: "udp-recv", adopt: { fd: 7, peer }, greeting: UDP_REPLY, format: "iperf3-64", listen: { host: "::", port: 5201 } });
+  const recv = StreamSpec.parse(serverUdpRecvSpec({ fd: 7, local: false }, peer, { host: "::", port: 5201 }, udp({ udpCounters64bit: true })));
+  expect(recv).toMatchObject({ kind: "udp-recv", adopt: { fd: 7, peer, local: false }, greeting: UDP_REPLY, format: "iperf3-64", listen: { host: "::", port: 5201 } });
+  expect(recv.options.recvBuffer).toBeGreaterThan(0);
   const p = udp({ len: 1400 });
-  const send = StreamSpec.parse(serverUdpSendSpec(8, peer, p, serverSendBlocks(p, 0)));
-  expect(send).toMatchObject({ kind: "udp-send", adopt: { fd: 8, peer }, connect: peer, hello: UDP_REPLY, awaitReply: false, datagramSize: 1400, format: "iperf3" });
+  const send = StreamSpec.parse(serverUdpSendSpec({ fd: 8, local: false }, peer, p, serverSendBlocks(p, 0)));
+  expect(send).toMatchObject({ kind: "udp-send", adopt: { fd: 8, peer, local: false }, connect: peer, hello: UDP_REPLY, awaitReply: false, datagramSize: 1400, format: "iperf3" });
   expect(send.kind === "udp-send" && send.limitPackets).toBe(Math.ceil((100e6 * 4) / 8 / 1400));
+});
+
+test("a local UDP stream (a view of the port socket, no libc) asks for no socket option unless -w does", () => {
+  const peer = { host: "127.0.0.1", port: 40000 };
+  const local = { fd: 2 ** 30, local: true };
+  expect(StreamSpec.parse(serverUdpRecvSpec(local, peer, { host: "::", port: 5201 }, udp({}))).options).toEqual({});
+  expect(StreamSpec.parse(serverUdpRecvSpec(local, peer, { host: "::", port: 5201 }, udp({ window: 65536 }))).options).toEqual({ sendBuffer: 65536, recvBuffer: 65536 });
+  expect(StreamSpec.parse(serverUdpSendSpec(local, peer, udp({})))).toMatchObject({ adopt: { fd: 2 ** 30, peer, local: true }, options: {} });
 });
 
 test("-n / -k: each sending stream stops on its share of the blocks, the shares add up to the target", () => {

@@ -159,18 +159,19 @@ export function clientUdpRecvSpec(family: "ipv4" | "ipv6", bindPort: number | un
 
 /**
  * Server receiving UDP: the stream's own socket on the server port, connected to the client (made on the main
- * thread when the hello came in); the Worker answers the hello from it.
+ * thread when the hello came in); the Worker answers the hello from it. A local one (UdpAcceptor's view of the port
+ * socket, no libc) takes no socket options: the larger buffer only where one can be set, -w is refused as on TCP.
  */
-export function serverUdpRecvSpec(fd: number, peer: { host: string; port: number }, listen: { host: string; port: number }, p: TestParams): StreamSpecInput {
+export function serverUdpRecvSpec({ fd, local }: Adopt, peer: { host: string; port: number }, listen: { host: string; port: number }, p: TestParams): StreamSpecInput {
   return {
     kind: "udp-recv",
     id: 0,
     listen,
-    adopt: { fd, peer },
+    adopt: { fd, peer, local },
     greeting: UDP_REPLY,
     format: udpFormat(p),
     datagramSize: 65535,
-    options: udpRecvOptions(p),
+    options: local ? socketOptions(p, false) : udpRecvOptions(p),
   };
 }
 
@@ -186,12 +187,12 @@ export function timedSendBlocks(p: TestParams): number {
 }
 
 /** Server sending UDP (-R, --bidir): the stream's own socket on the server port; the reply goes out first. */
-export function serverUdpSendSpec(fd: number, peer: { host: string; port: number }, p: TestParams, limitPackets = 0): StreamSpecInput {
+export function serverUdpSendSpec({ fd, local }: Adopt, peer: { host: string; port: number }, p: TestParams, limitPackets = 0): StreamSpecInput {
   return {
     kind: "udp-send",
     id: 0,
     connect: peer,
-    adopt: { fd, peer },
+    adopt: { fd, peer, local },
     hello: UDP_REPLY,
     awaitReply: false,
     limitPackets,

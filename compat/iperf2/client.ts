@@ -15,7 +15,7 @@ import { type Member, ReportGroup } from "./groups.ts";
 import { LiveTest } from "./live-test.ts";
 import { localAddressToward } from "./local-address.ts";
 import { type ClientPlan, clientLen, clientRate } from "./plan.ts";
-import { defaultBuffers } from "./socket-defaults.ts";
+import { defaultBuffers, setBuffers } from "./socket-defaults.ts";
 import { connectionNotes, withInterface } from "./connection-notes.ts";
 import { type Handed, connectMain, handToWorker, initialTcp, openOnHanded, resolveHost } from "./tcp-connect.ts";
 import type { ServerIo } from "./tcp-server.ts";
@@ -244,7 +244,7 @@ function tcpLine(plan: ClientPlan, id: number, c: ClientConn, server: Endpoint):
 function tcpBanner(plan: ClientPlan, io: ClientIo, len: number): void {
   io.printer.info(
     ...clientBanner({
-      host: plan.host, port: plan.port, udp: false, buffer: plan.window ?? defaultBuffers.tcpSend(), requested: plan.window, enhanced: plan.enhanced,
+      host: plan.host, port: plan.port, udp: false, buffer: plan.window === undefined ? defaultBuffers.tcpSend() : setBuffers.send(plan.window), requested: plan.window, enhanced: plan.enhanced,
       pid: process.pid, writeLen: len, flows: plan.parallel, tos: plan.tos, noDelay: plan.noDelay,
     }),
   );
@@ -423,7 +423,7 @@ async function udpForward(plan: ClientPlan, io: ClientIo, localHost: string, liv
   const sessions = Array.from({ length: plan.parallel }, () => new UdpClientSession(request(plan), len));
   io.printer.info(
     ...clientBanner({
-      host: plan.host, port: plan.port, udp: true, buffer: plan.window ?? defaultBuffers.udp(), requested: plan.window, datagramSize: len,
+      host: plan.host, port: plan.port, udp: true, buffer: plan.window === undefined ? defaultBuffers.udp() : setBuffers.send(plan.window), requested: plan.window, datagramSize: len,
       rateBps: rate?.units === "bps" ? rate.value : null, pps: rate?.units === "pps" ? rate.value : null, enhanced: plan.enhanced, pid: process.pid, flows: plan.parallel,
     }),
   );
@@ -480,7 +480,8 @@ async function udpForward(plan: ClientPlan, io: ClientIo, localHost: string, liv
       // The timer and the end of the test fall on the same instant; the last interval is printed either way.
       if ((stopMs - startMs) / 1000 >= (ticks + 1) * plan.intervalS - 0.05) udpInterval();
     }
-    await plane.stop();
+    // The stop resends the FIN for up to 2 s while the server's report does not come: a signal ends that wait.
+    await within(plane.stop(), io.signal.aborted ? STOP_AFTER_SIGNAL_MS : STOP_BOUND_MS, io.signal);
   } else {
     io.signal.addEventListener("abort", () => void plane.stop(), { once: true });
     const ends: number[] = [];
@@ -511,7 +512,8 @@ async function udpForward(plan: ClientPlan, io: ClientIo, localHost: string, liv
   if (plan.noUdpFin) return 0;
   for (const r of results) {
     if (r.report === undefined) {
-      io.printer.info(`${connectionLine(r.id, r.local, { host: plan.host, port: plan.port }).slice(0, 5)} WARNING: did not receive ack of last datagram after 10 tries.`);
+      // Stock names the stream by its socket descriptor there: 3 for the first of a fresh process, 4 for the next.
+      io.printer.warning(`${connectionLine(r.id + 2, r.local, { host: plan.host, port: plan.port }).slice(0, 5)} WARNING: did not receive ack of last datagram after 10 tries.`);
       continue;
     }
     io.printer.report(null, serverReportLine(r.id));
@@ -547,7 +549,7 @@ async function udpReverse(plan: ClientPlan, io: ClientIo, localHost: string, liv
   const rate = clientRate(plan);
   io.printer.info(
     ...clientBanner({
-      host: plan.host, port: plan.port, udp: true, buffer: plan.window ?? defaultBuffers.udp(), requested: plan.window, datagramSize: len,
+      host: plan.host, port: plan.port, udp: true, buffer: plan.window === undefined ? defaultBuffers.udp() : setBuffers.send(plan.window), requested: plan.window, datagramSize: len,
       rateBps: rate?.units === "bps" ? rate.value : null, pps: rate?.units === "pps" ? rate.value : null,
     }),
   );

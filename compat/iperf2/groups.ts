@@ -14,6 +14,7 @@ import type { FormatLetter } from "./units.ts";
 import type { Endpoint } from "./text-report.ts";
 import type { Snapshot, StreamCounters } from "../../src/counters.ts";
 import type { DataPlane } from "../../src/engine/data-plane.ts";
+import type { MeasuredPlane } from "../../src/engine/measured-plane.ts";
 import type { Side } from "../../src/engine/test-run.ts";
 import { LiveTest } from "./live-test.ts";
 
@@ -147,12 +148,12 @@ export class ReportGroup {
   }
 
   /** The counters of the test's streams at one instant: the Test's cut (its interval cut when `interval`). */
-  private cut(interval = false): Map<DataPlane, Snapshot> {
+  private cut(interval = false): Map<MeasuredPlane, Snapshot> {
     const live = this.o.live;
     return (live && (interval ? live.interval() : live.cut())) ?? new Map();
   }
 
-  private counters(m: Member, cut: Map<DataPlane, Snapshot>): StreamCounters {
+  private counters(m: Member, cut: Map<MeasuredPlane, Snapshot>): StreamCounters {
     return LiveTest.of(cut, m.stream.plane).streams[m.stream.index]!;
   }
 

@@ -1,5 +1,5 @@
 import type { Snapshot } from "../../src/counters.ts";
-import type { DataPlane } from "../../src/engine/data-plane.ts";
+import type { MeasuredPlane } from "../../src/engine/measured-plane.ts";
 import { type Side, TestRun } from "../../src/engine/test-run.ts";
 
 export interface LiveTestInfo {
@@ -42,22 +42,22 @@ export class LiveTest {
   }
 
   /** Every attached plane's counters now. */
-  cut(): Map<DataPlane, Snapshot> {
+  cut(): Map<MeasuredPlane, Snapshot> {
     return this.run.cut();
   }
 
   /** An interval of the reports ends now: one cut, shared with the status endpoint. */
-  interval(): Map<DataPlane, Snapshot> {
+  interval(): Map<MeasuredPlane, Snapshot> {
     return this.run.interval();
   }
 
   /** `plane`'s counters in `cut`; a plane the Test does not hold (arrived after its window began) is read on its own. */
-  static of(cut: Map<DataPlane, Snapshot>, plane: DataPlane): Snapshot {
+  static of(cut: Map<MeasuredPlane, Snapshot>, plane: MeasuredPlane): Snapshot {
     return cut.get(plane) ?? plane.snapshot();
   }
 
   /** `startMs`: when the stream's connection was accepted or made, where iperf 2's clock and counts start. */
-  attach(plane: DataPlane, side: Side, startMs?: number): void {
+  attach(plane: MeasuredPlane, side: Side, startMs?: number): void {
     if (this.measuring || this.ended) return;
     this.originMs ??= startMs;
     this.run.attach(plane, side);

@@ -14,6 +14,8 @@ export class Printer {
     private readonly sink: (text: string) => void,
     /** -y C: only CSV lines are printed; banners, headings and text reports are dropped. */
     private readonly csv: boolean,
+    /** Where iperf 2's stderr lines go: stderr, or with -o the same file. */
+    private readonly errSink: (text: string) => void = sink,
   ) {}
 
   /**
@@ -21,7 +23,7 @@ export class Printer {
    * into it; here through an AppendLog, so a reader (or a kill) never finds half a report block in the file.
    */
   static to(output: string | undefined, csv: boolean): Printer {
-    if (!output) return new Printer((t) => process.stdout.write(t), csv);
+    if (!output) return new Printer((t) => process.stdout.write(t), csv, (t) => process.stderr.write(t));
     process.stdout.write(`Output from stdout and stderr will be redirected to file ${output}\n`);
     checkOutputPath("-o", output);
     const log = new AppendLog(output, { fresh: true });
@@ -33,6 +35,11 @@ export class Printer {
     if (this.csv) return;
     for (const l of lines) this.sink(`${l}\n`);
     this.dirty = true;
+  }
+
+  /** A line iperf 2 writes to stderr (warnings about a test's end), whatever the report format. */
+  warning(line: string): void {
+    this.errSink(`${line}\n`);
   }
 
   /** A report line under `heading` (null: a line that belongs to the current block, like "Sent N datagrams"). */

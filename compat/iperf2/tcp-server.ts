@@ -12,7 +12,7 @@ import { LiveTest } from "./live-test.ts";
 import type { ServerPlan } from "./plan.ts";
 import type { Printer } from "./printer.ts";
 import { type Queued, SocketTransport, flushQueued, newQueued } from "../../src/net/write-queue.ts";
-import { defaultBuffers } from "./socket-defaults.ts";
+import { defaultBuffers, setBuffers } from "./socket-defaults.ts";
 import { connectionNotes, withInterface } from "./connection-notes.ts";
 import { connectMain, handToWorker, initialTcp, openOnHanded } from "./tcp-connect.ts";
 import type { TcpInit } from "./tcp-stats.ts";
@@ -121,7 +121,7 @@ export class TcpServer {
     const { plan, io } = this;
     const host = plan.bind?.host ?? (plan.ipv6 ? "::" : "0.0.0.0");
     io.printer.info(
-      ...serverBanner({ port: plan.port, udp: false, buffer: plan.window ?? defaultBuffers.tcpRecv(), requested: plan.window, enhanced: plan.enhanced, pid: process.pid, readLen: plan.len ?? 128 * 1024 }),
+      ...serverBanner({ port: plan.port, udp: false, buffer: plan.window === undefined ? defaultBuffers.tcpRecv() : setBuffers.recv(plan.window), requested: plan.window, enhanced: plan.enhanced, pid: process.pid, readLen: plan.len ?? 128 * 1024 }),
     );
     try {
       this.listener = io.net.listen<Conn>({

@@ -58,6 +58,11 @@ export class UdpReverseSender {
     this.pump();
   }
 
+  /** What it has sent so far, for its Test's cuts. */
+  get sent(): { bytes: number; datagrams: number } {
+    return { bytes: this.bytes, datagrams: this.seq };
+  }
+
   private overdue(now: number): boolean {
     if (this.amount.kind === "time") return now - this.startMs >= this.amount.seconds * 1000;
     return this.bytes >= this.amount.bytes;

@@ -7,7 +7,7 @@ import { connectionNotes, withInterface } from "./connection-notes.ts";
 import { csvUdpLine, finalCsvTime } from "./csv-report.ts";
 import type { ServerPlan } from "./plan.ts";
 import { DEFAULT_UDP_RATE } from "./plan.ts";
-import { defaultBuffers } from "./socket-defaults.ts";
+import { defaultBuffers, setBuffers } from "./socket-defaults.ts";
 import type { Ids, ServerIo } from "./tcp-server.ts";
 import {
   type Endpoint,
@@ -26,6 +26,10 @@ import { UdpReverseSender, wallSeconds } from "./udp-reverse-sender.ts";
 import { busyMessage, checkTest, peerAllowed, policyLimits, serverPolicy, type ServerPolicy, type TestLimits } from "../../src/access/server-policy.ts";
 import { RefusalLog } from "../../src/access/refusal-log.ts";
 import { iperf2Ask } from "./tcp-server.ts";
+import { LiveTest } from "./live-test.ts";
+import { PolledPlane, type PolledCounters } from "../../src/engine/polled-plane.ts";
+import { StreamSpec } from "../../src/stream-spec.ts";
+import type { UdpReceiverStats } from "../../interop/iperf2/udp-receiver-stats.ts";
 
 interface FlowState {
   id: number;
@@ -35,6 +39,8 @@ interface FlowState {
   tick: number;
   timer?: ReturnType<typeof setInterval>;
   group: UdpGroup;
+  /** The flow's stream in its group's Test: /status, /metrics and the -i lines read it through the Test's cuts. */
+  plane: PolledPlane;
 }
 
 /** The flows of one client invocation (-P N gives N flows), for the server's UDP [SUM] line. */
@@ -43,6 +49,8 @@ interface UdpGroup {
   expected: number;
   flows: UdpFlow[];
   ended: number;
+  /** The client invocation as the engine's Test (its flows are its streams), as the TCP server's report groups are. */
+  live: LiveTest;
 }
 
 const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
@@ -90,7 +98,7 @@ export class UdpServer {
   async start(): Promise<void> {
     const { plan, io } = this;
     const host = plan.bind?.host ?? (plan.ipv6 ? "::" : "0.0.0.0");
-    io.printer.info(...serverBanner({ port: plan.port, udp: true, buffer: plan.window ?? defaultBuffers.udp(), requested: plan.window, enhanced: plan.enhanced, pid: process.pid, readLen: plan.len ?? 1470 }));
+    io.printer.info(...serverBanner({ port: plan.port, udp: true, buffer: plan.window === undefined ? defaultBuffers.udp() : setBuffers.recv(plan.window), requested: plan.window, enhanced: plan.enhanced, pid: process.pid, readLen: plan.len ?? 1470 }));
     this.session = new UdpServerSession(
       { send: (bytes, to) => this.send(bytes, to) },
       { flow: (f) => this.onFlow(f), end: (f, r) => this.onEnd(f, r) },
@@ -117,6 +125,7 @@ export class UdpServer {
     for (const s of this.senders) s.stop();
     if (this.sweeper) clearInterval(this.sweeper);
     for (const st of this.state.values()) if (st.timer) clearInterval(st.timer);
+    for (const g of this.groups) g.live.end();
     this.sock?.close();
     this.sock = undefined;
     this.finished();
@@ -168,10 +177,15 @@ export class UdpServer {
     return { host, port: this.sock?.port ?? this.plan.port };
   }
 
-  private groupFor(host: string, expected: number): UdpGroup {
+  private groupFor(f: UdpFlow): UdpGroup {
+    const host = f.peer.host;
     const open = this.groups.find((g) => g.host === host && g.flows.length < g.expected);
     if (open) return open;
-    const g: UdpGroup = { host, expected, flows: [], ended: 0 };
+    const r = f.request;
+    const expected = r?.numThreads ?? 1;
+    const durationS = r?.amount.kind === "time" ? r.amount.seconds : 0;
+    const live = new LiveTest({ role: "server", peer: f.peer, transport: "udp", durationS, intervalS: this.plan.intervalS }, expected);
+    const g: UdpGroup = { host, expected, flows: [], ended: 0, live };
     this.groups.push(g);
     if (this.groups.length > 256) this.groups.shift();
     return g;
@@ -197,28 +211,47 @@ export class UdpServer {
       at: reverse ? undefined : new Date(),
     });
     io.printer.info(connectionLine(id, withInterface(local, plan.enhanced), f.peer, notes));
-    const group = this.groupFor(f.peer.host, r?.numThreads ?? 1);
+    const group = this.groupFor(f);
     group.flows.push(f);
-    const st: FlowState = { id, local, last: { bytes: 0, datagrams: 0, lost: 0 }, tick: 0, group };
-    this.state.set(f, st);
-    this.live.add(f);
-    if (r?.direction === "reverse" && this.sock) {
-      this.reverse(f, st);
+    if (reverse && this.sock) {
+      const sender = this.reverseSender(f);
+      const plane = this.plane(local, "udp-send", () => ({ bytes: sender.sent.bytes, packets: sender.sent.datagrams }));
+      const st: FlowState = { id, local, last: { bytes: 0, datagrams: 0, lost: 0 }, tick: 0, group, plane };
+      this.state.set(f, st);
+      this.live.add(f);
+      group.live.attach(plane, "send", performance.now());
+      this.reverse(f, st, sender);
       return;
     }
+    const plane = this.plane(local, "udp-recv", () => received(f.stats));
+    const st: FlowState = { id, local, last: { bytes: 0, datagrams: 0, lost: 0 }, tick: 0, group, plane };
+    this.state.set(f, st);
+    this.live.add(f);
+    group.live.attach(plane, "recv", performance.now());
     if (plan.intervalS > 0) st.timer = setInterval(() => this.interval(f, st), plan.intervalS * 1000);
   }
 
-  private reverse(f: UdpFlow, st: FlowState): void {
+  /** A flow's one stream, counted here: this socket carries every client's flows, so no Worker can own it. */
+  private plane(local: Endpoint, kind: "udp-recv" | "udp-send", read: () => PolledCounters): PolledPlane {
+    const spec = kind === "udp-recv" ? { kind, id: 0, listen: local, format: "iperf2" as const } : { kind, id: 0, connect: local, format: "iperf2" as const };
+    return new PolledPlane([StreamSpec.parse(spec)], read);
+  }
+
+  private reverseSender(f: UdpFlow): UdpReverseSender {
     const r = f.request!;
     const size = r.bufLen > 0 ? r.bufLen : 1470;
     const rate = r.rate > 0 ? { value: r.rate, units: r.rateUnits } : { value: DEFAULT_UDP_RATE, units: "bps" as const };
-    const sender = new UdpReverseSender(this.sock!, f.peer, size, rate, r.amount);
+    return new UdpReverseSender(this.sock!, f.peer, size, rate, r.amount);
+  }
+
+  private reverse(f: UdpFlow, st: FlowState, sender: UdpReverseSender): void {
     this.senders.add(sender);
     sender.start();
     void sender.done.then((res) => {
       this.senders.delete(sender);
       this.live.delete(f);
+      this.streamEnded(st);
+      this.state.delete(f);
       if (this.plan.csv) return;
       this.io.printer.report(HEADER_BW, bwLine({ id: st.id, start: 0, end: res.seconds, bytes: res.bytes }, this.plan.format));
       // Stock counts two more than it sent data datagrams (as its UDP client does): 91 data + FIN print "Sent 93".
@@ -228,14 +261,14 @@ export class UdpServer {
   }
 
   private interval(f: UdpFlow, st: FlowState): void {
-    const s = f.stats;
+    const s = LiveTest.of(st.group.live.cut(), st.plane).streams[0]!;
     const start = st.tick * this.plan.intervalS;
     const end = start + this.plan.intervalS;
     st.tick++;
     const bytes = s.bytes - st.last.bytes;
-    const total = s.datagrams - st.last.datagrams;
+    const total = s.maxSeq - st.last.datagrams;
     const lost = s.lost - st.last.lost;
-    st.last = { bytes: s.bytes, datagrams: s.datagrams, lost: s.lost };
+    st.last = { bytes: s.bytes, datagrams: s.maxSeq, lost: s.lost };
     this.line(f, st, { start, end, bytes, jitterS: s.jitter, lost, total }, new Date(), s.packets);
   }
 
@@ -260,6 +293,9 @@ export class UdpServer {
     this.live.delete(f);
     if (!st) return;
     if (st.timer) clearInterval(st.timer);
+    this.streamEnded(st, "marker");
+    // Forgotten now: the FIN's answer lives in the session, the group keeps the figures of its [SUM] line.
+    this.state.delete(f);
     this.line(f, st, { start: 0, end: report.duration, bytes: report.totalBytes, jitterS: report.jitter, lost: report.lost, total: report.datagrams }, finalCsvTime(this.plan.intervalS), f.stats.packets);
     this.groupEnded(st.group);
     this.testDone();
@@ -272,9 +308,18 @@ export class UdpServer {
     this.live.delete(f);
     if (!st || f.request?.direction === "reverse") return;
     if (st.timer) clearInterval(st.timer);
+    this.streamEnded(st, "idle");
     const s = f.stats;
     this.line(f, st, { start: 0, end: s.duration, bytes: s.bytes, jitterS: s.jitter, lost: s.lost, total: s.datagrams }, new Date(), s.packets);
     this.groupEnded(st.group);
+  }
+
+  /** The Test's window closes with the last flow that joined (a -P client whose other flows never came ends too). */
+  private streamEnded(st: FlowState, reason: "marker" | "idle" | "stopped" = "stopped"): void {
+    st.plane.end(0, { reason });
+    const g = st.group;
+    // A flow without state has ended already (and was forgotten).
+    if (g.flows.every((f) => (this.state.get(f)?.plane.ends[0] ?? "gone") !== undefined)) g.live.end();
   }
 
   private groupEnded(g: UdpGroup): void {
@@ -292,4 +337,9 @@ export class UdpServer {
     this.tests++;
     if (this.plan.singleClient) this.stop();
   }
+}
+
+/** What a receiving flow counted, in the counter table's terms (the FIN datagram included, as iperf 2 counts it). */
+function received(s: UdpReceiverStats): PolledCounters {
+  return { bytes: s.bytes, packets: s.packets, lost: s.lost, outOfOrder: s.outOfOrder, duplicates: s.duplicates, maxSeq: s.maxSeq, jitter: s.jitter };
 }

@@ -2,7 +2,7 @@ import { hostname, release, type } from "node:os";
 import { DataPlane } from "../../src/engine/data-plane.ts";
 import { TestRun } from "../../src/engine/test-run.ts";
 import type { Net, TcpListener, TcpSocket } from "../../src/net/types.ts";
-import type { Sockopt } from "../../src/sockopt/sockopt.ts";
+import { loadHandOff, type HandOff } from "../../src/net/hand-off.ts";
 import { peerText } from "../../src/access/peer-text.ts";
 import { RefusalLog } from "../../src/access/refusal-log.ts";
 import { POLICY_FLAGS, busyMessage, peerAllowed, policyLimits, type ServerPolicy } from "../../src/access/server-policy.ts";
@@ -11,7 +11,6 @@ import { WINDOWS_TOKEN_PORT_OFFSET, WindowsTokenExchange } from "../../interop/n
 import { UserError, explainSocketError } from "../../src/errors.ts";
 import { loadNet } from "../../src/net/net.ts";
 import type { EmbedOptions, ServerHandle } from "../../src/net/server-handle.ts";
-import { loadSockopt } from "../../src/sockopt/sockopt.ts";
 import type { Transport } from "../../interop/ntttcp/transport.ts";
 import { listenControl, type ControlHandlers } from "./control.ts";
 import { hostFigures } from "./host-figures.ts";
@@ -46,22 +45,22 @@ export interface NtttcpServeOptions {
   net: Net;
   /** Where the base port's connections come from when another server shares it (serve's port mux). */
   baseNet?: Net;
-  sockopt: Sockopt;
+  /** How an accepted data connection reaches its stream: a dup()ed fd for a Worker, or locally without libc. */
+  handOff: HandOff;
   policy: ServerPolicy;
   print(line: string): void;
 }
 
 /** The receiver inside another process (`anyperf serve`); `o.port` is the base data port. */
 export async function startNtttcpServer(o: EmbedOptions & Pick<NtttcpServeOptions, "baseNet"> & { tokenOffset?: number }): Promise<ServerHandle> {
-  const [net, sockopt] = await Promise.all([loadNet(), loadSockopt()]);
-  if (!sockopt) throw new UserError("the ntttcp receiver hands sockets to data Workers through libc: run the Linux (glibc) build under Bun, or pass --ntttcp off");
+  const [net, handOff] = await Promise.all([loadNet(), loadHandOff()]);
   const svc = new NtttcpServe({
     host: o.host ?? "0.0.0.0",
     port: o.port,
     tokenOffset: o.tokenOffset ?? WINDOWS_TOKEN_PORT_OFFSET,
     net,
     baseNet: o.baseNet,
-    sockopt,
+    handOff,
     policy: o.policy,
     print: (line) => o.sink(`${line}\n`),
   });
@@ -308,11 +307,11 @@ export class NtttcpServe {
 
   private async hand(s: TcpSocket<DataConn>): Promise<void> {
     const test = s.data.test;
-    if (!test || test.ended || s.fd === undefined) return void s.terminate();
+    if (!test || test.ended) return void s.terminate();
     s.data.handed = true;
-    const [fd] = this.opts.sockopt.handOff(s);
+    const { fd, local } = this.opts.handOff.tcp(s as TcpSocket<unknown>);
     const plane = await DataPlane.open([
-      { kind: "tcp-recv", id: 0, adopt: { fd: fd!, pending: s.data.pending }, endOnEof: true, idleTimeoutMs: IDLE_MS, connections: 1, readSize: 64 * 1024 },
+      { kind: "tcp-recv", id: 0, adopt: { fd, pending: s.data.pending, local }, endOnEof: true, idleTimeoutMs: IDLE_MS, connections: 1, readSize: 64 * 1024 },
     ]);
     if (test.ended) return void plane.stop();
     test.add(plane);

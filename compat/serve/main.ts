@@ -7,7 +7,6 @@ import { WorkerPool } from "../../src/engine/worker-pool.ts";
 import { UserError, explainSocketError } from "../../src/errors.ts";
 import { serverPolicy } from "../../src/access/server-policy.ts";
 import { loadNet } from "../../src/net/net.ts";
-import { loadSockopt } from "../../src/sockopt/sockopt.ts";
 import { PortMux } from "../../src/net/port-mux.ts";
 import type { EmbedOptions, ServerHandle } from "../../src/net/server-handle.ts";
 import { interruptedExitCode, shutdownSignal } from "../../src/signals.ts";
@@ -18,6 +17,7 @@ import { DIALECTS, SERVE_USAGE, parseServeArgs, type ServePlan } from "./args.ts
 import { lineSink } from "./line-sink.ts";
 import { markReady } from "../../src/status/readiness.ts";
 import { decide5001, type SharedRoute } from "./share-5001.ts";
+import { closeWithin } from "./close-within.ts";
 
 interface Listener {
   who: string;
@@ -27,8 +27,6 @@ interface Listener {
   note?: string;
   /** How to get past a port in use, when not "pass FLAG PORT or FLAG off". */
   fix?: string;
-  /** It hands accepted sockets to data Workers by fd (bun:ffi on glibc): without that it is left out. */
-  handsOff?: boolean;
   start(o: EmbedOptions): Promise<ServerHandle>;
 }
 
@@ -46,15 +44,14 @@ export async function serveMain(argv: string[]): Promise<number> {
   const signal = shutdownSignal();
   // Data Workers take a moment to load: start them now, not under the first client's clock.
   WorkerPool.shared();
-  const handles: ServerHandle[] = [];
+  const handles: { who: string; handle: ServerHandle }[] = [];
   let mux: PortMux<SharedRoute> | undefined;
   const closeAll = async () => {
-    await Promise.all(handles.map((h) => h.close()));
+    await Promise.all(handles.map(({ who, handle }) => closeWithin(who, handle)));
     mux?.stop();
   };
-  const fdHandOff = (await loadSockopt()) !== undefined;
   try {
-    if (fdHandOff && plan.iperf !== null && plan.iperf === plan.ntttcp) {
+    if (plan.iperf !== null && plan.iperf === plan.ntttcp) {
       mux = new PortMux<SharedRoute>(await loadNet(), decide5001);
       const m = mux;
       const host = plan.bind ?? "0.0.0.0";
@@ -62,14 +59,10 @@ export async function serveMain(argv: string[]): Promise<number> {
       bindOrExplain({ who: "iperf, ntttcp", flag: DIALECTS.iperf.flag, fix, port: plan.iperf }, host, () => m.listen(host, plan.iperf!));
     }
     for (const l of listeners(plan, tokenOffset, mux)) {
-      if (l.handsOff && !fdHandOff) {
-        console.error(`${l.who} off: it hands sockets to data Workers through libc; run the Linux (glibc) build under Bun`);
-        continue;
-      }
       const where = `${plan.bind && plan.bind.includes(":") ? `[${plan.bind}]` : (plan.bind ?? "")}:${l.port}`;
       const sink = lineSink(l.who);
       const handle = await startOrExplain(l, { host: plan.bind, port: l.port, policy: serverPolicy(), sink: sink.write });
-      handles.push(handle);
+      handles.push({ who: l.who, handle });
       sink.open();
       console.log(`${l.who} on ${where}${l.note ? ` (${l.note})` : ""}`);
     }
@@ -98,7 +91,7 @@ function listeners(plan: ServePlan, tokenOffset: number, mux: PortMux<SharedRout
     },
   ];
   if (plan.iperf3 !== null) {
-    out.push({ who: "iperf3", flag: DIALECTS.iperf3.flag, port: plan.iperf3, handsOff: true, start: async (o) => (await import("../iperf3/embedded.ts")).startIperf3Server(o) });
+    out.push({ who: "iperf3", flag: DIALECTS.iperf3.flag, port: plan.iperf3, start: async (o) => (await import("../iperf3/embedded.ts")).startIperf3Server(o) });
   }
   if (plan.iperf !== null) {
     const shared = mux !== undefined;
@@ -106,7 +99,6 @@ function listeners(plan: ServePlan, tokenOffset: number, mux: PortMux<SharedRout
       who: "iperf",
       flag: DIALECTS.iperf.flag,
       port: plan.iperf,
-      handsOff: true,
       note: shared ? "TCP shared with ntttcp, and UDP" : "TCP and UDP",
       start: async (o) => (await import("../iperf2/embedded.ts")).startIperf2Server({ ...o, tcpNet: mux?.net("iperf") }),
     });
@@ -120,7 +112,6 @@ function listeners(plan: ServePlan, tokenOffset: number, mux: PortMux<SharedRout
       who: "ntttcp",
       flag: DIALECTS.ntttcp.flag,
       port: b,
-      handsOff: true,
       note: `data ${b}-${b + SERVE_PORTS - 1}, Linux sync ${b - 1}, Windows sync ${b + tokenOffset}-${b + tokenOffset + SERVE_PORTS - 1}; TCP`,
       start: async (o) =>
         (await import("../ntttcp/serve-receiver.ts")).startNtttcpServer({

@@ -111,13 +111,15 @@ async function timedPhases(o: EmulatorOptions, record: (on: boolean) => void): P
   return realtimeS;
 }
 
-export async function emulateSender(o: EmulatorOptions): Promise<EmulatorResult> {
+/** writtenBytes: every write, the measured run's and the others (the first burst, before its clock starts, among them). */
+export async function emulateSender(o: EmulatorOptions): Promise<EmulatorResult & { writtenBytes: number }> {
   const socks = await Promise.all(Array.from({ length: o.threads }, (_, i) => connectRetry(o.host, o.base + i)));
   if (o.sync) await Promise.all(Array.from({ length: o.threads }, async (_, i) => token(await connectRetry(o.host, o.base + i + o.offset))));
   const buf = Buffer.alloc(65536, 0x41);
   let recording = false;
   let stop = false;
   let recorded = 0;
+  let written = 0;
   const pumps = socks.map(
     (s) =>
       new Promise<void>((resolve) => {
@@ -126,6 +128,7 @@ export async function emulateSender(o: EmulatorOptions): Promise<EmulatorResult>
         const pump = () => {
           while (!stop) {
             if (recording) recorded += buf.byteLength;
+            written += buf.byteLength;
             if (!s.write(buf)) return void s.once("drain", pump);
           }
           s.end();
@@ -139,5 +142,5 @@ export async function emulateSender(o: EmulatorOptions): Promise<EmulatorResult>
   for (const s of socks) s.emit("drain");
   await Promise.race([Promise.all(pumps), sleep(2000)]);
   for (const s of socks) s.destroy();
-  return { recordedBytes: recorded, realtimeS, unexpectedDisconnects: 0 };
+  return { recordedBytes: recorded, realtimeS, unexpectedDisconnects: 0, writtenBytes: written };
 }

@@ -6,12 +6,13 @@
  * Ports 33300-33399.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { hasTool } from "../support/processes.ts";
+import { freePorts, hasTool } from "../support/processes.ts";
 import { canFillBacklog, fullBacklog, type Stuck } from "../support/stuck-peers.ts";
 import { anyperf, dump, interruptAfter, stock } from "./harness.ts";
 
 const T = 30_000;
-const FULL = 33301;
+// Free ports picked at run time: the range is also the kernel's ephemeral one.
+const FULL = freePorts(33300, 33350, 2) + 1;
 const canFill = await canFillBacklog();
 
 describe.skipIf(!canFill)("SIGINT while connecting to a full backlog: exit at once", () => {
@@ -33,7 +34,7 @@ describe.skipIf(!canFill)("SIGINT while connecting to a full backlog: exit at on
   const cases: { name: string; argv: string[]; code: number; says: RegExp }[] = [
     { name: "iperf3 -c", argv: ["iperf3", "-c", "127.0.0.1", "-p", `${FULL}`, "-t", "1"], code: 1, says: /iperf3: interrupt - the client has terminated/ },
     { name: "iperf3 -c -J", argv: ["iperf3", "-c", "127.0.0.1", "-p", `${FULL}`, "-t", "1", "-J"], code: 1, says: /"error":\s*"interrupt - the client has terminated"/ },
-    { name: "iperf -c", argv: ["iperf", "-c", "127.0.0.1", "-p", `${FULL}`, "-t", "1"], code: 1, says: /interrupted while connecting to 127\.0\.0\.1 port 33301/ },
+    { name: "iperf -c", argv: ["iperf", "-c", "127.0.0.1", "-p", `${FULL}`, "-t", "1"], code: 1, says: new RegExp(`interrupted while connecting to 127\\.0\\.0\\.1 port ${FULL}`) },
     { name: "ntttcp -s (sync port full)", argv: ["ntttcp", "-s127.0.0.1", "-p", `${FULL}`, "-t", "1"], code: 1, says: /interrupted before the test started/ },
     { name: "ntttcp -s -N (data port full)", argv: ["ntttcp", "-s127.0.0.1", "-p", `${FULL}`, "-t", "1", "-N", "-P", "1"], code: 1, says: /interrupted before the test started/ },
     { name: "Windows ntttcp -s -ns", argv: ["ntttcp", "--windows", "-s", "-m", "1,*,127.0.0.1", "-p", `${FULL}`, "-t", "1", "-ns"], code: 1, says: /interrupted before the test started/ },
@@ -51,8 +52,8 @@ describe.skipIf(!canFill)("SIGINT while connecting to a full backlog: exit at on
 
 test("ntttcp -s -N to a closed port gives up at once, naming the refusal", async () => {
   const started = performance.now();
-  const f = await anyperf(["ntttcp", "-s127.0.0.1", "-p", "33351", "-N", "-t", "2"]).done;
+  const f = await anyperf(["ntttcp", "-s127.0.0.1", "-p", String(freePorts(33351, 33400, 1)), "-N", "-t", "2"]).done;
   expect(f.code, dump(f)).toBe(1);
   expect(performance.now() - started).toBeLessThan(4_000);
-  expect(f.stderr).toMatch(/connection to 127\.0\.0\.1:3335\d refused/);
+  expect(f.stderr).toMatch(/connection to 127\.0\.0\.1:33[3-9]\d\d refused/);
 }, T);

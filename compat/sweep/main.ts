@@ -12,7 +12,8 @@ import { interruptedExitCode, shutdownSignal } from "../../src/signals.ts";
 import type { Results } from "../../src/report/result.ts";
 import { aggregate, headlineOf, primaryKey, type Headline } from "../../src/procedure/headline.ts";
 import { gridPoints, pointLabel, takeProcedureOptions, type Point, type SweepKey } from "../../src/procedure/options.ts";
-import { appendHistory, checkHistoryPath, newId } from "../../src/procedure/history.ts";
+import { appendHistory, checkHistoryPath, HISTORY_VERSION, newId } from "../../src/procedure/history.ts";
+import { runDetail } from "../../src/procedure/run-detail.ts";
 import { readHostFacts } from "../../src/procedure/host-facts.ts";
 import { bestPoint, sweepTable, type PointOutcome } from "../../src/procedure/report.ts";
 
@@ -22,21 +23,31 @@ interface Dialect {
   load: () => Promise<Entry>;
   /** The dialect's spelling of each sweep key; a key it lacks is refused. */
   flags: Partial<Record<SweepKey, string>>;
+  /** Keys that are test-specific options (netperf's, after `--`): each flag gets the value. */
+  testSpecific?: Partial<Record<SweepKey, string[]>>;
   /** The flag naming the server, for the history's peer. */
   peerFlag: string;
 }
 
 const DIALECTS: Record<string, Dialect> = {
-  iperf3: { load: async () => (await import("../iperf3/main.ts")).main, flags: { streams: "-P", length: "-l", rate: "-b" }, peerFlag: "-c" },
-  iperf: { load: async () => (await import("../iperf2/main.ts")).main, flags: { streams: "-P", length: "-l", rate: "-b" }, peerFlag: "-c" },
-  // Our --instances runs concurrent netperf tests: the only way netperf has to several streams.
-  netperf: { load: async () => (await import("../netperf/main.ts")).netperfMain, flags: { streams: "--instances" }, peerFlag: "-H" },
+  iperf3: { load: async () => (await import("../iperf3/main.ts")).main, flags: { streams: "-P", length: "-l", window: "-w", rate: "-b" }, peerFlag: "-c" },
+  iperf: { load: async () => (await import("../iperf2/main.ts")).main, flags: { streams: "-P", length: "-l", window: "-w", rate: "-b" }, peerFlag: "-c" },
+  // Our --instances runs concurrent netperf tests: the only way netperf has to several streams. Its socket buffers
+  // are test-specific: -s sets this end's send and receive buffers, -S the netserver's.
+  netperf: {
+    load: async () => (await import("../netperf/main.ts")).netperfMain,
+    flags: { streams: "--instances" },
+    testSpecific: { window: ["-s", "-S"] },
+    peerFlag: "-H",
+  },
+  // ntttcp-for-linux has no socket-buffer option (its -b is the write size, swept as length).
   ntttcp: { load: async () => (await import("../ntttcp/main.ts")).main, flags: { streams: "-P", length: "-b" }, peerFlag: "-s" },
 };
 
 export const SWEEP_USAGE = `usage: anyperf sweep KEY=V1,V2,... [KEY=...] [--repeat N] [--history FILE | --no-history] -- CLIENT ARGS...
   CLIENT: ${Object.keys(DIALECTS).join(", ")} (our dialect of it, against a stock or anyperf server)
-  KEY: streams (iperf3/iperf -P, netperf --instances, ntttcp -P), length (iperf3/iperf -l, ntttcp -b), rate (iperf3/iperf -b)
+  KEY: streams (iperf3/iperf -P, netperf --instances, ntttcp -P), length (iperf3/iperf -l, ntttcp -b),
+       window (iperf3/iperf -w, netperf -- -s V -S V), rate (iperf3/iperf -b)
   e.g. anyperf sweep streams=1,2,4 -- iperf3 -c 192.0.2.7 -t 5`;
 
 /** Several TestRuns of one point (netperf --instances) ran side by side: their rates add up. */
@@ -65,9 +76,19 @@ export async function sweepMain(argv: string[]): Promise<number> {
   const proc = takeProcedureOptions(own);
   if (proc.rest.length > 0) throw new UserError(`sweep: '${proc.rest.join(" ")}' is not KEY=V1,V2 or --repeat/--history/--no-history; put the client's options after --`, 2);
   if (proc.sweeps.length === 0) throw new UserError("sweep: nothing to vary; pass KEY=V1,V2,... before --, e.g. streams=1,2,4", 2);
-  for (const s of proc.sweeps) if (!dialect.flags[s.key]) throw new UserError(`sweep ${s.key}: ${name} has no option for it; sweep ${Object.keys(dialect.flags).join(" or ")}`, 2);
+  const keys = [...Object.keys(dialect.flags), ...Object.keys(dialect.testSpecific ?? {})];
+  for (const s of proc.sweeps) if (!keys.includes(s.key)) throw new UserError(`sweep ${s.key}: ${name} has no option for it; sweep ${keys.join(" or ")}`, 2);
   const points = gridPoints(proc.sweeps);
-  const args = (p: Point) => [...Object.entries(p).flatMap(([k, v]) => [dialect.flags[k as SweepKey]!, v]), ...clientArgs];
+  const args = (p: Point) => {
+    const entries = Object.entries(p) as [SweepKey, string][];
+    const before = entries.flatMap(([k, v]) => {
+      const flag = dialect.flags[k];
+      return flag ? [flag, v] : [];
+    });
+    // After the user's own test-specific options, so the point's value is the one the dialect keeps.
+    const after = entries.flatMap(([k, v]) => (dialect.testSpecific?.[k] ?? []).flatMap((f) => [f, v]));
+    return [...before, ...clientArgs, ...(after.length && !clientArgs.includes("--") ? ["--"] : []), ...after];
+  };
   const peerAt = clientArgs.indexOf(dialect.peerFlag);
   const peer = peerAt < 0 ? undefined : clientArgs[peerAt + 1];
   if (proc.history !== undefined && proc.historyGiven) checkHistoryPath(proc.history);
@@ -101,8 +122,9 @@ export async function sweepMain(argv: string[]): Promise<number> {
       heads.push(h);
       if (facts !== undefined && proc.history !== undefined) {
         appendHistory(proc.history, {
-          v: 1, id: newId(), time: results[0]!.started_at, argv: [name!, ...args(pt)], mode: name!, peer, transport: results[0]!.transport, test,
-          group, point: pt, repeat: n, host: facts, results: h, summary: results.length === 1 ? results[0]!.summary : undefined, interrupted: results[0]!.interrupted, errors: [],
+          v: HISTORY_VERSION, id: newId(), time: results[0]!.started_at, argv: [name!, ...args(pt)], mode: name!, peer, transport: results[0]!.transport, test,
+          group, point: pt, repeat: n, host: facts, results: h, summary: results.length === 1 ? results[0]!.summary : undefined,
+          detail: results.length === 1 ? runDetail(results[0]!) : undefined, interrupted: results[0]!.interrupted, errors: [],
         });
       }
     }

@@ -5,7 +5,7 @@
  */
 import { FrameDecoder, encodeFrame } from "./framing.ts";
 import { PROTOCOL_VERSION, ServerMessage, decodeMessages, type ClientMessage, type TestRequest } from "./messages.ts";
-import { DEADLINE_MS, type ControlTransport } from "./transport.ts";
+import { DEADLINE_MS, setUpDeadlineMs, type ControlTransport } from "./transport.ts";
 import type { RemoteEnd } from "../../src/report/result.ts";
 
 export type ClientPhase = "hello" | "welcomed" | "requesting" | "running" | "finishing" | "done";
@@ -46,7 +46,7 @@ export class ClientSession {
     if (this.phase !== "welcomed") return;
     this.phase = "requesting";
     this.send({ type: "test", test, clientPorts });
-    this.wait(now, DEADLINE_MS.prepare);
+    this.wait(now, setUpDeadlineMs(DEADLINE_MS.prepare, test.streams));
   }
 
   go(): void {

@@ -7,8 +7,8 @@ import { concatBytes } from "../../src/bytes.ts";
 
 export const MAGIC = Uint8Array.of(0x41, 0x50);
 const HEADER = MAGIC.length + 4;
-/** Largest JSON a peer may send: a results document of 2048 streams fits with room to spare. */
-export const MAX_FRAME = 4 << 20;
+/** Largest JSON a peer may send: a results document of 20,000 streams (10,000 each way) fits with room to spare. */
+export const MAX_FRAME = 16 << 20;
 
 /** Bytes that are not our protocol; `message` is one line, safe to print. */
 export class NativeProtocolError extends Error {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { RemoteEnd } from "../../src/report/result.ts";
+import { MAX_STREAMS } from "../../src/plan.ts";
 import type { FrameDecoder } from "./framing.ts";
 
 /**
@@ -19,7 +20,7 @@ export const TestRequest = z.strictObject({
   test: z.enum(["stream", "rr", "crr"]),
   /** forward: the client sends; reverse: the server sends; bidir: both (stream tests only). */
   direction: z.enum(["forward", "reverse", "bidir"]),
-  streams: z.number().int().min(1).max(1024),
+  streams: z.number().int().min(1).max(MAX_STREAMS),
   /** 0 = until the byte count is sent. */
   durationS: z.number().min(0).max(86400),
   /** Total payload bytes each sending end moves (split over its streams); 0 = by time. */
@@ -32,6 +33,11 @@ export const TestRequest = z.strictObject({
   packetsPerSecond: z.number().min(0).max(1e12),
   requestBytes: z.number().int().min(1).max(1 << 20),
   responseBytes: z.number().int().min(1).max(1 << 20),
+  /**
+   * -w: SO_SNDBUF and SO_RCVBUF for every data socket of both ends. Optional, so a request without it is still
+   * protocol 1; sent only when set, so a server of an older release refuses only a -w it cannot honour.
+   */
+  windowBytes: z.number().int().min(1).max(512 << 20).optional(),
 });
 export type TestRequest = z.infer<typeof TestRequest>;
 
@@ -44,7 +50,7 @@ export const ClientMessage = z.discriminatedUnion("type", [
     token: z.string().max(TEXT).optional(),
   }),
   /** `clientPorts`: where the client's receivers listen (reverse, bidir), one per stream. */
-  z.strictObject({ type: z.literal("test"), test: TestRequest, clientPorts: z.array(Port).max(1024) }),
+  z.strictObject({ type: z.literal("test"), test: TestRequest, clientPorts: z.array(Port).max(MAX_STREAMS) }),
   /** Start sending (both ends' senders start on this). */
   z.strictObject({ type: z.literal("go") }),
   /** The client's measured window starts or ends now: the server cuts its counters at the same moments. */
@@ -62,12 +68,12 @@ export const ServerMessage = z.discriminatedUnion("type", [
   /** A no (version, token, limit, busy) in one line the client prints as it is; the server closes after it. */
   z.strictObject({ type: z.literal("refused"), reason: z.string().max(TEXT) }),
   /** Where the server's receivers (or RR servers) listen, one per stream; empty when it only sends. */
-  z.strictObject({ type: z.literal("ready"), ports: z.array(Port).max(1024) }),
+  z.strictObject({ type: z.literal("ready"), ports: z.array(Port).max(MAX_STREAMS) }),
   /** The server has cut its window start: without warm-up the client starts sending only now, so none is missed. */
   z.strictObject({ type: z.literal("started") }),
   z.strictObject({
     type: z.literal("results"),
-    results: RemoteEnd.extend({ streams: RemoteEnd.shape.streams.max(2048), errors: z.array(z.string().max(TEXT)).max(64) }),
+    results: RemoteEnd.extend({ streams: RemoteEnd.shape.streams.max(2 * MAX_STREAMS), errors: z.array(z.string().max(TEXT)).max(64) }),
   }),
   z.strictObject({ type: z.literal("error"), message: z.string().max(TEXT) }),
 ]);

@@ -6,7 +6,7 @@
 import { FrameDecoder, encodeFrame } from "./framing.ts";
 import { ClientMessage, PROTOCOL_VERSION, decodeMessages, type ServerMessage, type TestRequest } from "./messages.ts";
 import { tokensEqual } from "./token.ts";
-import { DEADLINE_MS, type ControlTransport } from "./transport.ts";
+import { DEADLINE_MS, setUpDeadlineMs, type ControlTransport } from "./transport.ts";
 import type { RemoteEnd } from "../../src/report/result.ts";
 
 export type ServerPhase = "hello" | "test" | "preparing" | "ready" | "running" | "finishing" | "done";
@@ -34,6 +34,8 @@ export class ServerSession {
   phase: ServerPhase = "hello";
   private readonly decoder = new FrameDecoder();
   private deadline: number | undefined;
+  /** The test's streams: its set-up deadline grows with them. */
+  private streams = 1;
 
   constructor(
     private readonly transport: ControlTransport,
@@ -70,6 +72,7 @@ export class ServerSession {
         return;
       }
       case "test":
+        this.streams = m.test.streams;
         this.phase = "preparing";
         this.deadline = undefined;
         this.emit({ kind: "test", test: m.test, clientPorts: m.clientPorts });
@@ -100,7 +103,7 @@ export class ServerSession {
     if (this.phase !== "preparing") return;
     this.send({ type: "ready", ports });
     this.phase = "ready";
-    this.deadline = now + DEADLINE_MS.connect;
+    this.deadline = now + setUpDeadlineMs(DEADLINE_MS.connect, this.streams);
   }
 
   /** A no the client prints as it is (a limit, busy, a stream that could not open). */
@@ -130,12 +133,13 @@ export class ServerSession {
   /** Call now and then: a client that stays silent past its deadline is dropped. */
   check(now: number): void {
     if (this.deadline !== undefined && now > this.deadline && this.phase !== "done") {
-      this.fail(`no message from the client within ${Math.round(DEADLINE_MS[this.waitKind()] / 1000)} s (phase ${this.phase})`);
+      this.fail(`no message from the client within ${Math.round(this.waitMs() / 1000)} s (phase ${this.phase})`);
     }
   }
 
-  private waitKind(): keyof typeof DEADLINE_MS {
-    return this.phase === "ready" ? "connect" : this.phase === "running" ? "running" : "handshake";
+  private waitMs(): number {
+    if (this.phase === "ready") return setUpDeadlineMs(DEADLINE_MS.connect, this.streams);
+    return this.phase === "running" ? DEADLINE_MS.running : DEADLINE_MS.handshake;
   }
 
   private fail(reason: string): void {

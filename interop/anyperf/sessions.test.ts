@@ -100,7 +100,7 @@ describe("native server session", () => {
       Uint8Array.of(0x41, 0x50, 0xff, 0xff, 0xff, 0xff),
       encodeFrame({ type: "go" }),
       encodeFrame({ type: "hello", protocol: 1, tool: "anyperf", version: "x".repeat(65) }),
-      concatBytes([hello(), encodeFrame({ type: "test", test: { ...REQ, streams: 5000 }, clientPorts: [] })]),
+      concatBytes([hello(), encodeFrame({ type: "test", test: { ...REQ, streams: 10_001 }, clientPorts: [] })]),
       concatBytes([hello(), encodeFrame({ type: "test", test: { ...REQ, extra: 1 }, clientPorts: [] })]),
       encodeFrame([1, 2, 3]),
     ];
@@ -129,6 +129,26 @@ describe("native server session", () => {
     expect(r.events.at(-1)?.kind).toBe("go");
     r.s.check(2 * DEADLINE_MS.running);
     expect(r.events.at(-1)?.kind).toBe("closed");
+  });
+
+  test("set-up deadlines grow with the streams: 10,000 get 20 s more to connect, and to be set up", () => {
+    const big = { ...REQ, streams: 10_000 };
+    const r = server();
+    r.s.receive(concatBytes([hello(), encodeFrame({ type: "test", test: big, clientPorts: [] })]), 0);
+    r.s.accept([1], 0);
+    r.s.check(DEADLINE_MS.connect + 19_999);
+    expect(r.events.at(-1)?.kind).toBe("test");
+    r.s.check(DEADLINE_MS.connect + 20_001);
+    expect(r.events.at(-1)).toMatchObject({ kind: "closed", reason: expect.stringContaining(`within ${(DEADLINE_MS.connect + 20_000) / 1000} s`) });
+
+    const c = client();
+    c.c.start(0);
+    c.c.receive(encodeFrame({ type: "welcome", protocol: PROTOCOL_VERSION, version: "0.1.0" }), 0);
+    c.c.request(big, [], 0);
+    c.c.check(DEADLINE_MS.prepare + 19_999);
+    expect(c.events.at(-1)?.kind).toBe("welcome");
+    c.c.check(DEADLINE_MS.prepare + 20_001);
+    expect(c.events.at(-1)).toMatchObject({ kind: "failed", cause: "timeout" });
   });
 
   test("the client's error and EOF end the session with their reason", () => {

@@ -17,3 +17,11 @@ export const DEADLINE_MS = {
   /** finish → results: the server drains its receivers (≤ 2 s) and stops its streams. */
   results: 25_000,
 } as const;
+
+/** Set-up per stream on top of `prepare` and `connect`: 10,000 flows took 12-20 s to connect under load (+20 s). */
+const SET_UP_PER_STREAM_MS = 2;
+
+/** The deadline of a set-up wait (`prepare`, `connect`) for a test of `streams` streams. */
+export function setUpDeadlineMs(base: number, streams: number): number {
+  return base + streams * SET_UP_PER_STREAM_MS;
+}

@@ -20,6 +20,9 @@ import { ALIVE_EVERY_MS } from "../../interop/anyperf/messages.ts";
 import { DEADLINE_MS } from "../../interop/anyperf/transport.ts";
 import { halves, requestOf, type Direction } from "./request.ts";
 import { diagnoseRun } from "./diagnose-run.ts";
+import { socketBuffers } from "./socket-buffers.ts";
+import { FlowWatch } from "../flows.ts";
+import { ensureFdLimit, fdsNeeded } from "../host/fd-limit.ts";
 import { NATIVE_DEFAULT_PORT } from "./server.ts";
 
 const CHECK_MS = 100;
@@ -114,6 +117,7 @@ export async function runNativeClient(plan: Plan, target: ClientTarget, hooks: {
   const at = `${bracket(target.host)}:${target.port}`;
   const req = requestOf(plan, target.direction);
   const { sends, receives } = halves(req, "client");
+  await ensureFdLimit(fdsNeeded(plan.streams, plan.test, { sends, receives }), `-P ${plan.streams}`);
   const steps = new Steps();
   let writer: QueuedWriter | undefined;
   let session: ClientSession | undefined;
@@ -147,6 +151,7 @@ export async function runNativeClient(plan: Plan, target: ClientTarget, hooks: {
   try {
     s.start(performance.now());
     await expect("welcome");
+    const flows = new FlowWatch(plan.streams);
     WorkerPool.shared({ workers: Math.min(plan.streams * (sends && receives ? 2 : 1), Math.max(2, cores())) });
     const sockopt = await loadSockopt();
     if (receives) rx = await DataPlane.open(receivers(plan, { host: target.host.includes(":") ? "::" : "0.0.0.0", canSetOptions: sockopt !== undefined }));
@@ -188,6 +193,7 @@ export async function runNativeClient(plan: Plan, target: ClientTarget, hooks: {
       throw new UserError(early.kind === "failed" ? failureLine(at, early) : `${at}: unexpected ${early.kind} from the server during the test`);
     }
     await runDone;
+    flows.measured();
     await tx?.stop();
     clearInterval(alive);
     s.finish(performance.now());
@@ -200,7 +206,8 @@ export async function runNativeClient(plan: Plan, target: ClientTarget, hooks: {
     if (rx) await Promise.race([rx.ended, new Promise((r) => setTimeout(r, plan.transport === "udp" ? 200 : 2_000))]);
     await rx?.stop();
     run.finish();
-    const results = combine(run.results(), remote, sends && !receives && plan.test === "stream");
+    const buffers = socketBuffers(plan.socket.sendBuffer, { send: tx, recv: rx });
+    const results = withFlows(combine({ ...run.results(), ...(buffers ? { socket_buffers: buffers } : {}) }, remote, sends && !receives && plan.test === "stream"), flows);
     const diagnosis = await diagnoseRun(results, { server: target.host, localSends: sends, linkSpeedBps: target.linkSpeedBps, targetBps: plan.bitsPerSecond * plan.streams });
     return diagnosis ? { ...results, diagnosis } : results;
   } finally {
@@ -210,6 +217,11 @@ export async function runNativeClient(plan: Plan, target: ClientTarget, hooks: {
     s.abort("client ended");
     await Promise.all([tx?.stop(), rx?.stop()]);
   }
+}
+
+/** This process's flows; their rates from whichever end measures them (the server's receivers when only we send). */
+function withFlows(r: Results, flows: FlowWatch): Results {
+  return { ...r, flows: flows.figures([...r.streams, ...(r.remote?.streams ?? [])]) };
 }
 
 /**

@@ -19,7 +19,8 @@ export async function diagnoseRun(r: Results, opts: { server: string; localSends
   if (isIP(address) === 0) address = await lookup(address).then((a) => a.address, () => address);
   const link = readLink(address, { override: opts.linkSpeedBps });
   const ours = readTcpBufferCeilings();
-  const windowBytes = r.transport === "tcp" ? streamWindowBytes(opts.localSends ? ours : remote.tcp_buffers, opts.localSends ? remote.tcp_buffers : ours) : undefined;
+  // With -w both ends set the buffer the user asked for, each capped by its own *_set_max ceiling.
+  const windowBytes = r.transport === "tcp" ? streamWindowBytes(opts.localSends ? ours : remote.tcp_buffers, opts.localSends ? remote.tcp_buffers : ours, r.socket_buffers?.requested_bytes) : undefined;
   const view: Results = opts.localSends ? r : { ...r, sender: remote.sender, retransmits: remote.retransmits };
   return diagnose(diagnosisInput({ local: view, remoteHost: remote.cpu.host, localSends: opts.localSends, link, windowBytes, targetBps: opts.targetBps }));
 }

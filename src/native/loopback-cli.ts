@@ -3,7 +3,7 @@ import { OUTPUT_USAGE, PLAN_OPTIONS, num, planFromValues, planUsage } from "./pl
 import { cores } from "../engine/worker-pool.ts";
 import { runLoopback } from "../loopback.ts";
 import type { TestRun } from "../engine/test-run.ts";
-import { ensureFdLimit, loopbackFdsNeeded } from "../host/fd-limit.ts";
+import { ensureFdLimit, fdsNeeded } from "../host/fd-limit.ts";
 import { negativeValues, valuedFlags } from "../negative-values.ts";
 import { runProcedure } from "../procedure/run-procedure.ts";
 import { PROCEDURE_USAGE, gridPoints, pointArgs, takeProcedureOptions } from "../procedure/options.ts";
@@ -43,8 +43,10 @@ export async function loopbackMain(argv: string[], hooks: { onRun?: (run: TestRu
   }
   // The open-file limit is raised once, up front, for the largest point of a sweep.
   const plans = gridPoints(proc.sweeps).map((pt) => parseLoopbackArgs([...proc.rest, ...pointArgs(pt)]).plan);
-  const widest = plans.reduce((a, p) => (loopbackFdsNeeded(p.streams, p.transport) > loopbackFdsNeeded(a.streams, a.transport) ? p : a));
-  await ensureFdLimit(loopbackFdsNeeded(widest.streams, widest.transport), `-P ${widest.streams}`);
+  const need = (p: (typeof plans)[number]) => fdsNeeded(p.streams, p.test, { sends: true, receives: true });
+  const widest = plans.reduce((a, p) => (need(p) > need(a) ? p : a));
+  // Both ends of every flow are this process's: past the limit, two processes hold half each.
+  await ensureFdLimit(need(widest), `-P ${widest.streams}`, `run the two ends as two processes ('anyperf serve' and 'anyperf client 127.0.0.1 -P ${widest.streams}')`);
   const prepare = (a: string[]) => {
     const { plan } = parseLoopbackArgs(a);
     return (h: Parameters<typeof runLoopback>[1]) => runLoopback(plan, h);

@@ -14,6 +14,7 @@ export const PLAN_OPTIONS = {
   udp: { type: "boolean", short: "u" },
   rate: { type: "string", short: "b" },
   length: { type: "string", short: "l" },
+  window: { type: "string", short: "w" },
   rr: { type: "string" },
   crr: { type: "boolean" },
   warmup: { type: "string" },
@@ -33,6 +34,7 @@ export interface PlanValues {
   udp?: boolean;
   rate?: string;
   length?: string;
+  window?: string;
   rr?: string;
   crr?: boolean;
   warmup?: string;
@@ -48,6 +50,7 @@ export function planUsage(streams: string): string {
   -u, --udp            UDP instead of TCP
   -b, --rate R         per-stream rate: bits/s with K/M/G (100M), or packets/s (10000pps); 0 = unlimited
   -l, --length BYTES   TCP write size (default 128K) or UDP datagram size (default 1400)
+  -w, --window BYTES   socket buffer (SO_SNDBUF and SO_RCVBUF, K/M) on every data socket of both ends
       --rr REQ,RESP    request/response with these sizes (e.g. 1,1)
       --crr            connect/request/response/close per transaction
       --warmup S       warm-up seconds, not counted (default 0)
@@ -78,9 +81,12 @@ const PLAN_FLAGS: Record<string, string> = {
   packetsPerSecond: "--rate",
   requestBytes: "--rr",
   responseBytes: "--rr",
+  socket: "--window",
 };
 
 const SINGLE_STREAM_WRITE = 1 << 20;
+/** setsockopt takes an int; 512M is iperf3's ceiling for -w too (the kernel caps it lower, at net.core.*mem_max). */
+export const MAX_WINDOW_BYTES = 512 << 20;
 
 export function num(name: string, v: string | undefined, fallback: number): number {
   if (v === undefined) return fallback;
@@ -102,6 +108,8 @@ export function planFromValues(values: PlanValues, defaults: { streams: number }
   if (values.bytes !== undefined && (values.rr !== undefined || values.crr)) throw new UserError("-n counts bulk bytes: drop it for --rr/--crr, or use -t", 2);
   const rate = values.rate === undefined ? {} : parseRate(values.rate, { option: "--rate" });
   const length = values.length === undefined ? undefined : parseSize(values.length, { base: 1024, option: "--length" });
+  const window = values.window === undefined ? undefined : parseSize(values.window, { base: 1024, option: "--window" });
+  if (window !== undefined && !(window >= 1 && window <= MAX_WINDOW_BYTES)) throw new UserError(`--window ${values.window}: pass a socket buffer size from 1 byte to 512M, e.g. -w 256K`, 2);
   const bytes = values.bytes === undefined ? 0 : parseSize(values.bytes, { base: 1024, option: "-n" });
   if (values.bytes !== undefined && !(bytes > 0)) throw new UserError(`-n ${values.bytes}: needs a byte count above 0, e.g. -n 100M`, 2);
   const streams = num("parallel", values.parallel, defaults.streams);
@@ -121,6 +129,7 @@ export function planFromValues(values: PlanValues, defaults: { streams: number }
     packetsPerSecond: rate.packetsPerSecond ?? 0,
     requestBytes: req,
     responseBytes: resp,
+    socket: window === undefined ? {} : { sendBuffer: window, recvBuffer: window },
     ...extra,
   };
   const parsed = Plan.safeParse(input);

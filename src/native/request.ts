@@ -22,13 +22,15 @@ export function requestOf(plan: Plan, direction: Direction): TestRequest {
     packetsPerSecond: plan.packetsPerSecond,
     requestBytes: plan.requestBytes,
     responseBytes: plan.responseBytes,
+    ...(plan.socket.sendBuffer === undefined ? {} : { windowBytes: plan.socket.sendBuffer }),
   };
 }
 
 /** The server's plan for a request (the durations are the client's clock; the server keeps them for its report). */
 export function planOf(req: TestRequest): Plan {
-  const { direction: _d, durationS, ...rest } = req;
-  return Plan.parse({ ...rest, durationS: durationS || 1, intervalS: 1 });
+  const { direction: _d, durationS, windowBytes, ...rest } = req;
+  const socket = windowBytes === undefined ? {} : { sendBuffer: windowBytes, recvBuffer: windowBytes };
+  return Plan.parse({ ...rest, durationS: durationS || 1, intervalS: 1, socket });
 }
 
 /** Which halves an end runs: the client sends forward, the server reverse, both bidir; RR clients are the client. */
@@ -44,10 +46,10 @@ export function halves(req: Pick<TestRequest, "direction" | "test">, end: "clien
  * only sends) names its summary as its receiver (sender) figures, as an end with both does.
  */
 export function remoteEnd(r: Results, tcpBuffers: TcpBufferCeilings): RemoteEnd {
-  const { version, role, phases, summary, totals, streams, cpu, retransmits, errors } = r;
+  const { version, role, phases, summary, totals, streams, cpu, retransmits, flows, errors, socket_buffers } = r;
   const only = (side: "send" | "recv") => streams.length > 0 && streams.every((s) => s.side === side);
   return {
-    version, role, phases, summary, totals, streams, cpu, retransmits,
+    version, role, phases, summary, totals, streams, cpu, retransmits, flows, socket_buffers,
     sender: r.sender ?? (only("send") ? summary : undefined),
     receiver: r.receiver ?? (only("recv") ? summary : undefined),
     errors: errors.slice(0, 64).map((e) => e.slice(0, 1000)),

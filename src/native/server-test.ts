@@ -7,6 +7,9 @@ import type { TestRequest } from "../../interop/anyperf/messages.ts";
 import type { RemoteEnd } from "../report/result.ts";
 import { halves, planOf, remoteEnd } from "./request.ts";
 import { readTcpBufferCeilings } from "../host/link-buffers.ts";
+import { socketBuffers } from "./socket-buffers.ts";
+import { FlowWatch } from "../flows.ts";
+import { ensureFdLimit, fdsNeeded } from "../host/fd-limit.ts";
 
 /** What the server waits for in-flight data before it stops its receivers (as loopback does). */
 function drainMs(req: TestRequest): number {
@@ -23,6 +26,8 @@ export class ServerTest {
   private rx: DataPlane | undefined;
   private tx: DataPlane | undefined;
   private done = false;
+  /** This process's RSS per flow: other tests running at the same time count in it. */
+  private readonly flows: FlowWatch;
 
   constructor(
     readonly id: number,
@@ -33,6 +38,7 @@ export class ServerTest {
       { mode: "native", role: "server", peer: `${peer.host.includes(":") ? `[${peer.host}]` : peer.host}:${peer.port}`, transport: req.transport, test: req.test },
       { warmupS: req.warmupS, durationS: req.durationS, cooldownS: req.cooldownS, intervalS: 1 },
     );
+    this.flows = new FlowWatch(req.streams);
   }
 
   /**
@@ -42,6 +48,7 @@ export class ServerTest {
   async prepare(listenHost: string, clientPorts: number[], sockopt: Sockopt | undefined): Promise<number[]> {
     const plan = planOf(this.req);
     const { sends, receives } = halves(this.req, "server");
+    await ensureFdLimit(fdsNeeded(this.req.streams, this.req.test, { sends, receives }), `-P ${this.req.streams}`);
     if (receives) {
       this.rx = await this.keep(DataPlane.open(receivers(plan, { host: listenHost, canSetOptions: sockopt !== undefined, allow: [parseCidr(this.peer.host)] })));
       this.run.attach(this.rx, this.req.test === "stream" ? "recv" : "server");
@@ -72,6 +79,7 @@ export class ServerTest {
 
   window(edge: "start" | "end"): void {
     if (edge === "start" && this.run.phase !== "measuring") this.run.beginMeasuring();
+    if (edge === "end") this.flows.measured();
     // With -n the client's window ends when its last byte left; ours ends when it has landed (finish drains first).
     if (edge === "end" && this.req.bytes > 0 && this.rx && this.req.test === "stream") return;
     if (edge === "end" && this.run.phase === "measuring") this.run.endMeasuring();
@@ -82,7 +90,9 @@ export class ServerTest {
     await this.tx?.stop();
     if (this.rx) await Promise.race([this.rx.ended, new Promise((r) => setTimeout(r, drainMs(this.req)))]);
     await this.stop();
-    return remoteEnd(this.run.results(), readTcpBufferCeilings());
+    const buffers = socketBuffers(this.req.windowBytes, { send: this.tx, recv: this.rx });
+    const r = this.run.results();
+    return remoteEnd({ ...r, ...(buffers ? { socket_buffers: buffers } : {}), flows: this.flows.figures(r.streams) }, readTcpBufferCeilings());
   }
 
   /** Ends everything without a report (client gone, refused, server closing). */

@@ -111,7 +111,10 @@ export async function startNativeServer(opts: NativeServerOptions): Promise<{ po
         t.finish().then(
           (r) => {
             running.delete(t);
-            log(`anyperf native: test ${t.id} from ${who} done: ${r.totals.received_bytes ?? 0} bytes received, ${r.totals.sent_bytes ?? 0} sent`);
+            const moved = t.req.test === "stream"
+              ? `${r.totals.received_bytes ?? 0} bytes received, ${r.totals.sent_bytes ?? 0} sent`
+              : `${r.totals.transactions ?? 0} transactions answered`;
+            log(`anyperf native: test ${t.id} from ${who} done: ${moved}`);
             session.sendResults(r);
           },
           (err: Error) => session.abort(`server failed to finish: ${err.message}`),

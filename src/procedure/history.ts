@@ -6,12 +6,14 @@ import { UserError } from "../errors.ts";
 import { Figures } from "../report/result.ts";
 import { Headline } from "./headline.ts";
 import { HostFacts } from "./host-facts.ts";
+import { RunDetail } from "./run-detail.ts";
 
 /**
- * One line of the history file: one measured run. Version 1; a line without `v` (or v 0, before host facts and the
- * sweep point were kept) still reads: every field added since has a default.
+ * One line of the history file: one measured run. Version 2 adds `detail` (per-stream throughput over time, CPU per
+ * core, the diagnosis: what the report draws per run). Older lines still read: version 1 lacks `detail`, and a line
+ * without `v` (or v 0, before host facts and the sweep point were kept) gets every field added since as a default.
  */
-export const HISTORY_VERSION = 1;
+export const HISTORY_VERSION = 2;
 export const HistoryEntry = z.object({
   v: z.number().int().default(0),
   id: z.string(),
@@ -28,6 +30,7 @@ export const HistoryEntry = z.object({
   host: HostFacts.default({ sysctls: {} }),
   results: Headline,
   summary: Figures.optional(),
+  detail: RunDetail.optional(),
   interrupted: z.boolean().default(false),
   errors: z.array(z.string()).default([]),
 });
@@ -51,7 +54,7 @@ export function checkHistoryPath(path: string): void {
 /**
  * Appends one entry as one line: one appendFileSync of the whole line is one write() on an O_APPEND descriptor, so
  * another writer's line never lands inside it and a process killed between runs leaves whole lines (tested with
- * SIGKILL). Lines stay small (no intervals, no streams). The kernel copies a write page by page and stops early for
+ * SIGKILL). Lines stay small (run-detail.ts bounds what they hold of the intervals and streams). The kernel copies a write page by page and stops early for
  * a fatal signal, so a line crossing a page boundary can still be cut in the one instant between two pages: a file
  * not ending in a newline gets one first, and the reader passes over such a fragment.
  */

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { UserError } from "../errors.ts";
 
 /** What --sweep can vary, and the command's own flag each point passes (so every check of that flag applies). */
-export const SWEEP_FLAGS = { streams: "-P", length: "-l", rate: "-b" } as const;
+export const SWEEP_FLAGS = { streams: "-P", length: "-l", window: "-w", rate: "-b" } as const;
 export type SweepKey = keyof typeof SWEEP_FLAGS;
 export type Point = Partial<Record<SweepKey, string>>;
 

@@ -6,7 +6,8 @@ import { measureRun, printRun } from "../native/run-report.ts";
 import type { PushTargets } from "../fleet/push.ts";
 import { aggregate, headlineOf, primaryKey } from "./headline.ts";
 import { gridPoints, pointArgs, pointLabel, type ProcedureOptions } from "./options.ts";
-import { appendHistory, checkHistoryPath, newId } from "./history.ts";
+import { appendHistory, checkHistoryPath, HISTORY_VERSION, newId } from "./history.ts";
+import { runDetail } from "./run-detail.ts";
 import { readHostFacts, type HostFacts } from "./host-facts.ts";
 import { bestPoint, repeatText, sweepTable, type PointOutcome } from "./report.ts";
 
@@ -64,9 +65,9 @@ export async function runProcedure(p: ProcedureOptions, cmd: ProcedureCommand, o
       runs.push(r);
       if (facts !== undefined && p.history !== undefined) {
         appendHistory(p.history, {
-          v: 1, id: newId(), time: r.started_at, argv: [...p.rest, ...pointArgs(pt)], mode: cmd.mode, peer: cmd.peer,
+          v: HISTORY_VERSION, id: newId(), time: r.started_at, argv: [...p.rest, ...pointArgs(pt)], mode: cmd.mode, peer: cmd.peer,
           transport: r.transport, test: r.test, group, point: pt, repeat: n, host: facts, results: headlineOf(r), summary: r.summary,
-          interrupted: r.interrupted, errors: r.errors,
+          detail: runDetail(r), interrupted: r.interrupted, errors: r.errors,
         });
       }
       if (r.errors.length > 0) failure = `${where} failed: ${r.errors[0]}`;

@@ -54,6 +54,17 @@ export const Interval = z.object({
 });
 export type Interval = z.infer<typeof Interval>;
 
+/** -w as asked and as the kernel gave it on this end's data sockets (getsockopt, once set and at each TCP_INFO sample). */
+export const SocketBuffers = z.object({
+  /** What -w asked of SO_SNDBUF and SO_RCVBUF on every data socket. */
+  requested_bytes: z.number().int().positive(),
+  /** getsockopt(SO_SNDBUF) of the sending streams' sockets, the smallest; Linux reports twice what was set. */
+  send_bytes: z.number().int().nonnegative().optional(),
+  /** getsockopt(SO_RCVBUF) of the receiving streams' sockets, the smallest. */
+  receive_bytes: z.number().int().nonnegative().optional(),
+});
+export type SocketBuffers = z.infer<typeof SocketBuffers>;
+
 export const Phase = z.enum(["waiting", "warm-up", "measuring", "cool-down", "done"]);
 export type Phase = z.infer<typeof Phase>;
 
@@ -96,7 +107,8 @@ const Core = z.object({
    * every connection is cpu.host.tcp.retransSegs.
    */
   retransmits: z.number().optional(),
-  /** Many-flows figures of a loopback run: what each flow costs in memory and whether any flow starved. */
+  socket_buffers: SocketBuffers.optional(),
+  /** Many-flows figures of one process (loopback, each end of a native test): what a flow costs in memory, whether any starved. */
   flows: z
     .object({
       count: z.number().int(),
@@ -115,7 +127,7 @@ const Core = z.object({
  * The far end of a two-host run (`anyperf client`), cut over the same measured window as this end: what it moved per
  * stream, its CPU (same shape as `cpu`), its TCP counters. Intervals stay with the end that reports them.
  */
-export const RemoteEnd = Core.pick({ version: true, role: true, phases: true, summary: true, sender: true, receiver: true, totals: true, streams: true, cpu: true, retransmits: true, errors: true }).extend({
+export const RemoteEnd = Core.pick({ version: true, role: true, phases: true, summary: true, sender: true, receiver: true, totals: true, streams: true, cpu: true, retransmits: true, socket_buffers: true, flows: true, errors: true }).extend({
   /** Its TCP buffer ceilings: with ours, the window one stream can reach (diagnosis). */
   tcp_buffers: TcpBufferCeilings.optional(),
 });

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { barChart, escapeXml, lineChart, MARGIN, niceCeil, scale } from "./svg-charts.ts";
+import { barChart, escapeXml, lineChart, MARGIN, niceCeil, scale, stackedBarChart } from "./svg-charts.ts";
 
 test("scale maps the domain onto the range, and a zero-width domain onto the middle", () => {
   const s = scale(0, 10, 100, 200);
@@ -50,4 +50,23 @@ test("text from data is escaped everywhere it lands", () => {
 test("empty data still gives a well-formed chart", () => {
   expect(lineChart({ title: "t", xLabel: "x", yLabel: "y", series: [] })).toMatch(/^<svg[^]*<\/svg>$/);
   expect(barChart({ title: "t", yLabel: "y", bars: [] })).toMatch(/^<svg[^]*<\/svg>$/);
+});
+
+test("stackedBarChart stacks each bar's non-zero parts bottom up, one colour and legend entry per series", () => {
+  // yMax 100 over 220..28: 1.92 px per unit; one bar over 460 px: centre 314, 322 wide.
+  const svg = stackedBarChart({ title: "cpu", yLabel: "%", yMax: 100, bars: [{ label: "cpu0", parts: [{ series: "user", value: 25 }, { series: "nice", value: 0 }, { series: "system", value: 50 }] }] });
+  expect(svg).toContain(`<rect x="153" y="172" width="322" height="48" fill="#1f77b4">`);
+  expect(svg).toContain(`<rect x="153" y="76" width="322" height="96" fill="#d62728">`);
+  expect(svg.match(/<rect /g)!.length).toBe(2);
+  expect(svg).toContain(">user</text>");
+  expect(svg).toContain(">system</text>");
+});
+
+test("a long line chart: no dot per point with dots: false, and at most 12 x ticks", () => {
+  const points = Array.from({ length: 100 }, (_, i) => ({ x: i, y: i }));
+  const svg = lineChart({ title: "t", xLabel: "s", yLabel: "y", dots: false, series: [{ name: "a", points }] });
+  expect(svg).not.toContain("<circle");
+  const ticks = svg.match(/y="234" text-anchor="middle" font-size="10"/g)!.length;
+  expect(ticks).toBeLessThanOrEqual(12);
+  expect(ticks).toBeGreaterThanOrEqual(10);
 });

@@ -65,8 +65,14 @@ function frame(f: ChartFrame, yMax: number, body: string, xAxis: string, legend 
     ticks.join("") + xAxis + body + legend + `</svg>`;
 }
 
-/** A line chart: one polyline path per series over a shared x axis (x ticks at the points' x values). */
-export function lineChart(f: ChartFrame & { xLabel: string; series: readonly Series[] }): string {
+/** At most this many x ticks: a long series (a live run, a run's intervals) gets every n-th. */
+const MAX_X_TICKS = 12;
+
+/**
+ * A line chart: one polyline path per series over a shared x axis (x ticks at the points' x values). `dots: false`
+ * leaves out a circle per point, for long series (a live run's intervals, per-stream lines).
+ */
+export function lineChart(f: ChartFrame & { xLabel: string; series: readonly Series[]; dots?: boolean }): string {
   const w = f.width ?? 560, h = f.height ?? 260;
   const all = f.series.flatMap((s) => s.points);
   const xs = all.map((p) => p.x);
@@ -76,10 +82,12 @@ export function lineChart(f: ChartFrame & { xLabel: string; series: readonly Ser
   const body = f.series.map((s, i) => {
     const c = COLOURS[i % COLOURS.length];
     const d = s.points.map((p, j) => `${j === 0 ? "M" : "L"}${r2(x(p.x))},${r2(y(p.y))}`).join(" ");
-    const dots = s.points.map((p) => `<circle cx="${r2(x(p.x))}" cy="${r2(y(p.y))}" r="2.5" fill="${c}"/>`).join("");
+    const dots = f.dots === false ? "" : s.points.map((p) => `<circle cx="${r2(x(p.x))}" cy="${r2(y(p.y))}" r="2.5" fill="${c}"/>`).join("");
     return `<path d="${d}" fill="none" stroke="${c}" stroke-width="2"><title>${escapeXml(s.name)}</title></path>${dots}`;
   }).join("");
-  const xTicks = [...new Set(xs)].map((v) => `<text x="${r2(x(v))}" y="${h - MARGIN.bottom + 14}" text-anchor="middle" font-size="10">${escapeXml(defaultFormat(v))}</text>`).join("");
+  const distinct = [...new Set(xs)].sort((a, b) => a - b);
+  const every = Math.ceil(distinct.length / MAX_X_TICKS);
+  const xTicks = distinct.filter((_, i) => i % every === 0).map((v) => `<text x="${r2(x(v))}" y="${h - MARGIN.bottom + 14}" text-anchor="middle" font-size="10">${escapeXml(defaultFormat(v))}</text>`).join("");
   const xAxis = xTicks + `<text x="${w / 2}" y="${h - 6}" text-anchor="middle" font-size="11">${escapeXml(f.xLabel)}</text>`;
   const legend = f.series.length > 1
     ? f.series.map((s, i) => `<text x="${w - MARGIN.right}" y="${MARGIN.top + 12 * (i + 1)}" text-anchor="end" font-size="10" fill="${COLOURS[i % COLOURS.length]}">${escapeXml(s.name)}</text>`).join("")
@@ -105,4 +113,34 @@ export function barChart(f: ChartFrame & { bars: readonly Bar[] }): string {
     return s + `<text x="${r2(cx)}" y="${h - MARGIN.bottom + 14}" text-anchor="middle" font-size="10">${escapeXml(b.label)}</text>`;
   }).join("");
   return frame(f, yMax, body, "");
+}
+
+export interface StackedBar {
+  label: string;
+  /** The segments bottom up, each named by its series (its colour and legend entry). */
+  parts: readonly { series: string; value: number }[];
+}
+
+/** A stacked bar chart (CPU modes per core): one rect per non-zero segment, a legend of the series in order. */
+export function stackedBarChart(f: ChartFrame & { bars: readonly StackedBar[]; yMax?: number }): string {
+  const w = f.width ?? 560, h = f.height ?? 260;
+  // Series with a value somewhere, in order: a mode idle on every bar gets no colour and no legend line.
+  const names = [...new Set(f.bars.flatMap((b) => b.parts.filter((p) => p.value > 0).map((p) => p.series)))];
+  const colour = (name: string) => COLOURS[names.indexOf(name) % COLOURS.length];
+  const yMax = f.yMax ?? niceCeil(Math.max(0, ...f.bars.map((b) => b.parts.reduce((a, p) => a + Math.max(0, p.value), 0))));
+  const y = scale(0, yMax, h - MARGIN.bottom, MARGIN.top);
+  const slot = (w - MARGIN.left - MARGIN.right) / Math.max(1, f.bars.length);
+  const bw = slot * 0.7;
+  const body = f.bars.map((b, i) => {
+    const cx = MARGIN.left + slot * (i + 0.5);
+    let base = 0;
+    const rects = b.parts.filter((p) => p.value > 0).map((p) => {
+      const top = y(base + p.value), bottom = y(base);
+      base += p.value;
+      return `<rect x="${r2(cx - bw / 2)}" y="${r2(top)}" width="${r2(bw)}" height="${r2(bottom - top)}" fill="${colour(p.series)}"><title>${escapeXml(`${b.label} ${p.series}: ${(f.format ?? defaultFormat)(p.value)}`)}</title></rect>`;
+    }).join("");
+    return rects + `<text x="${r2(cx)}" y="${h - MARGIN.bottom + 14}" text-anchor="middle" font-size="10">${escapeXml(b.label)}</text>`;
+  }).join("");
+  const legend = names.map((n, i) => `<text x="${w - MARGIN.right}" y="${MARGIN.top + 12 * (i + 1)}" text-anchor="end" font-size="10" fill="${colour(n)}">${escapeXml(n)}</text>`).join("");
+  return frame(f, yMax, body, "", legend);
 }

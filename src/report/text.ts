@@ -1,5 +1,5 @@
 import { formatBits, formatBytes } from "../units.ts";
-import type { Figures, RemoteEnd, Results } from "./result.ts";
+import type { Figures, RemoteEnd, Results, SocketBuffers } from "./result.ts";
 import { diagnosisLines } from "../diagnosis/text.ts";
 
 const pct = (v: number | undefined, d = 1) => (v === undefined ? "n/a" : `${v.toFixed(d)} %`);
@@ -25,6 +25,19 @@ function cpuLine(label: string, c: Results["cpu"], retransmits: number | undefin
   );
 }
 
+/** -w and what getsockopt read back on this end's data sockets (Linux doubles what is set, for its bookkeeping). */
+function socketBuffersLine(label: string, b: SocketBuffers): string {
+  // Each side only where this end has sockets of it (a sending end has no receiving sockets to read).
+  const read = [...(b.send_bytes === undefined ? [] : [`SO_SNDBUF ${formatBytes(b.send_bytes)}`]), ...(b.receive_bytes === undefined ? [] : [`SO_RCVBUF ${formatBytes(b.receive_bytes)}`])];
+  return `${label}: -w ${formatBytes(b.requested_bytes)} asked; ${read.length ? `getsockopt gave ${read.join(", ")}` : "not read back (no data socket opened, or no socket options on this platform)"}`;
+}
+
+/** One process's many-flows figures (none for a single flow). */
+function flowsLines(label: string, f: Results["flows"]): string[] {
+  if (!f || f.count <= 1) return [];
+  return [`${label}: ${f.count}, memory ${formatBytes(f.memory_per_flow_bytes)} per flow (RSS ${formatBytes(f.rss_before_bytes)} → ${formatBytes(f.rss_with_flows_bytes)}, Workers' start-up included), slowest/fastest flow ${f.slowest_to_fastest.toFixed(2)}`];
+}
+
 /** The server's end over the same window: its streams, its sums and its CPU. */
 function remoteLines(r: RemoteEnd, transport: Results["transport"]): string[] {
   const out = [`remote (${r.role}, anyperf ${r.version}):`];
@@ -36,7 +49,9 @@ function remoteLines(r: RemoteEnd, transport: Results["transport"]): string[] {
     const side = r.streams.some((s) => s.side === "recv") ? "recv" : r.streams.some((s) => s.side === "send") ? "send" : "server";
     out.push(`[SUM] ${side.padEnd(6)}  ${figuresLine(r.summary)}`);
   }
+  out.push(...flowsLines("remote flows", r.flows));
   out.push(cpuLine("remote CPU", r.cpu, r.retransmits, transport));
+  if (r.socket_buffers) out.push(socketBuffersLine("remote socket buffers", r.socket_buffers));
   for (const e of r.errors) out.push(`remote error: ${e}`);
   return out;
 }
@@ -63,11 +78,9 @@ export function textReport(r: Results): string {
     const l = s.latency_us;
     out.push(`latency: mean ${us(l.mean)}  p50 ${us(l.p50)}  p90 ${us(l.p90)}  p99 ${us(l.p99)}  p99.9 ${us(l.p999)}  (min ${us(l.min)}, max ${us(l.max)})`);
   }
-  if (r.flows && r.flows.count > 1) {
-    const f = r.flows;
-    out.push(`flows: ${f.count}, memory ${formatBytes(f.memory_per_flow_bytes)} per flow (RSS ${formatBytes(f.rss_before_bytes)} → ${formatBytes(f.rss_with_flows_bytes)}, Workers' start-up included), slowest/fastest flow ${f.slowest_to_fastest.toFixed(2)}`);
-  }
+  out.push(...flowsLines("flows", r.flows));
   out.push(cpuLine("CPU", r.cpu, r.retransmits, r.transport));
+  if (r.socket_buffers) out.push(socketBuffersLine("socket buffers", r.socket_buffers));
   if (r.remote) out.push(...remoteLines(r.remote, r.transport));
   if (r.diagnosis) out.push(...diagnosisLines(r.diagnosis));
   for (const e of r.errors) out.push(`error: ${e}`);

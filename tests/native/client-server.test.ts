@@ -80,6 +80,11 @@ describe("anyperf client against the native server (loopback)", () => {
       const theirs = r.remote!.summary.transactions!;
       expect(ours).toBeGreaterThan(100);
       expect(Math.abs(ours - theirs) / ours).toBeLessThan(0.05);
+      // Whole runs reconcile: the server answered every transaction the client completed, and at most the one
+      // the client stopped waiting for besides (its log line prints this count).
+      const completed = r.totals.transactions!;
+      expect(r.remote!.totals.transactions! - completed).toBeGreaterThanOrEqual(0);
+      expect(r.remote!.totals.transactions! - completed).toBeLessThanOrEqual(1);
       expect(r.summary.latency_us?.p99).toBeGreaterThan(0);
       expectBothCpus(r);
     });

@@ -4,13 +4,13 @@
  * Ports 40000-40019.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { spawnProc, sleep } from "../support/processes.ts";
+import { freePorts, spawnProc, sleep } from "../support/processes.ts";
 import { nativeServers } from "../native/harness.ts";
 import { median, relativeSpreadPercent } from "../../src/formulas.ts";
-import { HistoryEntry } from "../../src/procedure/history.ts";
+import { HISTORY_VERSION, HistoryEntry } from "../../src/procedure/history.ts";
 import { Results } from "../../src/report/result.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "main.ts");
@@ -38,8 +38,13 @@ describe("--repeat", () => {
     expect(h.map((e) => e.repeat)).toEqual([1, 2, 3]);
     expect(new Set(h.map((e) => e.group)).size).toBe(1);
     expect(h.map((e) => e.results.throughput_bps)).toEqual(bps);
-    expect(h[0]).toMatchObject({ v: 1, mode: "loopback", peer: "127.0.0.1", argv: ["-t", "0.5", "-P", "1", "--json"], host: { interface: "lo" } });
+    expect(h[0]).toMatchObject({ v: HISTORY_VERSION, mode: "loopback", peer: "127.0.0.1", argv: ["-t", "0.5", "-P", "1", "--json"], host: { interface: "lo" } });
     expect(h[0]!.host.sysctls["net.ipv4.tcp_rmem"]).toMatch(/^\d+ \d+ \d+$/);
+    // Schema 2: the run's one receiving stream over its intervals, and the host's cores, for the report.
+    const d = h[0]!.detail!;
+    expect(d.over_time!.streams.map((st) => [st.id, st.side])).toEqual([[0, "recv"]]);
+    expect(d.over_time!.t.length).toBe(d.over_time!.streams[0]!.bps.length);
+    expect(d.cpu_per_core!.length).toBeGreaterThan(0);
   }, 90_000);
 
   test("Ctrl+C during the runs: the finished runs are reported, the cut one listed but not counted, exit 130", async () => {
@@ -60,9 +65,10 @@ describe("--repeat", () => {
 
 describe("--sweep", () => {
   test("client --sweep streams=1,2,4 --repeat 2: a row per point, the best marked; a server refusing 4 streams stops it with a clear message", async () => {
-    await start(40000, ["--max-streams", "2"]);
+    const port = freePorts(40000, 40020, 1);
+    await start(port, ["--max-streams", "2"]);
     const hist = join(tmp(), "h.jsonl");
-    const r = await anyperf(["client", "127.0.0.1", "-p", "40000", "-t", "0.5", "--sweep", "streams=1,2,4", "--repeat", "2", "--history", hist], 120_000).done;
+    const r = await anyperf(["client", "127.0.0.1", "-p", String(port), "-t", "0.5", "--sweep", "streams=1,2,4", "--repeat", "2", "--history", hist], 120_000).done;
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/anyperf: stopped early: point streams=4, run 1 failed: .*; the table holds the points before it/);
     const out = r.stdout.trim().split("\n");
@@ -94,8 +100,13 @@ describe("history", () => {
     // A writer appending as fast as it can, killed at several moments, is where a torn line would show.
     const writer = `import { appendHistory } from ${JSON.stringify(join(import.meta.dir, "..", "..", "src/procedure/history.ts"))};
       for (let i = 0; ; i++) appendHistory(${JSON.stringify(hist)}, { v: 1, id: String(i), time: new Date().toISOString(), mode: "loopback", argv: Array(200).fill("-P"), results: { throughput_bps: i } });`;
-    for (const wait of [150, 260, 370]) {
+    for (const wait of [0, 40, 110]) {
+      const size = existsSync(hist) ? statSync(hist).size : 0;
       const p = spawnProc([process.execPath, "-e", writer], 10_000);
+      // Killed once it writes (its start-up takes a varying time on a loaded machine), at a few moments after.
+      for (const end = Date.now() + 10_000; !existsSync(hist) || statSync(hist).size === size; await sleep(5)) {
+        if (Date.now() > end) throw new Error("the writer wrote nothing in 10 s");
+      }
       await sleep(wait);
       p.kill("SIGKILL");
       await p.done;

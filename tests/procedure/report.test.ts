@@ -8,7 +8,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnProc } from "../support/processes.ts";
-import { appendHistory, type HistoryEntryInput } from "../../src/procedure/history.ts";
+import { appendHistory, HISTORY_VERSION, type HistoryEntryInput } from "../../src/procedure/history.ts";
+import { MAX_POINTS, MAX_STREAMS, type RunDetail } from "../../src/procedure/run-detail.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "main.ts");
 const anyperf = (args: string[], limitMs = 60_000) => spawnProc([process.execPath, MAIN, ...args], limitMs);
@@ -17,12 +18,28 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const chromium = Bun.which("chromium") ?? Bun.which("chromium-browser");
 if (!chromium) console.warn("report chromium tests: SKIPPED, chromium not found: apt-get install chromium");
 
-/** Ten runs as a sweep writes them: streams=1,2,4,8,16 × 2 repeats, with every headline figure and host fact. */
+/** A run's detail at the bounds a history line keeps: 16 streams × 60 points, 64 cores at each end, a diagnosis. */
+function fullDetail(i: number): RunDetail {
+  const t = Array.from({ length: MAX_POINTS }, (_, p) => p + 1);
+  const cores = Array.from({ length: 64 }, (_, cpu) => ({ cpu, user: 12.3, system: 23.4 + (cpu % 7), softirq: cpu === 5 ? 60.1 : 4.5, irq: 0.7, idle: 55.1, iowait: 0.1, busy: 44.8 }));
+  return {
+    over_time: { t, streams: Array.from({ length: MAX_STREAMS }, (_, id) => ({ id, side: "recv", bps: t.map((p) => 1.23e9 + id * 1.1e7 + ((p * 7919) % 97) * 1e6) })), streams_total: 32 },
+    cpu_per_core: cores,
+    remote_cpu_per_core: cores,
+    diagnosis: { verdict: "receiver-cpu", evidence: [`run ${i}: cpu5 of the receiver was 99.0 % busy, 60.1 % in softirq`, "spread the flows over more receive queues (RSS) or cores"] },
+  };
+}
+
+/**
+ * Ten runs as a sweep writes them: streams=1,2,4,8,16 × 2 repeats, with every headline figure and host fact; the
+ * first a version-1 line (no detail), the others version 2 with detail at its bounds.
+ */
 function tenRuns(path: string): void {
   for (let i = 0; i < 10; i++) {
     const streams = String(2 ** Math.floor(i / 2));
     const entry: HistoryEntryInput = {
-      v: 1, id: `r${i}abcdef`, time: new Date(Date.UTC(2026, 11, 3, 12, 0, i)).toISOString(),
+      v: i === 0 ? 1 : HISTORY_VERSION,
+      ...(i === 0 ? {} : { detail: fullDetail(i) }), id: `r${i}abcdef`, time: new Date(Date.UTC(2026, 11, 3, 12, 0, i)).toISOString(),
       argv: ["client", "10.0.0.2", "--sweep", "streams=1,2,4,8,16", "--repeat", "2", "-t", "10"],
       mode: "client", peer: "10.0.0.2", transport: "tcp", test: "stream", group: "g1", point: { streams }, repeat: (i % 2) + 1,
       host: { kernel: "6.1.0-18-amd64", cpu_model: "Intel(R) Xeon(R) Platinum 8370C CPU @ 2.80GHz", interface: "eth0", nic_driver: "mlx5_core", link_speed_bps: 100e9, mtu: 1500, sysctls: { "net.ipv4.tcp_rmem": "4096 131072 6291456", "net.ipv4.tcp_wmem": "4096 16384 4194304", "net.ipv4.tcp_congestion_control": "cubic" } },
@@ -69,7 +86,7 @@ test("report IDS: only the runs named (unique prefixes); unknown id and missing 
   expect(noOut.stderr).not.toContain("    at ");
 });
 
-test("ten runs weigh under 500 KB, and data text is escaped", async () => {
+test("ten runs with detail at its bounds weigh under 500 KB, and data text is escaped", async () => {
   const hist = join(dir, "ten.jsonl"), out = join(dir, "ten.html");
   tenRuns(hist);
   const r = await anyperf(["report", "--history", hist, "-o", out]).done;
@@ -77,9 +94,15 @@ test("ten runs weigh under 500 KB, and data text is escaped", async () => {
   expect(statSync(out).size).toBeLessThan(500 * 1024);
   const html = readFileSync(out, "utf8");
   expect(html).toContain("peer &lt;reset&gt; the connection &amp; left");
-  // A sweep bar per point (5) with its min–max error bar, CPU bars per run (10).
+  // A sweep bar per point (5) with its min–max error bar, CPU bars per run (10), and per detailed run (9) the 8
+  // busiest cores of each end with their 5 non-zero modes.
   expect(html.match(/class="error-bar"/g)!.length).toBe(5);
-  expect(html.match(/<rect /g)!.length).toBe(15);
+  expect(html.match(/<rect /g)!.length).toBe(15 + 9 * 2 * 8 * 5);
+  // Each title twice: the chart's heading and its <title>.
+  expect(html.match(/Throughput per stream \(16 of 32\)/g)!.length).toBe(2 * 9);
+  expect(html.match(/CPU per core by mode, remote end \(the 8 busiest of 64 cores\)/g)!.length).toBe(2 * 9);
+  expect(html).toContain("<b>receiver-cpu</b>: run 3: cpu5 of the receiver was 99.0 % busy");
+  expect(html).toContain("recorded before per-run detail was kept (history schema 1)");
 });
 
 const headless = (...args: string[]) =>
@@ -91,10 +114,11 @@ test.skipIf(!chromium)("Chromium renders the report: SVG paths and rects in the 
   expect((await anyperf(["report", "--history", hist, "-o", out]).done).code).toBe(0);
   const dom = await headless("--dump-dom", `file://${out}`);
   expect(dom.code).toBe(0);
-  // Throughput, latency p50/p99, CPU busy by run, and the sweep curve.
-  expect(dom.stdout.match(/<svg /g)!.length).toBe(4);
-  expect(dom.stdout.match(/<path d="M/g)!.length).toBeGreaterThanOrEqual(3);
-  expect(dom.stdout.match(/<rect /g)!.length).toBe(15);
+  // Throughput, latency p50/p99, CPU busy by run, the sweep curve; per detailed run (9) its streams and each end's cores.
+  expect(dom.stdout.match(/<svg /g)!.length).toBe(4 + 9 * 3);
+  // A line per stream (16) in each detailed run, the by-run lines (throughput, p50, p99).
+  expect(dom.stdout.match(/<path d="M/g)!.length).toBeGreaterThanOrEqual(3 + 9 * 16);
+  expect(dom.stdout.match(/<rect /g)!.length).toBe(15 + 9 * 2 * 8 * 5);
   const shot = join(dir, "report.png"), blankShot = join(dir, "blank.png"), blank = join(dir, "blank.html");
   writeFileSync(blank, "<!DOCTYPE html><html><body></body></html>");
   expect((await headless(`--screenshot=${shot}`, "--window-size=1200,900", `file://${out}`)).code).toBe(0);

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { assertFree, hasTool, spawnProc, waitBound, type Proc } from "../support/processes.ts";
+import { assertFree, freePorts, hasTool, spawnProc, waitBound, type Proc } from "../support/processes.ts";
 import { HistoryEntry } from "../../src/procedure/history.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "main.ts");
@@ -28,9 +28,10 @@ const rowsOf = (stdout: string) => stdout.split("\n").filter((l) => /^[* ]\s+str
 
 describe("anyperf sweep around a dialect client", () => {
   test.skipIf(!hasTool(["iperf3", "--version"], /iperf 3/))("streams=1,2 -- iperf3 -c against stock iperf3 -s: two rows, one best, -P per point", async () => {
-    await server(["iperf3", "-s", "-p", "40020"], 40020);
+    const port = String(freePorts(40020, 40025, 1));
+    await server(["iperf3", "-s", "-p", port], Number(port));
     const hist = join(mkdtempSync(join(tmpdir(), "anyperf-sweep-")), "h.jsonl");
-    const r = await anyperf(["sweep", "streams=1,2", "--history", hist, "--", "iperf3", "-c", "127.0.0.1", "-p", "40020", "-t", "1"]).done;
+    const r = await anyperf(["sweep", "streams=1,2", "--history", hist, "--", "iperf3", "-c", "127.0.0.1", "-p", port, "-t", "1"]).done;
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("iperf Done.");
     const rows = rowsOf(r.stdout);
@@ -45,9 +46,10 @@ describe("anyperf sweep around a dialect client", () => {
   }, 60_000);
 
   test.skipIf(!hasTool(["netperf", "-V"], /Netperf version 2\.7/))("streams=1,2 -- netperf -t TCP_RR against stock netserver: instances per point, their rates summed", async () => {
-    await server(["netserver", "-D", "-p", "40021"], 40021);
+    const port = String(freePorts(40025, 40030, 1));
+    await server(["netserver", "-D", "-p", port], Number(port));
     const hist = join(mkdtempSync(join(tmpdir(), "anyperf-sweep-")), "h.jsonl");
-    const r = await anyperf(["sweep", "streams=1,2", "--history", hist, "--", "netperf", "-H", "127.0.0.1", "-p", "40021", "-t", "TCP_RR", "-l", "1"]).done;
+    const r = await anyperf(["sweep", "streams=1,2", "--history", hist, "--", "netperf", "-H", "127.0.0.1", "-p", port, "-t", "TCP_RR", "-l", "1"]).done;
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("sweep: medians per point; * best transactions/s");
     const rows = rowsOf(r.stdout);

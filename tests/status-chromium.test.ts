@@ -7,8 +7,8 @@ import { fakeSource } from "./fixtures/status/fake-run.ts";
 
 /**
  * Headless Chromium (Debian `chromium`) loads the live page from a token-protected status server while a test
- * runs, and we watch the page through the DevTools protocol: the chart gains points and the figures follow the
- * run. Set ANYPERF_SCREENSHOT=/path.png to keep a screenshot of the page.
+ * runs, and we watch the page through the DevTools protocol: the chart (the server's /chart.svg, drawn by the
+ * report's chart code, swapped into the page) gains points and the figures follow the run. Set ANYPERF_SCREENSHOT=/path.png to keep a screenshot of the page.
  */
 
 const chromium = Bun.which("chromium") ?? Bun.which("chromium-browser");
@@ -47,6 +47,9 @@ async function cdp(wsUrl: string) {
 interface PageState {
   points: number;
   line: string;
+  /** The chart's SVG elements in the page: the server's svg, with its path and axis text. */
+  svgs: number;
+  title: string;
   test: string;
   phase: string;
   figures: string;
@@ -56,7 +59,9 @@ interface PageState {
 
 const READ_PAGE = `JSON.stringify({
   points: Number(document.getElementById("chart").dataset.points),
-  line: document.getElementById("line").getAttribute("points"),
+  line: document.querySelector("#chart svg path")?.getAttribute("d") ?? "",
+  svgs: document.querySelectorAll("#chart svg").length,
+  title: document.querySelector("#chart svg title")?.textContent ?? "",
   test: document.getElementById("chart").dataset.test,
   phase: document.getElementById("phase").textContent,
   figures: document.getElementById("figures").textContent,
@@ -129,6 +134,10 @@ test.skipIf(!chromium)(
       expect(first.test).toBe("t1");
       expect(first.streams).toBe(2);
       expect(first.figures).toContain("Gbit/s");
+      // One SVG, the server's, with a path drawn through the intervals so far.
+      expect(first.svgs).toBe(1);
+      expect(first.line).toMatch(/^M[\d.]+,[\d.]+( L[\d.]+,[\d.]+)+$/);
+      expect(first.title).toBe("test t1: throughput, measuring");
       const later = await waitFor((s) => s.points >= first.points + 5, "five more chart points");
       expect(later.line).not.toBe(first.line);
       expect(later.line.split(" ")).toHaveLength(later.points);

@@ -118,7 +118,12 @@ test("anyperf loopback -t 3 --http PORT serves the run to curl-like polling", as
     expect(docs.length).toBeGreaterThan(10);
     expect(docs.some((d) => d.phase === "measuring" && d.test!.throughput.current > 0)).toBe(true);
     const page = await fetch(`http://127.0.0.1:${port}/`);
-    expect(await page.text()).toContain('<svg id="chart"');
+    expect(await page.text()).toContain('<div id="chart"');
+    // The page's chart: the run's intervals drawn on the server by the report's chart code.
+    const chart = await (await fetch(`http://127.0.0.1:${port}/chart.svg`)).text();
+    expect(chart).toMatch(/^<svg data-test="1" data-points="[1-9]\d*" data-streams="2" /);
+    // -P 2: the total and both receiving streams, each a line.
+    expect([...chart.matchAll(/<path d="M[\d.]+,[\d.]+( L[\d.]+,[\d.]+)*"[^>]*><title>([^<]+)</g)].map((m) => m[2])).toEqual(["total", "recv 0", "recv 1"]);
     expect(await proc.exited).toBe(0);
   } finally {
     clearTimeout(killer);

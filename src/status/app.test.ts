@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { bpsOf, FakeRun, fakeSource } from "../../tests/fixtures/status/fake-run.ts";
 import { UserError } from "../errors.ts";
 import { createStatusApp } from "./app.ts";
+import { lineChart } from "../report/svg-charts.ts";
 import { MemorySource } from "./memory-source.ts";
 import { IntervalEvent, StatusDocument } from "./schema.ts";
 
@@ -138,7 +139,7 @@ describe("GET /results", () => {
 describe("token", () => {
   const { source } = fakeSource({ intervals: 3 });
   const app = createStatusApp(source, { token: "s3cret-T0ken" });
-  const paths = ["/status", "/metrics", "/results", "/results/t1", "/events"];
+  const paths = ["/status", "/chart.svg", "/metrics", "/results", "/results/t1", "/events"];
 
   test.each(paths)("%s needs it", async (path) => {
     const res = await app.request(path);
@@ -192,7 +193,8 @@ test("GET / is one self-contained page", async () => {
   expect(res.headers.get("content-type")).toContain("text/html");
   expect(res.headers.get("content-security-policy")).toContain("default-src 'none'");
   const html = await res.text();
-  expect(html).toContain('<svg id="chart"');
+  expect(html).toContain('<div id="chart"');
+  expect(html).toContain('fetch("chart.svg"');
   // Nothing loaded from elsewhere: no external script, style, image or font.
   expect(html).not.toMatch(/(src|href)=["']?(https?:)?\/\//);
   expect(html).not.toMatch(/@import|url\(/);
@@ -201,7 +203,7 @@ test("GET / is one self-contained page", async () => {
 test("unknown paths say what exists", async () => {
   const res = await createStatusApp(new MemorySource({ mode: "loopback", role: "both" })).request("/nope");
   expect(res.status).toBe(404);
-  expect((await res.json()).error).toBe("no such page /nope: try /, /status, /metrics, /events, /results, /healthz or /readyz");
+  expect((await res.json()).error).toBe("no such page /nope: try /, /status, /chart.svg, /metrics, /events, /results, /healthz or /readyz");
 });
 
 describe("GET /events", () => {
@@ -263,5 +265,35 @@ describe("GET /events", () => {
     const third = await app.request("/events");
     expect(third.status).toBe(200);
     await third.body?.cancel();
+  });
+});
+
+describe("GET /chart.svg", () => {
+  test("the running test's throughput drawn by the report's chart code: one path through every interval so far", async () => {
+    const { source, run } = fakeSource({ intervals: 10 });
+    const app = createStatusApp(source);
+    const empty = await app.request("/chart.svg");
+    expect(empty.headers.get("content-type")).toContain("image/svg+xml");
+    for (let i = 0; i < 4; i++) run.step();
+    const res = await app.request("/chart.svg");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    const svg = await res.text();
+    expect(svg).toMatch(/^<svg data-test="t1" data-points="4" data-streams="0" xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    expect(svg).toContain("test t1: throughput, measuring");
+    // The same drawing lineChart gives for those samples (what `anyperf report` uses), one M and three L.
+    const d = /<path d="([^"]+)"/.exec(svg)![1]!;
+    expect(d.split(" ").map((c) => c[0])).toEqual(["M", "L", "L", "L"]);
+    const sum = (seq: number) => bpsOf(seq, 0) + bpsOf(seq, 1);
+    const same = lineChart({ width: 800, height: 260, title: "", xLabel: "", yLabel: "", dots: false, series: [{ name: "total", points: [0, 1, 2, 3].map((s) => ({ x: s + 1, y: sum(s) })) }] });
+    expect(d).toBe(/<path d="([^"]+)"/.exec(same)![1]!);
+    expect(svg).not.toContain("<circle");
+  });
+
+  test("before any test: an empty chart that says so", async () => {
+    const svg = await (await createStatusApp(new MemorySource({ mode: "serve", role: "server" })).request("/chart.svg")).text();
+    expect(svg).toContain('data-points="0"');
+    expect(svg).toContain("no test yet");
+    expect(svg).not.toContain("<path");
   });
 });

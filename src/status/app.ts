@@ -9,6 +9,7 @@ import { METRICS_CONTENT_TYPE, renderMetrics } from "./metrics.ts";
 import { PAGE_CONTENT_SECURITY_POLICY, PAGE_HTML } from "./page.ts";
 import type { StatusSource } from "./source.ts";
 import { isReady, releaseStart } from "./readiness.ts";
+import { liveChartSvg } from "./live-chart.ts";
 
 export interface StatusAppOptions {
   /** Required Bearer token for every route but the page itself (which holds no data). */
@@ -57,7 +58,7 @@ function resultsMissing(source: StatusSource, id: string | undefined): string {
 }
 
 /** Every route below, for telling a wrong method from a wrong path. */
-const PAGES = /^\/(?:status|metrics|events|healthz|readyz|results(?:\/[^/]+)?)?$/;
+const PAGES = /^\/(?:status|chart\.svg|metrics|events|healthz|readyz|results(?:\/[^/]+)?)?$/;
 
 /** The status app, runtime-free: serve it with server.ts or call `app.request()` in tests. */
 export function createStatusApp(source: StatusSource, opts: StatusAppOptions = {}): Hono {
@@ -93,12 +94,18 @@ export function createStatusApp(source: StatusSource, opts: StatusAppOptions = {
       invalidAuthenticationHeader: { message: { error: "malformed Authorization header: send Authorization: Bearer TOKEN" } },
       invalidToken: { message: { error: "wrong token: send the --http-token the server was started with" } },
     });
-    for (const path of ["/status", "/metrics", "/events", "/results", "/results/*", "/start"]) app.use(path, auth);
+    for (const path of ["/status", "/chart.svg", "/metrics", "/events", "/results", "/results/*", "/start"]) app.use(path, auth);
   }
 
   app.get("/status", (c) => {
     c.header("Cache-Control", "no-store");
     return c.json(buildStatusDocument(source, now()));
+  });
+
+  app.get("/chart.svg", (c) => {
+    c.header("Cache-Control", "no-store");
+    c.header("Content-Type", "image/svg+xml; charset=utf-8");
+    return c.body(liveChartSvg(source));
   });
 
   app.get("/metrics", (c) => {
@@ -130,7 +137,7 @@ export function createStatusApp(source: StatusSource, opts: StatusAppOptions = {
       c.header("Allow", "GET, HEAD");
       return c.json({ error: `${path} answers GET only (got ${c.req.method})` }, 405);
     }
-    return c.json({ error: `no such page ${path}: try /, /status, /metrics, /events, /results, /healthz or /readyz` }, 404);
+    return c.json({ error: `no such page ${path}: try /, /status, /chart.svg, /metrics, /events, /results, /healthz or /readyz` }, 404);
   });
   app.onError((err, c) => {
     if (err instanceof HTTPException) return err.getResponse();

@@ -22,12 +22,17 @@ export function summarize(view: TestView, hasResults: boolean): TestSummary {
   };
 }
 
+/** The test the page shows: the running one (the newest, when several run), else the most recent one. */
+export function shownTest(tests: readonly TestView[]): TestView | undefined {
+  return tests.find((t) => t.phase !== "done") ?? tests[0];
+}
+
 /** GET /status, built from one read of the source. */
 export function buildStatusDocument(source: StatusSource, now: Date): StatusDocument {
   // One read of the tests, so the document agrees with itself (a second read would be a few ms later).
   const tests = source.tests();
   const running = tests.filter((t) => t.phase !== "done");
-  const latest = running[0] ?? tests[0];
+  const latest = shownTest(tests);
   return {
     mode: source.mode,
     role: source.role,

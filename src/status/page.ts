@@ -1,7 +1,9 @@
 /**
  * GET /: the live page, served from the binary as one string (no build step, no CDN). It reads /status once a
  * second and /events as it comes (through fetch, because EventSource cannot send the Authorization header), and
- * draws the throughput of the shown test as an SVG line. With --http-token, open it as /#token=TOKEN: the fragment
+ * shows /chart.svg, the shown test's throughput drawn on the server by the report's chart code (live-chart.ts),
+ * fetched again at every interval and every poll. The SVG is parsed as XML (DOMParser runs no script in it) and
+ * swapped in. With --http-token, open it as /#token=TOKEN: the fragment
  * never leaves the browser, and the page sends it as a Bearer header. Every figure is set with textContent, never
  * as HTML, since peers' names come from the network.
  */
@@ -24,8 +26,7 @@ export const PAGE_HTML = `<!doctype html>
   #figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(11em, 1fr)); gap: .5em; margin: .8em 0; }
   .fig { background: #fff; border: 1px solid #ddd; border-radius: .4em; padding: .4em .6em; }
   .fig .k { color: #666; font-size: .85em; } .fig .v { font-size: 1.25em; font-variant-numeric: tabular-nums; }
-  #chart { width: 100%; max-width: 60em; height: auto; background: #fff; border: 1px solid #ddd; border-radius: .4em; }
-  #chart text { font-size: 11px; fill: #666; }
+  #chart svg { width: 100%; max-width: 60em; height: auto; background: #fff; border: 1px solid #ddd; border-radius: .4em; }
   table { border-collapse: collapse; margin: .5em 0; background: #fff; }
   th, td { border: 1px solid #ddd; padding: .2em .6em; text-align: right; font-variant-numeric: tabular-nums; }
   th { background: #f0f0f0; } #error { color: #a00; }
@@ -36,10 +37,7 @@ export const PAGE_HTML = `<!doctype html>
 <div id="where"></div>
 <div id="error"></div>
 <div id="figures"></div>
-<svg id="chart" viewBox="0 0 800 260" data-points="0" role="img" aria-label="throughput over time">
-  <g id="grid"></g>
-  <polyline id="line" fill="none" stroke="#2a6fdb" stroke-width="2" points=""></polyline>
-</svg>
+<div id="chart" data-points="0" data-test=""></div>
 <h2>Streams</h2>
 <table id="streams"><thead><tr><th>id</th><th>side</th><th>now</th><th>average</th><th>bytes</th><th>packets</th><th>retransmits</th><th>lost</th></tr></thead><tbody></tbody></table>
 <h2>Recent tests</h2>
@@ -49,8 +47,6 @@ export const PAGE_HTML = `<!doctype html>
 const token = new URLSearchParams(location.hash.slice(1)).get("token");
 const headers = token ? { Authorization: "Bearer " + token } : {};
 const $ = (id) => document.getElementById(id);
-const chart = { test: null, points: [] };
-const MAX_POINTS = 900;
 
 function rate(bps, unit) {
   if (bps === undefined || bps === null) return "–";
@@ -58,12 +54,6 @@ function rate(bps, unit) {
   const steps = [[1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"]];
   for (const [f, p] of steps) if (bps >= f) return (bps / f).toFixed(2) + " " + p + unit;
   return bps.toFixed(bps < 10 ? 2 : 0) + " " + unit;
-}
-/** Axis labels: three significant digits at most, so they fit the margin. */
-function axisRate(bps) {
-  const steps = [[1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"]];
-  for (const [f, p] of steps) if (bps >= f) return Number((bps / f).toPrecision(3)) + " " + p + "bit/s";
-  return Number(bps.toPrecision(3)) + " bit/s";
 }
 function bytes(n) {
   const steps = [[2 ** 40, "TiB"], [2 ** 30, "GiB"], [2 ** 20, "MiB"], [2 ** 10, "KiB"]];
@@ -88,55 +78,26 @@ function rows(id, list) {
   }));
 }
 
-function setChartTest(test) {
-  chart.test = test ? test.id : null;
-  chart.points = test ? test.intervals.map((i) => [i.end, i.bitsPerSecond]) : [];
-}
-function addPoint(end, bps) {
-  const last = chart.points[chart.points.length - 1];
-  if (last && end <= last[0]) return;
-  chart.points.push([end, bps]);
-  if (chart.points.length > MAX_POINTS) chart.points.shift();
-}
-function niceMax(v) {
-  if (v <= 0) return 1;
-  const p = 10 ** Math.floor(Math.log10(v));
-  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= v) return m * p;
-  return 10 * p;
-}
-function drawChart() {
-  const W = 800, H = 260, L = 85, R = 10, T = 10, B = 25;
-  const pts = chart.points;
-  const svg = $("chart");
-  svg.dataset.points = String(pts.length);
-  svg.dataset.test = chart.test || "";
-  const x0 = pts.length ? pts[0][0] : 0;
-  const x1 = pts.length > 1 ? pts[pts.length - 1][0] : x0 + 1;
-  const ymax = niceMax(Math.max(0, ...pts.map((p) => p[1])) * 1.05);
-  const sx = (x) => L + ((x - x0) / (x1 - x0 || 1)) * (W - L - R);
-  const sy = (y) => T + (1 - y / ymax) * (H - T - B);
-  const grid = $("grid");
-  const ns = "http://www.w3.org/2000/svg";
-  const parts = [];
-  for (let i = 0; i <= 4; i++) {
-    const y = (ymax * i) / 4;
-    const line = document.createElementNS(ns, "line");
-    line.setAttribute("x1", L); line.setAttribute("x2", W - R);
-    line.setAttribute("y1", sy(y)); line.setAttribute("y2", sy(y));
-    line.setAttribute("stroke", "#eee");
-    const label = document.createElementNS(ns, "text");
-    label.setAttribute("x", L - 6); label.setAttribute("y", sy(y) + 4); label.setAttribute("text-anchor", "end");
-    label.textContent = axisRate(y);
-    parts.push(line, label);
+let charting = false;
+let chartAgain = false;
+async function refreshChart() {
+  if (charting) { chartAgain = true; return; }
+  charting = true;
+  try {
+    const res = await fetch("chart.svg", { headers, cache: "no-store" });
+    if (res.ok) {
+      const svg = new DOMParser().parseFromString(await res.text(), "image/svg+xml").documentElement;
+      if (svg.nodeName === "svg") {
+        const box = $("chart");
+        box.replaceChildren(document.importNode(svg, true));
+        box.dataset.points = svg.getAttribute("data-points") || "0";
+        box.dataset.test = svg.getAttribute("data-test") || "";
+      }
+    }
+  } catch (e) { /* the next poll tries again */ } finally {
+    charting = false;
+    if (chartAgain) { chartAgain = false; refreshChart(); }
   }
-  for (const [x, anchor] of [[x0, "start"], [x1, "end"]]) {
-    const t = document.createElementNS(ns, "text");
-    t.setAttribute("x", sx(x)); t.setAttribute("y", H - 6); t.setAttribute("text-anchor", anchor);
-    t.textContent = x.toFixed(0) + " s";
-    parts.push(t);
-  }
-  grid.replaceChildren(...parts);
-  $("line").setAttribute("points", pts.map((p) => sx(p[0]).toFixed(1) + "," + sy(p[1]).toFixed(1)).join(" "));
 }
 
 function figure(k, v) {
@@ -168,10 +129,7 @@ function render(doc) {
     bytes(s.bytes), s.packets, s.retransmits ?? "–", s.lost ?? "–"]) : []);
   rows("recent", doc.recent.map((r) => [r.id, r.mode, r.role, r.peer ?? "–", r.phase, new Date(r.startedAt).toLocaleTimeString(),
     rate(r.averageBitsPerSecond, "bit/s"), r.results ? el("a", "results", { href: r.results.slice(1) }) : "–"]));
-  if (!t) setChartTest(null);
-  else if (t.id !== chart.test) setChartTest(t);
-  else for (const i of t.intervals) addPoint(i.end, i.bitsPerSecond);
-  drawChart();
+  refreshChart();
 }
 
 function problem(res) {
@@ -205,11 +163,8 @@ function onFrame(frame) {
     if (k === "event") event = v; else if (k === "data") data.push(v);
   }
   if (event !== "interval" || !data.length) return;
-  const e = JSON.parse(data.join("\\n"));
-  if (e.testId !== chart.test) { poll(); return; }
-  addPoint(e.end, e.bitsPerSecond);
-  drawChart();
-  // The figures follow each interval too, not only the once-a-second poll.
+  // The chart and the figures follow each interval, not only the once-a-second poll.
+  refreshChart();
   poll();
 }
 async function events() {

@@ -1,4 +1,12 @@
-import type { IntervalEvent, Role, TestView } from "./schema.ts";
+import type { ChartPoint } from "../report/svg-charts.ts";
+import type { IntervalEvent, Role, StreamView, TestView } from "./schema.ts";
+
+/** One stream's throughput over the test's recent intervals: x = seconds since the test started, y = bits/s. */
+export interface StreamSeries {
+  id: number;
+  side: StreamView["side"];
+  points: ChartPoint[];
+}
 
 /**
  * What the status app reads. The engine's registry of live tests implements it; memory-source.ts is a plain
@@ -21,6 +29,11 @@ export interface StatusSource {
   current(): TestView | undefined;
   /** The final results document of test `id` (default: the most recent finished test), once that test is done. */
   results(id?: string): unknown | undefined;
+  /**
+   * The measuring streams of test `id` over time, for the live chart (the first few; `total` says how many the test
+   * has). Absent where the source keeps none: the chart then draws the sum only.
+   */
+  streamSeries?(id: string): { shown: readonly StreamSeries[]; total: number };
   /** Calls `listener` once per interval of any test; returns the unsubscribe function. */
   subscribe(listener: (e: IntervalEvent) => void): () => void;
 }

@@ -1,7 +1,8 @@
 import type { TestRun } from "../engine/test-run.ts";
 import type { Interval } from "../report/result.ts";
 import type { CpuView, IntervalEvent, IntervalSample, Role, StreamView, TestView } from "./schema.ts";
-import type { StatusSource } from "./source.ts";
+import type { StatusSource, StreamSeries } from "./source.ts";
+import { MAX_STREAMS, measuringSides } from "../procedure/run-detail.ts";
 
 /**
  * The status source over the engine's TestRuns: a front end adds each run it starts, and this keeps what the
@@ -36,6 +37,10 @@ interface Tracked {
   run: RunLike;
   seq: number;
   recent: IntervalSample[];
+  /** Per measuring stream (the first MAX_STREAMS), the same recent intervals as `recent`; kept out of /status. */
+  perStream: Map<string, StreamSeries>;
+  /** The most measuring streams an interval had, so the chart can say "16 of N". */
+  measuringStreams: number;
   last?: Interval;
   streams: Map<number, StreamTotals>;
   bytes: number;
@@ -83,6 +88,8 @@ export class TestRunSource implements StatusSource {
       run,
       seq: 0,
       recent: [],
+      perStream: new Map(),
+      measuringStreams: 0,
       streams: new Map(),
       bytes: 0,
       packets: 0,
@@ -145,6 +152,7 @@ export class TestRunSource implements StatusSource {
     };
     t.recent.push(sample);
     if (t.recent.length > KEEP_INTERVALS) t.recent.shift();
+    this.keepPerStream(t, i, end);
     if (t.run.liveCpu) t.cpu = { ...t.run.liveCpu };
     const event: IntervalEvent = {
       ...sample,
@@ -160,6 +168,31 @@ export class TestRunSource implements StatusSource {
         this.listeners.delete(l);
       }
     }
+  }
+
+  /** The streams that measure the test, chosen as the report chooses them. */
+  private keepPerStream(t: Tracked, i: Interval, end: number): void {
+    const measures = measuringSides(i.streams.map((s) => s.side));
+    let measuring = 0;
+    for (const s of i.streams) {
+      if (!measures(s.side)) continue;
+      measuring++;
+      const key = `${s.side} ${s.id}`;
+      let series = t.perStream.get(key);
+      if (!series) {
+        if (t.perStream.size >= MAX_STREAMS) continue;
+        series = { id: s.id, side: s.side, points: [] };
+        t.perStream.set(key, series);
+      }
+      series.points.push({ x: end, y: s.throughput_bps });
+      if (series.points.length > KEEP_INTERVALS) series.points.shift();
+    }
+    t.measuringStreams = Math.max(t.measuringStreams, measuring);
+  }
+
+  streamSeries(id: string): { shown: readonly StreamSeries[]; total: number } {
+    const t = this.tracked.find((x) => x.id === id);
+    return { shown: t ? [...t.perStream.values()] : [], total: t?.measuringStreams ?? 0 };
   }
 
   /** Seconds of the plan left, from the phase the run is in and how long it has been in it. */

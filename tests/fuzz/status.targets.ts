@@ -28,7 +28,7 @@ function source(kind: number, steps: number): StatusSource {
 const printable = (max: number) => fc.stringMatching(new RegExp(`^[\\x20-\\x7e]{0,${max}}$`));
 
 const pathArb = fc.oneof(
-  { weight: 4, arbitrary: fc.constantFrom("/", "/status", "/metrics", "/events", "/results", "/results/t1", "/results/nope", "/results/", "/healthz", "/readyz", "/start") },
+  { weight: 4, arbitrary: fc.constantFrom("/", "/status", "/chart.svg", "/metrics", "/events", "/results", "/results/t1", "/results/nope", "/results/", "/healthz", "/readyz", "/start") },
   {
     weight: 3,
     arbitrary: fc.constantFrom(
@@ -86,7 +86,7 @@ const requestArb = fc.record({
 
 type Req = typeof requestArb extends fc.Arbitrary<infer T> ? T : never;
 
-const PROTECTED = new Set(["/status", "/metrics", "/events", "/results", "/start"]);
+const PROTECTED = new Set(["/status", "/chart.svg", "/metrics", "/events", "/results", "/start"]);
 // 409: POST /start with no paused client waiting.
 const EXPECTED_STATUS = new Set([200, 400, 401, 404, 405, 409, 421, 503]);
 /** A Host a browser on this machine could send: a loopback name, optionally a port. */

@@ -6,7 +6,7 @@
  */
 import { UserError } from "../../src/errors.ts";
 import { onRunStarted } from "../../src/engine/registry.ts";
-import type { TestRun } from "../../src/engine/test-run.ts";
+import { figures, type TestRun } from "../../src/engine/test-run.ts";
 import { concurrentSum } from "../../src/formulas.ts";
 import { interruptedExitCode, shutdownSignal } from "../../src/signals.ts";
 import type { Results } from "../../src/report/result.ts";
@@ -50,8 +50,11 @@ export const SWEEP_USAGE = `usage: anyperf sweep KEY=V1,V2,... [KEY=...] [--repe
        window (iperf3/iperf -w, netperf -- -s V -S V), rate (iperf3/iperf -b)
   e.g. anyperf sweep streams=1,2,4 -- iperf3 -c 192.0.2.7 -t 5`;
 
-/** Several TestRuns of one point (netperf --instances) ran side by side: their rates add up. */
-function combined(runs: Results[]): Headline {
+/**
+ * Several TestRuns of one point (netperf --instances) ran side by side: their rates add up, and their latency is
+ * every transaction of every run pooled (histograms added), as the dialect's own combined latency line pools them.
+ */
+export function combined(runs: Results[], tests: readonly TestRun[]): Headline {
   if (runs.length === 1) return headlineOf(runs[0]!);
   const hs = runs.map(headlineOf);
   const out: Headline = {};
@@ -59,6 +62,8 @@ function combined(runs: Results[]): Headline {
     const vs = hs.map((h) => h[k]).filter((v): v is number => v !== undefined);
     if (vs.length === hs.length) out[k] = concurrentSum(vs);
   }
+  const latency = figures(tests.flatMap((t) => t.measuredStreams()), 1, runs[0]!).latency_us;
+  if (latency) Object.assign(out, { latency_p50_us: latency.p50, latency_p99_us: latency.p99 });
   if (hs[0]!.cpu_busy_percent !== undefined) out.cpu_busy_percent = hs[0]!.cpu_busy_percent;
   return out;
 }
@@ -117,7 +122,7 @@ export async function sweepMain(argv: string[]): Promise<number> {
         break;
       }
       test = results[0]!.test;
-      const h = combined(results);
+      const h = combined(results, started);
       runs.push(...results.slice(0, 1));
       heads.push(h);
       if (facts !== undefined && proc.history !== undefined) {

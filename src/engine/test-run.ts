@@ -330,6 +330,15 @@ export class TestRun {
     return out;
   }
 
+  /**
+   * What the reporting side's streams moved over the measured window, histograms included: for a procedure that
+   * pools several Tests run side by side (netperf --instances) into one point, as if one Test had them all.
+   */
+  measuredStreams(): StreamCounters[] {
+    if (!this.measureStartMs) return [];
+    return this.streamCounters(this.measureStart, this.measureEnd ?? this.snaps(true), this.reportingSide());
+  }
+
   /** Live figures for the status endpoint: the measured window so far (or the last interval before it). */
   current(): { seconds: number; sum: Figures } | undefined {
     if (!this.measureStartMs) return undefined;

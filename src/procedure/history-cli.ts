@@ -6,7 +6,7 @@ import { defaultHistoryPath } from "./options.ts";
 import { readHistory, type HistoryEntry } from "./history.ts";
 import { formatFigure, LABELS } from "./report.ts";
 
-export const HISTORY_USAGE = `usage: anyperf history [FILE] [--json]       list the recorded runs (default ${defaultHistoryPath()})`;
+export const HISTORY_USAGE = `usage: anyperf history [FILE | --history FILE] [--json]   list the recorded runs (default ${defaultHistoryPath()})`;
 export const COMPARE_USAGE = `usage: anyperf compare ID_A ID_B [--history FILE]   two runs side by side, the change in %, what differed`;
 
 function headlineText(e: HistoryEntry): string {
@@ -16,13 +16,15 @@ function headlineText(e: HistoryEntry): string {
 }
 
 export async function historyMain(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, strict: true, allowPositionals: true, options: { json: { type: "boolean" }, help: { type: "boolean", short: "h" } } });
+  const { values, positionals } = parseArgs({ args: argv, strict: true, allowPositionals: true, options: { json: { type: "boolean" }, history: { type: "string" }, help: { type: "boolean", short: "h" } } });
   if (values.help) {
     console.log(HISTORY_USAGE);
     return 0;
   }
-  if (positionals.length > 1) throw new UserError(`one history file only, got '${positionals.join(" ")}': pass one FILE`, 2);
-  const path = positionals[0] ?? defaultHistoryPath();
+  // --history as compare, report and the runs take it: a user who wrote runs with it reads them back the same way.
+  const files = [...positionals, ...(values.history === undefined ? [] : [values.history])];
+  if (files.length > 1) throw new UserError(`one history file only, got '${files.join(" ")}': pass one FILE or --history FILE`, 2);
+  const path = files[0] ?? defaultHistoryPath();
   const entries = readHistory(path);
   if (entries.cut) console.error(`anyperf: ${path}: ${entries.cut} cut line${entries.cut === 1 ? "" : "s"} (a run killed while writing) passed over`);
   if (values.json) {

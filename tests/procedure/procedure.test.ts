@@ -127,5 +127,10 @@ describe("history", () => {
     expect(l.stdout.trim().split("\n")).toHaveLength(all.length + 1);
     const j = await anyperf(["history", hist, "--json"]).done;
     expect((JSON.parse(j.stdout) as { id: string }[]).map((e) => e.id)).toEqual(all.map((e) => e.id));
+    // The flag the runs were recorded with reads them back too; a file given twice is one line naming both ways.
+    const f = await anyperf(["history", "--history", hist]).done;
+    expect(f.stdout).toBe(l.stdout);
+    const two = await anyperf(["history", hist, "--history", hist]).done;
+    expect([two.code, two.stderr.trim()]).toEqual([2, expect.stringContaining("pass one FILE or --history FILE")]);
   }, 90_000);
 });

@@ -61,6 +61,13 @@ describe("anyperf sweep around a dialect client", () => {
     const tps = (row: string) => Number(/streams=\d\s+1\s+\S+ [kMG]?bit\/s\s+([\d,]+)/.exec(row)![1]!.replaceAll(",", ""));
     expect(tps(rows[0]!)).toBe(Math.round(h[0]!.results.transactions_per_second!));
     expect(tps(rows[1]!)).toBe(Math.round(h[1]!.results.transactions_per_second!));
+    // Two instances' latency is their transactions pooled, not n/a: within the two runs' own percentiles.
+    const p50 = h[1]!.results.latency_p50_us!;
+    expect(p50).toBeGreaterThan(0);
+    expect(rows[1]).not.toMatch(/n\/a/);
+    // And close to what the dialect's combined line printed (it counts from each stream's open, the table the measured window).
+    const printed = Number(/Latency of 2 instances of TCP_RR \(usec\): .* p50 (\d+)/.exec(r.stdout)![1]);
+    expect(Math.abs(p50 - printed)).toBeLessThanOrEqual(Math.max(3, printed * 0.5));
   }, 60_000);
 
   test("mistakes: no client, a key the client lacks, client options before --", async () => {

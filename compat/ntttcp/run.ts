@@ -125,7 +125,7 @@ function newRun(p: NtttcpPlan, io: RunIo, timing: { warmupS: number; durationS: 
 function results(p: NtttcpPlan, run: TestRun, layout: StreamLayout, plane: DataPlane, io: RunIo): NtttcpResults {
   // Bytes, I/O calls (Windows "Avg B / Compl") and the measured time all come from the test's own window cuts.
   const doc = run.results();
-  const moved = run.measured(plane);
+  const moved = run.measured().streams(plane) ?? [];
   const seconds = doc.phases.measured_s;
   const threads = new Map<number, ThreadResult>(p.threads.map((t) => [t.index, { index: t.index, bytes: 0, ios: 0, seconds }]));
   layout.threadOf.forEach((thread, i) => {

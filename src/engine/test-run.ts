@@ -7,6 +7,7 @@ import { hostWindow, type HostWindow } from "../host/window.ts";
 import { HIST_BUCKETS } from "../counters.ts";
 import type { Figures, Interval, Phase, Results, StreamFigures } from "../report/result.ts";
 import type { MeasuredPlane } from "./measured-plane.ts";
+import { Cut, Window } from "./cut.ts";
 import { VERSION } from "../version.ts";
 import { announceRun } from "./registry.ts";
 import { getProcessLabels } from "../fleet/labels.ts";
@@ -49,9 +50,12 @@ type IntervalListener = (i: Interval, run: TestRun) => void;
  * One test, the engine's one measurement path: its data planes, the phase clock (warm-up → measuring → cool-down →
  * done, only the measured window counts, as in ntttcp), the cuts and per-stream deltas, interval samples, the host
  * window and the results document; it announces itself to the status registry. Protocol sessions drive the phases
- * themselves (iperf3's TEST_START/TEST_END) and read their own figures through its cuts (cut, interval, measured,
- * atEnd), so what they print and what /status and /results show come from the same counters; native modes call
- * runTimed(). See docs/ARCHITECTURE.md, "One Test".
+ * themselves (iperf3's TEST_START/TEST_END) and read their own figures as windows of its cuts (src/engine/cut.ts):
+ * interval() (since the caller's last interval), measured() (the measured window, with the host's figures over it),
+ * since(cut)/between(a, b) (from a cut the front end kept: a base, a freeze) — each stream's counters moved in the
+ * window (counters.delta) and the window's seconds. No front end subtracts counters itself, so what it prints and
+ * what /status and /results show are the same numbers; native modes call runTimed(). See docs/ARCHITECTURE.md,
+ * "One Test".
  */
 export class TestRun {
   phase: Phase = "waiting";
@@ -65,6 +69,8 @@ export class TestRun {
   private host: HostWindow | undefined;
   private readonly sampler: HostSampler | undefined;
   private lastSample: { at: number; snaps: Snapshot[] } | undefined;
+  /** Where the front end's next interval() window starts: its last interval cut, or where sampling started. */
+  private lastCut: Cut | undefined;
   private quickestCopyMs = Infinity;
   private intervalTimer: ReturnType<typeof setInterval> | undefined;
   private ownClock = true;
@@ -89,7 +95,12 @@ export class TestRun {
     this.groups.push({ plane, side });
     if (this.measureStartMs) this.measureStart.push(plane.snapshot(true));
     if (this.measureEnd) this.measureEnd.push(plane.snapshot(true));
-    if (this.lastSample) this.lastSample.snaps.push(plane.snapshot(false));
+    if (this.lastSample && this.lastCut) {
+      const joined = plane.snapshot(false);
+      this.lastSample.snaps.push(joined);
+      // A new cut, not the old one grown: a window a caller holds keeps the planes it was cut over.
+      this.lastCut = new Cut(this.lastCut.atMs, [...this.lastCut, [plane, joined] as const]);
+    }
     plane.onStreamEnd((stream, end) => {
       if (end.reason === "error" && end.error) this.errors.push(`stream ${stream}: ${end.error.message}`);
     });
@@ -134,26 +145,57 @@ export class TestRun {
     }
   }
 
-  /**
-   * Every attached plane's counters at one instant, for a front end's own reports (iperf3's intervals and totals,
-   * ntttcp's I/O counts): they read the counters the test's figures and /status read, cut the same way.
-   */
-  cut(withHistograms = false): Map<MeasuredPlane, Snapshot> {
-    const snaps = this.snaps(withHistograms);
-    return new Map(this.groups.map((g, i) => [g.plane, snaps[i]!]));
+  private cutOf(snaps: Snapshot[], atMs: number): Cut {
+    return new Cut(atMs, this.groups.map((g, i) => [g.plane, snaps[i]!] as const));
   }
 
-  /** What each stream of `plane` moved over the measured window (so far, while it runs); empty before it starts. */
-  measured(plane: MeasuredPlane): StreamCounters[] {
-    const g = this.groups.findIndex((x) => x.plane === plane);
-    if (g < 0 || !this.measureStartMs) return [];
-    return this.atEnd(plane).map((s, i) => delta(this.measureStart[g]!.streams[i]!, s));
+  /**
+   * Every attached plane at one instant, stamped `atMs` (now by default), to measure windows from (`since`,
+   * `between`): iperf3's TEST_START base, a stream's counts frozen at TEST_END. With `withHistograms` the latency
+   * histograms are copied too (8 KiB a stream), for windows over transactions.
+   */
+  cut(withHistograms = false, atMs = performance.now()): Cut {
+    return this.cutOf(this.snaps(withHistograms), atMs);
+  }
+
+  /** A cut before any stream moved, stamped `atMs`: a window from it counts everything since the streams opened. */
+  originAt(atMs: number): Cut {
+    return new Cut(atMs);
+  }
+
+  /** What every stream moved from `from` until a cut taken now (stamped `atMs`), and in how many seconds. */
+  since(from: Cut, atMs = performance.now(), withHistograms = false): Window {
+    return new Window(from, this.cut(withHistograms, atMs));
+  }
+
+  /** What every stream moved between two cuts of this Test. */
+  between(from: Cut, to: Cut): Window {
+    return new Window(from, to);
+  }
+
+  /**
+   * The measured window: from the cut that opened it (beginMeasuring; with `fromOpen`, everything since the streams
+   * opened) to the cut that closed it (endMeasuring), or to now while it is open; histograms included. A plane
+   * attached after it opened counts from the moment it joined. `seconds` is the window's length as the phase clock
+   * counts it (beginMeasuring's `atMs` to endMeasuring); `host` is the host over the window (every /proc figure,
+   * per-CPU modes in `host.perCpu`, this process's CPU), read now while the window is open. Before the window opens:
+   * an empty window of 0 seconds.
+   */
+  measured(): Window {
+    if (!this.measureStartMs) {
+      const now = this.cut();
+      return new Window(now, now);
+    }
+    const start = this.cutOf(this.measureStart, this.measureStartMs);
+    if (this.measureEnd) return new Window(start, this.cutOf(this.measureEnd, this.measureEndMs), this.host);
+    const host = this.hostStart && this.sampler ? hostWindow(this.hostStart, this.sampler.sample()) : undefined;
+    return new Window(start, this.cut(true), host);
   }
 
   /**
    * The cumulative counters of `plane`'s streams (histograms included) in the cut that closed the measured window,
-   * or now while it is open: a front end that reports totals since the streams opened (netperf) reads the cut the
-   * test's own figures end on.
+   * or now while it is open. Superseded by `measured()` of a window opened `fromOpen` (the same counts, as a window);
+   * kept while netperf's PhaseRun reads it.
    */
   atEnd(plane: MeasuredPlane): StreamCounters[] {
     const g = this.groups.findIndex((x) => x.plane === plane);
@@ -171,19 +213,28 @@ export class TestRun {
   }
 
   /**
-   * An interval ends now (see cutsIntervals): its figures go to the listeners, its cut to the caller. `atMs` is the
-   * instant the front end stamps it with (performance.now() based), so both count the same seconds. While the Test
-   * keeps its own clock (the front end prints no intervals: iperf3 -i 0) this is only a cut.
+   * An interval ends at `atMs` (now by default; the instant the front end stamps it with, performance.now() based):
+   * one cut, whose figures go to the interval listeners (/status, /metrics) and whose window goes to the caller —
+   * every stream's counters since the caller's previous interval() (the first: since sampling started, at
+   * beginWarmup/beginMeasuring, or since the streams opened with `fromOpen`), and that window's seconds, so the
+   * printed interval and /status's count the same bytes over the same seconds. A plane attached since the last
+   * interval counts from when it joined. Without cutsIntervals() (the Test keeps its own clock, the front end prints
+   * no intervals: iperf3 -i 0) the window is the caller's own, and the listeners see the Test's intervals. Called
+   * before sampling started: an empty window of 0 seconds.
    */
-  interval(atMs = performance.now()): Map<MeasuredPlane, Snapshot> {
+  interval(atMs = performance.now()): Window {
     const snaps = (this.ownClock ? undefined : this.sampleInterval(atMs)) ?? this.snaps(false);
-    return new Map(this.groups.map((g, i) => [g.plane, snaps[i]!]));
+    const to = this.cutOf(snaps, atMs);
+    const w = new Window(this.lastCut ?? to, to);
+    if (this.lastCut) this.lastCut = w;
+    return w;
   }
 
   /** Starts interval sampling; call when data starts flowing (warm-up or measuring). */
   startSampling(atMs = performance.now(), from?: Snapshot[]): void {
     if (this.lastSample) return;
     this.lastSample = { at: atMs, snaps: from ?? this.snaps(false) };
+    this.lastCut = this.cutOf(this.lastSample.snaps, atMs);
     if (this.ownClock) this.intervalTimer = setInterval(() => this.sampleInterval(), this.timing.intervalS * 1000);
   }
 

@@ -31,14 +31,24 @@ export class Cut extends Map<MeasuredPlane, Snapshot> {
  */
 export class Window extends Cut {
   private readonly moved = new Map<MeasuredPlane, StreamCounters[]>();
+  private hostRead: { host: HostWindow | undefined } | undefined;
 
   constructor(
     readonly from: Cut,
     to: Cut,
-    /** The host over the window: only a measured window has one (`TestRun.measured()`), once /proc can be read. */
-    readonly host?: HostWindow,
+    private readonly readHost?: () => HostWindow | undefined,
   ) {
     super(to.atMs, to);
+  }
+
+  /**
+   * The host over the window (src/host/window.ts: CPU modes in total and per CPU, this process, NICs, TCP/UDP
+   * tables, interrupts): only a measured window has one (`TestRun.measured()`), where /proc can be read. Read on
+   * first use: an open window samples /proc then, which costs milliseconds on a large host.
+   */
+  get host(): HostWindow | undefined {
+    this.hostRead ??= { host: this.readHost?.() };
+    return this.hostRead.host;
   }
 
   get seconds(): number {

@@ -172,7 +172,7 @@ test("cuts and windows between them: since a cut, between two, from the streams'
   const frozen = run.cut(false, t0 + 2000);
   moved[0]!.bytes += 3;
   expect(run.between(base, frozen).stream(plane, 0)!.bytes).toBe(20);
-  expect(run.between(base, frozen).seconds).toBe(2);
+  expect(run.between(base, frozen).seconds).toBeCloseTo(2, 9);
   expect(run.since(base).stream(plane, 0)!.bytes).toBe(23);
   expect(run.since(run.originAt(t0)).stream(plane, 0)!.bytes).toBe(123);
   // A window is its end cut: the next one is measured from it.
@@ -223,3 +223,72 @@ test.skipIf(process.platform !== "linux")("a loopback data plane: the measured w
   expect(run.results().summary.bytes).toBe(4 << 20);
   run.finish();
 }, 60_000);
+
+test("expected planes, from their open: the window opens when the last one joins, at the first one's open", () => {
+  const run = new TestRun(info, quiet, { expectedPlanes: 2, fromOpen: true });
+  const [a, b, late] = [polled(), polled(), polled()];
+  const t0 = performance.now();
+  a.moved[0]!.bytes = 100; // came with the first read
+  expect(run.attach(a.plane, "recv", t0)).toBe(true);
+  expect(run.phase).toBe("waiting");
+  b.moved[0]!.bytes = 20;
+  expect(run.attach(b.plane, "recv", t0 + 5)).toBe(true);
+  expect(run.phase).toBe("measuring");
+  a.moved[0]!.bytes += 1;
+  const m = run.measured();
+  expect(m.from.atMs).toBe(t0);
+  expect([m.stream(a.plane, 0)!.bytes, m.stream(b.plane, 0)!.bytes]).toEqual([101, 20]);
+  // A plane after the window began is held, not counted: windows read it (from its open), the figures leave it out.
+  late.moved[0]!.bytes = 7000;
+  expect(run.attach(late.plane, "recv", t0 + 50)).toBe(false);
+  late.moved[0]!.bytes += 1;
+  expect(run.measured().stream(late.plane, 0)!.bytes).toBe(7001);
+  expect(run.interval().stream(late.plane, 0)!.bytes).toBe(7001);
+  run.end();
+  expect(run.results().summary.bytes).toBe(121);
+  expect(run.results().streams.length).toBe(2);
+  expect(run.measured().stream(late.plane, 0)!.bytes).toBe(7001);
+});
+
+test("end: idempotent; a window the expected planes never opened begins and closes there, holding what moved", () => {
+  const run = new TestRun(info, quiet, { expectedPlanes: 3, fromOpen: true });
+  const a = polled();
+  run.attach(a.plane, "recv", performance.now());
+  a.moved[0]!.bytes = 640;
+  run.end();
+  expect(run.phase).toBe("done");
+  expect(run.results().summary.bytes).toBe(640);
+  a.moved[0]!.bytes += 1;
+  run.end();
+  expect(run.measured().stream(a.plane, 0)!.bytes).toBe(640);
+  expect(run.attach(polled().plane, "recv")).toBe(false);
+});
+
+test("begin: the front end opens the window early (a stream ended first); later planes are held", () => {
+  const run = new TestRun(info, quiet, { expectedPlanes: 2 });
+  const [a, b] = [polled(), polled()];
+  a.moved[0]!.bytes = 30; // not from open: before the window, not in it
+  run.attach(a.plane, "recv");
+  run.begin();
+  run.begin();
+  a.moved[0]!.bytes += 5;
+  expect(run.attach(b.plane, "recv")).toBe(false);
+  b.moved[0]!.bytes = 9;
+  run.end();
+  expect(run.results().summary.bytes).toBe(5);
+  // Without fromOpen a held plane's window counts from when it joined, like any late plane.
+  expect(run.measured().stream(b.plane, 0)!.bytes).toBe(9);
+});
+
+test("one expected plane: the window opens as the data phase's plane joins (netperf's data phase)", () => {
+  const run = new TestRun({ ...info, test: "rr" }, quiet, { expectedPlanes: 1 });
+  const { plane, moved } = polled();
+  expect(run.measured().stream(plane, 0)).toBeUndefined();
+  run.attach(plane, "client");
+  expect(run.phase).toBe("measuring");
+  moved[0]!.bytes = 12;
+  run.end();
+  run.end();
+  expect(run.measured().stream(plane, 0)!.bytes).toBe(12);
+  expect(run.measured().seconds).toBeGreaterThan(0);
+});

@@ -42,6 +42,30 @@ export interface Timing {
 interface Group {
   plane: MeasuredPlane;
   side: Side;
+  /** In the Test's own figures (results, intervals, /status); a plane held but not counted is only read by windows. */
+  counted: boolean;
+}
+
+/**
+ * How a Test opens and closes its measured window when a session, not a timer, decides (iperf 2's LiveTest and
+ * netperf's PhaseRun become these options; the iperf 2 and netperf front ends move onto them and delete those
+ * classes).
+ */
+export interface TestOptions {
+  /**
+   * The window opens by itself (begin()) once this many planes are attached — stock iperf 2 clients open all their
+   * -P connections before they send — or earlier when the front end calls begin() (a stream ended first: a peer that
+   * never opened them all). A plane attached after that is held, not counted: windows (interval, measured, since)
+   * still read it, the Test's figures (results, intervals, /status) leave it out, as it belongs to no window this
+   * test measured. Without it the front end calls beginMeasuring() itself, and a late plane counts from when it joins.
+   */
+  expectedPlanes?: number;
+  /**
+   * The window counts everything the streams moved since they opened, not since it began (iperf 2 counts from the
+   * accept, the bytes that came with the connection's first read included; netperf from the data connection's open),
+   * and it begins at the first plane's `openedAtMs` (attach()) rather than when begin() runs.
+   */
+  fromOpen?: boolean;
 }
 
 type IntervalListener = (i: Interval, run: TestRun) => void;
@@ -64,6 +88,11 @@ export class TestRun {
   private measureStart: Snapshot[] = [];
   private measureEnd: Snapshot[] | undefined;
   private measureStartMs = 0;
+  /** The window counts from the streams' open (beginMeasuring's `fromOpen`): so do planes attached later. */
+  private countsFromOpen = false;
+  /** The first attached plane's open instant, where a `fromOpen` window begins. */
+  private firstOpenedMs: number | undefined;
+  private ended = false;
   private measureEndMs = 0;
   private hostStart: HostSample | undefined;
   private host: HostWindow | undefined;
@@ -85,25 +114,65 @@ export class TestRun {
   interrupted = false;
   phaseStartedMs = performance.now();
 
-  constructor(readonly info: TestInfo, readonly timing: Timing) {
+  constructor(
+    readonly info: TestInfo,
+    readonly timing: Timing,
+    private readonly options: TestOptions = {},
+  ) {
     this.sampler = createHostSampler();
     announceRun(this);
   }
 
-  /** A plane attached after the window started (a late stream) counts from the moment it joins. */
-  attach(plane: MeasuredPlane, side: Side): void {
-    this.groups.push({ plane, side });
-    if (this.measureStartMs) this.measureStart.push(plane.snapshot(true));
+  /**
+   * A plane joins the Test. A plane attached after the window began (a late stream) counts from the moment it joins,
+   * or from its open in a window counted from the streams' open; with `expectedPlanes` it is held, not counted (see
+   * TestOptions), and attach returns false. `openedAtMs`: when the plane's stream was accepted or connected, where a
+   * `fromOpen` window begins (the first plane's). After end() nothing is attached (false).
+   */
+  attach(plane: MeasuredPlane, side: Side, openedAtMs?: number): boolean {
+    if (this.ended) return false;
+    const counted = this.options.expectedPlanes === undefined || !this.measureStartMs;
+    this.groups.push({ plane, side, counted });
+    this.firstOpenedMs ??= openedAtMs;
+    const now = () => (this.countsFromOpen ? zeroSnapshot(plane.snapshot(true)) : plane.snapshot(true));
+    if (this.measureStartMs) this.measureStart.push(now());
     if (this.measureEnd) this.measureEnd.push(plane.snapshot(true));
     if (this.lastSample && this.lastCut) {
-      const joined = plane.snapshot(false);
+      const joined = this.countsFromOpen ? zeroSnapshot(plane.snapshot(false)) : plane.snapshot(false);
       this.lastSample.snaps.push(joined);
       // A new cut, not the old one grown: a window a caller holds keeps the planes it was cut over.
       this.lastCut = new Cut(this.lastCut.atMs, [...this.lastCut, [plane, joined] as const]);
     }
     plane.onStreamEnd((stream, end) => {
-      if (end.reason === "error" && end.error) this.errors.push(`stream ${stream}: ${end.error.message}`);
+      if (counted && end.reason === "error" && end.error) this.errors.push(`stream ${stream}: ${end.error.message}`);
     });
+    const expected = this.options.expectedPlanes;
+    if (counted && expected !== undefined && this.groups.length >= expected) this.begin();
+    return counted;
+  }
+
+  /**
+   * The measured window opens now if it has not (idempotent; a no-op after end()): counted from the streams' open at
+   * the first plane's open instant with `fromOpen`, else from now. For front ends that open the window on an event
+   * (all expected planes there, the first stream ended, netperf's data phase started).
+   */
+  begin(): void {
+    if (this.measureStartMs || this.ended) return;
+    const fromOpen = this.options.fromOpen === true;
+    this.beginMeasuring(fromOpen ? (this.firstOpenedMs ?? performance.now()) : performance.now(), fromOpen);
+  }
+
+  /**
+   * The test is over (idempotent): a window that never began (the expected planes never all came) begins now, so it
+   * still holds what the attached streams moved; then it closes, and the Test is done. Windows read afterwards
+   * (measured()) end on the cut it closed on.
+   */
+  end(): void {
+    if (this.ended) return;
+    if (this.groups.length > 0) this.begin();
+    this.ended = true;
+    if (this.measureStartMs) this.endMeasuring();
+    this.finish();
   }
 
   get planes(): MeasuredPlane[] {
@@ -178,7 +247,7 @@ export class TestRun {
    * opened) to the cut that closed it (endMeasuring), or to now while it is open; histograms included. A plane
    * attached after it opened counts from the moment it joined. `seconds` is the window's length as the phase clock
    * counts it (beginMeasuring's `atMs` to endMeasuring); `host` is the host over the window (every /proc figure,
-   * per-CPU modes in `host.perCpu`, this process's CPU), read now while the window is open. Before the window opens:
+   * per-CPU modes in `host.perCpu`, this process's CPU), read when first asked for while the window is open. Before the window opens:
    * an empty window of 0 seconds.
    */
   measured(): Window {
@@ -187,9 +256,10 @@ export class TestRun {
       return new Window(now, now);
     }
     const start = this.cutOf(this.measureStart, this.measureStartMs);
-    if (this.measureEnd) return new Window(start, this.cutOf(this.measureEnd, this.measureEndMs), this.host);
-    const host = this.hostStart && this.sampler ? hostWindow(this.hostStart, this.sampler.sample()) : undefined;
-    return new Window(start, this.cut(true), host);
+    if (this.measureEnd) return new Window(start, this.cutOf(this.measureEnd, this.measureEndMs), () => this.host);
+    const hostStart = this.hostStart;
+    const sampler = this.sampler;
+    return new Window(start, this.cut(true), () => (hostStart && sampler ? hostWindow(hostStart, sampler.sample()) : undefined));
   }
 
   /**
@@ -241,7 +311,7 @@ export class TestRun {
   /** Cuts the interval since the last one and tells the listeners; returns the cut, or undefined outside sampling. */
   private sampleInterval(now = performance.now()): Snapshot[] | undefined {
     if (!this.lastSample || this.phase === "waiting" || this.phase === "done") return undefined;
-    const count = this.groups.reduce((n, g) => n + g.plane.specs.length, 0);
+    const count = this.groups.reduce((n, g) => n + (g.counted ? g.plane.specs.length : 0), 0);
     const snaps = this.snaps(this.info.test !== "stream" && count <= INTERVAL_LATENCY_STREAMS);
     const seconds = (now - this.lastSample.at) / 1000;
     const base = this.phase === "measuring" ? this.measureStartMs : this.lastSample.at - seconds * 1000;
@@ -279,7 +349,8 @@ export class TestRun {
    */
   beginMeasuring(atMs = performance.now(), fromOpen = false): void {
     const now = this.snaps(true);
-    this.measureStart = fromOpen ? now.map((s) => ({ atMs: s.atMs, streams: s.streams.map(zero) })) : now;
+    this.countsFromOpen = fromOpen;
+    this.measureStart = fromOpen ? now.map(zeroSnapshot) : now;
     this.measureStartMs = atMs;
     this.hostStart = this.sampler?.sample();
     this.setPhase("measuring");
@@ -342,9 +413,13 @@ export class TestRun {
     }
   }
 
+  private countedSides(): Set<Side> {
+    return new Set(this.groups.filter((g) => g.counted).map((g) => g.side));
+  }
+
   /** Receivers report (as iperf3 and ntttcp receivers do); a sender-only test reports what it sent. */
   private reportingSide(): Side[] {
-    const sides = new Set(this.groups.map((g) => g.side));
+    const sides = this.countedSides();
     if (sides.has("recv")) return ["recv"];
     if (sides.has("client")) return ["client"];
     return [...sides];
@@ -353,7 +428,7 @@ export class TestRun {
   private streamCounters(from: Snapshot[], to: Snapshot[], sides: Side[]): StreamCounters[] {
     const out: StreamCounters[] = [];
     this.groups.forEach((g, gi) => {
-      if (!sides.includes(g.side)) return;
+      if (!g.counted || !sides.includes(g.side)) return;
       to[gi]!.streams.forEach((s, i) => out.push(delta(from[gi]!.streams[i]!, s)));
     });
     return out;
@@ -373,6 +448,7 @@ export class TestRun {
     const out: StreamFigures[] = [];
     let id = 0;
     this.groups.forEach((g, gi) => {
+      if (!g.counted) return;
       to[gi]!.streams.forEach((s, i) => {
         const d = delta(from[gi]!.streams[i]!, s);
         out.push({ id: id++, side: g.side, connections: s.connections, ...figures([d], seconds, this.info, g.side !== "send") });
@@ -401,7 +477,7 @@ export class TestRun {
 
   /** No receiving stream saw a sequence number (datagrams too small to carry one, or a format without). */
   private unstamped(): boolean {
-    return this.groups.every((g) => g.side !== "recv" || g.plane.specs.every((s) => s.kind !== "udp-recv" || s.format === "none"));
+    return this.groups.every((g) => !g.counted || g.side !== "recv" || g.plane.specs.every((s) => s.kind !== "udp-recv" || s.format === "none"));
   }
 
   /**
@@ -413,6 +489,7 @@ export class TestRun {
     if (this.info.transport !== "tcp") return undefined;
     let sum = 0, read = false;
     to.forEach((snap, g) => {
+      if (!this.groups[g]!.counted) return;
       snap.streams.forEach((s, i) => {
         if (s.tcpRttUs > 0) read = true;
         sum += s.tcpRetrans - (from[g]?.streams[i]?.tcpRetrans ?? 0);
@@ -427,7 +504,7 @@ export class TestRun {
     const end = this.measureEnd ?? this.snaps(true);
     const endMs = this.measureEnd ? this.measureEndMs : performance.now();
     const seconds = this.measureStartMs ? (endMs - this.measureStartMs) / 1000 : 0;
-    const sides = new Set(this.groups.map((g) => g.side));
+    const sides = this.countedSides();
     const total = this.snaps(false);
     const sum = (side: Side, key: "bytes" | "packets" | "transactions") =>
       sides.has(side) ? this.streamCounters(origin, total, [side]).reduce((a, s) => a + s[key], 0) : undefined;
@@ -477,6 +554,11 @@ export class TestRun {
       errors: this.errors,
     };
   }
+}
+
+/** The origin of a window counted from the streams' open: counters at 0, levels as they are in `s`. */
+function zeroSnapshot(s: Snapshot): Snapshot {
+  return { atMs: s.atMs, streams: s.streams.map(zero) };
 }
 
 /** Figures of a set of streams over one window; the formulas live in src/formulas.ts. */

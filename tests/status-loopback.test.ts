@@ -94,11 +94,70 @@ test("a loopback run polled 10 times a second shows every phase live, then its r
     const metrics = await (await fetch(`${server.url}metrics`)).text();
     for (const s of final.streams) {
       expect(s.bytes).toBeGreaterThan(0);
-      expect(metrics).toContain(`anyperf_bytes_total{dialect="loopback",role="both",test="${final.id}",peer="127.0.0.1",stream="${s.id}",side="${s.side}"} ${s.bytes}\n`);
+      const direction = s.side === "send" ? "sent" : "received";
+      expect(metrics).toContain(`anyperf_bytes_total{dialect="loopback",role="both",test="${final.id}",peer="127.0.0.1",stream="${s.id}",side="${s.side}",direction="${direction}"} ${s.bytes}\n`);
     }
-    expect(metrics).toContain('anyperf_test_phase{dialect="loopback",role="both",phase="done"} 1\n');
+    expect(metrics).toContain('anyperf_test_phase{mode="loopback",role="both",phase="done"} 1\n');
   } finally {
     stop.abort();
+    await server.stop();
+    source.close();
+  }
+}, 30_000);
+
+/** "name{labels}" -> value of every sample line. */
+function samples(text: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of text.split("\n")) {
+    const m = /^([a-z_]+(?:\{.*\})?) (\S+)$/.exec(line);
+    if (m) out.set(m[1]!, Number(m[2]));
+  }
+  return out;
+}
+
+test("request/response on the engine: /metrics' latency histogram counts the transactions /metrics and the results count", async () => {
+  const source = new TestRunSource({ mode: "loopback", role: "both" });
+  const server = startStatusServer({ host: "127.0.0.1", port: 0 }, source);
+  const scrapes: string[] = [];
+  let scraping = true;
+  let run: RunLike | undefined;
+  try {
+    const live = (async () => {
+      while (scraping) {
+        if (run?.phase === "measuring") scrapes.push(await (await fetch(`${server.url}metrics`)).text());
+        await Bun.sleep(200);
+      }
+    })();
+    const results: Results = await runLoopback(Plan.parse({ streams: 2, test: "rr", warmupS: 0.5, durationS: 2, intervalS: 0.5 }), {
+      onRun: (r) => {
+        run = r;
+        source.add(r);
+      },
+    });
+    scraping = false;
+    await live;
+    const l = 'dialect="loopback",role="both",test="1",peer="127.0.0.1"';
+    expect(scrapes.length).toBeGreaterThan(3);
+    for (const text of [...scrapes, await (await fetch(`${server.url}metrics`)).text()]) {
+      expect(text).toContain("# TYPE anyperf_latency_seconds histogram\n");
+      const v = samples(text);
+      const count = v.get(`anyperf_latency_seconds_count{${l}}`)!;
+      expect(count).toBeGreaterThan(0);
+      expect(v.get(`anyperf_latency_seconds_bucket{${l},le="+Inf"}`)).toBe(count);
+      // Transactions and the histogram come from one cut; a Worker's histogram may run a transaction or two ahead of
+      // its counters (copied a moment later), never a warm-up's or the server side's worth.
+      const transactions = v.get(`anyperf_transactions_total{${l}}`)!;
+      expect(Math.abs(count - transactions)).toBeLessThanOrEqual(4);
+      expect(v.get(`anyperf_latency_seconds_sum{${l}}`)! / count).toBeGreaterThan(0);
+      // TCP: no datagram counter reading 0.
+      expect(text).not.toContain("anyperf_packets_total");
+    }
+    const final = samples(await (await fetch(`${server.url}metrics`)).text());
+    const count = final.get(`anyperf_latency_seconds_count{${l}}`)!;
+    expect(Math.abs(count - results.summary.transactions!)).toBeLessThanOrEqual(4);
+    expect(final.get(`anyperf_transactions_total{${l}}`)).toBe(results.summary.transactions!);
+  } finally {
+    scraping = false;
     await server.stop();
     source.close();
   }

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startStatusServer } from "../src/status/server.ts";
 import { fakeSource } from "./fixtures/status/fake-run.ts";
+import { VERSION } from "../src/version.ts";
 
 /**
  * A real Prometheus (Debian `prometheus`) scrapes a status server with its Bearer token, and the figure is read
@@ -32,7 +33,7 @@ async function query(q: string): Promise<QueryAnswer["data"]["result"]> {
 test.skipIf(!prometheus)(
   "Prometheus scrapes /metrics and serves the figures back",
   async () => {
-    const { source, run } = fakeSource({ intervals: 30, mode: "iperf3", role: "client" });
+    const { source, run } = fakeSource({ intervals: 30, mode: "iperf3", role: "client", rr: true });
     for (let i = 0; i < 3; i++) run.step();
     const status = startStatusServer({ host: "127.0.0.1", port: 0, token: TOKEN }, source);
     const config = join(dir, "prometheus.yml");
@@ -72,10 +73,16 @@ test.skipIf(!prometheus)(
       }
       if (!got.length) throw new Error(`no sample scraped in 45 s; prometheus log:\n${readFileSync(log, "utf8").slice(-3000)}`);
       expect(got).toHaveLength(1);
-      expect(got[0]!.metric).toEqual({ __name__: "anyperf_bytes_total", instance: `127.0.0.1:${status.port}`, job: "anyperf", dialect: "iperf3", role: "client", test: "t1", peer: "127.0.0.1:5201", stream: "0" });
+      expect(got[0]!.metric).toEqual({ __name__: "anyperf_bytes_total", instance: `127.0.0.1:${status.port}`, job: "anyperf", dialect: "iperf3", role: "client", test: "t1", peer: "127.0.0.1", stream: "0" });
       expect(Number(got[0]!.value[1])).toBe(want);
       const phase = await query('anyperf_test_phase{phase="measuring"}');
       expect(Number(phase[0]!.value[1])).toBe(1);
+      // The latency histogram as Prometheus reads it: fakeBuckets puts none under 10 µs and 80 % under 20 µs, so the
+      // median interpolates to 10 + 10 x 0.5/0.8 µs.
+      const p50 = await query("histogram_quantile(0.5, sum by (le) (anyperf_latency_seconds_bucket))");
+      expect(Number(p50[0]!.value[1])).toBeCloseTo(16.25e-6, 12);
+      const build = await query("anyperf_build_info");
+      expect(build[0]!.metric.version).toBe(VERSION);
       const up = await query('up{job="anyperf"}');
       expect(Number(up[0]!.value[1])).toBe(1);
     } finally {

@@ -11,7 +11,7 @@ const MAX_LABELS = 16;
 const MAX_VALUE = 256;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 /** Labels anyperf sets on its own series (metrics.ts) and the target labels Prometheus adds itself. */
-const RESERVED = new Set(["dialect", "role", "test", "peer", "stream", "side", "phase", "quantile", "scope", "le", "job", "instance"]);
+const RESERVED = new Set(["dialect", "role", "test", "peer", "stream", "side", "phase", "quantile", "scope", "le", "job", "instance", "mode", "direction", "version", "revision"]);
 
 export const Labels = z.record(z.string().regex(NAME), z.string().max(MAX_VALUE));
 export type Labels = z.infer<typeof Labels>;

@@ -25,7 +25,7 @@ const RESULTS = Results.parse({
 
 test("the final figures in base units, with --label and the test's identity on each", () => {
   const text = resultsExposition(RESULTS);
-  const l = '{node="worker-1",dialect="client",role="sender",peer="127.0.0.1:5200"}';
+  const l = '{node="worker-1",dialect="native",role="sender",peer="127.0.0.1"}';
   expect(text).toContain(`anyperf_average_throughput_bytes_per_second${l} 1250000\n`);
   expect(text).toContain(`anyperf_bytes_total${l} 2500000\n`);
   expect(text).toContain(`anyperf_measured_seconds${l} 2\n`);

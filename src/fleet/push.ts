@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import { UserError } from "../errors.ts";
 import type { Results } from "../report/result.ts";
-import { renderExposition, type Family } from "../status/metrics.ts";
+import { dialectOf, peerAddress, renderExposition, type Family } from "../status/metrics.ts";
 
 /**
  * `--push URL` and `--pushgateway URL`: a client lives seconds, shorter than a scrape interval, so its final figures
@@ -38,7 +38,7 @@ export function pushgatewayUrl(base: string, labels: Record<string, string>, hos
 
 /** The final figures in base units, named as /metrics names the live ones, labelled with --label and the test's identity. */
 export function resultsExposition(r: Results): string {
-  const labels: Record<string, string> = { ...r.labels, dialect: r.mode, role: r.role, ...(r.peer === undefined ? {} : { peer: r.peer }) };
+  const labels: Record<string, string> = { ...r.labels, dialect: dialectOf(r.mode), role: r.role, ...(r.peer === undefined ? {} : { peer: peerAddress(r.peer) }) };
   const s = r.summary;
   const gauge = (name: string, help: string, value: number): Family => ({ name, type: "gauge", help, samples: [{ labels, value }] });
   const counter = (name: string, help: string, value: number): Family => ({ name, type: "counter", help, samples: [{ labels, value }] });

@@ -51,7 +51,7 @@ describe("GET /status", () => {
   test("before any test: the process's mode and role, waiting, no test", async () => {
     const source = new MemorySource({ mode: "netserver", role: "server", persistent: true });
     const doc = await status(createStatusApp(source, { now }));
-    expect(doc).toEqual({ mode: "netserver", role: "server", labels: {}, phase: "waiting", now: NOW.toISOString(), test: null, running: [], bytesTotal: 0, recent: [] });
+    expect(doc).toEqual({ mode: "netserver", role: "server", labels: {}, phase: "waiting", now: NOW.toISOString(), test: null, running: [], bytesTotal: 0, bytesByDirection: { sent: 0, received: 0, both: 0 }, recent: [] });
   });
 
   test("while measuring: the source's figures, unchanged", async () => {

@@ -42,6 +42,7 @@ export function buildStatusDocument(source: StatusSource, now: Date): StatusDocu
     test: latest ?? null,
     running,
     bytesTotal: source.bytesTotal(),
+    bytesByDirection: source.bytesByDirection(),
     recent: tests.map((t) => summarize(t, t.phase === "done" && source.results(t.id) !== undefined)),
   };
 }

@@ -1,4 +1,5 @@
-import type { IntervalEvent, Role, TestView } from "./schema.ts";
+import type { BytesByDirection, IntervalEvent, Role, TestView } from "./schema.ts";
+import { directionOf, noBytes } from "./direction.ts";
 import type { StatusSource } from "./source.ts";
 
 /**
@@ -16,6 +17,7 @@ export class MemorySource implements StatusSource {
   private readonly done = new Map<string, unknown>();
   /** Bytes of the tests no longer kept. */
   private retiredBytes = 0;
+  private readonly retiredByDirection = noBytes();
   private readonly listeners = new Set<(e: IntervalEvent) => void>();
 
   constructor(opts: { mode: string; role: Role; persistent?: boolean; keep?: number }) {
@@ -35,6 +37,7 @@ export class MemorySource implements StatusSource {
     this.views.unshift(view);
     for (const old of this.views.splice(this.keep)) {
       this.retiredBytes += old.bytes;
+      addByDirection(this.retiredByDirection, old);
       this.done.delete(old.id);
     }
   }
@@ -68,6 +71,12 @@ export class MemorySource implements StatusSource {
     return this.views.reduce((a, v) => a + v.bytes, this.retiredBytes);
   }
 
+  bytesByDirection(): BytesByDirection {
+    const out = { ...this.retiredByDirection };
+    for (const v of this.views) addByDirection(out, v);
+    return out;
+  }
+
   current(): TestView | undefined {
     return this.views.find((v) => v.phase !== "done");
   }
@@ -83,5 +92,12 @@ export class MemorySource implements StatusSource {
     return () => {
       this.listeners.delete(listener);
     };
+  }
+}
+
+function addByDirection(into: BytesByDirection, view: TestView): void {
+  for (const s of view.streams) {
+    const d = directionOf(s.side);
+    if (d) into[d] += s.bytes;
   }
 }

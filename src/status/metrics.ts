@@ -1,12 +1,19 @@
 import { Phase, type StatusDocument, type TestView } from "./schema.ts";
+import { directionOf } from "./direction.ts";
+import { LATENCY_BUCKETS_SECONDS } from "./latency-buckets.ts";
+import { REVISION, VERSION } from "../version.ts";
 
 /**
  * Prometheus text exposition (format 0.0.4) of a status document. Names carry base units as promtool's linter wants
- * them: seconds and bytes, so throughput is bytes/s (multiply by 8 for bits/s) and latency is seconds. Series
- * describe the running test, else the most recent one, so a server's figures stay readable between tests.
+ * them: seconds and bytes, so throughput is bytes/s (multiply by 8 for bits/s) and latency is seconds. Labels stay
+ * bounded for a long-lived server: the peer is its address without the (ephemeral) port, and a test's series live
+ * while it runs and SHOWN_AFTER_DONE_S after, so a fleet's Prometheus does not keep a series per connection.
  */
 
 export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
+/** How long a finished test's series stay (a few scrapes at any usual interval read its final figures). */
+export const SHOWN_AFTER_DONE_S = 300;
 
 type Labels = Record<string, string>;
 export interface Sample {
@@ -16,7 +23,7 @@ export interface Sample {
 }
 export interface Family {
   name: string;
-  type: "counter" | "gauge" | "summary";
+  type: "counter" | "gauge" | "histogram";
   help: string;
   samples: Sample[];
 }
@@ -45,9 +52,38 @@ function mergeFamilies(groups: Family[][]): Family[] {
   return [...byName.values()];
 }
 
+/**
+ * The peer's address without its port: a client's source port is ephemeral (a new series per connection), and a
+ * server's port says nothing a fleet groups by. "[::1]:5201" -> "::1", "10.0.0.2:5201" -> "10.0.0.2".
+ */
+export function peerAddress(peer: string): string {
+  const v6 = /^\[(.*)\](?::\d+)?$/.exec(peer);
+  if (v6) return v6[1]!;
+  const v4 = /^([^:]*):\d+$/.exec(peer);
+  return v4 ? v4[1]! : peer;
+}
+
+/**
+ * The wire protocol a test spoke, one vocabulary across every series: `anyperf client`'s tests and `serve`'s native
+ * tests are both "native", netserver's are "netperf"; `role` already says which end this process is.
+ */
+export function dialectOf(mode: string): string {
+  if (mode === "client") return "native";
+  return mode === "netserver" ? "netperf" : mode;
+}
+
 /** The labels that tell concurrent tests apart; peer is left out where there is none yet. */
 function testLabels(t: TestView, own: Labels): Labels {
-  return { ...own, dialect: t.mode, role: t.role, test: t.id, ...(t.peer === null ? {} : { peer: t.peer }) };
+  return { ...own, dialect: dialectOf(t.mode), role: t.role, test: t.id, ...(t.peer === null ? {} : { peer: peerAddress(t.peer) }) };
+}
+
+/** The running tests, else the most recent one for SHOWN_AFTER_DONE_S after it ended. */
+export function shownTests(doc: StatusDocument): TestView[] {
+  if (doc.running.length) return doc.running;
+  const t = doc.test;
+  if (!t) return [];
+  const endedMs = Date.parse(t.startedAt) + t.elapsedSeconds * 1000;
+  return Date.parse(doc.now) - endedMs <= SHOWN_AFTER_DONE_S * 1000 ? [t] : [];
 }
 
 function renderFamily(f: Family): string {
@@ -61,7 +97,8 @@ function renderFamily(f: Family): string {
 }
 
 function streamLabels(base: Labels, s: TestView["streams"][number]): Labels {
-  return s.side === undefined ? { ...base, stream: String(s.id) } : { ...base, stream: String(s.id), side: s.side };
+  const direction = directionOf(s.side);
+  return s.side === undefined || direction === undefined ? { ...base, stream: String(s.id) } : { ...base, stream: String(s.id), side: s.side, direction };
 }
 
 function testFamilies(t: TestView, own: Labels): Family[] {
@@ -94,14 +131,8 @@ function testFamilies(t: TestView, own: Labels): Family[] {
     {
       name: "anyperf_bytes_total",
       type: "counter",
-      help: "Payload bytes moved by the stream since the test started.",
+      help: "Payload bytes of the stream since the test started; direction: sent, received, or both (request/response).",
       samples: perStream((s) => s.bytes),
-    },
-    {
-      name: "anyperf_packets_total",
-      type: "counter",
-      help: "Datagrams (UDP) or socket reads/writes (TCP) of the stream since the test started.",
-      samples: perStream((s) => s.packets),
     },
     {
       name: "anyperf_throughput_bytes_per_second",
@@ -117,6 +148,13 @@ function testFamilies(t: TestView, own: Labels): Family[] {
     },
   );
   if (t.packetsPerSecond) {
+    // Datagrams are UDP's unit; a TCP test has none to count (its segments are the kernel's, not the stream's).
+    fams.push({
+      name: "anyperf_packets_total",
+      type: "counter",
+      help: "UDP datagrams of the stream since the test started (UDP tests only).",
+      samples: perStream((s) => s.packets),
+    });
     fams.push({
       name: "anyperf_packets_per_second",
       type: "gauge",
@@ -125,13 +163,15 @@ function testFamilies(t: TestView, own: Labels): Family[] {
     });
   }
   if (t.transactionsPerSecond) {
-    fams.push(
-      {
+    if (t.measuredTransactions !== undefined) {
+      fams.push({
         name: "anyperf_transactions_total",
         type: "counter",
-        help: "Request/response transactions of the stream since the test started.",
-        samples: perStream((s) => s.transactions),
-      },
+        help: "Request/response transactions over the measured window so far, of the end that reports (the client's, which anyperf_latency_seconds times).",
+        samples: [{ labels: base, value: t.measuredTransactions }],
+      });
+    }
+    fams.push(
       {
         name: "anyperf_transactions_per_second",
         type: "gauge",
@@ -141,18 +181,16 @@ function testFamilies(t: TestView, own: Labels): Family[] {
     );
   }
   const lat = t.latencyMicroseconds;
-  if (lat) {
-    const q = (quantile: string, us: number): Sample => ({ labels: { ...base, quantile }, value: us / 1e6 });
+  if (lat?.buckets && lat.sumMicroseconds !== undefined) {
+    const buckets = lat.buckets;
     fams.push({
       name: "anyperf_latency_seconds",
-      type: "summary",
-      help: "Transaction round-trip time over the measured window so far.",
+      type: "histogram",
+      help: "Transaction round-trip time over the measured window so far (fixed buckets, 1 us to 10 s).",
       samples: [
-        q("0.5", lat.p50),
-        q("0.9", lat.p90),
-        q("0.99", lat.p99),
-        q("0.999", lat.p999),
-        { suffix: "_sum", labels: base, value: (lat.mean * lat.count) / 1e6 },
+        ...LATENCY_BUCKETS_SECONDS.map((le, i) => ({ suffix: "_bucket", labels: { ...base, le: String(le) }, value: buckets[i]! })),
+        { suffix: "_bucket", labels: { ...base, le: "+Inf" }, value: lat.count },
+        { suffix: "_sum", labels: base, value: lat.sumMicroseconds / 1e6 },
         { suffix: "_count", labels: base, value: lat.count },
       ],
     });
@@ -197,9 +235,22 @@ function testFamilies(t: TestView, own: Labels): Family[] {
 }
 
 export function renderMetrics(doc: StatusDocument): string {
-  const process: Labels = { ...doc.labels, dialect: doc.mode, role: doc.role };
-  const shown = doc.running.length ? doc.running : doc.test ? [doc.test] : [];
+  // `mode` is the command the process runs (serve, client, iperf3, ...); `dialect` is reserved for what a test spoke.
+  const process: Labels = { ...doc.labels, mode: doc.mode, role: doc.role };
+  const shown = shownTests(doc);
   const fams: Family[] = [
+    {
+      name: "anyperf_build_info",
+      type: "gauge",
+      help: "Always 1: the anyperf version and the git commit it was built from.",
+      samples: [{ labels: { ...doc.labels, version: VERSION, revision: REVISION }, value: 1 }],
+    },
+    {
+      name: "anyperf_tests_running",
+      type: "gauge",
+      help: "Tests this process runs now (a server: clients it is measuring).",
+      samples: [{ labels: process, value: doc.running.length }],
+    },
     {
       name: "anyperf_test_phase",
       type: "gauge",
@@ -209,8 +260,8 @@ export function renderMetrics(doc: StatusDocument): string {
     {
       name: "anyperf_process_bytes_total",
       type: "counter",
-      help: "Payload bytes moved by every test of this process since it started.",
-      samples: [{ labels: process, value: doc.bytesTotal }],
+      help: "Payload bytes of every test of this process since it started; direction: sent, received, or both (request/response).",
+      samples: (["sent", "received", "both"] as const).map((direction) => ({ labels: { ...process, direction }, value: doc.bytesByDirection[direction] })),
     },
   ];
   return renderExposition(mergeFamilies([fams, ...shown.map((t) => testFamilies(t, doc.labels))]));

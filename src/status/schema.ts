@@ -32,6 +32,10 @@ export const LatencyPercentiles = z.object({
   mean: z.number().nonnegative(),
   /** Transactions the percentiles are taken over. */
   count: z.number().int().nonnegative(),
+  /** Sum of every transaction's latency, µs (/metrics' histogram _sum). */
+  sumMicroseconds: z.number().nonnegative().optional(),
+  /** Cumulative counts under each bound of LATENCY_BUCKETS_SECONDS (latency-buckets.ts); the last bound's is <= count. */
+  buckets: z.array(z.number().int().nonnegative()).optional(),
 });
 export type LatencyPercentiles = z.infer<typeof LatencyPercentiles>;
 
@@ -108,6 +112,11 @@ export const TestView = z.object({
   /** Where the test is request/response. */
   transactionsPerSecond: Rate.optional(),
   latencyMicroseconds: LatencyPercentiles.optional(),
+  /**
+   * Request/response: transactions of the reporting side over the measured window so far, from the cut the latency
+   * histogram is taken in (so they agree with `latencyMicroseconds.count`).
+   */
+  measuredTransactions: z.number().nonnegative().optional(),
   streams: z.array(StreamView),
   cpu: CpuView.optional(),
   /**
@@ -154,7 +163,14 @@ export const StatusDocument = z.object({
   running: z.array(TestView),
   /** Payload bytes every test of this process has moved since it started, finished tests included. */
   bytesTotal: z.number().nonnegative(),
+  /**
+   * The same bytes by direction, as this process's streams saw them: `sent` by senders, `received` by receivers,
+   * `both` by request/response streams (requests and responses). Loopback counts each byte as sent and received.
+   */
+  bytesByDirection: z.object({ sent: z.number().nonnegative(), received: z.number().nonnegative(), both: z.number().nonnegative() }),
+
   /** Recent tests, newest first. */
   recent: z.array(TestSummary),
 });
 export type StatusDocument = z.infer<typeof StatusDocument>;
+export type BytesByDirection = StatusDocument["bytesByDirection"];

@@ -1,5 +1,5 @@
 import type { ChartPoint } from "../report/svg-charts.ts";
-import type { IntervalEvent, Role, StreamView, TestView } from "./schema.ts";
+import type { BytesByDirection, IntervalEvent, Role, StreamView, TestView } from "./schema.ts";
 
 /** One stream's throughput over the test's recent intervals: x = seconds since the test started, y = bits/s. */
 export interface StreamSeries {
@@ -25,6 +25,8 @@ export interface StatusSource {
   tests(): TestView[];
   /** Payload bytes of every test this process ran, those no longer kept included. */
   bytesTotal(): number;
+  /** The same, every stream of every test, by direction (see StatusDocument.bytesByDirection). */
+  bytesByDirection(): BytesByDirection;
   /** The test that is running now (any phase but "done"), if any. */
   current(): TestView | undefined;
   /** The final results document of test `id` (default: the most recent finished test), once that test is done. */

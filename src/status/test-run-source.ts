@@ -1,6 +1,9 @@
 import type { TestRun } from "../engine/test-run.ts";
 import type { Interval } from "../report/result.ts";
-import type { CpuView, IntervalEvent, IntervalSample, Role, StreamView, TestView } from "./schema.ts";
+import type { BytesByDirection, CpuView, IntervalEvent, IntervalSample, Role, StreamView, TestView } from "./schema.ts";
+import { directionOf, noBytes } from "./direction.ts";
+import { cumulativeBuckets } from "./latency-buckets.ts";
+import { count } from "../histogram.ts";
 import type { StatusSource, StreamSeries } from "./source.ts";
 import { MAX_STREAMS, measuringSides } from "../procedure/run-detail.ts";
 
@@ -72,6 +75,7 @@ export class TestRunSource implements StatusSource {
   private readonly listeners = new Set<(e: IntervalEvent) => void>();
   /** Bytes of every interval of every test seen, those no longer kept included. */
   private bytes = 0;
+  private readonly byDirection = noBytes();
 
   constructor(opts: TestRunSourceOptions) {
     this.mode = opts.mode;
@@ -125,6 +129,8 @@ export class TestRunSource implements StatusSource {
     const seconds = Math.max(0, i.end - i.start);
     const end = Math.max(seconds, (Date.now() - t.run.startedAt.getTime()) / 1000);
     for (const s of i.streams) {
+      const d = directionOf(s.side);
+      if (d) this.byDirection[d] += s.bytes;
       const prev = t.streams.get(s.id);
       const measured = i.phase === "measuring";
       t.streams.set(s.id, {
@@ -233,6 +239,7 @@ export class TestRunSource implements StatusSource {
     }));
     const lost = streams.some((s) => s.lost !== undefined) ? streams.reduce((a, s) => a + (s.lost ?? 0), 0) : undefined;
     const lat = sum?.latency_us;
+    const hist = live?.latency?.histogram;
     return {
       id: t.id,
       mode: run.info.mode,
@@ -253,7 +260,21 @@ export class TestRunSource implements StatusSource {
       ...(last?.transactions_per_second === undefined && sum?.transactions_per_second === undefined
         ? {}
         : { transactionsPerSecond: { current: last?.transactions_per_second ?? 0, average: sum?.transactions_per_second ?? 0 } }),
-      ...(lat ? { latencyMicroseconds: { p50: lat.p50, p90: lat.p90, p99: lat.p99, p999: lat.p999, mean: lat.mean, count: sum?.transactions ?? 0 } } : {}),
+      ...(lat
+        ? {
+            latencyMicroseconds: {
+              p50: lat.p50,
+              p90: lat.p90,
+              p99: lat.p99,
+              p999: lat.p999,
+              mean: lat.mean,
+              // The histogram's own count: its buckets and sum are of these transactions.
+              count: hist ? count(hist) : (sum?.transactions ?? 0),
+              ...(hist ? { buckets: cumulativeBuckets(hist), sumMicroseconds: live!.latency!.sumUs } : {}),
+            },
+          }
+        : {}),
+      ...(sum?.transactions === undefined ? {} : { measuredTransactions: sum.transactions }),
       streams,
       ...(t.cpu ? { cpu: t.cpu } : {}),
       ...(sum?.retransmits === undefined ? {} : { retransmits: sum.retransmits }),
@@ -268,6 +289,10 @@ export class TestRunSource implements StatusSource {
 
   bytesTotal(): number {
     return this.bytes;
+  }
+
+  bytesByDirection(): BytesByDirection {
+    return { ...this.byDirection };
   }
 
   current(): TestView | undefined {

@@ -32,7 +32,7 @@ test("--label reaches --json, /status, /metrics and /results of a loopback run",
   }
   expect(doc!.labels).toEqual({ node: "worker-1", pair: "a-b" });
   expect(samples(metrics).length).toBeGreaterThan(5);
-  for (const line of samples(metrics)) expect(line).toMatch(/^anyperf_\w+\{node="worker-1",pair="a-b",dialect="loopback",/);
+  for (const line of samples(metrics)) expect(line).toMatch(/^anyperf_\w+\{node="worker-1",pair="a-b",((dialect|mode)="loopback",|version=)/);
   // The run ends, then the endpoint lingers: /results carries the same labels as stdout.
   let results: unknown;
   for (let i = 0; i < 60 && results === undefined; i++) {

@@ -1,10 +1,11 @@
 /**
  * Two stock iperf3 3.12 clients at once into one `anyperf iperf3 -s --http`: /status lists both running tests and
- * /metrics carries both, told apart by the labels dialect, test, peer and role, next to the process-wide bytes
+ * /metrics carries both, told apart by the labels dialect, test, peer (its address) and role, next to the process-wide bytes
  * counter (issue 16 item 6; before, /metrics showed only the newer test).
  */
 import { expect, test } from "bun:test";
 import { StatusDocument } from "../../src/status/schema.ts";
+import { peerAddress } from "../../src/status/metrics.ts";
 import { assertFree, hasStockIperf3, json, oursMain, sleep, stock, waitListening } from "./iperf3-harness.ts";
 import { freePorts } from "../support/processes.ts";
 
@@ -71,10 +72,10 @@ test.skipIf(!hasStockIperf3())("two stock clients into one server: both in /stat
     for (const l of bytes) {
       expect(l.dialect).toBe("iperf3");
       expect(l.role).toBe("server");
-      expect(l.peer).toBe(running.find((t) => t.id === l.test)!.peer!);
+      expect(l.peer).toBe(peerAddress(running.find((t) => t.id === l.test)!.peer!));
     }
     expect(series(metrics, "anyperf_average_throughput_bytes_per_second").length).toBe(2);
-    expect(metrics).toMatch(/^anyperf_process_bytes_total\{dialect="iperf3",role="server"\} \d+$/m);
+    expect(metrics).toMatch(/^anyperf_process_bytes_total\{mode="iperf3",role="server",direction="received"\} [1-9]\d*$/m);
 
     // After both: the process total holds both tests' bytes (what each stock client's receiver got, near enough).
     await sleep(300);

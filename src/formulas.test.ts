@@ -89,7 +89,7 @@ describe("hand-computed", () => {
     expect(megabitsPerSecond(1, 0)).toBe(0);
   });
 
-  test("ntttcp for Windows example table (spec §6, the consistent columns)", () => {
+  test("ntttcp for Windows example table (docs/protocols/ntttcp-windows.md §6, the consistent columns)", () => {
     // Bytes(MEG) 11702.250000, realtime 10.002, Throughput(MB/s) 1169.991, Buffers 187236.000 of 64 KiB,
     // Throughput(Buffers/s) 18719.856.
     const bytes = 11702.25 * 1048576;
@@ -170,7 +170,7 @@ describe("hand-computed", () => {
     expect(netperfThroughput(2.5e9, 2, 125000)).toBe(10000); // 10^6 bits/s
     expect(netperfThroughput(2 * 1048576, 2, 1048576)).toBe(1); // MBytes/s
     expect(netperfThroughput(100, 0, 1)).toBe(0);
-    // Spec §8: 99.75 % on 2 CPUs at 57775.72 trans/s -> 34.530 us/Tr.
+    // docs/protocols/netperf.md §8: 99.75 % on 2 CPUs at 57775.72 trans/s -> 34.530 us/Tr.
     expect(formatFixed(netperfServiceDemand(99.75, 57775.72, 1, 1, 2), 3)).toBe("34.530");
     // Stream: 50 % of 1 CPU while moving 100 MiB/s = 102400 KB/s: 0.5 s of CPU per s / 102400 KB = 4.8828125 us/KB.
     expect(netperfServiceDemand(50, 100 * 1048576, 1024, 1, 1)).toBe(4.8828125);

@@ -15,7 +15,7 @@ import { type Member, ReportGroup } from "./groups.ts";
 import { LiveTest } from "./live-test.ts";
 import { localAddressToward } from "./local-address.ts";
 import { type ClientPlan, clientLen, clientRate } from "./plan.ts";
-import { defaultBuffers, setBuffers } from "./socket-defaults.ts";
+import { defaultBuffers, setBuffers } from "../../src/host/socket-defaults.ts";
 import { connectionNotes, withInterface } from "./connection-notes.ts";
 import { type Handed, connectMain, handToWorker, initialTcp, openOnHanded, resolveHost } from "./tcp-connect.ts";
 import type { ServerIo } from "./tcp-server.ts";

@@ -12,7 +12,7 @@ import { LiveTest } from "./live-test.ts";
 import type { ServerPlan } from "./plan.ts";
 import type { Printer } from "./printer.ts";
 import { type Queued, SocketTransport, flushQueued, newQueued } from "../../src/net/write-queue.ts";
-import { defaultBuffers, setBuffers } from "./socket-defaults.ts";
+import { defaultBuffers, setBuffers } from "../../src/host/socket-defaults.ts";
 import { connectionNotes, withInterface } from "./connection-notes.ts";
 import { connectMain, handToWorker, initialTcp, openOnHanded } from "./tcp-connect.ts";
 import type { TcpInit } from "./tcp-stats.ts";

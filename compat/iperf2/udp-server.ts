@@ -7,7 +7,7 @@ import { connectionNotes, withInterface } from "./connection-notes.ts";
 import { csvUdpLine, finalCsvTime } from "./csv-report.ts";
 import type { ServerPlan } from "./plan.ts";
 import { DEFAULT_UDP_RATE } from "./plan.ts";
-import { defaultBuffers, setBuffers } from "./socket-defaults.ts";
+import { defaultBuffers, setBuffers } from "../../src/host/socket-defaults.ts";
 import type { Ids, ServerIo } from "./tcp-server.ts";
 import {
   type Endpoint,

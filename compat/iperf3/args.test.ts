@@ -73,7 +73,7 @@ describe("getopt_long tokenizing", () => {
   });
 });
 
-describe("client defaults and limits (spec §1)", () => {
+describe("client defaults and limits (docs/protocols/iperf3.md §1)", () => {
   test("bare -c", () => {
     const p = client("-c 127.0.0.1");
     expect(p.port).toBe(5201);

@@ -1,6 +1,6 @@
 /**
- * iperf3 3.12's -J document (spec §11) and iperf3 3.17's --json-stream events, with the keys, their order and the
- * number printing of the stock tool (cJSON), so parsers of iperf3 JSON read ours unchanged.
+ * iperf3 3.12's -J document (docs/protocols/iperf3.md §11) and iperf3 3.17's --json-stream events, with the keys, their
+ * order and the number printing of the stock tool (cJSON), so parsers of iperf3 JSON read ours unchanged.
  */
 import { Entries, printCompact, printFormatted, type CValue } from "../../interop/iperf3/cjson.ts";
 import { lossPercent, throughputBps } from "../../src/formulas.ts";

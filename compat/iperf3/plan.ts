@@ -1,5 +1,6 @@
 /**
- * What an `anyperf iperf3 ...` command line asks for, after the dialect's defaults and limits (spec §1) are applied.
+ * What an `anyperf iperf3 ...` command line asks for, after the dialect's defaults and limits
+ * (docs/protocols/iperf3.md §1) are applied.
  */
 import { z } from "zod";
 import { Defaults, Limits } from "../../interop/iperf3/constants.ts";

@@ -4,8 +4,7 @@ import type { SocketOptions, StreamSpecInput } from "../../src/stream-spec.ts";
 import type { ClientDataCounters } from "../../interop/netperf/client-session.ts";
 import type { ServerDataCounters, ServerDataSetup } from "../../interop/netperf/data-setup.ts";
 import type { MigratedTest } from "../../interop/netperf/test-request.ts";
-import { defaultBuffers } from "../iperf2/socket-defaults.ts";
-import { linuxSocketBufferBytes } from "../../src/formulas.ts";
+import { defaultBuffers, setBuffers } from "../../src/host/socket-defaults.ts";
 
 /**
  * netperf tests as engine streams: what each side's Worker runs, and how its counters read back as netperf's
@@ -21,23 +20,14 @@ export function netperfPayload(size: number): Uint8Array<ArrayBuffer> {
   return out;
 }
 
-function procInt(path: string, fallback: number): number {
-  try {
-    const v = Number(readFileSync(path, "utf8").trim().split(/\s+/)[0]);
-    return Number.isFinite(v) && v > 0 ? v : fallback;
-  } catch {
-    return fallback;
-  }
-}
-
 /** SO_SNDBUF / SO_RCVBUF as getsockopt would report them after an optional setsockopt. */
 export function effectiveBuffers(protocol: "tcp" | "udp", send?: number, recv?: number): { send: number; recv: number } {
-  const set = (v: number | undefined, max: number, dflt: number) => (v === undefined || v <= 0 ? dflt : linuxSocketBufferBytes(v, max));
-  const wmax = procInt("/proc/sys/net/core/wmem_max", 212992);
-  const rmax = procInt("/proc/sys/net/core/rmem_max", 212992);
-  const dSend = protocol === "tcp" ? defaultBuffers.tcpSend() : procInt("/proc/sys/net/core/wmem_default", 212992);
-  const dRecv = protocol === "tcp" ? defaultBuffers.tcpRecv() : defaultBuffers.udp();
-  return { send: set(send, wmax, dSend), recv: set(recv, rmax, dRecv) };
+  const dSend = protocol === "tcp" ? defaultBuffers.tcpSend : defaultBuffers.udpSend;
+  const dRecv = protocol === "tcp" ? defaultBuffers.tcpRecv : defaultBuffers.udp;
+  return {
+    send: send === undefined || send <= 0 ? dSend() : setBuffers.send(send),
+    recv: recv === undefined || recv <= 0 ? dRecv() : setBuffers.recv(recv),
+  };
 }
 
 export function defaultCongestion(): string {

@@ -25,7 +25,7 @@ function inputs(over: Partial<FigureInputs>): FigureInputs {
 }
 
 describe("netperf figures", () => {
-  test("service demand: 99.75 % of 2 CPUs at 57775.72 trans/s is 34.530 us/Tr (spec §8, captured)", () => {
+  test("service demand: 99.75 % of 2 CPUs at 57775.72 trans/s is 34.530 us/Tr (docs/protocols/netperf.md §8, captured)", () => {
     expect(sprintf("%.3f", serviceDemand(57775.72 * 2, 2, 99.75, 2, "x"))).toBe("34.530");
     // A second stock run: 203788.66 trans/s, 92.82 % → 9.109 us/Tr.
     expect(sprintf("%.3f", serviceDemand(203788.66, 1, 92.82, 2, "x"))).toBe("9.109");

@@ -7,10 +7,10 @@ import { NetperfPlan, type OutputMode } from "./plan.ts";
 import { selectorListing } from "./selectors.ts";
 
 /**
- * netperf 2.7.0's command line: global options, `--`, then the omni test options (spec §12). The parsing follows
- * netperf's own rules, quirks included: a single value sets both halves of most pairs (break_args), `-m`/`-M`
- * set only what is written, sizes take K/M/G (binary) and k/m/g (decimal) anywhere in the word, `-c`/`-C` take an
- * optional rate only when the next word starts with a digit, and `-o`/`-O`/`-k` take an optional list only when
+ * netperf 2.7.0's command line: global options, `--`, then the omni test options (docs/protocols/netperf.md §12). The
+ * parsing follows netperf's own rules, quirks included: a single value sets both halves of most pairs (break_args),
+ * `-m`/`-M` set only what is written, sizes take K/M/G (binary) and k/m/g (decimal) anywhere in the word, `-c`/`-C`
+ * take an optional rate only when the next word starts with a digit, and `-o`/`-O`/`-k` take an optional list only when
  * the next word does not start with '-'.
  */
 
@@ -21,7 +21,7 @@ export const NETPERF_VERSION = "2.7.0";
 /** netperf -D 0 would print on every send; interim lines come at most this often. */
 const MIN_DEMO_INTERVAL_S = 0.01;
 
-/** LOC_CPU / REM_CPU: no data test, only the CPU rate netperf would use (spec §2.6). */
+/** LOC_CPU / REM_CPU: no data test, only the CPU rate netperf would use (docs/protocols/netperf.md §2.6). */
 export interface CalibrateCommand {
   kind: "calibrate";
   side: "local" | "remote";

@@ -33,7 +33,7 @@ export function unitAtod(word: string, unitK: number): number {
 
 /**
  * Windows NTttcp size words (-l, -n, -rb, -sb): atoi() of the word, multiplied by 1024 for a 'k'/'K' anywhere in it
- * and by 1048576 for an 'm'/'M' anywhere in it (ntttcp-windows.md §1.2).
+ * and by 1048576 for an 'm'/'M' anywhere in it (docs/protocols/ntttcp-windows.md §1.2).
  */
 export function windowsSize(word: string): number {
   let v = atoi(word);

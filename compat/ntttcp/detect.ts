@@ -2,8 +2,8 @@ import { UserError } from "../../src/errors.ts";
 
 /**
  * Which ntttcp dialect a command line is written in. `--windows` / `--linux` decide outright; otherwise the flags
- * that exist in only one tool decide (ntttcp-interop.md §2). A command valid in both (e.g. `-r -m 4,*,ip -t 300`) is
- * read as ntttcp-for-linux, the tool this program runs beside.
+ * that exist in only one tool decide (docs/protocols/ntttcp-interop.md §2). A command valid in both (e.g. `-r -m 4,*,ip
+ * -t 300`) is read as ntttcp-for-linux, the tool this program runs beside.
  */
 
 export type Dialect = "windows" | "linux";

@@ -1,8 +1,8 @@
 import type { NtttcpResults } from "./results.ts";
 
 /**
- * Every figure the ntttcp formatters print, with the formula each tool uses (ntttcp-linux.md §9,
- * ntttcp-windows.md §6.1). undefined = cannot be computed from what was measured (printed as n/a).
+ * Every figure the ntttcp formatters print, with the formula each tool uses (docs/protocols/ntttcp-linux.md §9,
+ * docs/protocols/ntttcp-windows.md §6.1). undefined = cannot be computed from what was measured (printed as n/a).
  * Division by zero gives 0, as in both originals.
  */
 

@@ -5,9 +5,10 @@ import { atoi, unitAtod } from "./c-numbers.ts";
 import { LINUX_DEFAULTS, LinuxOptions, type ParseMessage } from "./linux-options.ts";
 
 /**
- * ntttcp-for-linux command line, as getopt_long() reads it with the option string below (ntttcp-linux.md §1):
- * case-sensitive, clustered flags (-VN), attached arguments (-p5001, -ns = -n s), optional arguments taken from the
- * next word unless it starts with '-', and every option applied left to right (so -m after -P resets the ports).
+ * ntttcp-for-linux command line, as getopt_long() reads it with the option string below
+ * (docs/protocols/ntttcp-linux.md §1): case-sensitive, clustered flags (-VN), attached arguments (-p5001, -ns = -n s),
+ * optional arguments taken from the next word unless it starts with '-', and every option applied left to right (so -m
+ * after -P resets the ports).
  */
 
 export const LINUX_SHORT = "r::s::DMLeHm:P:a:n:l:6up:f::b:B:W:t:C:NO::x::j::QVh";

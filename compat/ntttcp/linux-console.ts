@@ -4,8 +4,8 @@ import type { NtttcpPlan } from "./plan.ts";
 import type { NtttcpResults } from "./results.ts";
 
 /**
- * ntttcp-for-linux console text (ntttcp-linux.md §8): `HH:MM:SS LEVEL: text` log lines, the verbose flag dump, and
- * the results block. Pure: the caller supplies the clock and writes the lines.
+ * ntttcp-for-linux console text (docs/protocols/ntttcp-linux.md §8): `HH:MM:SS LEVEL: text` log lines, the verbose flag
+ * dump, and the results block. Pure: the caller supplies the clock and writes the lines.
  */
 
 export const LINUX_DASHES = "-".repeat(57);

@@ -5,8 +5,9 @@ import type { NtttcpPlan } from "./plan.ts";
 import type { NtttcpResults } from "./results.ts";
 
 /**
- * ntttcp-for-linux -j file (ntttcp-linux.md §11): every value a string, 4-space indentation and `"key" : value`
- * spacing, including the tool's oddities (a stray " bps" after the per-thread MB/s, the key "tcpAverageRtt metric").
+ * ntttcp-for-linux -j file (docs/protocols/ntttcp-linux.md §11): every value a string, 4-space indentation and `"key" :
+ * value` spacing, including the tool's oddities (a stray " bps" after the per-thread MB/s, the key "tcpAverageRtt
+ * metric").
  */
 
 type Json = string | Json[] | { [k: string]: Json };

@@ -1,6 +1,9 @@
 import { z } from "zod";
 
-/** ntttcp-for-linux 1.4.3 options after parsing and verify_args(), with its defaults (ntttcp-linux.md §1.1). */
+/**
+ * ntttcp-for-linux 1.4.3 options after parsing and verify_args(), with its defaults
+ * (docs/protocols/ntttcp-linux.md §1.1).
+ */
 export const LinuxOptions = z.object({
   role: z.enum(["sender", "receiver"]),
   /** -r/-s/-m address: bind address (receiver) or receiver address (sender). */

@@ -4,7 +4,7 @@ import type { NtttcpPlan } from "./plan.ts";
 import type { NtttcpResults } from "./results.ts";
 import { buildXml, el, type XmlNode } from "./xml-tree.ts";
 
-/** ntttcp-for-linux -x file (ntttcp-linux.md §10): element names, order and precisions of 1.4.3. */
+/** ntttcp-for-linux -x file (docs/protocols/ntttcp-linux.md §10): element names, order and precisions of 1.4.3. */
 
 const tf = (b: boolean) => (b ? "True" : "False");
 const fx = (v: number | undefined, dp: number) => (v === undefined ? NA : v.toFixed(dp));

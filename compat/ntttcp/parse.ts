@@ -57,7 +57,7 @@ function parse(argvIn: readonly string[], env: ParseEnv): ParsedCommand {
   if (r.messages.some((m) => m.text === NO_ROLE) && (r.options.address === "0.0.0.0" || r.options.address === "::")) {
     notes.push(`no role given (-r or -s): receiving on every address of this host (${r.options.address}); pass -r ADDRESS to bind one, or -s HOST to send`);
   }
-  // Say so when a Windows-looking word was taken the Linux way (ntttcp-interop.md §2).
+  // Say so when a Windows-looking word was taken the Linux way (docs/protocols/ntttcp-interop.md §2).
   for (const w of argv) {
     if (w === "-ns") notes.push("-ns was read the ntttcp-for-linux way, as -n s (threads per port 's' → 1; sync stays on); pass --windows for Windows' no-sync");
     if (w === "-xml") notes.push("-xml was read the ntttcp-for-linux way, as -x ml (XML to a file named 'ml'); pass --windows for Windows' -xml");

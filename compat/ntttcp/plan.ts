@@ -77,7 +77,7 @@ export function planFromLinux(o: LinuxOptions): NtttcpPlan {
   if (o.role === "receiver") {
     for (let t = 0; t < o.ports; t++) threads.push({ index: t, host: o.address, port: checkPort(o.basePort + t, "data port"), connections: 0, cpu });
   } else {
-    // Thread k = t·n + j connects l sockets to port B+t (ntttcp-linux.md §2).
+    // Thread k = t·n + j connects l sockets to port B+t (docs/protocols/ntttcp-linux.md §2).
     for (let t = 0; t < o.ports; t++) {
       for (let j = 0; j < o.threadsPerPort; j++) {
         threads.push({ index: t * o.threadsPerPort + j, host: o.address, port: checkPort(o.basePort + t, "data port"), connections: o.connsPerThread, cpu });
@@ -132,7 +132,7 @@ export interface WindowsPlanOptions {
 
 export function planFromWindows(o: WindowsOptions, opts: WindowsPlanOptions = {}): NtttcpPlan {
   const threads: PlanThread[] = [];
-  // Thread i uses data port base+i whatever its mapping's host (ntttcp-windows.md §2); one socket each.
+  // Thread i uses data port base+i whatever its mapping's host (docs/protocols/ntttcp-windows.md §2); one socket each.
   for (const m of o.mappings) {
     for (let k = 0; k < m.threads; k++) {
       const index = threads.length;

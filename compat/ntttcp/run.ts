@@ -22,9 +22,9 @@ import { SyncSeats } from "./sync-seats.ts";
 
 /**
  * Runs one ntttcp plan: the data plane on the engine, the start protocol the plan names (Linux sync, Windows tokens,
- * none) over control sockets, the phase clock, and the end-of-run rules of ntttcp-interop.md §5–6: a sender keeps
- * its data flowing `lingerS` past its own cycle so the peer receiver's window always ends while data arrives, and a
- * receiver ends on its own clock whatever its ports saw.
+ * none) over control sockets, the phase clock, and the end-of-run rules of docs/protocols/ntttcp-interop.md §5–6: a
+ * sender keeps its data flowing `lingerS` past its own cycle so the peer receiver's window always ends while data
+ * arrives, and a receiver ends on its own clock whatever its ports saw.
  */
 
 export type LogLevel = "INFO" | "ERR" | "DBG";
@@ -125,7 +125,7 @@ function newRun(p: NtttcpPlan, io: RunIo, timing: { warmupS: number; durationS: 
 function results(p: NtttcpPlan, run: TestRun, layout: StreamLayout, plane: DataPlane, io: RunIo): NtttcpResults {
   // Bytes, I/O calls (Windows "Avg B / Compl") and the measured time all come from the test's own window cuts.
   const doc = run.results();
-  const moved = run.measured(plane);
+  const moved = run.measured().streams(plane) ?? [];
   const seconds = doc.phases.measured_s;
   const threads = new Map<number, ThreadResult>(p.threads.map((t) => [t.index, { index: t.index, bytes: 0, ios: 0, seconds }]));
   layout.threadOf.forEach((thread, i) => {
@@ -245,7 +245,8 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
       if (p.sync.kind === "windows") {
         const sync = p.sync;
         started = (async () => {
-          // Windows opens its token listeners only once every thread accepted its data connection (§4.2).
+          // Windows opens its token listeners only once every thread accepted its data connection
+          // (docs/protocols/ntttcp-windows.md §4.2).
           if (p.protocol === "tcp" && !(await until(plane, (s) => s.streams.every((x) => x.connections >= 1), io.signal))) return false;
           let done!: (v: boolean) => void;
           const all = new Promise<boolean>((r) => (done = r));
@@ -266,7 +267,8 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
           return all;
         })();
       } else if (p.protocol === "udp") {
-        // Both originals start a UDP receiver's clock at start-up; the first datagram is the fairer start (§5.2).
+        // Both originals start a UDP receiver's clock at start-up; the first datagram is the fairer start
+        // (docs/protocols/ntttcp-interop.md §5.2).
         started = until(plane, (s) => s.streams.some((x) => x.bytes > 0), io.signal);
       } else if (p.dialect === "windows") {
         started = until(plane, (s) => s.streams.every((x) => x.connections >= 1), io.signal);
@@ -403,7 +405,8 @@ export async function runSender(p: NtttcpPlan, io: RunIo): Promise<NtttcpResults
       s.end(cutShort);
       await ended;
     }
-    // Data keeps flowing a little longer so the peer's window ends while bytes still arrive (§5.3 step 4).
+    // Data keeps flowing a little longer so the peer's window ends while bytes still arrive
+    // (docs/protocols/ntttcp-interop.md §5.3 step 4).
     if (!interrupted && linger > 0) await sleep(linger * 1000, io.signal);
     return out;
   } finally {

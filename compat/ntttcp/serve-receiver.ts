@@ -19,11 +19,11 @@ import type { LogLevel } from "./run.ts";
 
 /**
  * The ntttcp receiver as `anyperf serve` runs it: unlike `ntttcp -r`, which is one test laid out by its own command
- * line, it serves test after test, from any sender that comes, in every start mode at once (ntttcp-interop.md §5.2:
- * a contact on base−1 is a Linux sync sender, one on data port + 1000 a Windows sync sender, data bytes before any
- * contact a no-sync sender). A test is one peer host's connections: it starts at the Linux 'R' or, otherwise, at the
- * first data byte; it ends at the negotiated cycle (Linux sync) or when the sender has closed every connection.
- * TCP only: ntttcp's UDP senders name no test on the wire, and iperf 2 owns UDP 5001.
+ * line, it serves test after test, from any sender that comes, in every start mode at once
+ * (docs/protocols/ntttcp-interop.md §5.2: a contact on base−1 is a Linux sync sender, one on data port + 1000 a Windows
+ * sync sender, data bytes before any contact a no-sync sender). A test is one peer host's connections: it starts at the
+ * Linux 'R' or, otherwise, at the first data byte; it ends at the negotiated cycle (Linux sync) or when the sender has
+ * closed every connection. TCP only: ntttcp's UDP senders name no test on the wire, and iperf 2 owns UDP 5001.
  */
 
 /** ntttcp-for-linux's default -P: a sender's ports base … base+15 are all served (Windows: up to 16 threads). */

@@ -4,9 +4,10 @@ import { atoi, windowsSize } from "./c-numbers.ts";
 import { WINDOWS_DEFAULTS, WINDOWS_EXIT_PARAMS, WindowsOptions, type WindowsMapping } from "./windows-options.ts";
 
 /**
- * NTttcp for Windows 5.40 command line (ntttcp-windows.md §1): separate words only, matched case-insensitively,
- * `-m` followed by any number of `threads,cpu,host` words. Options that steer Windows-only machinery (NUMA, DPC,
- * overlapped I/O, Hyper-V sockets, EStats…) are accepted and listed in `ignored` with the reason, never misread.
+ * NTttcp for Windows 5.40 command line (docs/protocols/ntttcp-windows.md §1): separate words only, matched
+ * case-insensitively, `-m` followed by any number of `threads,cpu,host` words. Options that steer Windows-only
+ * machinery (NUMA, DPC, overlapped I/O, Hyper-V sockets, EStats…) are accepted and listed in `ignored` with the reason,
+ * never misread.
  */
 
 type Handler = (next: () => string | undefined, peek: () => string | undefined) => void;
@@ -193,7 +194,7 @@ export function parseWindowsArgs(argv: readonly string[], argv0 = "ntttcp"): Win
     if (reason && !ignored.some((x) => x.option === key)) ignored.push({ option: key, reason });
   }
 
-  // VerifyArgs (§1.3): the checks that decide whether the real tool would run at all.
+  // VerifyArgs (docs/protocols/ntttcp-windows.md §1.3): the checks that decide whether the real tool would run at all.
   if (!mappings) bad("-m <threads,processor,host> is mandatory");
   const threads = mappings!.reduce((n, m) => n + m.threads, 0);
   if (flags.has("-w") && asyncBuffers === null) bad("-w needs -a");
@@ -210,7 +211,7 @@ export function parseWindowsArgs(argv: readonly string[], argv0 = "ntttcp"): Win
   const len = bufferLen ?? (udp ? WINDOWS_DEFAULTS.udpBufferLen : WINDOWS_DEFAULTS.tcpBufferLen);
   if (flags.has("-jm") && len < 20) bad("-jm needs -l of at least 20");
   if (buffers !== null || runTime === null) {
-    // Count mode: warm-up and cool-down do not apply (§1.4).
+    // Count mode: warm-up and cool-down do not apply (docs/protocols/ntttcp-windows.md §1.4).
     warmup = 0;
     cooldown = 0;
   }

@@ -8,7 +8,10 @@ export const WindowsMapping = z.object({
 });
 export type WindowsMapping = z.infer<typeof WindowsMapping>;
 
-/** NTttcp for Windows 5.40 options after parsing and VerifyArgs (ntttcp-windows.md §1), with its defaults. */
+/**
+ * NTttcp for Windows 5.40 options after parsing and VerifyArgs (docs/protocols/ntttcp-windows.md §1), with its
+ * defaults.
+ */
 export const WindowsOptions = z.object({
   role: z.enum(["sender", "receiver"]),
   mappings: z.array(WindowsMapping).min(1),

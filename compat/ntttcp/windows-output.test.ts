@@ -4,7 +4,10 @@ import type { NtttcpResults } from "./results.ts";
 import { windowsConsole, windowsXml } from "./windows-output.ts";
 import { xmlLeaves } from "./xml-tree.ts";
 
-/** Windows 5.40 layout from ntttcp-windows.md §6/§7 (no Windows capture exists; the spec's example is the reference). */
+/**
+ * Windows 5.40 layout from docs/protocols/ntttcp-windows.md §6/§7 (no Windows capture exists; the spec's example is the
+ * reference).
+ */
 
 const cmd = parseCommand("-r -m 2,*,10.0.0.5 -t 10 -ns".split(" "), { cpus: 2 });
 if (cmd.kind !== "run" || !cmd.windows) throw new Error("parse");

@@ -6,9 +6,9 @@ import type { WindowsOptions } from "./windows-options.ts";
 import { buildXml, el } from "./xml-tree.ts";
 
 /**
- * NTttcp for Windows 5.40 console tables and -xml file (ntttcp-windows.md §6, §7). MB and KB are 1024-based.
- * One deliberate difference: the per-thread Time(s) and KB/s columns show the thread's real figures, where 5.40
- * prints 0.000 because of a known bug (its XML already divides by the test time).
+ * NTttcp for Windows 5.40 console tables and -xml file (docs/protocols/ntttcp-windows.md §6, §7). MB and KB are
+ * 1024-based. One deliberate difference: the per-thread Time(s) and KB/s columns show the thread's real figures, where
+ * 5.40 prints 0.000 because of a known bug (its XML already divides by the test time).
  */
 
 const num = (v: number | undefined, w: number, dp: number) => (v === undefined ? NA : v.toFixed(dp)).padStart(w);

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { decide5001 } from "./share-5001.ts";
 
 const hex = (s: string) => Uint8Array.from(s.match(/../g)!.map((h) => parseInt(h, 16)));
-/** The first words of iperf 2.1.8 client headers (iperf2.md §2.4): plain -c, -r, -d, -R, UDP-less. */
+/** The first words of iperf 2.1.8 client headers (docs/protocols/iperf2.md §2.4): plain -c, -r, -d, -R, UDP-less. */
 const IPERF2_FIRST = ["40010078", "c0010078", "c0010079", "44010078", "46010078", "400100a0"];
 
 describe("port 5001: iperf 2 or ntttcp by the first bytes", () => {

@@ -70,7 +70,7 @@ export function finSeq(lastSeq: number): number {
 /**
  * A datagram of `size` bytes (at least 16) with `clientHeader` at offset 16 when it fits, zeros elsewhere. Zeros, not
  * a fill pattern: a stock server parses offset 16 as header flags, and bytes with the top bits set there start tests
- * nobody asked for (spec 3.5).
+ * nobody asked for (docs/protocols/iperf2.md §3.5).
  */
 export function udpTemplate(size: number, clientHeader: Uint8Array | null): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(Math.max(size, IPERF2_DATAGRAM_HEADER));

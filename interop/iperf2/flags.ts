@@ -1,7 +1,7 @@
 /**
- * Bits of the iperf 2 header flags words, as observed on the wire from iperf 2.1.8 (see /work/shared/specs/iperf2.md
- * section 2.4) and named after iperf 2's own vocabulary. The first word of every client header and of the server
- * report datagram is such a flags word; its top bits say which optional blocks follow.
+ * Bits of the iperf 2 header flags words, as observed on the wire from iperf 2.1.8 (see docs/protocols/iperf2.md §2.4)
+ * and named after iperf 2's own vocabulary. The first word of every client header and of the server report datagram is
+ * such a flags word; its top bits say which optional blocks follow.
  */
 export const HeaderFlag = {
   /** Classic 24-byte header present; with no other bit it also asks for a connect-back test (-r / -d). */

@@ -1,7 +1,7 @@
 /**
- * One iperf3 test as seen by a client (spec §3/§10), over an injected transport. The glue opens the data streams
- * when asked (create-streams), starts its timers on start/running, decides when the test is over (endTest) and
- * supplies this side's results when the server asks for them (sendResults).
+ * One iperf3 test as seen by a client (docs/protocols/iperf3.md §3/§10), over an injected transport. The glue opens the
+ * data streams when asked (create-streams), starts its timers on start/running, decides when the test is over (endTest)
+ * and supplies this side's results when the server asks for them (sendResults).
  *
  * The stock client waits forever for the server; we give every wait a deadline and report it like iperf3 would.
  */

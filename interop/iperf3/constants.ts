@@ -1,5 +1,5 @@
 /**
- * iperf3 3.12 protocol constants: control-message state bytes, defaults and limits (spec §1, §2.2).
+ * iperf3 3.12 protocol constants: control-message state bytes, defaults and limits (docs/protocols/iperf3.md §1, §2.2).
  * Values cross-checked against the loopback captures in tests/fixtures/iperf3/.
  */
 

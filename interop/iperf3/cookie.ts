@@ -1,7 +1,7 @@
 /**
- * The iperf3 test cookie: 36 characters from a base-32 alphabet plus a NUL, 37 bytes on the wire (spec §2.1). It is
- * the first thing on the control connection and on every TCP data connection; a server serving many tests at once
- * matches data connections to tests by it.
+ * The iperf3 test cookie: 36 characters from a base-32 alphabet plus a NUL, 37 bytes on the wire
+ * (docs/protocols/iperf3.md §2.1). It is the first thing on the control connection and on every TCP data connection; a
+ * server serving many tests at once matches data connections to tests by it.
  */
 
 export const COOKIE_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567";

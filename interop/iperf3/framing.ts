@@ -1,6 +1,6 @@
 /**
- * Bytes on the iperf3 control connection (spec §2): the 37-byte cookie, one-byte states, JSON documents behind a
- * 4-byte big-endian length, and the SERVER_ERROR payload (two big-endian int32: i_errno, errno).
+ * Bytes on the iperf3 control connection (docs/protocols/iperf3.md §2): the 37-byte cookie, one-byte states, JSON
+ * documents behind a 4-byte big-endian length, and the SERVER_ERROR payload (two big-endian int32: i_errno, errno).
  *
  * The two decoders are push parsers: feed any chunking, get typed messages. Each direction's grammar is fixed by
  * its own history, so no decoder needs to know what the other side said:

@@ -40,7 +40,7 @@ describe("parameters", () => {
     expect(decodeParams(capturedParams("iperf3-parallel2-control.txt")).parallel).toBe(2);
   });
 
-  test("a bare iperf3 -c encodes like the stock client (spec §4)", () => {
+  test("a bare iperf3 -c encodes like the stock client (docs/protocols/iperf3.md §4)", () => {
     const p = TestParams.parse({ protocol: "tcp", len: 131072 });
     expect(encodeParams(p)).toBe(
       '{"tcp":true,"omit":0,"time":10,"num":0,"blockcount":0,"parallel":1,"len":131072,"pacing_timer":1000,"client_version":"3.12"}',

@@ -1,6 +1,7 @@
 /**
- * The parameter document a client sends after PARAM_EXCHANGE (spec §4): zod schema of the wire form, the normalised
- * TestParams both sessions work with, and the encoder that writes keys in the 3.12 client's exact order.
+ * The parameter document a client sends after PARAM_EXCHANGE (docs/protocols/iperf3.md §4): zod schema of the wire
+ * form, the normalised TestParams both sessions work with, and the encoder that writes keys in the 3.12 client's exact
+ * order.
  */
 import { z } from "zod";
 import { printCompact, type CValue } from "./cjson.ts";

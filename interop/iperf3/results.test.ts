@@ -28,7 +28,7 @@ describe("results", () => {
     expect(r.senderHasRetransmits).toBe(-1);
     expect(r.streams[0]).toMatchObject({ id: 1, bytes: 5111808, retransmits: -1, endTimeS: 2.000204 });
     expect(r.congestionUsed).toBe("bbr");
-    // Our own writer prints a real -1, which 3.12 reads fine (spec §2.3).
+    // Our own writer prints a real -1, which 3.12 reads fine (docs/protocols/iperf3.md §2.3).
     expect(encodeResults(r)).toContain('"sender_has_retransmits":-1');
   });
 

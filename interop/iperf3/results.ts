@@ -1,7 +1,7 @@
 /**
- * The results document both sides exchange after EXCHANGE_RESULTS (spec §7). Same schema in both directions; the
- * client writes first. Readers of a 3.12 peer need the three cpu_util keys, sender_has_retransmits and streams, and
- * in every stream id, bytes, retransmits, jitter, errors and packets.
+ * The results document both sides exchange after EXCHANGE_RESULTS (docs/protocols/iperf3.md §7). Same schema in both
+ * directions; the client writes first. Readers of a 3.12 peer need the three cpu_util keys, sender_has_retransmits and
+ * streams, and in every stream id, bytes, retransmits, jitter, errors and packets.
  */
 import { z } from "zod";
 import { printCompact, type CValue, type PrintOptions } from "./cjson.ts";

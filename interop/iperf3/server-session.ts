@@ -1,8 +1,8 @@
 /**
- * One iperf3 test as seen by a server: the control-connection state machine of spec §3/§10, over an injected
- * transport. It owns no socket and no timer: the glue pushes bytes (receive/eof), time (tick) and data-plane news
- * (listenerReady, acceptStream, stopped) in, and reacts to the events it gets back. Several sessions can run at once;
- * the glue matches data connections to sessions by cookie.
+ * One iperf3 test as seen by a server: the control-connection state machine of docs/protocols/iperf3.md §3/§10, over an
+ * injected transport. It owns no socket and no timer: the glue pushes bytes (receive/eof), time (tick) and data-plane
+ * news (listenerReady, acceptStream, stopped) in, and reacts to the events it gets back. Several sessions can run at
+ * once; the glue matches data connections to sessions by cookie.
  *
  * Every phase that waits on the client has a deadline, so a silent or stalled client is dropped with a clear error
  * (SERVER_ERROR while the client still reads state bytes, a plain close once it waits for our results frame).

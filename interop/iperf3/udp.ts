@@ -1,5 +1,5 @@
 /**
- * iperf3 UDP (spec §6): the 4-byte stream handshake and the header at the front of every datagram.
+ * iperf3 UDP (docs/protocols/iperf3.md §6): the 4-byte stream handshake and the header at the front of every datagram.
  * Header: u32 seconds, u32 microseconds (sender clock; only differences matter), then the sequence number, u32 by
  * default or u64 with --udp-counters-64bit; all big-endian; the first datagram has sequence 1.
  */

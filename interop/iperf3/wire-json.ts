@@ -9,7 +9,10 @@ import { requirement } from "../../src/option-error.ts";
 
 const TWO63 = 2 ** 63;
 
-/** 3.12 prints negative integers as unsigned 64-bit; any value at or above 2^63 stands for -1 (spec §2.3). */
+/**
+ * 3.12 prints negative integers as unsigned 64-bit; any value at or above 2^63 stands for -1
+ * (docs/protocols/iperf3.md §2.3).
+ */
 export function fromWireInt(v: number): number {
   return v >= TWO63 ? -1 : v;
 }

@@ -5,8 +5,8 @@ import { decodeOmniResponse, type OmniResponse } from "./omni-response.ts";
 import { decodeOmniResults, type OmniResults } from "./omni-results.ts";
 
 /**
- * The netperf side of one control connection (spec §2.5): request, setup reply, data phase (run by the glue),
- * results, optionally more rounds (`-i`), then shutdown(SHUT_WR) and wait for the server's close.
+ * The netperf side of one control connection (docs/protocols/netperf.md §2.5): request, setup reply, data phase (run by
+ * the glue), results, optionally more rounds (`-i`), then shutdown(SHUT_WR) and wait for the server's close.
  */
 
 /** What the local data phase measured; the glue fills it from the data plane. */

@@ -68,7 +68,7 @@ describe("DO_OMNI request", () => {
     }
   });
 
-  test("decodes the TCP_RR capture field by field (spec §3)", () => {
+  test("decodes the TCP_RR capture field by field (docs/protocols/netperf.md §3)", () => {
     const [conv] = captureConversations("tcp_rr_r1");
     const req = decodeOmniRequest(split656(conv!.toServer)[0]!);
     expect(req).toMatchObject({
@@ -100,7 +100,7 @@ describe("DO_OMNI request", () => {
     });
   });
 
-  test("per-test settings of the captures (spec §3.2)", () => {
+  test("per-test settings of the captures (docs/protocols/netperf.md §3.2)", () => {
     const first = (name: (typeof CAPTURES)[number]) => decodeOmniRequest(split656(captureConversations(name)[0]!.toServer)[0]!);
     expect(first("udp_stream_m1")).toMatchObject({ socketType: 2, protocol: 17, direction: 4, flags: 0, sendWidth: 212993, requestSize: -1 });
     expect(first("tcp_stream")).toMatchObject({ socketType: 1, protocol: 6, direction: 4, flags: 0x20, sendWidth: 2, recvWidth: 0 });
@@ -110,7 +110,7 @@ describe("DO_OMNI request", () => {
     expect(first("tcp_rr_count")).toMatchObject({ testLength: -5000, requestSize: 32, responseSize: 1024, flags: 0x21 });
   });
 
-  test("carries IPv4 addresses in network order and IPv6 with each 4-byte group reversed (spec §2.4)", () => {
+  test("carries IPv4 addresses in network order and IPv6 with each 4-byte group reversed (docs/protocols/netperf.md §2.4)", () => {
     const v4 = encodeOmniRequest({ netperfIp: "127.0.0.1", netserverIp: "10.1.2.3" });
     expect(hex(v4.subarray(120, 152))).toBe(`7f000001${"0".repeat(24)}0a010203${"0".repeat(24)}`);
     const v6 = encodeOmniRequest({ ipFamily: 6, netperfIp: "::1", netserverIp: "2001:db8::5" });
@@ -174,7 +174,7 @@ describe("OMNI_RESPONSE", () => {
     expect(seen).toBeGreaterThanOrEqual(12);
   });
 
-  test("captured sizes (spec §4)", () => {
+  test("captured sizes (docs/protocols/netperf.md §4)", () => {
     const setup = (name: (typeof CAPTURES)[number]) => decodeOmniResponse(split656(captureConversations(name)[0]!.toClient)[0]!);
     const sizes = (r: ReturnType<typeof setup>) => [r.recvBufSize, r.receiveSize, r.recvWidth, r.sendBufSize, r.sendSize, r.sendWidth];
     expect(sizes(setup("tcp_stream"))).toEqual([131072, 131072, 2, 16384, -1, 2]);
@@ -206,7 +206,7 @@ describe("results", () => {
     }
   });
 
-  test("64-bit byte counts, type quirk and strings (spec §5)", () => {
+  test("64-bit byte counts, type quirk and strings (docs/protocols/netperf.md §5)", () => {
     const results = (name: (typeof CAPTURES)[number]) => decodeOmniResults(split656(captureConversations(name)[0]!.toClient)[1]!);
     const l3 = results("tcp_stream_l3");
     expect(l3.bytesReceived).toBe(11958960128);
@@ -238,7 +238,7 @@ describe("minor messages", () => {
     expect(decodePassphrase(split656(bad!.toServer)[0]!)).toBe("wrong");
   });
 
-  test("unknown-type reply carries 998 (spec §2.6)", () => {
+  test("unknown-type reply carries 998 (docs/protocols/netperf.md §2.6)", () => {
     const r = encodeUnknownRequestReply(0);
     expect(hex(r.subarray(0, 8))).toBe("00000000000003e6");
   });

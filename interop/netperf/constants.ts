@@ -1,4 +1,4 @@
-/** Numbers netperf 2.7.0 puts on the wire (spec §2.6, §3.1, §3.2, §8). */
+/** Numbers netperf 2.7.0 puts on the wire (docs/protocols/netperf.md §2.6, §3.1, §3.2, §8). */
 
 /** The CPU "rate" netperf's /proc/stat method calibrates to (its ticks per second): LOC_CPU/REM_CPU print it. */
 export const PROC_STAT_CPU_RATE = 100;
@@ -38,7 +38,7 @@ export const OmniFlag = {
   CONNECT_TEST: 0x4,
   MEASURE_CPU: 0x8,
   CHECKSUM_OFF: 0x10,
-  /** Both "routing allowed" and "report the congestion-control name" (spec §3.1 pitfall). */
+  /** Both "routing allowed" and "report the congestion-control name" (docs/protocols/netperf.md §3.1 pitfall). */
   ROUTING_ALLOWED: 0x20,
   FASTOPEN: 0x800,
   USE_PKTINFO: 0x2000,
@@ -72,7 +72,7 @@ export const IpProto = {
   UDP: 17,
 } as const;
 
-/** cpu_method codes and the letter netperf prints for each (spec §8). */
+/** cpu_method codes and the letter netperf prints for each (docs/protocols/netperf.md §8). */
 export const CPU_METHOD_LETTERS = "UIPTLRNKSCEMO";
 export const CpuMethod = {
   UNKNOWN: 0,
@@ -83,7 +83,7 @@ export function cpuMethodLetter(code: number): string {
   return code >= 0 && code < CPU_METHOD_LETTERS.length ? CPU_METHOD_LETTERS[code]! : "?";
 }
 
-/** Seconds netserver adds to its own timer when it receives (spec §7.1). */
+/** Seconds netserver adds to its own timer when it receives (docs/protocols/netperf.md §7.1). */
 export const PAD_TIME_S = 4;
 
 /** Linux errno values the server answers with (serv_errno). */

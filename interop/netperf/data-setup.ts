@@ -1,8 +1,9 @@
 import { z } from "zod";
 
 /**
- * What the server glue must build for one DO_OMNI request, derived from the request alone (spec §6.1). The session
- * hands it out in a "bind" action; the glue binds (and for TCP listens) and reports the port and buffer sizes back.
+ * What the server glue must build for one DO_OMNI request, derived from the request alone
+ * (docs/protocols/netperf.md §6.1). The session hands it out in a "bind" action; the glue binds (and for TCP listens)
+ * and reports the port and buffer sizes back.
  */
 export const ServerDataSetup = z.object({
   protocol: z.enum(["tcp", "udp"]),

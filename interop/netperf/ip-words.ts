@@ -1,7 +1,8 @@
 /**
  * Addresses in the DO_OMNI request occupy four 32-bit words that go through the word swap. netperf stores an IPv4
  * address as a host-order integer in word 0 (network order on the wire), but copies an IPv6 address into the words
- * as raw memory, so between little-endian hosts every 4-byte group travels byte-reversed (spec §2.4).
+ * as raw memory, so between little-endian hosts every 4-byte group travels byte-reversed
+ * (docs/protocols/netperf.md §2.4).
  */
 
 const ZERO_V4 = "0.0.0.0";

@@ -2,8 +2,9 @@ import { MsgType, UNKNOWN_REQUEST_ERRNO } from "./constants.ts";
 import { newMessage, readString, readWord, writeString, writeWord, WORD1, TYPE, type WordField } from "./words.ts";
 
 /**
- * The messages besides DO_OMNI (spec §2.4, §2.6). Passphrase and sysinfo convert only the two header words; every
- * other minor message converts all 164 words, which for our all-zero bodies means big-endian integers throughout.
+ * The messages besides DO_OMNI (docs/protocols/netperf.md §2.4, §2.6). Passphrase and sysinfo convert only the two
+ * header words; every other minor message converts all 164 words, which for our all-zero bodies means big-endian
+ * integers throughout.
  */
 
 const TEXT = { offset: 8, size: 648 };

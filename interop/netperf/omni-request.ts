@@ -3,7 +3,7 @@ import { MsgType, NetFamily } from "./constants.ts";
 import { decodeAddressWords, encodeAddressWords } from "./ip-words.ts";
 import { newMessage, readStrings, readWords, writeStrings, writeWords, type StringField, type WordField, i32, u32 } from "./words.ts";
 
-/** DO_OMNI request (type 97): words 0..39 converted (bytes 0..159), then raw strings (spec §3). */
+/** DO_OMNI request (type 97): words 0..39 converted (bytes 0..159), then raw strings (docs/protocols/netperf.md §3). */
 
 
 export const OmniRequest = z.object({

@@ -2,7 +2,10 @@ import { z } from "zod";
 import { MsgType } from "./constants.ts";
 import { newMessage, readStrings, readWords, writeStrings, writeWords, type StringField, type WordField, i32, u32 } from "./words.ts";
 
-/** OMNI_RESPONSE, the setup reply (type 98): words 0..19 converted (bytes 0..79), then raw strings (spec §4). */
+/**
+ * OMNI_RESPONSE, the setup reply (type 98): words 0..19 converted (bytes 0..79), then raw strings
+ * (docs/protocols/netperf.md §4).
+ */
 
 
 export const OmniResponse = z.object({

@@ -14,13 +14,16 @@ import {
   u32,
 } from "./words.ts";
 
-/** Results the server sends after the data phase: words 0..28 converted (bytes 0..115), then strings (spec §5). */
+/**
+ * Results the server sends after the data phase: words 0..28 converted (bytes 0..115), then strings
+ * (docs/protocols/netperf.md §5).
+ */
 
 const u64 = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0);
 const f32 = z.number().default(0);
 
 export const OmniResults = z.object({
-  /** Any value is accepted on receipt (spec §5.1). */
+  /** Any value is accepted on receipt (docs/protocols/netperf.md §5.1). */
   type: u32(RESULTS_TYPE_WORD),
   servErrno: i32(0),
   bytesReceived: u64,
@@ -118,7 +121,9 @@ export function encodeOmniResults(input: OmniResultsInput): Uint8Array {
   return b;
 }
 
-/** Fields the stock server leaves stale decode as whatever they hold (NaN included); see spec §5.2. */
+/**
+ * Fields the stock server leaves stale decode as whatever they hold (NaN included); see docs/protocols/netperf.md §5.2.
+ */
 export function decodeOmniResults(bytes: Uint8Array): OmniResults {
   return {
     ...readWords(bytes, WORDS),

@@ -33,7 +33,8 @@ const UDP_MAX = 65507;
 
 /**
  * Turns a decoded DO_OMNI into what the glue must build, or the errno to answer with. Every size is bounded here,
- * so a hostile request cannot make the server allocate or promise more than the limits (spec §6.1, §9).
+ * so a hostile request cannot make the server allocate or promise more than the limits
+ * (docs/protocols/netperf.md §6.1, §9).
  */
 export function checkOmniRequest(req: OmniRequest, limits: RequestLimits): RequestCheck {
   const fail = (errno: number, reason: string): RequestCheck => ({ ok: false, errno, reason });

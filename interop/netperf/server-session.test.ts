@@ -34,7 +34,10 @@ const OPTIONS: ServerSessionOptions = {
   cpuCount: 2,
 };
 
-/** Words the stock netserver leaves stale or fills from its own clock; not reproducible (spec §5.2). */
+/**
+ * Words the stock netserver leaves stale or fills from its own clock; not reproducible
+ * (docs/protocols/netperf.md §5.2).
+ */
 function resultsWordsToCompare(measured: boolean): number[] {
   const offsets: number[] = [];
   for (let off = 0; off < 116; off += 4) {
@@ -239,7 +242,7 @@ describe("NetserverSession timers and errors", () => {
     expect(rec.closed).toBe(true);
   });
 
-  test("bind failure: setup reply with the errno, then close (spec §9)", () => {
+  test("bind failure: setup reply with the errno, then close (docs/protocols/netperf.md §9)", () => {
     const rec = new Recorder();
     const s = new NetserverSession(rec.io, OPTIONS, 0);
     s.receive(request(tcpStream), 0);

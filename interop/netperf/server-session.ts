@@ -17,8 +17,9 @@ import { checkOmniRequest, DEFAULT_LIMITS, type RequestLimits } from "./request-
 import { messageType } from "./words.ts";
 
 /**
- * One netserver control connection (spec §2.5): requests in, replies out, data-plane actions for the glue. It owns
- * no socket and no clock: the glue pushes control bytes, data-plane events and the time, and carries out actions.
+ * One netserver control connection (docs/protocols/netperf.md §2.5): requests in, replies out, data-plane actions for
+ * the glue. It owns no socket and no clock: the glue pushes control bytes, data-plane events and the time, and carries
+ * out actions.
  */
 
 export type ServerAction =
@@ -249,7 +250,9 @@ export class NetserverSession {
     });
   }
 
-  /** Setup or data-phase failure: netserver answers with the errno and the child exits (spec §9). */
+  /**
+   * Setup or data-phase failure: netserver answers with the errno and the child exits (docs/protocols/netperf.md §9).
+   */
   dataFailed(errno: number, _nowMs: number): void {
     if (this.stateValue !== "binding" && this.stateValue !== "running" && this.stateValue !== "stopping") return;
     const asked = this.test?.asked.kind ?? "omni";

@@ -18,7 +18,7 @@ describe("buildOmniRequest", () => {
     }
   });
 
-  test("TCP_MAERTS asks the server to transmit and reports a receive ring (spec §3.2)", () => {
+  test("TCP_MAERTS asks the server to transmit and reports a receive ring (docs/protocols/netperf.md §3.2)", () => {
     const { request, local } = buildOmniRequest({ test: "TCP_MAERTS", testLength: 2, localSendBuf: 16384, localRecvBuf: 131072 });
     const req = OmniRequest.parse(request);
     expect(req.direction).toBe(Direction.XMIT);

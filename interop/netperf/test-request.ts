@@ -3,8 +3,8 @@ import { Direction, IpProto, NetFamily, NetSocketType, OmniFlag } from "./consta
 import type { OmniRequestInput } from "./omni-request.ts";
 
 /**
- * How stock netperf 2.7.0 fills DO_OMNI for the migrated classic tests (spec §3.2, §12): direction from the
- * server's view, flags, ring widths derived from the client's own socket buffers, -1 for "server chooses".
+ * How stock netperf 2.7.0 fills DO_OMNI for the migrated classic tests (docs/protocols/netperf.md §3.2, §12): direction
+ * from the server's view, flags, ring widths derived from the client's own socket buffers, -1 for "server chooses".
  */
 
 export const MigratedTest = z.enum(["TCP_STREAM", "TCP_MAERTS", "UDP_STREAM", "TCP_RR", "TCP_CRR", "UDP_RR"]);
@@ -79,7 +79,7 @@ export const TestRequestParams = z.object({
   remoteCpuRate: z.number().default(0),
   /** -R; undefined = netperf's default (off for UDP_STREAM, on otherwise). */
   routingAllowed: z.boolean().optional(),
-  /** REMOTE_CONG_CONTROL selected: same bit as routing (spec §3.1). */
+  /** REMOTE_CONG_CONTROL selected: same bit as routing (docs/protocols/netperf.md §3.1). */
   wantRemoteCongestion: z.boolean().default(false),
   keepAlive: z.boolean().default(false),
   remoteCongestion: z.string().max(15).default(""),

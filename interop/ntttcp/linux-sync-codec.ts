@@ -1,7 +1,7 @@
 /**
  * ntttcp-for-linux sync channel (TCP port base−1): every message in either direction is one 32-bit signed big-endian
  * integer. Commands and replies share the value space with cycle times, which is why a proposed cycle of 69/76/82/88
- * seconds is taken as a command by the real receiver (ntttcp-linux.md §4.2).
+ * seconds is taken as a command by the real receiver (docs/protocols/ntttcp-linux.md §4.2).
  */
 
 export const SyncCommand = {
@@ -68,7 +68,10 @@ export class SyncFramer {
   }
 }
 
-/** Cycle W+t+C the sender should propose: one that the receiver cannot mistake for a command (§5.3 of interop). */
+/**
+ * Cycle W+t+C the sender should propose: one that the receiver cannot mistake for a command
+ * (docs/protocols/ntttcp-interop.md §5.3).
+ */
 export function safeCycleProposal(cycleSeconds: number): number {
   let v = Math.max(0, Math.trunc(cycleSeconds));
   while (COLLIDING_CYCLES.includes(v)) v += 1;

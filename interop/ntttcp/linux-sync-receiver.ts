@@ -3,9 +3,9 @@ import { err, info, type SessionLog } from "./events.ts";
 import type { Transport } from "./transport.ts";
 
 /**
- * Receiver side of the ntttcp-for-linux sync protocol (TCP base−1), ntttcp-linux.md §4.3. One instance serves every
- * sync connection of a test: the state and the negotiated cycle are shared, as in the real receiver, so a second
- * sender asking 'X' while a test runs is told 12. Unlike the real receiver, whose sync thread goes quiet about a
+ * Receiver side of the ntttcp-for-linux sync protocol (TCP base−1), docs/protocols/ntttcp-linux.md §4.3. One instance
+ * serves every sync connection of a test: the state and the negotiated cycle are shared, as in the real receiver, so a
+ * second sender asking 'X' while a test runs is told 12. Unlike the real receiver, whose sync thread goes quiet about a
  * second after a finished test, this one keeps answering (13) until the glue closes it, so a late 'E' from a sender
  * with a cool-down still gets "receiver exited from current test" instead of a read error.
  */
@@ -34,7 +34,10 @@ export class LinuxSyncReceiver {
   negotiatedCycle: number | undefined;
   /** A Set, so a sender repeating 'R' holds one seat and is forgotten whole when it closes. */
   private readonly waiting = new Set<Transport>();
-  /** The real receiver keeps its last reply in one variable; an 'L' without -M re-sends it (§4.3). */
+  /**
+   * The real receiver keeps its last reply in one variable; an 'L' without -M re-sends it
+   * (docs/protocols/ntttcp-linux.md §4.3).
+   */
   private lastReply = 0;
   private readonly conns = new Set<LinuxSyncReceiverConnection>();
 

@@ -3,9 +3,9 @@ import { err, info, type SessionLog } from "./events.ts";
 import type { Transport } from "./transport.ts";
 
 /**
- * Sender side of the ntttcp-for-linux sync protocol, ntttcp-linux.md §4.4: 'X' → cycle proposal → (data connections)
- * → 'R' or 'L' → ['W'] 'R' → run; at the end 'E' when the measured time was shorter than the cycle.
- * The session never opens the data connections itself: it emits "connect-data" and waits for dataReady().
+ * Sender side of the ntttcp-for-linux sync protocol, docs/protocols/ntttcp-linux.md §4.4: 'X' → cycle proposal → (data
+ * connections) → 'R' or 'L' → ['W'] 'R' → run; at the end 'E' when the measured time was shorter than the cycle. The
+ * session never opens the data connections itself: it emits "connect-data" and waits for dataReady().
  */
 
 export interface LinuxSyncSenderOptions {

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { RecordingTransport } from "./transport.ts";
 import { tokenPort, WINDOWS_TOKEN, WindowsTokenExchange, WindowsTokenGate, type TokenOutcome } from "./windows-token.ts";
 
-describe("Windows token exchange (from ntttcp-windows.md §4.2; no Windows peer)", () => {
+describe("Windows token exchange (from docs/protocols/ntttcp-windows.md §4.2; no Windows peer)", () => {
   test("sends one 'X' and completes on one byte back, then closes", () => {
     const t = new RecordingTransport();
     const outcomes: TokenOutcome[] = [];

@@ -1,7 +1,7 @@
 import type { Transport } from "./transport.ts";
 
 /**
- * Windows NTttcp 5.40 start handshake (ntttcp-windows.md §4.2): per thread, one short TCP connection to
+ * Windows NTttcp 5.40 start handshake (docs/protocols/ntttcp-windows.md §4.2): per thread, one short TCP connection to
  * data port + 1000 carrying exactly one byte each way ('X', value ignored), then close. Both roles send first and
  * then read, so either order on the peer works. Written from the spec only; no Windows peer was available.
  */

@@ -7,6 +7,7 @@ import { hostWindow, type HostWindow } from "../host/window.ts";
 import { HIST_BUCKETS } from "../counters.ts";
 import type { Figures, Interval, Phase, Results, StreamFigures } from "../report/result.ts";
 import type { MeasuredPlane } from "./measured-plane.ts";
+import { Cut, Window } from "./cut.ts";
 import { VERSION } from "../version.ts";
 import { announceRun } from "./registry.ts";
 import { getProcessLabels } from "../fleet/labels.ts";
@@ -41,6 +42,30 @@ export interface Timing {
 interface Group {
   plane: MeasuredPlane;
   side: Side;
+  /** In the Test's own figures (results, intervals, /status); a plane held but not counted is only read by windows. */
+  counted: boolean;
+}
+
+/**
+ * How a Test opens and closes its measured window when a session, not a timer, decides (iperf 2's LiveTest and
+ * netperf's PhaseRun become these options; the iperf 2 and netperf front ends move onto them and delete those
+ * classes).
+ */
+export interface TestOptions {
+  /**
+   * The window opens by itself (begin()) once this many planes are attached — stock iperf 2 clients open all their
+   * -P connections before they send — or earlier when the front end calls begin() (a stream ended first: a peer that
+   * never opened them all). A plane attached after that is held, not counted: windows (interval, measured, since)
+   * still read it, the Test's figures (results, intervals, /status) leave it out, as it belongs to no window this
+   * test measured. Without it the front end calls beginMeasuring() itself, and a late plane counts from when it joins.
+   */
+  expectedPlanes?: number;
+  /**
+   * The window counts everything the streams moved since they opened, not since it began (iperf 2 counts from the
+   * accept, the bytes that came with the connection's first read included; netperf from the data connection's open),
+   * and it begins at the first plane's `openedAtMs` (attach()) rather than when begin() runs.
+   */
+  fromOpen?: boolean;
 }
 
 type IntervalListener = (i: Interval, run: TestRun) => void;
@@ -49,9 +74,12 @@ type IntervalListener = (i: Interval, run: TestRun) => void;
  * One test, the engine's one measurement path: its data planes, the phase clock (warm-up → measuring → cool-down →
  * done, only the measured window counts, as in ntttcp), the cuts and per-stream deltas, interval samples, the host
  * window and the results document; it announces itself to the status registry. Protocol sessions drive the phases
- * themselves (iperf3's TEST_START/TEST_END) and read their own figures through its cuts (cut, interval, measured,
- * atEnd), so what they print and what /status and /results show come from the same counters; native modes call
- * runTimed(). See docs/ARCHITECTURE.md, "One Test".
+ * themselves (iperf3's TEST_START/TEST_END) and read their own figures as windows of its cuts (src/engine/cut.ts):
+ * interval() (since the caller's last interval), measured() (the measured window, with the host's figures over it),
+ * since(cut)/between(a, b) (from a cut the front end kept: a base, a freeze) — each stream's counters moved in the
+ * window (counters.delta) and the window's seconds. No front end subtracts counters itself, so what it prints and
+ * what /status and /results show are the same numbers; native modes call runTimed(). See docs/ARCHITECTURE.md,
+ * "One Test".
  */
 export class TestRun {
   phase: Phase = "waiting";
@@ -60,11 +88,18 @@ export class TestRun {
   private measureStart: Snapshot[] = [];
   private measureEnd: Snapshot[] | undefined;
   private measureStartMs = 0;
+  /** The window counts from the streams' open (beginMeasuring's `fromOpen`): so do planes attached later. */
+  private countsFromOpen = false;
+  /** The first attached plane's open instant, where a `fromOpen` window begins. */
+  private firstOpenedMs: number | undefined;
+  private ended = false;
   private measureEndMs = 0;
   private hostStart: HostSample | undefined;
   private host: HostWindow | undefined;
   private readonly sampler: HostSampler | undefined;
   private lastSample: { at: number; snaps: Snapshot[] } | undefined;
+  /** Where the front end's next interval() window starts: its last interval cut, or where sampling started. */
+  private lastCut: Cut | undefined;
   private quickestCopyMs = Infinity;
   private intervalTimer: ReturnType<typeof setInterval> | undefined;
   private ownClock = true;
@@ -79,20 +114,65 @@ export class TestRun {
   interrupted = false;
   phaseStartedMs = performance.now();
 
-  constructor(readonly info: TestInfo, readonly timing: Timing) {
+  constructor(
+    readonly info: TestInfo,
+    readonly timing: Timing,
+    private readonly options: TestOptions = {},
+  ) {
     this.sampler = createHostSampler();
     announceRun(this);
   }
 
-  /** A plane attached after the window started (a late stream) counts from the moment it joins. */
-  attach(plane: MeasuredPlane, side: Side): void {
-    this.groups.push({ plane, side });
-    if (this.measureStartMs) this.measureStart.push(plane.snapshot(true));
+  /**
+   * A plane joins the Test. A plane attached after the window began (a late stream) counts from the moment it joins,
+   * or from its open in a window counted from the streams' open; with `expectedPlanes` it is held, not counted (see
+   * TestOptions), and attach returns false. `openedAtMs`: when the plane's stream was accepted or connected, where a
+   * `fromOpen` window begins (the first plane's). After end() nothing is attached (false).
+   */
+  attach(plane: MeasuredPlane, side: Side, openedAtMs?: number): boolean {
+    if (this.ended) return false;
+    const counted = this.options.expectedPlanes === undefined || !this.measureStartMs;
+    this.groups.push({ plane, side, counted });
+    this.firstOpenedMs ??= openedAtMs;
+    const now = () => (this.countsFromOpen ? zeroSnapshot(plane.snapshot(true)) : plane.snapshot(true));
+    if (this.measureStartMs) this.measureStart.push(now());
     if (this.measureEnd) this.measureEnd.push(plane.snapshot(true));
-    if (this.lastSample) this.lastSample.snaps.push(plane.snapshot(false));
+    if (this.lastSample && this.lastCut) {
+      const joined = this.countsFromOpen ? zeroSnapshot(plane.snapshot(false)) : plane.snapshot(false);
+      this.lastSample.snaps.push(joined);
+      // A new cut, not the old one grown: a window a caller holds keeps the planes it was cut over.
+      this.lastCut = new Cut(this.lastCut.atMs, [...this.lastCut, [plane, joined] as const]);
+    }
     plane.onStreamEnd((stream, end) => {
-      if (end.reason === "error" && end.error) this.errors.push(`stream ${stream}: ${end.error.message}`);
+      if (counted && end.reason === "error" && end.error) this.errors.push(`stream ${stream}: ${end.error.message}`);
     });
+    const expected = this.options.expectedPlanes;
+    if (counted && expected !== undefined && this.groups.length >= expected) this.begin();
+    return counted;
+  }
+
+  /**
+   * The measured window opens now if it has not (idempotent; a no-op after end()): counted from the streams' open at
+   * the first plane's open instant with `fromOpen`, else from now. For front ends that open the window on an event
+   * (all expected planes there, the first stream ended, netperf's data phase started).
+   */
+  begin(): void {
+    if (this.measureStartMs || this.ended) return;
+    const fromOpen = this.options.fromOpen === true;
+    this.beginMeasuring(fromOpen ? (this.firstOpenedMs ?? performance.now()) : performance.now(), fromOpen);
+  }
+
+  /**
+   * The test is over (idempotent): a window that never began (the expected planes never all came) begins now, so it
+   * still holds what the attached streams moved; then it closes, and the Test is done. Windows read afterwards
+   * (measured()) end on the cut it closed on.
+   */
+  end(): void {
+    if (this.ended) return;
+    if (this.groups.length > 0) this.begin();
+    this.ended = true;
+    if (this.measureStartMs) this.endMeasuring();
+    this.finish();
   }
 
   get planes(): MeasuredPlane[] {
@@ -134,26 +214,58 @@ export class TestRun {
     }
   }
 
-  /**
-   * Every attached plane's counters at one instant, for a front end's own reports (iperf3's intervals and totals,
-   * ntttcp's I/O counts): they read the counters the test's figures and /status read, cut the same way.
-   */
-  cut(withHistograms = false): Map<MeasuredPlane, Snapshot> {
-    const snaps = this.snaps(withHistograms);
-    return new Map(this.groups.map((g, i) => [g.plane, snaps[i]!]));
+  private cutOf(snaps: Snapshot[], atMs: number): Cut {
+    return new Cut(atMs, this.groups.map((g, i) => [g.plane, snaps[i]!] as const));
   }
 
-  /** What each stream of `plane` moved over the measured window (so far, while it runs); empty before it starts. */
-  measured(plane: MeasuredPlane): StreamCounters[] {
-    const g = this.groups.findIndex((x) => x.plane === plane);
-    if (g < 0 || !this.measureStartMs) return [];
-    return this.atEnd(plane).map((s, i) => delta(this.measureStart[g]!.streams[i]!, s));
+  /**
+   * Every attached plane at one instant, stamped `atMs` (now by default), to measure windows from (`since`,
+   * `between`): iperf3's TEST_START base, a stream's counts frozen at TEST_END. With `withHistograms` the latency
+   * histograms are copied too (8 KiB a stream), for windows over transactions.
+   */
+  cut(withHistograms = false, atMs = performance.now()): Cut {
+    return this.cutOf(this.snaps(withHistograms), atMs);
+  }
+
+  /** A cut before any stream moved, stamped `atMs`: a window from it counts everything since the streams opened. */
+  originAt(atMs: number): Cut {
+    return new Cut(atMs);
+  }
+
+  /** What every stream moved from `from` until a cut taken now (stamped `atMs`), and in how many seconds. */
+  since(from: Cut, atMs = performance.now(), withHistograms = false): Window {
+    return new Window(from, this.cut(withHistograms, atMs));
+  }
+
+  /** What every stream moved between two cuts of this Test. */
+  between(from: Cut, to: Cut): Window {
+    return new Window(from, to);
+  }
+
+  /**
+   * The measured window: from the cut that opened it (beginMeasuring; with `fromOpen`, everything since the streams
+   * opened) to the cut that closed it (endMeasuring), or to now while it is open; histograms included. A plane
+   * attached after it opened counts from the moment it joined. `seconds` is the window's length as the phase clock
+   * counts it (beginMeasuring's `atMs` to endMeasuring); `host` is the host over the window (every /proc figure,
+   * per-CPU modes in `host.perCpu`, this process's CPU), read when first asked for while the window is open. Before the window opens:
+   * an empty window of 0 seconds.
+   */
+  measured(): Window {
+    if (!this.measureStartMs) {
+      const now = this.cut();
+      return new Window(now, now);
+    }
+    const start = this.cutOf(this.measureStart, this.measureStartMs);
+    if (this.measureEnd) return new Window(start, this.cutOf(this.measureEnd, this.measureEndMs), () => this.host);
+    const hostStart = this.hostStart;
+    const sampler = this.sampler;
+    return new Window(start, this.cut(true), () => (hostStart && sampler ? hostWindow(hostStart, sampler.sample()) : undefined));
   }
 
   /**
    * The cumulative counters of `plane`'s streams (histograms included) in the cut that closed the measured window,
-   * or now while it is open: a front end that reports totals since the streams opened (netperf) reads the cut the
-   * test's own figures end on.
+   * or now while it is open. Superseded by `measured()` of a window opened `fromOpen` (the same counts, as a window);
+   * kept while netperf's PhaseRun reads it.
    */
   atEnd(plane: MeasuredPlane): StreamCounters[] {
     const g = this.groups.findIndex((x) => x.plane === plane);
@@ -171,26 +283,35 @@ export class TestRun {
   }
 
   /**
-   * An interval ends now (see cutsIntervals): its figures go to the listeners, its cut to the caller. `atMs` is the
-   * instant the front end stamps it with (performance.now() based), so both count the same seconds. While the Test
-   * keeps its own clock (the front end prints no intervals: iperf3 -i 0) this is only a cut.
+   * An interval ends at `atMs` (now by default; the instant the front end stamps it with, performance.now() based):
+   * one cut, whose figures go to the interval listeners (/status, /metrics) and whose window goes to the caller —
+   * every stream's counters since the caller's previous interval() (the first: since sampling started, at
+   * beginWarmup/beginMeasuring, or since the streams opened with `fromOpen`), and that window's seconds, so the
+   * printed interval and /status's count the same bytes over the same seconds. A plane attached since the last
+   * interval counts from when it joined. Without cutsIntervals() (the Test keeps its own clock, the front end prints
+   * no intervals: iperf3 -i 0) the window is the caller's own, and the listeners see the Test's intervals. Called
+   * before sampling started: an empty window of 0 seconds.
    */
-  interval(atMs = performance.now()): Map<MeasuredPlane, Snapshot> {
+  interval(atMs = performance.now()): Window {
     const snaps = (this.ownClock ? undefined : this.sampleInterval(atMs)) ?? this.snaps(false);
-    return new Map(this.groups.map((g, i) => [g.plane, snaps[i]!]));
+    const to = this.cutOf(snaps, atMs);
+    const w = new Window(this.lastCut ?? to, to);
+    if (this.lastCut) this.lastCut = w;
+    return w;
   }
 
   /** Starts interval sampling; call when data starts flowing (warm-up or measuring). */
   startSampling(atMs = performance.now(), from?: Snapshot[]): void {
     if (this.lastSample) return;
     this.lastSample = { at: atMs, snaps: from ?? this.snaps(false) };
+    this.lastCut = this.cutOf(this.lastSample.snaps, atMs);
     if (this.ownClock) this.intervalTimer = setInterval(() => this.sampleInterval(), this.timing.intervalS * 1000);
   }
 
   /** Cuts the interval since the last one and tells the listeners; returns the cut, or undefined outside sampling. */
   private sampleInterval(now = performance.now()): Snapshot[] | undefined {
     if (!this.lastSample || this.phase === "waiting" || this.phase === "done") return undefined;
-    const count = this.groups.reduce((n, g) => n + g.plane.specs.length, 0);
+    const count = this.groups.reduce((n, g) => n + (g.counted ? g.plane.specs.length : 0), 0);
     const snaps = this.snaps(this.info.test !== "stream" && count <= INTERVAL_LATENCY_STREAMS);
     const seconds = (now - this.lastSample.at) / 1000;
     const base = this.phase === "measuring" ? this.measureStartMs : this.lastSample.at - seconds * 1000;
@@ -228,7 +349,8 @@ export class TestRun {
    */
   beginMeasuring(atMs = performance.now(), fromOpen = false): void {
     const now = this.snaps(true);
-    this.measureStart = fromOpen ? now.map((s) => ({ atMs: s.atMs, streams: s.streams.map(zero) })) : now;
+    this.countsFromOpen = fromOpen;
+    this.measureStart = fromOpen ? now.map(zeroSnapshot) : now;
     this.measureStartMs = atMs;
     this.hostStart = this.sampler?.sample();
     this.setPhase("measuring");
@@ -291,9 +413,13 @@ export class TestRun {
     }
   }
 
+  private countedSides(): Set<Side> {
+    return new Set(this.groups.filter((g) => g.counted).map((g) => g.side));
+  }
+
   /** Receivers report (as iperf3 and ntttcp receivers do); a sender-only test reports what it sent. */
   private reportingSide(): Side[] {
-    const sides = new Set(this.groups.map((g) => g.side));
+    const sides = this.countedSides();
     if (sides.has("recv")) return ["recv"];
     if (sides.has("client")) return ["client"];
     return [...sides];
@@ -302,7 +428,7 @@ export class TestRun {
   private streamCounters(from: Snapshot[], to: Snapshot[], sides: Side[]): StreamCounters[] {
     const out: StreamCounters[] = [];
     this.groups.forEach((g, gi) => {
-      if (!sides.includes(g.side)) return;
+      if (!g.counted || !sides.includes(g.side)) return;
       to[gi]!.streams.forEach((s, i) => out.push(delta(from[gi]!.streams[i]!, s)));
     });
     return out;
@@ -325,6 +451,7 @@ export class TestRun {
     const out: StreamFigures[] = [];
     let id = 0;
     this.groups.forEach((g, gi) => {
+      if (!g.counted) return;
       to[gi]!.streams.forEach((s, i) => {
         const d = delta(from[gi]!.streams[i]!, s);
         out.push({ id: id++, side: g.side, connections: s.connections, ...figures([d], seconds, this.info, g.side !== "send") });
@@ -368,7 +495,7 @@ export class TestRun {
 
   /** No receiving stream saw a sequence number (datagrams too small to carry one, or a format without). */
   private unstamped(): boolean {
-    return this.groups.every((g) => g.side !== "recv" || g.plane.specs.every((s) => s.kind !== "udp-recv" || s.format === "none"));
+    return this.groups.every((g) => !g.counted || g.side !== "recv" || g.plane.specs.every((s) => s.kind !== "udp-recv" || s.format === "none"));
   }
 
   /**
@@ -380,6 +507,7 @@ export class TestRun {
     if (this.info.transport !== "tcp") return undefined;
     let sum = 0, read = false;
     to.forEach((snap, g) => {
+      if (!this.groups[g]!.counted) return;
       snap.streams.forEach((s, i) => {
         if (s.tcpRttUs > 0) read = true;
         sum += s.tcpRetrans - (from[g]?.streams[i]?.tcpRetrans ?? 0);
@@ -394,7 +522,7 @@ export class TestRun {
     const end = this.measureEnd ?? this.snaps(true);
     const endMs = this.measureEnd ? this.measureEndMs : performance.now();
     const seconds = this.measureStartMs ? (endMs - this.measureStartMs) / 1000 : 0;
-    const sides = new Set(this.groups.map((g) => g.side));
+    const sides = this.countedSides();
     const total = this.snaps(false);
     const sum = (side: Side, key: "bytes" | "packets" | "transactions") =>
       sides.has(side) ? this.streamCounters(origin, total, [side]).reduce((a, s) => a + s[key], 0) : undefined;
@@ -444,6 +572,11 @@ export class TestRun {
       errors: this.errors,
     };
   }
+}
+
+/** The origin of a window counted from the streams' open: counters at 0, levels as they are in `s`. */
+function zeroSnapshot(s: Snapshot): Snapshot {
+  return { atMs: s.atMs, streams: s.streams.map(zero) };
 }
 
 /** Figures of a set of streams over one window; the formulas live in src/formulas.ts. */

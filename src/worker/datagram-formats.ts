@@ -2,8 +2,8 @@ import type { DatagramFormat } from "../stream-spec.ts";
 
 /**
  * Where each wire format keeps the sequence number and send time of a datagram. The layouts are the peers'
- * (iperf3 spec §6.2, iperf 2 spec §3.1); the worker only needs these three operations, so they live with it.
- * Sequence numbers start at 1; a negative sequence marks a FIN (anyperf, iperf 2).
+ * (docs/protocols/iperf3.md §6.2, docs/protocols/iperf2.md §3.1); the worker only needs these three operations, so they
+ * live with it. Sequence numbers start at 1; a negative sequence marks a FIN (anyperf, iperf 2).
  */
 export interface DatagramCodec {
   readonly headerBytes: number;

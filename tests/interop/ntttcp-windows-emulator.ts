@@ -1,7 +1,7 @@
 import * as net from "node:net";
 
 /**
- * A stand-in for NTttcp for Windows 5.40, written from shared/specs/ntttcp-windows.md (§3–§5) because no Windows
+ * A stand-in for NTttcp for Windows 5.40, written from docs/protocols/ntttcp-windows.md §3–§5 because no Windows
  * host is available: it is NOT the Windows program. TCP only. Receiver: one listener per thread on base+i, exactly
  * one accept each; with sync, after every thread accepted, a token listener on base+i+offset that sends one 'X' and
  * reads one byte. Sender: thread i connects base+i (100 × 100 ms retries), then its token connection, then sends

@@ -4,8 +4,8 @@ import { expectClose, expectOk, linuxTotalBytes, sleep, spawnOurs, windowsTotalB
 
 /**
  * anyperf against an emulation of NTttcp for Windows 5.40 written from the spec (no Windows host here): the token
- * handshake in both roles, and the -ns pairings of ntttcp-interop.md §4.1/§4.2. Tokens use data port + 100 so every
- * port stays in 28700-28899; the product uses + 1000.
+ * handshake in both roles, and the -ns pairings of docs/protocols/ntttcp-interop.md §4.1/§4.2. Tokens use data port +
+ * 100 so every port stays in 28700-28899; the product uses + 1000.
  */
 
 const words = (s: string) => s.split(/\s+/).filter(Boolean);
@@ -48,7 +48,7 @@ describe("Windows sync handshake against the emulation", () => {
 });
 
 describe("no-sync pairings across the two tools (emulated Windows side)", () => {
-  test("§4.1 / seed 2: emulated Windows -ns sender (with cool-down) → our Linux -N receiver", async () => {
+  test("docs/protocols/ntttcp-interop.md §4.1 / seed 2: emulated Windows -ns sender (with cool-down) → our Linux -N receiver", async () => {
     const ours = spawnOurs(words("-r127.0.0.1 -m 4,*,127.0.0.1 -N -t 2 -p 28801"));
     await sleep(700);
     const s = await emulateSender({ host: "127.0.0.1", base: 28801, threads: 4, sync: false, offset: 1000, warmupS: 0, runS: 2, cooldownS: 1 });
@@ -57,7 +57,7 @@ describe("no-sync pairings across the two tools (emulated Windows side)", () => 
     expectClose(linuxTotalBytes(rx.stdout), s.recordedBytes, 0.03);
   }, T);
 
-  test("§4.2: our Linux -N sender with one connection per port → emulated Windows -ns receiver", async () => {
+  test("docs/protocols/ntttcp-interop.md §4.2: our Linux -N sender with one connection per port → emulated Windows -ns receiver", async () => {
     let up!: () => void;
     const listening = new Promise<void>((r) => (up = r));
     const rx = emulateReceiver({ host: "127.0.0.1", base: 28811, threads: 2, sync: false, offset: 1000, warmupS: 0, runS: 2, cooldownS: 0 }, up);

@@ -5,11 +5,11 @@ import { xmlLeaves } from "../../compat/ntttcp/xml-tree.ts";
 import { anyperf, dump, interruptAfter, scratch, sleep, tempLeftovers, waitFor, waitListening } from "./harness.ts";
 
 /**
- * `anyperf ntttcp` under Ctrl+C and SIGTERM, both dialects, anyperf on both sides. ntttcp-for-linux 1.4.3 (spec §
- * termination, capture ntttcp-linux-console-misc.txt I): Ctrl+C during a test logs "Interrupted by Ctrl+C", ends
- * the test early with its totals, and the sender's 'E' ends the receiver's test too; before a test it exits 1.
- * Ours exits 130 (SIGINT) / 143 (SIGTERM) after such a run, and its -x/-j/-O/-xml files are complete.
- * Ports 20100-20199 (Windows tokens at data port + 50).
+ * `anyperf ntttcp` under Ctrl+C and SIGTERM, both dialects, anyperf on both sides. ntttcp-for-linux 1.4.3
+ * (docs/protocols/ntttcp-linux.md §7, capture ntttcp-linux-console-misc.txt I): Ctrl+C during a test logs "Interrupted
+ * by Ctrl+C", ends the test early with its totals, and the sender's 'E' ends the receiver's test too; before a test it
+ * exits 1. Ours exits 130 (SIGINT) / 143 (SIGTERM) after such a run, and its -x/-j/-O/-xml files are complete. Ports
+ * 20100-20199 (Windows tokens at data port + 50).
  */
 
 const T = 30_000;

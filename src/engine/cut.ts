@@ -1,0 +1,74 @@
+import { delta, zero, type Snapshot, type StreamCounters } from "../counters.ts";
+import type { HostWindow } from "../host/window.ts";
+import type { MeasuredPlane } from "./measured-plane.ts";
+
+/**
+ * Every plane a Test holds, cut at one instant: their cumulative counters (src/counters.ts), copied before any was
+ * decoded. `atMs` is the instant the cut stands for (performance.now() based): the one the front end stamped it with
+ * (`TestRun.interval(atMs)`, iperf3's TEST_START), else when it was taken. A front end keeps cuts only to measure
+ * windows from them (`TestRun.since`, `TestRun.between`); it reads no counters out of a cut itself.
+ *
+ * A cut is a Map from plane to snapshot for the callers that still read raw snapshots (iperf 2 and netperf, until
+ * they read windows): that Map is the engine's own, not a front end's.
+ */
+export class Cut extends Map<MeasuredPlane, Snapshot> {
+  constructor(
+    readonly atMs: number,
+    planes: Iterable<readonly [MeasuredPlane, Snapshot]> = [],
+  ) {
+    super(planes);
+  }
+}
+
+/**
+ * What every stream moved between two cuts of a Test: `streams(plane)` is, per stream, `counters.ts`'s `delta` —
+ * counters (bytes, packets, transactions, lost, retransmits, the latency histogram...) as moved inside the window,
+ * levels (jitter, RTT, cwnd, maxSeq, lastActivityMs...) as they stood at its end. `seconds` is the time between the
+ * two cuts' instants. A Window is also its end cut, so the next window is measured from it.
+ *
+ * A plane missing from the start cut (attached later, or a window from `TestRun.originAt`) counts from its open:
+ * everything its streams moved since then. A plane missing from the end cut is not in the window.
+ */
+export class Window extends Cut {
+  private readonly moved = new Map<MeasuredPlane, StreamCounters[]>();
+  private hostRead: { host: HostWindow | undefined } | undefined;
+
+  constructor(
+    readonly from: Cut,
+    to: Cut,
+    private readonly readHost?: () => HostWindow | undefined,
+  ) {
+    super(to.atMs, to);
+  }
+
+  /**
+   * The host over the window (src/host/window.ts: CPU modes in total and per CPU, this process, NICs, TCP/UDP
+   * tables, interrupts): only a measured window has one (`TestRun.measured()`), where /proc can be read. Read on
+   * first use: an open window samples /proc then, which costs milliseconds on a large host.
+   */
+  get host(): HostWindow | undefined {
+    this.hostRead ??= { host: this.readHost?.() };
+    return this.hostRead.host;
+  }
+
+  get seconds(): number {
+    return (this.atMs - this.from.atMs) / 1000;
+  }
+
+  /** Each of `plane`'s streams over the window, in the plane's stream order; undefined when the plane is not in it. */
+  streams(plane: MeasuredPlane): StreamCounters[] | undefined {
+    let out = this.moved.get(plane);
+    if (out) return out;
+    const to = this.get(plane);
+    if (!to) return undefined;
+    const from = this.from.get(plane)?.streams;
+    out = to.streams.map((s, i) => delta(from?.[i] ?? zero(s), s));
+    this.moved.set(plane, out);
+    return out;
+  }
+
+  /** Stream `index` of `plane` over the window. */
+  stream(plane: MeasuredPlane, index: number): StreamCounters | undefined {
+    return this.streams(plane)?.[index];
+  }
+}

@@ -418,7 +418,7 @@ export class TestRun {
   }
 
   /** Receivers report (as iperf3 and ntttcp receivers do); a sender-only test reports what it sent. */
-  private reportingSide(): Side[] {
+  reportingSide(): Side[] {
     const sides = this.countedSides();
     if (sides.has("recv")) return ["recv"];
     if (sides.has("client")) return ["client"];

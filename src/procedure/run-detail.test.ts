@@ -3,8 +3,9 @@ import { join } from "node:path";
 import { throughputBps } from "../formulas.ts";
 import type { Interval, Results } from "../report/result.ts";
 import { HISTORY_VERSION, HistoryEntry, readHistory } from "./history.ts";
-import { MAX_CORES, MAX_POINTS, MAX_STREAMS, runDetail } from "./run-detail.ts";
+import { MAX_CORES, MAX_POINTS, runDetail } from "./run-detail.ts";
 import { reportHtml } from "./report-html.ts";
+import { MAX_CHART_STREAMS } from "../report/svg-charts.ts";
 
 /** A run of `n` one-second intervals and `streams` receiving streams (plus as many senders), stream s moving (s+1)·(i+1) MB in interval i. */
 function run(n: number, streams: number, cores = 4): Results {
@@ -44,7 +45,7 @@ describe("the per-run detail of a history line (schema 2)", () => {
     const r = run(3600, 40, 1024);
     const d = runDetail(r);
     expect(d.over_time!.t.length).toBeLessThanOrEqual(MAX_POINTS);
-    expect(d.over_time!.streams).toHaveLength(MAX_STREAMS);
+    expect(d.over_time!.streams).toHaveLength(MAX_CHART_STREAMS);
     expect(d.over_time!.streams_total).toBe(40);
     expect(d.cpu_per_core).toHaveLength(MAX_CORES);
     const line = JSON.stringify(HistoryEntry.parse({ v: HISTORY_VERSION, id: "x", time: r.started_at, mode: "loopback", results: {}, detail: d }));

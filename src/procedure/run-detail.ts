@@ -3,15 +3,15 @@ import { throughputBps } from "../formulas.ts";
 import { CpuPercent } from "../host/window.ts";
 import { Diagnosis } from "../diagnosis/schema.ts";
 import type { Results } from "../report/result.ts";
+import { MAX_CHART_STREAMS } from "../report/svg-charts.ts";
 
 /**
  * What the report draws of one run beyond its headline figures (history schema 2): throughput over time per
  * stream, CPU per core per mode at both ends, the diagnosis. Bounded so a history line stays a few tens of KB
- * whatever the run: at most MAX_POINTS points (neighbouring intervals merged), MAX_STREAMS streams, MAX_CORES cores,
+ * whatever the run: at most MAX_POINTS points (neighbouring intervals merged), MAX_CHART_STREAMS streams, MAX_CORES cores,
  * each figure to 3 significant digits (a chart cannot show more).
  */
 export const MAX_POINTS = 60;
-export const MAX_STREAMS = 16;
 export const MAX_CORES = 256;
 
 const CoreModes = CpuPercent.extend({ cpu: z.number().int().nonnegative() });
@@ -20,8 +20,8 @@ export const RunDetail = z.object({
     .object({
       /** End of each point, seconds since the test started. */
       t: z.array(z.number()).max(MAX_POINTS),
-      streams: z.array(z.object({ id: z.number().int(), side: z.string().max(8), bps: z.array(z.number()).max(MAX_POINTS) })).max(MAX_STREAMS),
-      /** The run's stream count (more than `streams` holds when it had more than MAX_STREAMS). */
+      streams: z.array(z.object({ id: z.number().int(), side: z.string().max(8), bps: z.array(z.number()).max(MAX_POINTS) })).max(MAX_CHART_STREAMS),
+      /** The run's stream count (more than `streams` holds when it had more than MAX_CHART_STREAMS). */
       streams_total: z.number().int().nonnegative(),
     })
     .optional(),
@@ -51,7 +51,7 @@ function overTime(r: Results): RunDetail["over_time"] {
   const measures = measuringSides(r.intervals.flatMap((i) => i.streams.map((s) => s.side)));
   const all = new Map<string, { id: number; side: string }>();
   for (const i of r.intervals) for (const s of i.streams) if (measures(s.side)) all.set(`${s.side} ${s.id}`, s);
-  const shown = [...all.entries()].slice(0, MAX_STREAMS);
+  const shown = [...all.entries()].slice(0, MAX_CHART_STREAMS);
   const slot = new Map(shown.map(([k], n) => [k, n]));
   // Neighbouring intervals merged into one point: bits/s over the merged time, from their bytes.
   const per = Math.ceil(r.intervals.length / MAX_POINTS);

@@ -27,6 +27,9 @@ export interface ChartFrame {
   format?: (v: number) => string;
 }
 
+/** Streams one chart draws at most, the report's and the live page's: more lines than this are a blur. */
+export const MAX_CHART_STREAMS = 16;
+
 export const MARGIN = { left: 84, right: 16, top: 28, bottom: 40 } as const;
 const COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"];
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { StandIn, tcp } from "../../tests/fixtures/status/stand-in-run.ts";
 import type { Figures, Interval } from "../report/result.ts";
-import { MAX_STREAMS } from "../procedure/run-detail.ts";
+import { MAX_CHART_STREAMS } from "../report/svg-charts.ts";
 import { LIVE_CHART_POINTS, liveChartSvg, thinPoints } from "./live-chart.ts";
 import { TestRunSource } from "./test-run-source.ts";
 
@@ -48,10 +48,10 @@ describe("the live chart", () => {
     expect(svg).toContain('data-streams="0"');
   });
 
-  test("more streams than the report keeps: the first MAX_STREAMS drawn, the title says how many of how many", () => {
-    const svg = liveChartSvg(running(MAX_STREAMS + 4, 2));
-    expect(paths(svg)).toHaveLength(1 + MAX_STREAMS);
-    expect(svg).toContain(`(${MAX_STREAMS} of ${MAX_STREAMS + 4} streams)`);
+  test("more streams than the report keeps: the first MAX_CHART_STREAMS drawn, the title says how many of how many", () => {
+    const svg = liveChartSvg(running(MAX_CHART_STREAMS + 4, 2));
+    expect(paths(svg)).toHaveLength(1 + MAX_CHART_STREAMS);
+    expect(svg).toContain(`(${MAX_CHART_STREAMS} of ${MAX_CHART_STREAMS + 4} streams)`);
   });
 
   test("a long test is thinned to LIVE_CHART_POINTS per line", () => {

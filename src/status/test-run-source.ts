@@ -5,7 +5,7 @@ import { directionOf, noBytes } from "./direction.ts";
 import { cumulativeBuckets } from "./latency-buckets.ts";
 import { count } from "../histogram.ts";
 import type { StatusSource, StreamSeries } from "./source.ts";
-import { MAX_STREAMS, measuringSides } from "../procedure/run-detail.ts";
+import { MAX_CHART_STREAMS } from "../report/svg-charts.ts";
 
 /**
  * The status source over the engine's TestRuns: a front end adds each run it starts, and this keeps what the
@@ -20,7 +20,7 @@ const KEEP_INTERVALS = 900;
 /** What this source reads of a TestRun; the engine's class has it, and tests can stand in for it. */
 export type RunLike = Pick<
   TestRun,
-  "info" | "timing" | "phase" | "startedAt" | "phaseStartedMs" | "onInterval" | "onPhase" | "current" | "results" | "liveCpu"
+  "info" | "timing" | "phase" | "startedAt" | "phaseStartedMs" | "onInterval" | "onPhase" | "current" | "results" | "liveCpu" | "reportingSide"
 >;
 
 interface StreamTotals {
@@ -40,7 +40,7 @@ interface Tracked {
   run: RunLike;
   seq: number;
   recent: IntervalSample[];
-  /** Per measuring stream (the first MAX_STREAMS), the same recent intervals as `recent`; kept out of /status. */
+  /** Per measuring stream (the first MAX_CHART_STREAMS), the same recent intervals as `recent`; kept out of /status. */
   perStream: Map<string, StreamSeries>;
   /** The most measuring streams an interval had, so the chart can say "16 of N". */
   measuringStreams: number;
@@ -176,17 +176,17 @@ export class TestRunSource implements StatusSource {
     }
   }
 
-  /** The streams that measure the test, chosen as the report chooses them. */
+  /** The streams that measure the test: the side its results report (TestRun.reportingSide). */
   private keepPerStream(t: Tracked, i: Interval, end: number): void {
-    const measures = measuringSides(i.streams.map((s) => s.side));
+    const reporting = t.run.reportingSide();
     let measuring = 0;
     for (const s of i.streams) {
-      if (!measures(s.side)) continue;
+      if (!reporting.includes(s.side)) continue;
       measuring++;
       const key = `${s.side} ${s.id}`;
       let series = t.perStream.get(key);
       if (!series) {
-        if (t.perStream.size >= MAX_STREAMS) continue;
+        if (t.perStream.size >= MAX_CHART_STREAMS) continue;
         series = { id: s.id, side: s.side, points: [] };
         t.perStream.set(key, series);
       }

@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnProc } from "../support/processes.ts";
 import { appendHistory, HISTORY_VERSION, type HistoryEntryInput } from "../../src/procedure/history.ts";
-import { MAX_POINTS, MAX_STREAMS, type RunDetail } from "../../src/procedure/run-detail.ts";
+import { MAX_POINTS, type RunDetail } from "../../src/procedure/run-detail.ts";
+import { MAX_CHART_STREAMS } from "../../src/report/svg-charts.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "main.ts");
 const anyperf = (args: string[], limitMs = 60_000) => spawnProc([process.execPath, MAIN, ...args], limitMs);
@@ -23,7 +24,7 @@ function fullDetail(i: number): RunDetail {
   const t = Array.from({ length: MAX_POINTS }, (_, p) => p + 1);
   const cores = Array.from({ length: 64 }, (_, cpu) => ({ cpu, user: 12.3, system: 23.4 + (cpu % 7), softirq: cpu === 5 ? 60.1 : 4.5, irq: 0.7, idle: 55.1, iowait: 0.1, busy: 44.8 }));
   return {
-    over_time: { t, streams: Array.from({ length: MAX_STREAMS }, (_, id) => ({ id, side: "recv", bps: t.map((p) => 1.23e9 + id * 1.1e7 + ((p * 7919) % 97) * 1e6) })), streams_total: 32 },
+    over_time: { t, streams: Array.from({ length: MAX_CHART_STREAMS }, (_, id) => ({ id, side: "recv", bps: t.map((p) => 1.23e9 + id * 1.1e7 + ((p * 7919) % 97) * 1e6) })), streams_total: 32 },
     cpu_per_core: cores,
     remote_cpu_per_core: cores,
     diagnosis: { verdict: "receiver-cpu", evidence: [`run ${i}: cpu5 of the receiver was 99.0 % busy, 60.1 % in softirq`, "spread the flows over more receive queues (RSS) or cores"] },

@@ -20,11 +20,13 @@ import {
   relativeSpreadPercent,
   cyclesPerByte,
   eventsPerSecond,
+  interPacketGapUs,
   iperf2NetPower,
   jitterStep,
   kibibytesPerSecond,
   kilobytesPerSecond,
   lossPercent,
+  mean,
   meanLatency,
   mebibytes,
   mebibytesPerSecond,
@@ -37,12 +39,11 @@ import {
   ntttcpWindowsCyclesPerByte,
   packetsPerEvent,
   packetsPerSecond,
+  packetsPerSecondAt,
   processCpuPercent,
   throughputBps,
   transactionsPerSecond,
   utilizationPercent,
-  windowsCpuBusyFromIdleCycles,
-  windowsCpuBusyPercent,
 } from "./formulas.ts";
 import { formatFixed } from "./units.ts";
 
@@ -64,6 +65,15 @@ function expectPrinted(printed: string, f: (...x: number[]) => number, ranges: [
   expect(hi - lo).toBeLessThan(2 * half);
   const p = Number(printed);
   if (!(lo <= p + half && hi >= p - half)) expect(`${printed} from [${lo}, ${hi}]`).toBe(printed);
+}
+
+/**
+ * A peer printed `printed` for f(amount, seconds) where the seconds are only known within `range`, a range too wide
+ * for expectPrinted: the printed figure must lie between f at the two ends (and a wrong formula lands far outside).
+ */
+function expectWithin(printed: number, f: (amount: number, seconds: number) => number, amount: number, range: [number, number]) {
+  const [a, b] = range.map((s) => f(amount, s)) as [number, number];
+  expect(printed).toBeWithin(Math.min(a, b), Math.max(a, b));
 }
 
 /** x printed with `decimals` decimals covers [x − h, x + h]. */
@@ -89,22 +99,13 @@ describe("hand-computed", () => {
     expect(megabitsPerSecond(1, 0)).toBe(0);
   });
 
-  test("ntttcp for Windows example table (docs/protocols/ntttcp-windows.md §6, the consistent columns)", () => {
-    // Bytes(MEG) 11702.250000, realtime 10.002, Throughput(MB/s) 1169.991, Buffers 187236.000 of 64 KiB,
-    // Throughput(Buffers/s) 18719.856.
-    const bytes = 11702.25 * 1048576;
-    expect(formatFixed(mebibytes(bytes), 6)).toBe("11702.250000");
-    expect(formatFixed(mebibytesPerSecond(bytes, 10.002), 3)).toBe("1169.991");
-    expect(formatFixed(buffers(bytes, 65536), 3)).toBe("187236.000");
-    expect(formatFixed(buffersPerSecond(bytes, 65536, 10.002), 3)).toBe("18719.856");
-  });
-
-  test("per-operation averages", () => {
-    expect(bytesPerCompletion(65536 * 10 + 8192, 12)).toBe(55296); // 663552 / 12
+  test("per-operation averages over nothing are 0", () => {
     expect(bytesPerCompletion(100, 0)).toBe(0);
-    expect(avgFrameSize(1470 * 93, 93)).toBe(1470);
-    expect(packetsPerEvent(1372280, 50000)).toBe(27.4456);
+    expect(avgFrameSize(100, 0)).toBe(0);
     expect(packetsPerEvent(5, 0)).toBe(0);
+    expect(buffersPerSecond(100, 10, 0)).toBe(0);
+    expect(interPacketGapUs(0)).toBe(0);
+    expect(packetsPerSecondAt(1e6, 0)).toBe(0);
   });
 
   test("loss, latency, jitter", () => {
@@ -112,6 +113,8 @@ describe("hand-computed", () => {
     expect(lossPercent(1, 4)).toBe(25);
     expect(lossPercent(0, 0)).toBe(0);
     expect(meanLatency(2969, 93)).toBe(2969 / 93);
+    expect(mean([65536, 61440.5])).toBe(63488.25);
+    expect(mean([])).toBeNaN();
     expect(meanLatency(0, 0)).toBeNaN();
     // J += (|D| - J) / 16, with binary fractions so every step is exact.
     let j = jitterStep(0, 16);
@@ -130,20 +133,19 @@ describe("hand-computed", () => {
     expect(netperfRtLatencyUs(0)).toBe(0);
   });
 
-  test("CPU from /proc/stat jiffies", () => {
-    const a = { user: 100, nice: 0, system: 50, idle: 800, iowait: 10, irq: 0, softirq: 40, steal: 0 };
-    const b = { user: 160, nice: 0, system: 110, idle: 820, iowait: 30, irq: 0, softirq: 80, steal: 0 };
-    // Deltas: user 60, system 60, idle 20, iowait 20, softirq 40; total 200.
-    expect(cpuModePercent(a, b, "user")).toBe(30);
-    expect(cpuModePercent(a, b, "idle")).toBe(10);
-    expect(cpuModePercent(a, b, "softirq")).toBe(20);
-    expect(cpuBusyPercent(a, b)).toBe(80); // 100 · (1 − (20 + 20) / 200)
-    expect(cpuNonIdleFraction(a, b)).toBe(0.9); // 1 − 20 / 200: iowait is busy for ntttcp
+  // No capture prints the jiffies a peer read, so the /proc/stat shares are checked by hand.
+  test("CPU from the jiffies a /proc/stat line moved", () => {
+    // user 60, system 60, idle 20, iowait 20, softirq 40; total 200.
+    const d = { user: 60, nice: 0, system: 60, idle: 20, iowait: 20, irq: 0, softirq: 40, steal: 0 };
+    expect(cpuModePercent(d, "user")).toBe(30);
+    expect(cpuModePercent(d, "idle")).toBe(10);
+    expect(cpuModePercent(d, "softirq")).toBe(20);
+    expect(cpuBusyPercent(d)).toBe(80); // 100 · (1 − (20 + 20) / 200)
+    expect(cpuNonIdleFraction(d)).toBe(0.9); // 1 − 20 / 200: iowait is busy for ntttcp and netperf
     // Modes an old kernel does not print count as 0; no elapsed jiffies gives 0.
-    expect(cpuModePercent({ user: 1, idle: 1 }, { user: 4, idle: 2 }, "user")).toBe(75);
-    expect(cpuBusyPercent(a, a)).toBe(0);
-    expect(cpuNonIdleFraction(a, a)).toBe(0);
-    expect(cpuModePercent(a, a, "user")).toBe(0);
+    expect(cpuModePercent({ user: 3, idle: 1 }, "user")).toBe(75);
+    const none = { user: 0, idle: 0 };
+    expect([cpuModePercent(none, "user"), cpuBusyPercent(none), cpuNonIdleFraction(none)]).toEqual([0, 0, 0]);
   });
 
   test("process CPU", () => {
@@ -156,14 +158,6 @@ describe("hand-computed", () => {
     // 2 cores at 2500 MHz, 90 % busy for 2 s = 9e9 cycles, over 3e9 bytes.
     expect(cyclesPerByte({ mhz: 2500, busyFraction: 0.9, cores: 2, seconds: 2 }, 3e9)).toBe(3);
     expect(cyclesPerByte({ mhz: 2500, busyFraction: 0.9, cores: 2, seconds: 2 }, 0)).toBe(0);
-    // Windows: 50 % of 4 processors at 3000 MHz, 3e8 B/s: 0.5 · 4 · 3e9 / 3e8 = 20.
-    expect(ntttcpWindowsCyclesPerByte(50, 4, 3000, 3e9, 10)).toBe(20);
-    // 5000 MHz · 1e6 wraps in 32 bits: 5e9 − 2^32 = 705032704.
-    expect(ntttcpWindowsCyclesPerByte(50, 4, 5000, 3e9, 10)).toBe((0.5 * 4 * 705032704) / 3e8);
-    expect(ntttcpWindowsCyclesPerByte(50, 4, 3000, 0, 10)).toBe(0);
-    expect(windowsCpuBusyPercent(2e6, 5e6, 3e6, 1e7)).toBe(40); // (2 + 5 − 3) / 10 of the time
-    expect(windowsCpuBusyFromIdleCycles(1.5e9, 1, 2000)).toBe(25);
-    expect(windowsCpuBusyFromIdleCycles(1, 0, 2000)).toBe(0);
   });
 
   test("netperf", () => {
@@ -245,11 +239,13 @@ describe("against the peers' printed figures", () => {
       const c = ntttcpConsole(consoleText, title);
       const o = ntttcpOutput(testdata(file));
       expect(formatFixed(megabytes(c.bytes), 6)).toBe(o.mb);
-      // Bps is printed with 13+ significant digits, so it pins the measured time far better than realtime's 6 decimals.
+      // Bps from the printed realtime: the time is known to ±0.5 µs only, so Bps must fall between its two ends.
+      expectWithin(Number(o.bps), bytesPerSecond, c.bytes, plusMinus(Number(o.realtime), 6));
+      // Bps is printed with 13+ significant digits, so it pins the measured time far better than realtime's 6 decimals
+      // for the other figures.
       const seconds = c.bytes / Number(o.bps);
       expect(formatFixed(seconds, 6)).toBe(o.realtime);
       expect(formatFixed(seconds, 2)).toBe(c.duration);
-      expect(formatFixed(bytesPerSecond(c.bytes, seconds), 3)).toBe(o.bps);
       expect(formatFixed(megabytesPerSecond(c.bytes, seconds), 3)).toBe(o.mbs);
       expect(formatFixed(megabitsPerSecond(c.bytes, seconds), 3)).toBe(o.mbps);
       // idle % is printed with 2 decimals; the busy fraction is 1 − idle.
@@ -258,6 +254,92 @@ describe("against the peers' printed figures", () => {
       expectPrinted(o.cycles, cycles, [idle]);
       expectPrinted(c.cycles, cycles, [idle]);
     }
+  });
+
+  test("ntttcp-for-linux --show-tcp-retrans --show-nic-packets --show-dev-interrupts: rates and packets per interrupt", () => {
+    const text = testdata("ntttcp-linux-output-optional-stats.txt");
+    const receiver = text.slice(text.indexOf("=== receiver stdout"), text.indexOf("=== sender stdout"));
+    const field = (label: string) => new RegExp(`INFO: \\t? ?${label}\\t+:([\\d.]+)`).exec(receiver)![1]!;
+    const xml = text.slice(text.indexOf("<ntttcpr"));
+    const bytes = Number(field("total bytes"));
+    const seconds = bytes / Number(/<throughput metric="Bps">([\d.]+)</.exec(xml)![1]);
+    const interrupts = Number(field("total"));
+    expect(formatFixed(eventsPerSecond(interrupts, seconds), 3)).toBe(field("interrupts/sec"));
+    expect(formatFixed(eventsPerSecond(Number(field("retrans segs")), seconds), 2)).toBe(field("retrans_segments/sec"));
+    const packets = Number(field("tx_packets")) + Number(field("rx_packets"));
+    expect(formatFixed(packetsPerEvent(packets, interrupts), 2)).toBe(field("pkts/interrupt"));
+    expect(formatFixed(packetsPerEvent(packets, interrupts), 3)).toBe(/<avg_packets_per_interrupt metric="packets\/interrupt">([\d.]+)</.exec(xml)![1]!);
+  });
+
+  describe("NTttcp for Windows 5.40 (real, under Wine)", () => {
+    // ntttcp.exe -r -m 1,*,127.0.0.1 -ns -n 5000 -xml: one thread, 64 KiB buffers, 2 processors.
+    const xml = testdata("windows-5.40-count-xml-receiver.xml.txt");
+    const total = (name: string, metric?: string) =>
+      new RegExp(`^\\t<${name}${metric ? ` metric="${metric}"` : ""}>([-\\d.]+)<`, "m").exec(xml)![1]!;
+    const thread = (metric: string) => new RegExp(`^\\t\\t<(?:throughput|avg_bytes_per_compl) metric="${metric}">([-\\d.]+)<`, "m").exec(xml)![1]!;
+    // 312.346191 MiB pins the byte count to one integer (±0.52 bytes).
+    const bytes = Math.round(Number(total("total_bytes", "MB")) * 1048576);
+    const realtime = plusMinus(Number(total("realtime", "s")), 6);
+    // Bps's one decimal pins the time far better than realtime's 6, for the figures other than Bps itself.
+    const seconds = bytes / Number(total("throughput", "Bps"));
+    const bufferLen = Number(total("bufferLen"));
+
+    test("sizes and averages: MB, buffers, Avg B / Compl, Avg Frame Size", () => {
+      expect(formatFixed(mebibytes(bytes), 6)).toBe(total("total_bytes", "MB"));
+      expect(formatFixed(buffers(bytes, bufferLen), 3)).toBe(total("total_buffers"));
+      // 5000 completions: -n 5000 buffers, counted by the receiver as its completed reads.
+      expect(formatFixed(bytesPerCompletion(bytes, 5000), 3)).toBe(total("avg_bytes_per_compl", "B"));
+      expect(formatFixed(bytesPerCompletion(bytes, 5000), 3)).toBe(thread("B"));
+      expect(formatFixed(avgFrameSize(bytes, Number(total("packets_received"))), 3)).toBe(total("avg_frame_size", "B"));
+    });
+
+    test("rates: Bps, MB/s, mbps, buffers/s, the thread's KB/s", () => {
+      expectWithin(Number(total("throughput", "Bps")), bytesPerSecond, bytes, realtime);
+      expectPrinted(total("throughput", "MB/s"), (s) => mebibytesPerSecond(bytes, s), [realtime]);
+      expect(formatFixed(megabitsPerSecond(bytes, seconds), 3)).toBe(total("throughput", "mbps"));
+      expect(formatFixed(buffersPerSecond(bytes, bufferLen, seconds), 3)).toBe(total("throughput", "buffers/s"));
+      expect(formatFixed(kibibytesPerSecond(bytes, seconds), 3)).toBe(thread("KB/s"));
+      expect(formatFixed(mebibytesPerSecond(bytes, seconds), 3)).toBe(thread("MB/s"));
+    });
+
+    // Wine gives ~MHz as the host's whole MHz (cpuinfo's 2596.096 here).
+    const mhz = 2596;
+    test("Cycles/Byte from Avg. CPU %, processors and ~MHz, in the -xml file and on the console", () => {
+      const cpu = plusMinus(Number(total("cpu", "%")), 3);
+      const processors = Number(total("num_processors"));
+      expectPrinted(total("cycles", "cycles/byte"), (c) => ntttcpWindowsCyclesPerByte(c, processors, mhz, bytes, seconds), [cpu]);
+
+      // ntttcp.exe -r -m 2,*,127.0.0.1 -ns -t 2: the console's Bytes(MEG) is exact, Buffers/s pins the time.
+      const text = testdata("windows-5.40-time-receiver.txt");
+      const row = (header: string) => text.split("\n")[text.split("\n").findIndex((l) => l.startsWith(header)) + 2]!.trim().split(/ +/);
+      const [megs, , frame, mbs] = row("   Bytes(MEG)");
+      const [perSecond, cycles, bufs] = row("Throughput(Buffers/s)");
+      const avgCpu = row("Packets Sent").at(-1)!;
+      const b = Number(megs) * 1048576;
+      const t = buffers(b, 65536) / Number(perSecond);
+      expect(formatFixed(buffers(b, 65536), 3)).toBe(bufs!);
+      expect(formatFixed(mebibytesPerSecond(b, t), 3)).toBe(mbs!);
+      expect(formatFixed(avgFrameSize(b, Number(row("Packets Sent")[1])), 3)).toBe(frame!);
+      expectPrinted(cycles!, (c) => ntttcpWindowsCyclesPerByte(c, 2, mhz, b, t), [plusMinus(Number(avgCpu), 3)]);
+    });
+
+    test("above 4294 MHz, MHz · 10⁶ wraps in 32 bits as NTttcp's does", () => {
+      const at = (m: number) => ntttcpWindowsCyclesPerByte(43.143, 2, m, bytes, seconds);
+      // 5000 MHz · 10⁶ = 5e9 wraps to 5e9 − 2³² = 705032704 cycles per second.
+      expect(at(5000) / at(mhz)).toBeCloseTo(705032704 / 2596e6, 12);
+      expect(at(4294)).toBeGreaterThan(at(mhz));
+      expect(at(4295)).toBeLessThan(at(1));
+    });
+  });
+
+  test("iperf 2 UDP: IPG target of the default 1 Mbit/s at 1470 bytes, the -e server's PPS", () => {
+    const text = testdata("iperf2-udp-server-e.txt");
+    // -b defaults to 1M, iperf 2's binary mega: 1048576 bits/s.
+    const ipg = /IPG target: ([\d.]+) us/.exec(text)![1]!;
+    expect(formatFixed(interPacketGapUs(packetsPerSecondAt(1048576, 1470)), 2)).toBe(ipg);
+    // "[  1] 0.0000-1.0217 sec ... 91 pps 93/0(0) pkts": 93 datagrams over the interval.
+    const line = /\] 0\.0000-([\d.]+) sec .* (\d+) pps (\d+)\/0\(0\) pkts/.exec(text.slice(text.indexOf("### server")))!;
+    expectPrinted(line[2]!, (s) => packetsPerSecond(Number(line[3]), s), [plusMinus(Number(line[1]), 4)]);
   });
 
   test("netperf TCP_RR with -c -C: remote service demand from the results message", () => {

@@ -5,7 +5,7 @@
  * Convention: a rate or ratio over nothing (0 s, 0 packets, 0 bytes) is 0, as the peers print it (ntttcp:
  * "division by zero yields 0"; iperf3: lost_percent 0 without packets). Only a mean of no samples is NaN.
  */
-import { CPU_MODES, type CpuTimes } from "./host/proc-stat.ts";
+import { CPU_MODES, type CpuMode, type CpuTimes } from "./host/proc-stat.ts";
 import type { CyclesInputs } from "./host/window.ts";
 
 function per(amount: number, over: number): number {
@@ -27,6 +27,16 @@ export function bytesPerSecond(bytes: number, seconds: number): number {
 /** packets/s = packets / seconds. */
 export function packetsPerSecond(packets: number, seconds: number): number {
   return per(packets, seconds);
+}
+
+/** packets/s a rate allows = bits/s / (packet bytes · 8) (iperf 2 -b with -l). */
+export function packetsPerSecondAt(bitsPerSecond: number, packetBytes: number): number {
+  return per(bitsPerSecond, packetBytes * 8);
+}
+
+/** Inter-packet gap (µs) = 10⁶ / packets per second (iperf 2 "IPG target"); 0 without a rate. */
+export function interPacketGapUs(packetsPerSecond: number): number {
+  return per(1e6, packetsPerSecond);
 }
 
 /** transactions/s = transactions / seconds (netperf RR "Trans. Rate"). */
@@ -144,6 +154,11 @@ export function lossPercent(lost: number, total: number): number {
   return per(100 * lost, total);
 }
 
+/** Mean = Σ values / count (ntttcp for Windows threads_avg_bytes_per_compl, the mean MHz of a window); NaN for none. */
+export function mean(values: readonly number[]): number {
+  return values.length > 0 ? values.reduce((a, v) => a + v, 0) / values.length : NaN;
+}
+
 /** Mean latency = sum / count (µs in, µs out); NaN without samples. */
 export function meanLatency(sumUs: number, count: number): number {
   return count > 0 ? sumUs / count : NaN;
@@ -187,38 +202,34 @@ export function netperfRtLatencyUs(transactionsPerSecond: number, firstBurst = 0
 
 // --- CPU ----------------------------------------------------------------------------------------------------------
 
-type CpuMode = (typeof CPU_MODES)[number];
-
-function jiffies(t: CpuTimes): number {
+/** Jiffies of every mode over a window; a mode absent from the delta (not printed, or gone backwards) counts 0. */
+function jiffies(delta: CpuTimes): number {
   let sum = 0;
-  for (const mode of CPU_MODES) sum += t[mode] ?? 0;
+  for (const mode of CPU_MODES) sum += delta[mode] ?? 0;
   return sum;
 }
 
-function jiffyDelta(start: CpuTimes, end: CpuTimes, mode: CpuMode): number {
-  return (end[mode] ?? 0) - (start[mode] ?? 0);
+/**
+ * Share of one mode = 100 · Δmode / Δ(user + nice + system + idle + iowait + irq + softirq + steal), over the
+ * jiffies a /proc/stat `cpu` line moved in a window (ntttcp-for-linux's user/system/idle/iowait/softirq %).
+ */
+export function cpuModePercent(delta: CpuTimes, mode: CpuMode): number {
+  return per(100 * (delta[mode] ?? 0), jiffies(delta));
+}
+
+/** CPU busy % = 100 · (Δtotal − Δidle − Δiowait) / Δtotal: time waiting for I/O counts as idle (top, vmstat). */
+export function cpuBusyPercent(delta: CpuTimes): number {
+  const total = jiffies(delta);
+  return per(100 * (total - (delta.idle ?? 0) - (delta.iowait ?? 0)), total);
 }
 
 /**
- * Share of one mode = 100 · Δmode / Δ(user + nice + system + idle + iowait + irq + softirq + steal), over two
- * samples of a /proc/stat `cpu` line (ntttcp-for-linux's user/system/idle/iowait/softirq %).
+ * Non-idle fraction = (Δtotal − Δidle) / Δtotal, iowait counting as busy: ntttcp-for-linux's busy share for
+ * cycles/byte, and (· 100) netperf's per-CPU utilisation from /proc/stat.
  */
-export function cpuModePercent(start: CpuTimes, end: CpuTimes, mode: CpuMode): number {
-  return per(100 * jiffyDelta(start, end, mode), jiffies(end) - jiffies(start));
-}
-
-/** CPU busy % = 100 · (1 − (Δidle + Δiowait) / Δtotal): time waiting for I/O counts as idle (top, vmstat). */
-export function cpuBusyPercent(start: CpuTimes, end: CpuTimes): number {
-  const total = jiffies(end) - jiffies(start);
-  if (total <= 0) return 0;
-  return 100 * (1 - (jiffyDelta(start, end, "idle") + jiffyDelta(start, end, "iowait")) / total);
-}
-
-/** Non-idle fraction = 1 − Δidle / Δtotal: ntttcp-for-linux's busy share for cycles/byte (iowait counts as busy). */
-export function cpuNonIdleFraction(start: CpuTimes, end: CpuTimes): number {
-  const total = jiffies(end) - jiffies(start);
-  if (total <= 0) return 0;
-  return 1 - jiffyDelta(start, end, "idle") / total;
+export function cpuNonIdleFraction(delta: CpuTimes): number {
+  const total = jiffies(delta);
+  return per(total - (delta.idle ?? 0), total);
 }
 
 /**
@@ -246,20 +257,6 @@ export function cyclesPerByte(c: CyclesInputs, bytes: number): number {
 export function ntttcpWindowsCyclesPerByte(avgCpuPercent: number, processors: number, mhz: number, bytes: number, seconds: number): number {
   const hz = (mhz * 1e6) % 4294967296;
   return per((avgCpuPercent / 100) * processors * hz, bytesPerSecond(bytes, seconds));
-}
-
-/**
- * ntttcp for Windows per-processor busy % = 100 · (Δuser + Δkernel − Δidle) / elapsed, all in the same unit
- * (SystemProcessorPerformanceInformation: kernel time includes idle). "Avg. CPU %" is the mean over processors.
- */
-export function windowsCpuBusyPercent(userDelta: number, kernelDelta: number, idleDelta: number, elapsed: number): number {
-  return per(100 * (userDelta + kernelDelta - idleDelta), elapsed);
-}
-
-/** ntttcp for Windows -cfi busy % = 100 · (1 − idle cycles / (seconds · MHz · 10⁶)). */
-export function windowsCpuBusyFromIdleCycles(idleCycles: number, seconds: number, mhz: number): number {
-  const cycles = seconds * mhz * 1e6;
-  return cycles > 0 ? 100 * (1 - idleCycles / cycles) : 0;
 }
 
 // --- netperf ------------------------------------------------------------------------------------------------------

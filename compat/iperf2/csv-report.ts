@@ -1,3 +1,4 @@
+import { lossPercent, throughputBps } from "../../src/formulas.ts";
 import { formatFixed } from "../../src/units.ts";
 import type { Endpoint } from "./text-report.ts";
 
@@ -45,7 +46,7 @@ export interface CsvUdpFigures extends CsvFigures {
 
 /** Integer bits per second, truncated like iperf's integer conversion. */
 export function csvBitsPerSecond(bytes: number, seconds: number): number {
-  return seconds > 0 ? Math.floor((bytes * 8) / seconds) : 0;
+  return Math.floor(throughputBps(bytes, seconds));
 }
 
 export function csvTcpLine(f: CsvFigures): string {
@@ -63,6 +64,5 @@ export function csvTcpLine(f: CsvFigures): string {
 }
 
 export function csvUdpLine(f: CsvUdpFigures): string {
-  const pct = f.total !== 0 ? (100 * f.lost) / f.total : 0;
-  return [csvTcpLine(f), formatFixed(f.jitterS * 1000, 3), f.lost, f.total, formatFixed(pct, 3), f.outOfOrder].join(",");
+  return [csvTcpLine(f), formatFixed(f.jitterS * 1000, 3), f.lost, f.total, formatFixed(lossPercent(f.lost, f.total), 3), f.outOfOrder].join(",");
 }

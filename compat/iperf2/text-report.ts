@@ -1,4 +1,4 @@
-import { iperf2NetPower } from "../../src/formulas.ts";
+import { bytesPerSecond, interPacketGapUs, iperf2NetPower, lossPercent, packetsPerSecond, packetsPerSecondAt } from "../../src/formulas.ts";
 import { formatFixed } from "../../src/units.ts";
 import { type ServerReport, latencyValid } from "../../interop/iperf2/server-report.ts";
 import type { TcpInit, TcpWriteStats } from "./tcp-stats.ts";
@@ -35,7 +35,8 @@ export function intervalText(start: number, end: number): string {
 
 /** "1.38 MBytes  11.5 Mbits/sec": transfer in the upper-case form of -f, bandwidth in -f itself. */
 export function transferAndRate(bytes: number, seconds: number, format: FormatLetter): string {
-  const rate = seconds > 0 ? bytes / seconds : Number.NaN;
+  // Over no time iperf 2 prints "-nan bits/sec", not the formula's 0.
+  const rate = seconds > 0 ? bytesPerSecond(bytes, seconds) : Number.NaN;
   const bw = Number.isNaN(rate) ? "-nan bit" : formatUnits(rate, format);
   return `${formatUnits(bytes, format.toUpperCase() as FormatLetter)}s  ${bw}s/sec`;
 }
@@ -59,7 +60,8 @@ export interface UdpFigures extends BwFigures {
 }
 
 export function lossText(lost: number, total: number): string {
-  return `${lost}/${total} (${formatG2((100 * lost) / total)}%)`;
+  // "0/0 (-nan%)" as iperf 2 prints it, where the formula says 0.
+  return `${lost}/${total} (${formatG2(total > 0 ? lossPercent(lost, total) : Number.NaN)}%)`;
 }
 
 /** Receiver side of UDP (server, -R client, the client's "Server Report"). */
@@ -184,7 +186,7 @@ export function clientBanner(
     lines.push(o.noDelay ? `${tos} and nodelay (Nagle off)` : `${tos} (Nagle on)`);
   }
   if (o.udp && o.datagramSize) {
-    const ipg = o.pps ? 1e6 / o.pps : o.rateBps ? (o.datagramSize * 8 * 1e6) / o.rateBps : 0;
+    const ipg = interPacketGapUs(o.pps ? o.pps : packetsPerSecondAt(o.rateBps ?? 0, o.datagramSize));
     lines.push(`Sending ${o.datagramSize} byte datagrams, IPG target: ${formatFixed(ipg, 2)} us (kalman adjust)`);
   }
   lines.push(bufferLine(o), RULE);
@@ -213,7 +215,7 @@ export function reportedLine(id: string | number, report: ServerReport | null, f
       minS: l.minTransit,
       maxS: l.maxTransit,
       stdevS: n > 1 ? Math.sqrt(l.m2Transit / (n - 1)) / 1e6 : 0,
-      pps: l.ppsSeconds > 0 ? l.ppsPackets / l.ppsSeconds : 0,
+      pps: packetsPerSecond(l.ppsPackets, l.ppsSeconds),
     };
     return { heading: HEADER_UDP_ENHANCED, text: udpEnhancedLine(fig, latency, l.ppsPackets, format) };
   }

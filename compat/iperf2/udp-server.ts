@@ -1,4 +1,5 @@
 import { explainSocketError } from "../../src/errors.ts";
+import { packetsPerSecond } from "../../src/formulas.ts";
 import type { UdpSocket } from "../../src/net/types.ts";
 import { versionString } from "../../interop/iperf2/client-header.ts";
 import type { ServerReport } from "../../interop/iperf2/server-report.ts";
@@ -282,7 +283,7 @@ export class UdpServer {
       const l = f.stats.latency();
       const stdev = l.transitCount > 1 ? Math.sqrt(l.m2Transit / (l.transitCount - 1)) / 1e6 : 0;
       const seconds = x.end - x.start;
-      this.io.printer.report(HEADER_UDP_ENHANCED, udpEnhancedLine(fig, { meanS: l.meanTransit, minS: l.minTransit, maxS: l.maxTransit, stdevS: stdev, pps: seconds > 0 ? packets / seconds : 0 }, packets, this.plan.format));
+      this.io.printer.report(HEADER_UDP_ENHANCED, udpEnhancedLine(fig, { meanS: l.meanTransit, minS: l.minTransit, maxS: l.maxTransit, stdevS: stdev, pps: packetsPerSecond(packets, seconds) }, packets, this.plan.format));
     } else {
       this.io.printer.report(HEADER_UDP, udpLine(fig, this.plan.format));
     }

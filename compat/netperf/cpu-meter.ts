@@ -1,4 +1,5 @@
-import { CPU_MODES, parseProcStat, type ProcStat } from "../../src/host/proc-stat.ts";
+import { CPU_MODES, parseProcStat, type CpuTimes, type ProcStat } from "../../src/host/proc-stat.ts";
+import { cpuModePercent, cpuNonIdleFraction } from "../../src/formulas.ts";
 import { ProcFile } from "../../src/host/proc-file.ts";
 import { CpuMethod } from "../../interop/netperf/constants.ts";
 import type { CpuStats } from "./figures.ts";
@@ -17,17 +18,16 @@ export function cpuStatsBetween(a: ProcStat, b: ProcStat): CpuStats | undefined 
   for (const end of b.perCpu) {
     const start = a.perCpu.find((c) => c.cpu === end.cpu);
     if (!start) continue;
-    const d = (m: (typeof CPU_MODES)[number]) => Math.max(0, (end.times[m] ?? 0) - (start.times[m] ?? 0));
-    const total = CPU_MODES.reduce((t, m) => t + d(m), 0);
-    if (total === 0) continue;
-    const pct = (x: number) => (100 * x) / total;
-    const util = 100 - pct(d("idle"));
+    const d: CpuTimes = {};
+    for (const m of CPU_MODES) d[m] = Math.max(0, (end.times[m] ?? 0) - (start.times[m] ?? 0));
+    if (!CPU_MODES.some((m) => d[m]! > 0)) continue;
+    const util = 100 * cpuNonIdleFraction(d);
     sum.util += util;
-    sum.user += pct(d("user"));
-    sum.system += pct(d("system"));
-    sum.iowait += pct(d("iowait"));
-    sum.irq += pct(d("irq"));
-    sum.softirq += pct(d("softirq"));
+    sum.user += cpuModePercent(d, "user");
+    sum.system += cpuModePercent(d, "system");
+    sum.iowait += cpuModePercent(d, "iowait");
+    sum.irq += cpuModePercent(d, "irq");
+    sum.softirq += cpuModePercent(d, "softirq");
     if (util > peakUtil) {
       peakUtil = util;
       peakId = end.cpu;

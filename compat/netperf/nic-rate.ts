@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { ProcFile } from "../../src/host/proc-file.ts";
-import { packetsPerSecond } from "../../src/formulas.ts";
+import { packetsPerSecond, utilizationPercent } from "../../src/formulas.ts";
 import { sprintf } from "./printf.ts";
 
 /**
@@ -53,7 +53,7 @@ const HEADER = "    IFACE   rxpck/s   txpck/s    rxkB/s    txkB/s   rxcmp/s   tx
 
 /** sar's %ifutil: the busier direction's bits against the link speed (full duplex). */
 function ifutil(rxBytesPerS: number, txBytesPerS: number, mbps: number): number {
-  return mbps > 0 ? (Math.max(rxBytesPerS, txBytesPerS) * 8 * 100) / (mbps * 1e6) : 0;
+  return utilizationPercent(Math.max(rxBytesPerS, txBytesPerS) * 8, mbps * 1e6);
 }
 
 export function sarBlock(label: string, a: Map<string, DevCounters>, b: Map<string, DevCounters>, seconds: number, speeds: (iface: string) => number): string {

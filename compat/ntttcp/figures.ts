@@ -1,20 +1,39 @@
+import {
+  avgFrameSize,
+  buffers,
+  buffersPerSecond,
+  bytesPerCompletion,
+  bytesPerSecond,
+  cyclesPerByte,
+  eventsPerSecond,
+  kibibytesPerSecond,
+  kilobytesPerSecond,
+  mean,
+  mebibytes,
+  mebibytesPerSecond,
+  megabitsPerSecond,
+  megabytes,
+  megabytesPerSecond,
+  ntttcpWindowsCyclesPerByte,
+  packetsPerEvent,
+  throughputBps,
+} from "../../src/formulas.ts";
 import type { NtttcpResults } from "./results.ts";
 
 /**
- * Every figure the ntttcp formatters print, with the formula each tool uses (docs/protocols/ntttcp-linux.md §9,
- * docs/protocols/ntttcp-windows.md §6.1). undefined = cannot be computed from what was measured (printed as n/a).
+ * Every figure the ntttcp formatters print, from src/formulas.ts with the inputs each tool uses
+ * (docs/protocols/ntttcp-linux.md §9, docs/protocols/ntttcp-windows.md §6.1). undefined = cannot be computed from
+ * what was measured (printed as n/a).
  * Division by zero gives 0, as in both originals.
  */
 
-const MiB = 1048576;
-const div = (a: number, b: number) => (b === 0 ? 0 : a / b);
 const both = (a: number | undefined, b: number | undefined, f: (a: number, b: number) => number) =>
   a === undefined || b === undefined ? undefined : f(a, b);
 
 /** ntttcp-for-linux throughput text: bits/s, /1000 while > 1000 (at most 3 times), 2 decimals, bps…Gbps. */
 export function linuxThroughput(bytes: number, seconds: number): string {
   const units = ["bps", "Kbps", "Mbps", "Gbps"];
-  let v = div(bytes * 8, seconds);
+  let v = throughputBps(bytes, seconds);
   let u = 0;
   while (v > 1000 && u < 3) {
     v /= 1000;
@@ -29,20 +48,21 @@ export function linuxFigures(r: NtttcpResults) {
   const B = r.totalBytes;
   const h = r.host;
   return {
-    totalMB: B / 1e6,
-    MBps: div(B / 1e6, T),
-    mbps: div(B / 1e6, T) * 8,
-    Bps: div(B, T),
-    /** MHz·10⁶ · T · cores · (1 − idle) / bytes. */
+    totalMB: megabytes(B),
+    MBps: megabytesPerSecond(B, T),
+    mbps: megabitsPerSecond(B, T),
+    Bps: bytesPerSecond(B, T),
     cyclesPerByte:
       h.cpuMHz === undefined || h.cpuCores === undefined || h.idlePct === undefined
         ? undefined
-        : B === 0
-          ? 0
-          : (h.cpuMHz * 1e6 * T * h.cpuCores * (1 - h.idlePct / 100)) / B,
-    interruptsPerSec: h.interrupts === undefined ? undefined : div(h.interrupts, T),
-    packetsPerInterrupt: both(h.interrupts, h.nicTxPackets !== undefined && h.nicRxPackets !== undefined ? h.nicTxPackets + h.nicRxPackets : undefined, (i, p) => div(p, i)),
-    thread: (bytes: number, seconds: number) => ({ KBps: div(bytes / 1e3, seconds), MBps: div(bytes / 1e6, seconds), mbps: div(bytes / 1e6, seconds) * 8 }),
+        : cyclesPerByte({ mhz: h.cpuMHz, cores: h.cpuCores, seconds: T, busyFraction: 1 - h.idlePct / 100 }, B),
+    interruptsPerSec: h.interrupts === undefined ? undefined : eventsPerSecond(h.interrupts, T),
+    packetsPerInterrupt: both(h.interrupts, h.nicTxPackets !== undefined && h.nicRxPackets !== undefined ? h.nicTxPackets + h.nicRxPackets : undefined, (i, p) => packetsPerEvent(p, i)),
+    thread: (bytes: number, seconds: number) => ({
+      KBps: kilobytesPerSecond(bytes, seconds),
+      MBps: megabytesPerSecond(bytes, seconds),
+      mbps: megabitsPerSecond(bytes, seconds),
+    }),
   };
 }
 
@@ -54,31 +74,32 @@ export function windowsFigures(r: NtttcpResults, bufferLen: number) {
   const packets = r.role === "sender" ? h.segmentsOut : h.segmentsIn;
   /** Windows "Avg. CPU %" is the system-wide busy share: user + kernel − idle over all processors. */
   const avgCpu = h.idlePct === undefined ? undefined : 100 - h.idlePct;
-  const buffers = B / bufferLen;
   const ios = r.threads.every((x) => x.ios !== undefined) ? r.threads.reduce((n, x) => n + (x.ios ?? 0), 0) : undefined;
-  const perThreadAvg = r.threads.map((x) => (x.ios === undefined ? undefined : div(x.bytes, x.ios)));
+  const perThreadAvg = r.threads.map((x) => (x.ios === undefined ? undefined : bytesPerCompletion(x.bytes, x.ios)));
   return {
-    totalMB: B / MiB,
-    MBps: div(B, t) / MiB,
-    mbps: (div(B, t) * 8) / 1e6,
-    Bps: div(B, t),
-    avgFrameSize: packets === undefined ? undefined : div(B, packets),
-    buffers,
-    buffersPerSec: div(buffers, t),
+    totalMB: mebibytes(B),
+    MBps: mebibytesPerSecond(B, t),
+    mbps: megabitsPerSecond(B, t),
+    Bps: bytesPerSecond(B, t),
+    avgFrameSize: packets === undefined ? undefined : avgFrameSize(B, packets),
+    buffers: buffers(B, bufferLen),
+    buffersPerSec: buffersPerSecond(B, bufferLen, t),
     avgCpu,
-    /** (Avg CPU/100) · P · MHz·10⁶ / (B/t). */
     cyclesPerByte:
-      avgCpu === undefined || h.cpuCores === undefined || h.cpuMHz === undefined ? undefined : div((avgCpu / 100) * h.cpuCores * h.cpuMHz * 1e6, div(B, t)),
-    interruptsPerSec: h.interrupts === undefined ? undefined : div(h.interrupts, t),
-    packetsPerInterrupt: both(h.segmentsIn, h.interrupts, (p, i) => div(p, i)),
-    avgBytesPerCompl: ios === undefined ? undefined : div(B, ios),
-    threadsAvgBytesPerCompl: perThreadAvg.some((x) => x === undefined) ? undefined : div(perThreadAvg.reduce((a, x) => a! + x!, 0)!, perThreadAvg.length),
+      avgCpu === undefined || h.cpuCores === undefined || h.cpuMHz === undefined
+        ? undefined
+        : ntttcpWindowsCyclesPerByte(avgCpu, h.cpuCores, h.cpuMHz, B, t),
+    interruptsPerSec: h.interrupts === undefined ? undefined : eventsPerSecond(h.interrupts, t),
+    packetsPerInterrupt: both(h.segmentsIn, h.interrupts, packetsPerEvent),
+    avgBytesPerCompl: ios === undefined ? undefined : bytesPerCompletion(B, ios),
+    // NTttcp's "threads_avg_bytes_per_compl": the plain mean of each thread's Avg B / Compl.
+    threadsAvgBytesPerCompl: perThreadAvg.some((x) => x === undefined) ? undefined : mean(perThreadAvg as number[]),
     thread: (bytes: number, seconds: number, ios: number | undefined) => ({
-      KBps: div(bytes, seconds) / 1024,
-      MBps: div(bytes, seconds) / MiB,
-      mbps: (div(bytes, seconds) * 8) / 1e6,
-      Bps: div(bytes, seconds),
-      avgBytesPerCompl: ios === undefined ? undefined : div(bytes, ios),
+      KBps: kibibytesPerSecond(bytes, seconds),
+      MBps: mebibytesPerSecond(bytes, seconds),
+      mbps: megabitsPerSecond(bytes, seconds),
+      Bps: bytesPerSecond(bytes, seconds),
+      avgBytesPerCompl: ios === undefined ? undefined : bytesPerCompletion(bytes, ios),
     }),
   };
 }

@@ -1,3 +1,4 @@
+import { jitterStep } from "../../src/formulas.ts";
 import type { ReportLatency, ServerReport } from "./server-report.ts";
 import { ReportFlag } from "./flags.ts";
 import { safeCount } from "./words.ts";
@@ -62,10 +63,7 @@ export class UdpReceiverStats {
   }
 
   private addTransit(transit: number): void {
-    if (!Number.isNaN(this.lastTransit)) {
-      const d = Math.abs(transit - this.lastTransit);
-      this.jitter += (d - this.jitter) / 16;
-    }
+    if (!Number.isNaN(this.lastTransit)) this.jitter = jitterStep(this.jitter, transit - this.lastTransit);
     this.lastTransit = transit;
     this.transitCount++;
     this.transitSum += transit;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { bytesPerSecond, cpuBusyPercent, cpuModePercent, cpuNonIdleFraction, eventsPerSecond, mean, packetsPerSecond, processCpuPercent } from "../formulas.ts";
 import type { NicCounters } from "./net-dev.ts";
 import { CPU_MODES, type CpuTimes } from "./proc-stat.ts";
 import { USER_HZ } from "./process-stat.ts";
@@ -128,39 +129,29 @@ function put<T extends object, K extends keyof T>(obj: T, key: K, value: T[K] | 
   if (value !== undefined) obj[key] = value;
 }
 
-function cpuPercent(a: CpuTimes, b: CpuTimes): CpuPercent | undefined {
-  const d: Partial<Record<(typeof CPU_MODES)[number], number>> = {};
-  let total = 0;
-  for (const mode of CPU_MODES) {
-    const v = delta(a[mode], b[mode]);
-    if (v === undefined) continue;
-    d[mode] = v;
-    total += v;
-  }
-  if (total <= 0) return undefined;
+/** Jiffies per mode between two samples; a mode missing from either or gone backwards is left out. */
+function jiffyDeltas(a: CpuTimes, b: CpuTimes): CpuTimes {
+  const d: CpuTimes = {};
+  for (const mode of CPU_MODES) put(d, mode, delta(a[mode], b[mode]));
+  return d;
+}
+
+function cpuPercent(d: CpuTimes): CpuPercent | undefined {
+  if (!CPU_MODES.some((mode) => (d[mode] ?? 0) > 0)) return undefined;
   const out: CpuPercent = {};
-  for (const mode of CPU_MODES) put(out, mode, d[mode] === undefined ? undefined : (d[mode] / total) * 100);
-  if (out.idle !== undefined) out.busy = 100 - out.idle - (out.iowait ?? 0);
+  for (const mode of CPU_MODES) put(out, mode, d[mode] === undefined ? undefined : cpuModePercent(d, mode));
+  if (d.idle !== undefined) out.busy = cpuBusyPercent(d);
   return out;
-}
-
-function idleFraction(a: CpuTimes, b: CpuTimes): number | undefined {
-  const p = cpuPercent(a, b);
-  return p?.idle === undefined ? undefined : p.idle / 100;
-}
-
-function mean(values: readonly number[]): number | undefined {
-  return values.length === 0 ? undefined : values.reduce((s, v) => s + v, 0) / values.length;
 }
 
 function nicWindow(a: NicCounters, b: NicCounters, seconds: number): NicWindow {
   const out: NicWindow = {};
   for (const k of Object.keys(b) as (keyof NicCounters)[]) put(out, k, delta(a[k], b[k]));
   if (seconds > 0) {
-    put(out, "rxBytesPerSecond", out.rxBytes === undefined ? undefined : out.rxBytes / seconds);
-    put(out, "rxPacketsPerSecond", out.rxPackets === undefined ? undefined : out.rxPackets / seconds);
-    put(out, "txBytesPerSecond", out.txBytes === undefined ? undefined : out.txBytes / seconds);
-    put(out, "txPacketsPerSecond", out.txPackets === undefined ? undefined : out.txPackets / seconds);
+    put(out, "rxBytesPerSecond", out.rxBytes === undefined ? undefined : bytesPerSecond(out.rxBytes, seconds));
+    put(out, "rxPacketsPerSecond", out.rxPackets === undefined ? undefined : packetsPerSecond(out.rxPackets, seconds));
+    put(out, "txBytesPerSecond", out.txBytes === undefined ? undefined : bytesPerSecond(out.txBytes, seconds));
+    put(out, "txPacketsPerSecond", out.txPackets === undefined ? undefined : packetsPerSecond(out.txPackets, seconds));
   }
   return out;
 }
@@ -185,14 +176,15 @@ export function hostWindow(a: HostSample, b: HostSample): HostWindow {
   const seconds = Math.max(0, (b.monotonicMs - a.monotonicMs) / 1000);
   const w: HostWindow = { seconds };
 
-  if (a.cpu && b.cpu) {
+  const cpuDelta = a.cpu && b.cpu ? jiffyDeltas(a.cpu.total, b.cpu.total) : undefined;
+  if (a.cpu && b.cpu && cpuDelta) {
     if (a.cpu.perCpu.length === b.cpu.perCpu.length && b.cpu.perCpu.length > 0) w.cores = b.cpu.perCpu.length;
-    put(w, "cpu", cpuPercent(a.cpu.total, b.cpu.total));
+    put(w, "cpu", cpuPercent(cpuDelta));
     const before = new Map(a.cpu.perCpu.map((c) => [c.cpu, c.times]));
     const perCpu: NonNullable<HostWindow["perCpu"]> = [];
     for (const c of b.cpu.perCpu) {
       const prev = before.get(c.cpu);
-      const p = prev && cpuPercent(prev, c.times);
+      const p = prev && cpuPercent(jiffyDeltas(prev, c.times));
       if (p) perCpu.push({ cpu: c.cpu, ...p });
     }
     if (perCpu.length > 0) w.perCpu = perCpu;
@@ -202,18 +194,17 @@ export function hostWindow(a: HostSample, b: HostSample): HostWindow {
     const user = delta(a.process.utime, b.process.utime);
     const system = delta(a.process.stime, b.process.stime);
     if (user !== undefined && system !== undefined) {
-      // ticks / USER_HZ = CPU seconds; / seconds * 100 = % of one core.
-      const pct = (ticks: number) => (ticks / USER_HZ / seconds) * 100;
+      const pct = (ticks: number) => processCpuPercent(ticks, USER_HZ, seconds);
       w.process = { total: pct(user + system), user: pct(user), system: pct(system) };
     }
   }
 
-  put(w, "mhz", mean([...(a.mhz ?? []), ...(b.mhz ?? [])]));
+  const mhz = [...(a.mhz ?? []), ...(b.mhz ?? [])];
+  put(w, "mhz", mhz.length > 0 ? mean(mhz) : undefined);
   put(w, "mhzFirst", b.mhz?.[0]);
 
-  const idle = a.cpu && b.cpu ? idleFraction(a.cpu.total, b.cpu.total) : undefined;
-  if (w.mhz !== undefined && w.cores !== undefined && idle !== undefined && seconds > 0) {
-    w.cycles = { mhz: w.mhz, busyFraction: 1 - idle, cores: w.cores, seconds };
+  if (w.mhz !== undefined && w.cores !== undefined && w.cpu?.idle !== undefined && cpuDelta && seconds > 0) {
+    w.cycles = { mhz: w.mhz, busyFraction: cpuNonIdleFraction(cpuDelta), cores: w.cores, seconds };
   }
 
   if (a.nics && b.nics) {
@@ -262,7 +253,7 @@ export function hostWindow(a: HostSample, b: HostSample): HostWindow {
       if (d > 0) lines.push({ id: l.id, description: l.description, count: d });
     }
     w.interrupts = { total, lines };
-    if (seconds > 0) w.interrupts.perSecond = total / seconds;
+    if (seconds > 0) w.interrupts.perSecond = eventsPerSecond(total, seconds);
   }
   return w;
 }

@@ -1,4 +1,5 @@
 import type { TestRun } from "../engine/test-run.ts";
+import { throughputBps } from "../formulas.ts";
 import type { Interval } from "../report/result.ts";
 import type { BytesByDirection, CpuView, IntervalEvent, IntervalSample, Role, StreamView, TestView } from "./schema.ts";
 import { directionOf, noBytes } from "./direction.ts";
@@ -233,7 +234,7 @@ export class TestRunSource implements StatusSource {
       packets: s.packets,
       transactions: s.transactions,
       bitsPerSecond: s.bitsPerSecond,
-      averageBitsPerSecond: s.measuredSeconds > 0 ? (s.measuredBytes * 8) / s.measuredSeconds : 0,
+      averageBitsPerSecond: throughputBps(s.measuredBytes, s.measuredSeconds),
       ...(s.lost === undefined ? {} : { lost: s.lost }),
       ...(s.jitterMs === undefined ? {} : { jitterMilliseconds: s.jitterMs }),
     }));

@@ -1,3 +1,4 @@
+import { jitterStep } from "../formulas.ts";
 import { Slot } from "../counters.ts";
 import type { UdpRecvSpec, Endpoint } from "../stream-spec.ts";
 import type { UdpSocket } from "../net/types.ts";
@@ -92,8 +93,7 @@ export class UdpReceiver implements Runner {
     }
     const transit = wallUs() - codec.sentUs(v);
     if (!Number.isNaN(this.prevTransitUs)) {
-      const dd = Math.abs(transit - this.prevTransitUs);
-      this.jitterUs += (dd - this.jitterUs) / 16;
+      this.jitterUs = jitterStep(this.jitterUs, transit - this.prevTransitUs);
       c[o + Slot.jitter] = this.jitterUs / 1e6;
     }
     this.prevTransitUs = transit;

@@ -144,17 +144,18 @@ test("request/response on the engine: /metrics' latency histogram counts the tra
       const count = v.get(`anyperf_latency_seconds_count{${l}}`)!;
       expect(count).toBeGreaterThan(0);
       expect(v.get(`anyperf_latency_seconds_bucket{${l},le="+Inf"}`)).toBe(count);
-      // Transactions and the histogram come from one cut; a Worker's histogram may run a transaction or two ahead of
-      // its counters (copied a moment later), never a warm-up's or the server side's worth.
+      // Transactions and the histogram come from one cut; a Worker's histogram may run the few transactions ahead of
+      // its counters that completed while the cut was copied (seen: 5 at 80,000/s), never a warm-up's or the server
+      // side's worth (before: 2x).
       const transactions = v.get(`anyperf_transactions_total{${l}}`)!;
-      expect(Math.abs(count - transactions)).toBeLessThanOrEqual(4);
+      expect(Math.abs(count - transactions)).toBeLessThanOrEqual(Math.max(16, count * 0.001));
       expect(v.get(`anyperf_latency_seconds_sum{${l}}`)! / count).toBeGreaterThan(0);
       // TCP: no datagram counter reading 0.
       expect(text).not.toContain("anyperf_packets_total");
     }
     const final = samples(await (await fetch(`${server.url}metrics`)).text());
     const count = final.get(`anyperf_latency_seconds_count{${l}}`)!;
-    expect(Math.abs(count - results.summary.transactions!)).toBeLessThanOrEqual(4);
+    expect(Math.abs(count - results.summary.transactions!)).toBeLessThanOrEqual(Math.max(16, count * 0.001));
     expect(final.get(`anyperf_transactions_total{${l}}`)).toBe(results.summary.transactions!);
   } finally {
     scraping = false;

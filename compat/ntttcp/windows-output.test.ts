@@ -46,13 +46,21 @@ describe("Windows console tables", () => {
   });
   test("rows: widths of the spec, MiB-based figures", () => {
     const row = (header: string) => lines[lines.indexOf(header) + 2]!;
-    expect(lines[4]).toBe(`${"0".padStart(6)} ${"10.002".padStart(8)} ${(B / 2 / 10.002 / 1024).toFixed(3).padStart(16)} ${"65536.000".padStart(13)}`);
+    // 6135347200 B / 10.002 s / 1024 = 599035.393 KiB/s.
+    expect(lines[4]).toBe("     0   10.002       599035.393     65536.000");
     expect(row("   Bytes(MEG)    realtime(s) Avg Frame Size Throughput(MB/s)")).toBe("    11702.250000      10.002       8941.833         1169.991");
-    expect(row("Throughput(Buffers/s) Cycles/Byte       Buffers").slice(0, 21)).toBe("            18719.856");
-    expect(row("Throughput(Buffers/s) Cycles/Byte       Buffers").slice(-13)).toBe("   187236.000");
+    // Cycles/Byte = 18.412 % · 2 processors · 2600e6 Hz / (12270694400 B / 10.002 s) = 0.780.
+    expect(row("Throughput(Buffers/s) Cycles/Byte       Buffers")).toBe("            18719.856       0.780    187236.000");
     // Linux has no DPCs: n/a, right-aligned in their columns.
-    expect(row("DPCs(count/s) Pkts(num/DPC)   Intr(count/s) Pkts(num/intr)")).toBe(`${"n/a".padStart(13)} ${"n/a".padStart(13)}   ${(200149 / 10.002).toFixed(3).padStart(13)}  ${(1372280 / 200149).toFixed(3).padStart(13)}`);
+    // 200149 interrupts / 10.002 s; 1372280 packets received / 200149 interrupts.
+    expect(row("DPCs(count/s) Pkts(num/DPC)   Intr(count/s) Pkts(num/intr)")).toBe("          n/a           n/a       20010.898          6.856");
     expect(row("Packets Sent Packets Received Retransmits Errors Avg. CPU %")).toBe("      693310          1372280           0      0     18.412");
+  });
+  test("a CPU above 4294 MHz: Cycles/Byte wraps MHz · 10⁶ in 32 bits as 5.40 does", () => {
+    const fast = windowsConsole(plan, { ...results, host: { ...results.host, cpuMHz: 5000 } }).split("\n");
+    // 5000e6 Hz wraps to 5000e6 − 2³² = 705032704: 18.412 % · 2 · 705032704 / (12270694400 B / 10.002 s) = 0.212
+    // (1.501 without the wrap).
+    expect(fast[fast.indexOf("Throughput(Buffers/s) Cycles/Byte       Buffers") + 2]).toBe("            18719.856       0.212    187236.000");
   });
   test("-hpt hides the thread table", () => {
     const c = parseCommand("-r -m 2,*,10.0.0.5 -t 10 -ns -hpt".split(" "), { cpus: 2 });
@@ -92,6 +100,7 @@ describe("Windows XML", () => {
   });
   test("per-thread throughput is divided by the test time, Bps with one decimal", () => {
     const bps = leaves.filter((l) => l.path === "ntttcpr/thread/throughput" && l.attrs.metric === "Bps").map((l) => l.text);
-    expect(bps).toEqual([(B / 2 / 10.002).toFixed(1), (B / 2 / 10.002).toFixed(1)]);
+    // 6135347200 B / 10.002 s each.
+    expect(bps).toEqual(["613412242.4", "613412242.4"]);
   });
 });

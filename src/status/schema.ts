@@ -102,6 +102,7 @@ export const TestView = z.object({
   /** Planned measuring time; null when the test ends on a byte or packet count, or when the peer decides. */
   durationSeconds: z.number().nonnegative().nullable(),
   remainingSeconds: z.number().nonnegative().nullable(),
+  /** Totals of the reporting side since the first interval, warm-up included (the rates are the measured window's). */
   bytes: z.number().nonnegative(),
   packets: z.number().nonnegative(),
   transactions: z.number().nonnegative(),

@@ -1,4 +1,4 @@
-import type { LinkFacts } from "../host/link.ts";
+import type { LinkFacts } from "../host/link-facts.ts";
 import type { HostWindow } from "../host/window.ts";
 import type { Results } from "../report/result.ts";
 import type { DiagnosisInput, EndHost } from "./schema.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { LinkFacts } from "../host/link.ts";
+import { LinkFacts } from "../host/link-facts.ts";
 import { HostWindow } from "../host/window.ts";
 
 export const Verdict = z.enum(["link", "sender-cpu", "receiver-cpu", "window", "loss", "unclear"]);

@@ -1,22 +1,5 @@
-import { z } from "zod";
+import type { TcpBufferCeilings } from "./link-facts.ts";
 import { readIfPresent } from "./link.ts";
-
-/*
- * The ceilings Linux puts on a TCP socket's buffers, which bound its window: autotuning grows a buffer up to the
- * third field of tcp_rmem (receive) or tcp_wmem (send); an explicit SO_RCVBUF/SO_SNDBUF (-w) is capped by
- * net.core.rmem_max/wmem_max instead.
- */
-
-export const TcpBufferCeilings = z.object({
-  /** bytes: tcp_wmem max (autotuned send buffer). */
-  send_max: z.number().int().positive().optional(),
-  /** bytes: tcp_rmem max (autotuned receive buffer). */
-  receive_max: z.number().int().positive().optional(),
-  /** bytes: net.core.wmem_max / rmem_max (an explicit -w is capped here). */
-  send_set_max: z.number().int().positive().optional(),
-  receive_set_max: z.number().int().positive().optional(),
-});
-export type TcpBufferCeilings = z.infer<typeof TcpBufferCeilings>;
 
 /** The last of the three numbers of tcp_rmem / tcp_wmem ("min default max"), or a lone number (rmem_max). */
 export function parseBufferMax(text: string | undefined): number | undefined {

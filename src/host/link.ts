@@ -1,27 +1,15 @@
 import { existsSync, readFileSync } from "node:fs";
 import { isIPv4, isIPv6 } from "node:net";
 import { endianness } from "node:os";
-import { z } from "zod";
 import { UserError } from "../errors.ts";
 import { parseRate } from "../units.ts";
+import type { LinkFacts } from "./link-facts.ts";
 
 /*
  * The link that carries traffic to a peer, read from this network namespace's /proc/net and /sys/class/net (no
  * `ip`, no netlink). A shaper (tc tbf, htb) is a qdisc, visible only over netlink: its rate cannot be read here,
  * so the user names it with --link-speed, which wins over the interface's own speed.
  */
-
-export const LinkFacts = z.object({
-  /** The interface the route to the peer leaves by; "lo" for loopback and this host's own addresses. */
-  interface: z.string().optional(),
-  /** bits/s; absent when unknown (loopback, a virtual interface, speed -1, no override). */
-  speed_bps: z.number().positive().optional(),
-  speed_source: z.enum(["sysfs", "--link-speed"]).optional(),
-  mtu: z.number().int().positive().optional(),
-  /** Why speed_bps is absent or what it stands for, for the report. */
-  note: z.string().optional(),
-});
-export type LinkFacts = z.infer<typeof LinkFacts>;
 
 const RTF_UP = 0x0001;
 const RTF_REJECT = 0x0200;

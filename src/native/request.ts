@@ -1,7 +1,7 @@
 import { Plan } from "../plan.ts";
 import type { TestRequest } from "../../interop/anyperf/messages.ts";
 import type { RemoteEnd, Results } from "../report/result.ts";
-import type { TcpBufferCeilings } from "../host/link-buffers.ts";
+import type { TcpBufferCeilings } from "../host/link-facts.ts";
 
 /** What the client puts on the wire for a plan, and what each end makes of it: the same Plan, mirrored. */
 export type Direction = TestRequest["direction"];

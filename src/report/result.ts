@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { HostWindow } from "../host/window.ts";
-import { TcpBufferCeilings } from "../host/link-buffers.ts";
+import { TcpBufferCeilings } from "../host/link-facts.ts";
 import { Diagnosis } from "../diagnosis/schema.ts";
 
 /** The one results document every mode produces; `--json` prints it, dialects reformat it, /results serves it. */

@@ -112,6 +112,20 @@ describe.skipIf(!HAVE_KUBECTL)("deploy/kubernetes renders and validates", () => 
     for (const [k, v] of Object.entries(svc.spec.selector)) expect(ds.spec.template.metadata.labels[k]).toBe(v);
   });
 
+  test("the Service names every port the serve pods listen on, UDP ones included (its SRV records list them)", () => {
+    const objs = render("base");
+    const Port = z.looseObject({ name: z.string(), protocol: z.enum(["TCP", "UDP"]) });
+    const ds = z
+      .looseObject({ spec: z.looseObject({ template: z.looseObject({ spec: z.looseObject({ containers: z.array(z.looseObject({ ports: z.array(Port.extend({ containerPort: z.number() })) })) }) }) }) })
+      .parse(one(objs, "DaemonSet"));
+    const svc = z.looseObject({ spec: z.looseObject({ ports: z.array(Port.extend({ port: z.number() })) }) }).parse(one(objs, "Service"));
+    const served = svc.spec.ports.map((p) => `${p.name} ${p.port}/${p.protocol}`).sort();
+    const listened = ds.spec.template.spec.containers[0]!.ports.map((p) => `${p.name} ${p.containerPort}/${p.protocol}`).sort();
+    expect(served).toEqual(listened);
+    expect(served).toContain("iperf3-udp 5201/UDP");
+    expect(served).toContain("iperf-udp 5001/UDP");
+  });
+
   test("the host-network overlay changes only the network: host stack, cluster DNS, no capability added", () => {
     const ds = Workload.parse(one(render("overlays/host-network"), "DaemonSet"));
     expect(ds.spec.template.spec.hostNetwork).toBe(true);

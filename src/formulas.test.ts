@@ -5,6 +5,7 @@ import {
   slowestToFastestRatio,
   avgFrameSize,
   bdpBytes,
+  bottleneckBps,
   pooledLatency,
   buffers,
   buffersPerSecond,
@@ -17,6 +18,9 @@ import {
   linuxSocketBufferBytes,
   cpuNonIdleFraction,
   median,
+  queueingDelayUs,
+  senderTimeShares,
+  throttledPercent,
   relativeSpreadPercent,
   cyclesPerByte,
   eventsPerSecond,
@@ -188,6 +192,25 @@ describe("link and window", () => {
     expect(bdpBytes(10e9, 10_000)).toBe(12_500_000);
     expect(bdpBytes(1e9, 100)).toBe(12_500);
     expect(bdpBytes(1e9, 0)).toBe(0);
+  });
+  test("sender time shares: a netns run with -w 16K (4.12 s read, busy 3.96 s, rwnd 2.72 s, sndbuf 0.272 s)", () => {
+    const s = senderTimeShares(4_124_292, 3_960_000, 2_720_000, 272_000);
+    expect(s.busy_percent).toBeCloseTo(96.02, 2);
+    expect(s.application_percent).toBeCloseTo(3.98, 2);
+    expect(s.rwnd_limited_percent).toBeCloseTo(68.69, 2);
+    expect(s.sndbuf_limited_percent).toBeCloseTo(6.87, 2);
+    expect(s.network_percent).toBeCloseTo(24.44, 2);
+    // busy_time counts whole jiffies: a little over the reads' span is all busy, never over 100 %.
+    expect(senderTimeShares(5_000_735, 5_012_000, 0, 0)).toEqual({ busy_percent: 100, application_percent: 0, rwnd_limited_percent: 0, sndbuf_limited_percent: 0, network_percent: 100 });
+    expect(senderTimeShares(0, 0, 0, 0).network_percent).toBe(0);
+  });
+  test("bottleneck, queueing delay, throttled share", () => {
+    expect(bottleneckBps(283_558_100, 286_683_738)).toBe(286_683_738);
+    expect(bottleneckBps(295_582_016, 277_749_193)).toBe(295_582_016);
+    expect(queueingDelayUs(3595, 8)).toBe(3587);
+    expect(queueingDelayUs(5, 8)).toBe(0);
+    expect(throttledPercent(94, 100)).toBe(94);
+    expect(throttledPercent(3, 0)).toBe(0);
   });
 });
 

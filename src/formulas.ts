@@ -144,6 +144,37 @@ export function bdpBytes(bitsPerSecond: number, rttUs: number): number {
   return (bitsPerSecond * rttUs) / 1e6 / 8;
 }
 
+/**
+ * Where a TCP sender's time went, % (the kernel's chrono stats, include/net/tcp.h tcp_chrono): busy_time holds the
+ * receive-window-limited and send-buffer-limited time; busy and neither is the network's (cwnd, pacing, the queue);
+ * not busy is the application's (no data written). busy % = 100 · busy / elapsed, capped at 100 (busy_time counts in
+ * jiffies); rwnd %, sndbuf % and network % are shares of busy; application % = 100 − busy %.
+ */
+export function senderTimeShares(elapsedUs: number, busyUs: number, rwndUs: number, sndbufUs: number) {
+  const busy = Math.min(100, per(100 * busyUs, elapsedUs));
+  const rwnd = per(100 * rwndUs, busyUs);
+  const sndbuf = per(100 * sndbufUs, busyUs);
+  return { busy_percent: busy, application_percent: 100 - busy, rwnd_limited_percent: rwnd, sndbuf_limited_percent: sndbuf, network_percent: busyUs > 0 ? Math.max(0, 100 - rwnd - sndbuf) : 0 };
+}
+
+/**
+ * The path's bottleneck rate (bits/s) = max(delivery rate, goodput): the kernel's delivery rate is what the path
+ * carried per round trip; the goodput went through the bottleneck too, so the path carries at least that.
+ */
+export function bottleneckBps(deliveryBps: number, throughputBps: number): number {
+  return Math.max(deliveryBps, throughputBps);
+}
+
+/** Queueing delay the run added (µs) = smoothed RTT − min RTT, never below 0. */
+export function queueingDelayUs(srttUs: number, minRttUs: number): number {
+  return Math.max(0, srttUs - minRttUs);
+}
+
+/** Throttled % = 100 · periods in which the cgroup ran out of CPU quota / periods with runnable tasks (cpu.stat). */
+export function throttledPercent(nrThrottled: number, nrPeriods: number): number {
+  return per(100 * nrThrottled, nrPeriods);
+}
+
 // --- loss, latency, jitter --------------------------------------------------------------------------------------
 
 /**

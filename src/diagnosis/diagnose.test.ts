@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { busiestCore, diagnose } from "./diagnose.ts";
-import { Diagnosis, type DiagnosisInput, type EndHost } from "./schema.ts";
+import { Diagnosis, type DiagnosisInput, type EndHost, type TcpPath } from "./schema.ts";
 import * as limits from "./thresholds.ts";
 
 /** A host of `cores` cores, all at 10 % busy, except the given ones. */
@@ -218,5 +218,105 @@ describe("boundaries", () => {
     expect(run({ retransmits: limits.RETRANSMIT_HIGH_PERCENT * 10_000 }).verdict).toBe("loss");
     expect(run({ retransmits: limits.RETRANSMIT_HIGH_PERCENT * 10_000 - 1 }).verdict).toBe("unclear");
     expect(run({ retransmits: 50, segments_sent: undefined }).loss_percent).toBeUndefined();
+  });
+});
+
+describe("from the sending sockets (TCP_INFO chrono stats, delivery rate, RTTs)", () => {
+  const veth = { interface: "veth-a", mtu: 1500, note: "veth-a is virtual (reports a nominal 10000 Mb/s): pass --link-speed" };
+  /** A 5 s window of one sender: busy, rwnd and sndbuf in seconds. */
+  function path(busy: number, rwnd = 0, sndbuf = 0, over: Partial<TcpPath> = {}): TcpPath {
+    return { streams: 1, elapsed_us: 5e6, busy_us: busy * 1e6, rwnd_limited_us: rwnd * 1e6, sndbuf_limited_us: sndbuf * 1e6, delivery_bps: 283.6e6, delivery_app_limited: false, srtt_us: 3595, min_rtt_us: 8, ...over };
+  }
+  const shaped = (over: Partial<DiagnosisInput>) => run({ throughput_bps: 286.7e6, link: veth, ...over });
+
+  test("link without a link speed: busy, network-limited, goodput at the delivery rate", () => {
+    const d = shaped({ path: path(5) });
+    expect(d.verdict).toBe("link");
+    expect(d.bottleneck_bps).toBe(286.7e6);
+    expect(d.queueing_delay_us).toBe(3587);
+    expect(d.sender_time).toEqual({ busy_percent: 100, application_percent: 0, rwnd_limited_percent: 0, sndbuf_limited_percent: 0, network_percent: 100 });
+    expect(d.evidence).toEqual([
+      "sender busy 100 % of the window: receive window 0 %, send buffer 0 %, network 100 % of it: the path is the limit at 287 Mbit/s (delivery rate 284 Mbit/s, goodput 287 Mbit/s)",
+      "queueing delay 3.59 ms: smoothed RTT 3.60 ms over the path's min RTT 8 µs",
+    ]);
+  });
+
+  test("a core held by another program does not make a network-limited sender's receiver the limit", () => {
+    const receiver = { ...host(2, { 0: { user: 64, system: 36 } }), process: { total: 3, user: 1, system: 2 } };
+    expect(run({ receiver, link: veth }).verdict).toBe("receiver-cpu");
+    expect(shaped({ receiver, path: path(5) }).verdict).toBe("link");
+  });
+
+  test("network-limited below the delivery rate: the facts disagree, and say which", () => {
+    const d = shaped({ throughput_bps: 150e6, path: path(5, 0, 0, { delivery_bps: 290e6 }) });
+    expect(d.verdict).toBe("unclear");
+    expect(d.evidence[0]).toEndWith("yet the goodput 150 Mbit/s is only 52 % of the 290 Mbit/s the path delivered: the facts disagree");
+    expect(shaped({ throughput_bps: 0.8 * 290e6, path: path(5, 0, 0, { delivery_bps: 290e6 }) }).verdict).toBe("link");
+    expect(shaped({ path: path(5, 0, 0, { delivery_bps: undefined }) }).evidence[0]).toEndWith("no delivery rate was read to say at what rate: the facts are incomplete");
+  });
+
+  test("network-limited with retransmits: loss", () => {
+    expect(shaped({ path: path(5), retransmits: 20_000 }).verdict).toBe("loss");
+  });
+
+  test("receive window: window, or the receiver's CPU when a receiver core is saturated", () => {
+    const d = shaped({ path: path(4.95, 3, 0.5), window_bytes: 16384, rtt_us: 780 });
+    expect(d.verdict).toBe("window");
+    expect(d.evidence).toEqual([
+      "sender busy 99 % of the window: receive window 61 %, send buffer 10 %, network 29 % of it: the receive window held it: raise the window (-w, net.ipv4.tcp_rmem/tcp_wmem) or add streams (-P)",
+      "socket buffer 16.0 KiB, in flight 27.3 KiB (287 Mbit/s × 780 µs RTT)",
+    ]);
+    const busy = shaped({ path: path(5, 4), receiver: host(2, { 1: { user: 70, system: 25 } }) });
+    expect(busy.verdict).toBe("receiver-cpu");
+    expect(busy.evidence[0]).toStartWith("receiver CPU 1 at 95 % (user 70 %) (sender busy 100 % of the window: receive window 80 %");
+    // The same busy receiver behind a full small window: the window.
+    expect(shaped({ path: path(5, 4), receiver: host(2, { 1: { user: 70, system: 25 } }), window_bytes: 16384, rtt_us: 780 }).verdict).toBe("window");
+    // Held below its buffer with no receiver core saturated: still the window, saying what did not fit.
+    expect(shaped({ path: path(5, 4) }).evidence[0]).toContain("the receive window held it below its buffer, yet no receiver core was saturated (busiest receiver CPU 0 at 10 % (user 5.0 %))");
+  });
+
+  test("send buffer: window", () => {
+    expect(shaped({ path: path(5, 0.5, 3) }).evidence[0]).toEndWith("its own send buffer held it: raise the window (-w, net.ipv4.tcp_rmem/tcp_wmem) or add streams (-P)");
+  });
+
+  test("a sender that left its socket idle: its CPU, or the facts disagree", () => {
+    expect(shaped({ path: path(2), sender: host(2, { 0: { user: 97 } }) }).verdict).toBe("sender-cpu");
+    const d = shaped({ path: path(2) });
+    expect(d.verdict).toBe("unclear");
+    expect(d.evidence[0]).toBe("sender busy 40 % of the window: receive window 0 %, send buffer 0 %, network 100 % of it: the sender's application left its socket idle 60 % of the window, yet no sender core was saturated (busiest sender CPU 0 at 10 % (user 5.0 %)): the facts disagree");
+  });
+
+  test("both windows together hold the majority: window", () => {
+    expect(shaped({ path: path(5, 2, 1) }).verdict).toBe("window");
+  });
+
+  test("-b below the path: nothing limited, the sender's pace named", () => {
+    const d = shaped({ throughput_bps: 100.5e6, target_bps: 100e6, path: path(1.35, 0, 0, { delivery_bps: 190e6 }) });
+    expect(d.verdict).toBe("unclear");
+    expect(d.evidence[0]).toBe("nothing limited: the sender kept its -b pace 100 Mbit/s (its socket idle 73 % of the window, waiting on its pace); the path carried 190 Mbit/s: raise -b to find the limit");
+    expect(shaped({ throughput_bps: 100.5e6, target_bps: 100e6, path: path(1.35, 0, 0, { delivery_bps: 100e6, delivery_app_limited: true }) }).evidence[0]).toContain("the path carried at least 100 Mbit/s");
+  });
+
+  test("a known link speed still wins; UDP and RR ignore the path", () => {
+    expect(run({ throughput_bps: 9.41 * G, path: path(2) }).verdict).toBe("link");
+    expect(run({ transport: "udp", path: path(5), window_bytes: undefined }).sender_time).toBeUndefined();
+    expect(run({ test: "rr", path: path(5) }).bottleneck_bps).toBeUndefined();
+  });
+});
+
+describe("path thresholds", () => {
+  const p = (busy: number, rwnd = 0): TcpPath => ({ streams: 1, elapsed_us: 100, busy_us: busy, rwnd_limited_us: rwnd, sndbuf_limited_us: 0, delivery_bps: 1e8 });
+  const on = (path: TcpPath, throughput_bps = 1e8) => run({ throughput_bps, path, link: { interface: "veth-a" } }).verdict;
+  test("busy at the threshold keeps the path supplied, just below the application held it", () => {
+    expect(on(p(limits.SENDER_BUSY_PERCENT))).toBe("link");
+    expect(on(p(limits.SENDER_BUSY_PERCENT - 0.01))).toBe("unclear");
+  });
+  test("a limit's share at the threshold names it", () => {
+    expect(on(p(100, limits.LIMIT_SHARE_PERCENT))).toBe("window");
+    expect(on(p(100, limits.LIMIT_SHARE_PERCENT - 0.01))).toBe("link");
+  });
+  test("goodput at the full share of the delivery rate is the link, just below it the facts disagree", () => {
+    expect(on(p(100), limits.PATH_FULL_PERCENT * 1e6)).toBe("link");
+    expect(on(p(100), limits.PATH_FULL_PERCENT * 1e6 - 1)).toBe("unclear");
   });
 });

@@ -1,11 +1,15 @@
 import { bdpBytes, lossPercent, utilizationPercent } from "../formulas.ts";
 import { formatBits, formatBytes, formatFixed } from "../units.ts";
 import { BusyMode, type CoreLoad, type Diagnosis, type DiagnosisInput, type EndHost } from "./schema.ts";
+import { readPath, senderTimeText } from "./sender-time.ts";
 import {
   CORE_SATURATED_PERCENT,
   FOREIGN_LOAD_PERCENT,
+  LIMIT_SHARE_PERCENT,
   LINK_FULL_PERCENT,
+  PATH_FULL_PERCENT,
   RETRANSMIT_HIGH_PERCENT,
+  SENDER_BUSY_PERCENT,
   TARGET_REACHED_PERCENT,
   UDP_LOSS_HIGH_PERCENT,
   WINDOW_REACHED_FRACTION,
@@ -16,6 +20,12 @@ import {
  * CPU per core, then the link. A full link is named first, because whatever else was busy, the link was the cap; a
  * sender that kept its -b pace next, as nothing held it; loss comes after the CPU, because a saturated receiver is
  * itself a cause of drops.
+ *
+ * Where the sending sockets' TCP_INFO is at hand (a TCP bulk test on Linux), the kernel's own account of the sender's
+ * time comes before any guess from CPU or buffer sizes: a socket not busy was held by its application (its -b pace,
+ * or a sender that could not keep up), a busy one by the receive window, its send buffer, or the network; only then
+ * are the CPU figures asked which end, and a network-limited sender is the path's limit at its delivery rate whatever
+ * a core was doing for other programs.
  */
 
 type End = "sender" | "receiver";
@@ -37,6 +47,7 @@ function percent(x: number): string {
 }
 
 function ms(us: number): string {
+  if (us < 1000) return `${formatFixed(us, 0)} µs`;
   return `${formatFixed(us / 1000, us < 10_000 ? 2 : 1)} ms`;
 }
 
@@ -98,9 +109,15 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
   if (bdp !== undefined) out.bdp_bytes = bdp;
   if (window !== undefined) out.window_bytes = window;
   if (loss !== undefined) out.loss_percent = loss;
+  const path = stream && input.transport === "tcp" && input.path && input.path.busy_us > 0 ? readPath(input.path, input.throughput_bps) : undefined;
+  if (path) {
+    out.sender_time = path.shares;
+    if (path.bottleneck_bps !== undefined) out.bottleneck_bps = path.bottleneck_bps;
+    if (path.queueing_delay_us !== undefined) out.queueing_delay_us = path.queueing_delay_us;
+  }
   const done = (verdict: Diagnosis["verdict"], ...evidence: (string | undefined)[]): Diagnosis => ({
     verdict,
-    evidence: evidence.filter((e): e is string => e !== undefined).slice(0, 2),
+    evidence: evidence.filter((e): e is string => e !== undefined).slice(0, 3),
     ...out,
   });
 
@@ -118,6 +135,27 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
     return `${end} CPU ${c.cpu} at ${percent(c.busy_percent)} (${c.mode} ${percent(c.mode_percent)})`;
   };
 
+  const busiestText = (end: End) => (cores[end] === undefined ? "no per-core CPU figures" : `busiest ${coreText(end)}`);
+  const raiseWindow = "raise the window (-w, net.ipv4.tcp_rmem/tcp_wmem) or add streams (-P)";
+  const windowText = () =>
+    window === undefined ? undefined : `${times(input.streams)}socket buffer ${formatBytes(window)}${input.rtt_us === undefined ? "" : `, in flight ${formatBytes(bdpBytes(input.throughput_bps, input.rtt_us))} (${formatBits(input.throughput_bps)} × ${ms(input.rtt_us)} RTT)`}`;
+  const queueText = () =>
+    path?.queueing_delay_us === undefined || input.path?.min_rtt_us === undefined
+      ? undefined
+      : `queueing delay ${ms(path.queueing_delay_us)}: smoothed RTT ${ms(input.path.srtt_us!)} over the path's min RTT ${ms(input.path.min_rtt_us)}`;
+  /** A saturated end's verdict: the core, what held it, what to do; `why` is the socket facts that point there. */
+  const cpuVerdict = (end: End, why?: string): Diagnosis => {
+    const host = end === "sender" ? input.sender : input.receiver;
+    const peer = end === "sender" ? input.receiver : input.sender;
+    const own = foreignLoad(cores[end]!, host, input.link.interface === "lo" ? peer : undefined);
+    const advice =
+      own === undefined
+        ? cpuAdvice(cores[end]!, input.streams, host.cores, stream)
+        : `anyperf used ${percent(own)} of a core there, so another program holds it: stop it, or test where cores are free`;
+    const context = why !== undefined ? ` (${why})` : stream ? ` while ${linkState}` : "";
+    return done(end === "sender" ? "sender-cpu" : "receiver-cpu", `${coreText(end)}${context}: ${advice}`, stream && why === undefined ? linkNote : undefined);
+  };
+
   if (stream && util !== undefined && util >= LINK_FULL_PERCENT) {
     const also = saturated[0] === undefined ? undefined : `${coreText(saturated[0])} too: near its limit as well`;
     return done(
@@ -129,7 +167,54 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
 
   // A sender paced to -b that kept its pace was held by nothing else, however busy a core looked.
   if (stream && input.target_bps !== undefined && utilizationPercent(input.throughput_bps, input.target_bps) >= TARGET_REACHED_PERCENT) {
+    if (path) {
+      const carried = path.bottleneck_bps === undefined ? "" : `; the path carried ${input.path!.delivery_app_limited ? "at least " : ""}${formatBits(path.bottleneck_bps)}`;
+      return done(
+        "unclear",
+        `nothing limited: the sender kept its -b pace ${formatBits(input.target_bps)} (its socket idle ${percent(path.shares.application_percent)} of the window, waiting on its pace)${carried}: raise -b to find the limit`,
+        queueText(),
+      );
+    }
     return done("unclear", `ran at its -b target ${formatBits(input.target_bps)} while ${linkState}: raise -b to find the limit`, linkNote);
+  }
+
+  if (path) {
+    const s = path.shares;
+    const shares = senderTimeText(s);
+    const held = (end: End) => saturated.includes(end);
+    if (s.busy_percent < SENDER_BUSY_PERCENT) {
+      if (held("sender")) return cpuVerdict("sender", shares);
+      return done("unclear", `${shares}: the sender's application left its socket idle ${percent(s.application_percent)} of the window, yet no sender core was saturated (${busiestText("sender")}): the facts disagree`);
+    }
+    if (s.rwnd_limited_percent + s.sndbuf_limited_percent >= LIMIT_SHARE_PERCENT) {
+      // A full window is the window's fault however busy the receiver; a receive window held below the buffer is a
+      // receiver that did not read.
+      const full = window !== undefined && input.rtt_us !== undefined && bdpBytes(input.throughput_bps, input.rtt_us) >= WINDOW_REACHED_FRACTION * input.streams * window;
+      const receiverHeld = s.rwnd_limited_percent >= s.sndbuf_limited_percent;
+      if (!full && receiverHeld && held("receiver")) return cpuVerdict("receiver", shares);
+      if (full || !receiverHeld) return done("window", `${shares}: ${receiverHeld ? "the receive window" : "its own send buffer"} held it: ${raiseWindow}`, windowText());
+      return done(
+        "window",
+        `${shares}: the receive window held it below its buffer, yet no receiver core was saturated (${busiestText("receiver")}): ${raiseWindow}`,
+        windowText(),
+      );
+    }
+    // Busy and neither window: the network's cwnd and pacing held it.
+    {
+      if (loss !== undefined && loss >= RETRANSMIT_HIGH_PERCENT) {
+        return done("loss", `${percent(loss)} of segments retransmitted while ${shares}: the path drops packets; find the congested queue or lossy hop`, queueText());
+      }
+      const bottleneck = path.bottleneck_bps;
+      if (bottleneck !== undefined && utilizationPercent(input.throughput_bps, bottleneck) >= PATH_FULL_PERCENT) {
+        return done("link", `${shares}: the path is the limit at ${formatBits(bottleneck)} (delivery rate ${formatBits(input.path!.delivery_bps!)}, goodput ${formatBits(input.throughput_bps)})`, queueText());
+      }
+      return done(
+        "unclear",
+        bottleneck === undefined
+          ? `${shares}, but no delivery rate was read to say at what rate: the facts are incomplete`
+          : `${shares}, yet the goodput ${formatBits(input.throughput_bps)} is only ${percent(utilizationPercent(input.throughput_bps, bottleneck))} of the ${formatBits(bottleneck)} the path delivered: the facts disagree`,
+      );
+    }
   }
 
   if (window !== undefined && input.rtt_us !== undefined && bdp !== undefined) {
@@ -148,17 +233,7 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
   }
 
   const end = saturated[0];
-  if (end !== undefined) {
-    const host = end === "sender" ? input.sender : input.receiver;
-    const peer = end === "sender" ? input.receiver : input.sender;
-    const own = foreignLoad(cores[end]!, host, input.link.interface === "lo" ? peer : undefined);
-    const advice =
-      own === undefined
-        ? cpuAdvice(cores[end]!, input.streams, host.cores, stream)
-        : `anyperf used ${percent(own)} of a core there, so another program holds it: stop it, or test where cores are free`;
-    const context = stream ? ` while ${linkState}` : "";
-    return done(end === "sender" ? "sender-cpu" : "receiver-cpu", `${coreText(end)}${context}: ${advice}`, stream ? linkNote : undefined);
-  }
+  if (end !== undefined) return cpuVerdict(end);
 
   if (loss !== undefined && loss >= (input.transport === "udp" ? UDP_LOSS_HIGH_PERCENT : RETRANSMIT_HIGH_PERCENT)) {
     return done(

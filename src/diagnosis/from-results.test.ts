@@ -97,3 +97,12 @@ describe("diagnosisInput", () => {
     expect(diagnose(input).verdict).toBe("unclear");
   });
 });
+
+test("the sending end's TCP_INFO path: ours when we send, the server's with -R", () => {
+  const ours = { streams: 2, elapsed_us: 2e7, busy_us: 2e7, rwnd_limited_us: 0, sndbuf_limited_us: 0, delivery_bps: 950e6 };
+  const theirs = { ...ours, rwnd_limited_us: 1.5e7 };
+  const r = results({ tcp_path: ours });
+  expect(diagnosisInput({ local: r, remotePath: theirs, localSends: true, link }).path).toEqual(ours);
+  expect(diagnosisInput({ local: r, remotePath: theirs, localSends: false, link }).path).toEqual(theirs);
+  expect(diagnosisInput({ local: results(), localSends: false, link }).path).toBeUndefined();
+});

@@ -1,13 +1,15 @@
 import type { LinkFacts } from "../host/link-facts.ts";
 import type { HostWindow } from "../host/window.ts";
 import type { Results } from "../report/result.ts";
-import type { DiagnosisInput, EndHost } from "./schema.ts";
+import type { DiagnosisInput, EndHost, TcpPath } from "./schema.ts";
 
 export interface DiagnosisSources {
   /** This end's Results (the client's, in a native run). */
   local: Results;
   /** The other end's host window over the same measured window (the Results' remote.cpu.host). */
   remoteHost?: HostWindow;
+  /** The other end's sending sockets' TCP_INFO over the window (the Results' remote.tcp_path). */
+  remotePath?: TcpPath;
   /** This end sent the data (a client without -R). */
   localSends: boolean;
   /** The link to the peer, as this end sees it (src/host/link.ts readLink). */
@@ -50,6 +52,8 @@ export function diagnosisInput(s: DiagnosisSources): DiagnosisInput {
   if (sender.tcp?.outSegs !== undefined) input.segments_sent = sender.tcp.outSegs;
   const loss = r.summary.loss_percent ?? r.receiver?.loss_percent;
   if (loss !== undefined && loss >= 0) input.loss_percent = loss;
+  const path = s.localSends ? r.tcp_path : s.remotePath;
+  if (path !== undefined) input.path = path;
   if (s.windowBytes !== undefined) input.window_bytes = s.windowBytes;
   if (s.targetBps !== undefined && s.targetBps > 0) input.target_bps = s.targetBps;
   return input;

@@ -22,6 +22,28 @@ export type CoreLoad = z.infer<typeof CoreLoad>;
 export const EndHost = HostWindow.pick({ cores: true, perCpu: true, tcp: true, process: true });
 export type EndHost = z.infer<typeof EndHost>;
 
+/**
+ * The sending sockets' TCP_INFO over the measured window (src/engine/tcp-path.ts), summed over the sending streams:
+ * the kernel's chrono stats (busy_time holds rwnd_limited and sndbuf_limited; busy and neither is the network's),
+ * the delivery rate, the RTTs.
+ */
+export const TcpPath = z.object({
+  streams: z.number().int().positive(),
+  /** Time the reads span, µs, summed over the streams: what busy_time is a share of. */
+  elapsed_us: z.number().nonnegative(),
+  busy_us: z.number().nonnegative(),
+  rwnd_limited_us: z.number().nonnegative(),
+  sndbuf_limited_us: z.number().nonnegative(),
+  /** Σ over streams of the median delivery_rate read in the window, bits/s. */
+  delivery_bps: z.number().nonnegative().optional(),
+  /** Every stream's reads were application-limited: the delivery rate is the sender's pace, a floor of the path's. */
+  delivery_app_limited: z.boolean().optional(),
+  /** Mean over streams of the median smoothed RTT in the window, and the lowest min_rtt, µs. */
+  srtt_us: z.number().nonnegative().optional(),
+  min_rtt_us: z.number().nonnegative().optional(),
+});
+export type TcpPath = z.infer<typeof TcpPath>;
+
 /** Everything diagnose() looks at, built from both ends' Results (see from-results.ts) or by hand in tests. */
 export const DiagnosisInput = z.object({
   transport: z.enum(["tcp", "udp"]),
@@ -43,13 +65,25 @@ export const DiagnosisInput = z.object({
   window_bytes: z.number().positive().optional(),
   sender: EndHost,
   receiver: EndHost,
+  /** The sending end's TCP_INFO over the window (its Results' tcp_path). */
+  path: TcpPath.optional(),
 });
 export type DiagnosisInput = z.infer<typeof DiagnosisInput>;
+
+/** Where the TCP sender's time went, % (formulas.ts senderTimeShares): application = not busy; the rest shares of busy. */
+export const SenderTime = z.object({
+  busy_percent: z.number(),
+  application_percent: z.number(),
+  rwnd_limited_percent: z.number(),
+  sndbuf_limited_percent: z.number(),
+  network_percent: z.number(),
+});
+export type SenderTime = z.infer<typeof SenderTime>;
 
 export const Diagnosis = z.object({
   verdict: Verdict,
   /** One or two lines: what limited the run, the figures that show it, and what to do. */
-  evidence: z.array(z.string()).min(1).max(2),
+  evidence: z.array(z.string()).min(1).max(3),
   link_bps: z.number().positive().optional(),
   link_utilization_percent: z.number().nonnegative().optional(),
   busiest_cpu: z.object({ sender: CoreLoad.optional(), receiver: CoreLoad.optional() }),
@@ -58,5 +92,10 @@ export const Diagnosis = z.object({
   window_bytes: z.number().positive().optional(),
   /** UDP: datagrams lost; TCP: segments retransmitted; % of those sent. */
   loss_percent: z.number().nonnegative().optional(),
+  sender_time: SenderTime.optional(),
+  /** The path's bottleneck rate: the sending sockets' delivery rate, at least the goodput, bits/s. */
+  bottleneck_bps: z.number().nonnegative().optional(),
+  /** Smoothed RTT over min RTT of the sending sockets: the queue the run built, µs. */
+  queueing_delay_us: z.number().nonnegative().optional(),
 });
 export type Diagnosis = z.infer<typeof Diagnosis>;

@@ -28,3 +28,18 @@ export const RETRANSMIT_HIGH_PERCENT = 1;
 
 /** Throughput at or above this share of the -b target: the sender's own pacing was the limit. */
 export const TARGET_REACHED_PERCENT = 95;
+
+/**
+ * A TCP sender whose socket was busy (data written and not yet acknowledged) at least this share of the window kept
+ * the path supplied; below it the application left the socket idle (its pace, or a sender that could not keep up).
+ */
+export const SENDER_BUSY_PERCENT = 80;
+
+/** A share of the sender's busy time at or above this (more than all the rest) names what held it. */
+export const LIMIT_SHARE_PERCENT = 50;
+
+/**
+ * Goodput at or above this share of the path's bottleneck rate (delivery rate) fills the path: headers, ACKs and the
+ * delivery rate's per-round-trip peaks take the rest.
+ */
+export const PATH_FULL_PERCENT = 80;

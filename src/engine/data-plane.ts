@@ -4,6 +4,7 @@ import { StreamSpec, type Endpoint, type StreamSpecInput } from "../stream-spec.
 import type { EndReason, FromWorker, SocketBufferSizes } from "../worker/messages.ts";
 import type { TcpInfo } from "../sockopt/tcp-info.ts";
 import { WorkerPool } from "./worker-pool.ts";
+import { TCP_SAMPLES_KEPT, type TcpSample } from "./tcp-path.ts";
 
 export interface StreamEvent {
   stream: number;
@@ -31,6 +32,7 @@ export class DataPlane {
   private readonly workers: number[];
   private readonly eventListeners = new Set<(e: StreamEvent) => void>();
   private readonly tcpInfos: (TcpInfo | undefined)[] = [];
+  private readonly samples: TcpSample[][] = [];
   private readonly socketBufferSizes: (SocketBufferSizes | undefined)[] = [];
   private readonly endListeners = new Set<(stream: number, end: StreamEnd) => void>();
   private readonly unsubscribe: Array<() => void> = [];
@@ -110,6 +112,11 @@ export class DataPlane {
         break;
       case "tcp-info":
         this.tcpInfos[m.stream] = m.info;
+        if (this.specs[m.stream]?.kind === "tcp-send") {
+          const s = (this.samples[m.stream] ??= []);
+          if (s.length >= TCP_SAMPLES_KEPT) s.shift();
+          s.push({ atMs: performance.now(), info: m.info });
+        }
         if (m.buffers) this.socketBufferSizes[m.stream] = m.buffers;
         break;
       case "buffers":
@@ -144,6 +151,10 @@ export class DataPlane {
    */
   lastTcpInfo(stream: number): TcpInfo | undefined {
     return this.tcpInfos[stream];
+  }
+
+  tcpSamples(stream: number): readonly TcpSample[] {
+    return this.samples[stream] ?? [];
   }
 
   /** SO_SNDBUF and SO_RCVBUF of a stream's first socket: read once -w set them, then at each TCP_INFO sample. */

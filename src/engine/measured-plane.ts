@@ -1,6 +1,7 @@
 import type { Snapshot } from "../counters.ts";
 import type { StreamSpec } from "../stream-spec.ts";
 import type { StreamEnd } from "./data-plane.ts";
+import type { TcpSample } from "./tcp-path.ts";
 
 /**
  * What a TestRun cuts: streams whose cumulative counters sit in the counter table's layout (src/counters.ts). A
@@ -14,4 +15,6 @@ export interface MeasuredPlane {
   copyCounters(): Float64Array;
   snapshot(withHistograms?: boolean, counters?: Float64Array): Snapshot;
   onStreamEnd(l: (stream: number, end: StreamEnd) => void): () => void;
+  /** A sending TCP stream's TCP_INFO reads, oldest first (a DataPlane's Workers post one a second). */
+  tcpSamples?(stream: number): readonly TcpSample[];
 }

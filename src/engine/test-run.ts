@@ -10,6 +10,7 @@ import type { MeasuredPlane } from "./measured-plane.ts";
 import { Cut, Window } from "./cut.ts";
 import { VERSION } from "../version.ts";
 import { announceRun } from "./registry.ts";
+import { tcpPath } from "./tcp-path.ts";
 import { getProcessLabels } from "../fleet/labels.ts";
 
 /** Longest a cut across planes may take before it is taken again (see snaps): a few transactions at most. */
@@ -516,6 +517,13 @@ export class TestRun {
     return read ? sum : undefined;
   }
 
+  /** The sending streams' TCP_INFO reads over a window (tcp-path.ts); undefined without senders or TCP_INFO. */
+  private sendersPath(fromMs: number, toMs: number) {
+    if (this.info.transport !== "tcp" || this.info.test !== "stream") return undefined;
+    const series = this.groups.filter((g) => g.side === "send" && g.plane.tcpSamples).flatMap((g) => g.plane.specs.map((_, i) => g.plane.tcpSamples!(i)));
+    return tcpPath(series, fromMs, toMs);
+  }
+
   results(version = VERSION): Results {
     const origin = this.groups.map((g) => ({ atMs: 0, streams: g.plane.snapshot(false).streams.map(zero) }));
     const start = this.measureStart.length ? this.measureStart : this.snaps(true);
@@ -569,6 +577,7 @@ export class TestRun {
         host,
       },
       retransmits: summary.retransmits,
+      tcp_path: this.measureStartMs ? this.sendersPath(this.measureStartMs, endMs) : undefined,
       errors: this.errors,
     };
   }

@@ -22,5 +22,5 @@ export async function diagnoseRun(r: Results, opts: { server: string; localSends
   // With -w both ends set the buffer the user asked for, each capped by its own *_set_max ceiling.
   const windowBytes = r.transport === "tcp" ? streamWindowBytes(opts.localSends ? ours : remote.tcp_buffers, opts.localSends ? remote.tcp_buffers : ours, r.socket_buffers?.requested_bytes) : undefined;
   const view: Results = opts.localSends ? r : { ...r, sender: remote.sender, retransmits: remote.retransmits };
-  return diagnose(diagnosisInput({ local: view, remoteHost: remote.cpu.host, localSends: opts.localSends, link, windowBytes, targetBps: opts.targetBps }));
+  return diagnose(diagnosisInput({ local: view, remoteHost: remote.cpu.host, remotePath: remote.tcp_path, localSends: opts.localSends, link, windowBytes, targetBps: opts.targetBps }));
 }

@@ -46,10 +46,10 @@ export function halves(req: Pick<TestRequest, "direction" | "test">, end: "clien
  * only sends) names its summary as its receiver (sender) figures, as an end with both does.
  */
 export function remoteEnd(r: Results, tcpBuffers: TcpBufferCeilings): RemoteEnd {
-  const { version, role, phases, summary, totals, streams, cpu, retransmits, flows, errors, socket_buffers } = r;
+  const { version, role, phases, summary, totals, streams, cpu, retransmits, tcp_path, flows, errors, socket_buffers } = r;
   const only = (side: "send" | "recv") => streams.length > 0 && streams.every((s) => s.side === side);
   return {
-    version, role, phases, summary, totals, streams, cpu, retransmits, flows, socket_buffers,
+    version, role, phases, summary, totals, streams, cpu, retransmits, tcp_path, flows, socket_buffers,
     sender: r.sender ?? (only("send") ? summary : undefined),
     receiver: r.receiver ?? (only("recv") ? summary : undefined),
     errors: errors.slice(0, 64).map((e) => e.slice(0, 1000)),

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { HostWindow } from "../host/window.ts";
 import { TcpBufferCeilings } from "../host/link-facts.ts";
-import { Diagnosis } from "../diagnosis/schema.ts";
+import { Diagnosis, TcpPath } from "../diagnosis/schema.ts";
 
 /** The one results document every mode produces; `--json` prints it, dialects reformat it, /results serves it. */
 
@@ -107,6 +107,8 @@ const Core = z.object({
    * every connection is cpu.host.tcp.retransSegs.
    */
   retransmits: z.number().optional(),
+  /** The sending streams' TCP_INFO over the measured window: where the senders' time went, delivery rate, RTTs. */
+  tcp_path: TcpPath.optional(),
   socket_buffers: SocketBuffers.optional(),
   /** Many-flows figures of one process (loopback, each end of a native test): what a flow costs in memory, whether any starved. */
   flows: z
@@ -127,7 +129,7 @@ const Core = z.object({
  * The far end of a two-host run (`anyperf client`), cut over the same measured window as this end: what it moved per
  * stream, its CPU (same shape as `cpu`), its TCP counters. Intervals stay with the end that reports them.
  */
-export const RemoteEnd = Core.pick({ version: true, role: true, phases: true, summary: true, sender: true, receiver: true, totals: true, streams: true, cpu: true, retransmits: true, socket_buffers: true, flows: true, errors: true }).extend({
+export const RemoteEnd = Core.pick({ version: true, role: true, phases: true, summary: true, sender: true, receiver: true, totals: true, streams: true, cpu: true, retransmits: true, tcp_path: true, socket_buffers: true, flows: true, errors: true }).extend({
   /** Its TCP buffer ceilings: with ours, the window one stream can reach (diagnosis). */
   tcp_buffers: TcpBufferCeilings.optional(),
 });

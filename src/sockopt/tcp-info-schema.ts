@@ -18,6 +18,8 @@ export const TcpInfo = z.object({
   retransmits: z.number().int().optional(),
   snd_wscale: z.number().int().optional(),
   rcv_wscale: z.number().int().optional(),
+  /** The last delivery_rate sample was taken while the sender ran out of data: a floor, not the path's rate. */
+  delivery_rate_app_limited: z.boolean().optional(),
   rto_us: u32.optional(),
   /** Delayed-ACK timeout, µs. */
   ato_us: u32.optional(),

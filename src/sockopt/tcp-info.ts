@@ -3,7 +3,7 @@ import type { TcpInfo } from "./tcp-info-schema.ts";
 export type { TcpInfo };
 
 
-type WordField = Exclude<keyof TcpInfo, "state" | "ca_state" | "retransmits" | "snd_wscale" | "rcv_wscale">;
+type WordField = Exclude<keyof TcpInfo, "state" | "ca_state" | "retransmits" | "snd_wscale" | "rcv_wscale" | "delivery_rate_app_limited">;
 type Field = [name: WordField, offset: number, size: 4 | 8];
 
 const FIELDS: Field[] = [
@@ -56,6 +56,7 @@ export function parseTcpInfo(bytes: Uint8Array, length: number): TcpInfo | undef
     info.snd_wscale = (bytes[6] as number) & 0x0f;
     info.rcv_wscale = (bytes[6] as number) >> 4;
   }
+  if (len >= 8) info.delivery_rate_app_limited = ((bytes[7] as number) & 1) === 1;
   for (const [name, offset, size] of FIELDS) {
     if (offset + size > len) continue;
     info[name] = size === 4 ? dv.getUint32(offset, true) : Number(dv.getBigUint64(offset, true));

@@ -1,0 +1,83 @@
+/**
+ * The diagnosis from the sockets themselves, between two network namespaces on a veth shaped by tc tbf to 300 Mbit/s
+ * on both ends, with no --link-speed (a veth's own speed is nominal): the sending sockets' TCP_INFO (chrono stats,
+ * delivery rate) must name the link and its rate, a small -w the window, and a -b below the path the sender's pace.
+ * Ports are picked free at run time from 32000-32999.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { z } from "zod";
+import { Diagnosis } from "../../src/diagnosis/schema.ts";
+import { makePair, netnsSkipReason, type NetnsPair } from "../support/netns.ts";
+import { freePorts, type Finished } from "../support/processes.ts";
+
+const ROOT = join(import.meta.dir, "..", "..");
+const MAIN = join(ROOT, "main.ts");
+const BUN = process.execPath;
+const RATE = 300e6;
+const T = 120_000;
+
+const SKIP = netnsSkipReason();
+if (SKIP) console.warn(`tests/netns skipped: ${SKIP}`);
+
+const ClientDoc = z.object({ summary: z.object({ throughput_bps: z.number() }), diagnosis: Diagnosis });
+type ClientDoc = z.infer<typeof ClientDoc>;
+
+function doc(f: Finished): ClientDoc {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(f.stdout);
+  } catch {
+    throw new Error(`not a JSON document (exit ${f.code}):\n${f.stdout}\n${f.stderr}`);
+  }
+  return ClientDoc.parse(parsed);
+}
+
+/** The verdict and its evidence in one string, so a failed expectation shows why the diagnosis said what it said. */
+const said = (d: ClientDoc) => `${d.diagnosis.verdict}: ${d.diagnosis.evidence.join(" | ")}`;
+
+describe.skipIf(SKIP !== undefined)("diagnosis from the sockets, tbf 300 Mbit/s, no --link-speed", () => {
+  let pair: NetnsPair;
+  let port = 0;
+  beforeAll(async () => {
+    pair = makePair({ tag: "d", rate: "300mbit" });
+    port = freePorts(32000, 33000, 1);
+    const serve = pair.run(pair.b, [BUN, MAIN, "serve", "-p", String(port), "--iperf3", "off", "--iperf", "off", "--netserver", "off", "--ntttcp", "off"], 600_000);
+    await pair.waitListening(pair.b, port, serve);
+  }, T);
+  afterAll(() => pair?.teardown());
+
+  const client = async (...args: string[]) => {
+    const c = await pair.run(pair.a, [BUN, MAIN, "client", pair.b.addr, "-p", String(port), "-t", "4", "--json", ...args], 60_000).done;
+    expect(c.code, c.stderr).toBe(0);
+    return doc(c);
+  };
+
+  test("link: the sender network-limited, the bottleneck within 10 % of the shaper's rate, both directions", async () => {
+    for (const args of [[], ["-R"]]) {
+      const d = await client(...args);
+      console.log(`tbf 300 Mbit/s ${args.join(" ")}: ${said(d)}`);
+      expect(said(d)).toStartWith("link: ");
+      expect(d.diagnosis.link_bps).toBeUndefined();
+      expect(Math.abs(d.diagnosis.bottleneck_bps! - RATE) / RATE).toBeLessThan(0.1);
+      expect(d.diagnosis.sender_time!.network_percent).toBeGreaterThan(50);
+      // tbf's queue (latency 5 ms) fills: the run added milliseconds over a veth's microseconds.
+      expect(d.diagnosis.queueing_delay_us).toBeGreaterThan(500);
+    }
+  }, T);
+
+  test("-w 4K: window, the sender held by the windows", async () => {
+    const d = await client("-w", "4K");
+    console.log(`tbf 300 Mbit/s -w 4K: ${said(d)}`);
+    expect(said(d)).toStartWith("window: ");
+    const t = d.diagnosis.sender_time!;
+    expect(t.rwnd_limited_percent + t.sndbuf_limited_percent).toBeGreaterThanOrEqual(50);
+  }, T);
+
+  test("-b below the path: nothing limited, the sender's pace named", async () => {
+    const d = await client("-b", "50M");
+    console.log(`tbf 300 Mbit/s -b 50M: ${said(d)}`);
+    expect(d.diagnosis.evidence[0]).toStartWith("nothing limited: the sender kept its -b pace 50.0 Mbit/s");
+    expect(d.diagnosis.sender_time!.application_percent).toBeGreaterThan(50);
+  }, T);
+});

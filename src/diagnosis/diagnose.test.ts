@@ -255,6 +255,14 @@ describe("from the sending sockets (TCP_INFO chrono stats, delivery rate, RTTs)"
     expect(shaped({ path: path(5, 0, 0, { delivery_bps: undefined }) }).evidence[0]).toEndWith("no delivery rate was read to say at what rate: the facts are incomplete");
   });
 
+  test("over loopback a network-limited sender is no link: the CPU figures decide", () => {
+    const lo = { interface: "lo", note: "loopback: no link speed" };
+    const d = run({ throughput_bps: 18.6 * G, link: lo, path: path(4.3, 0.04, 0.09, { delivery_bps: 20.7 * G }) });
+    expect(d.verdict).toBe("unclear");
+    expect(d.bottleneck_bps).toBe(20.7 * G);
+    expect(run({ link: lo, path: path(5), sender: host(2, { 0: { user: 97 } }) }).verdict).toBe("sender-cpu");
+  });
+
   test("network-limited with retransmits: loss", () => {
     expect(shaped({ path: path(5), retransmits: 20_000 }).verdict).toBe("loss");
   });

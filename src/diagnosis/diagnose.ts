@@ -199,8 +199,9 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
         windowText(),
       );
     }
-    // Busy and neither window: the network's cwnd and pacing held it.
-    {
+    // Busy and neither window: the network's cwnd and pacing held it. Over loopback there is no network: the
+    // cwnd there only follows how fast the same host's cores turn segments around, so the CPU figures decide below.
+    if (input.link.interface !== "lo") {
       if (loss !== undefined && loss >= RETRANSMIT_HIGH_PERCENT) {
         return done("loss", `${percent(loss)} of segments retransmitted while ${shares}: the path drops packets; find the congested queue or lossy hop`, queueText());
       }

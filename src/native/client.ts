@@ -1,5 +1,5 @@
 /**
- * `anyperf client HOST`'s run: the control connection to a native server (interop/anyperf), this end's streams on
+ * `anyperf client HOST`'s run: the control connection to a native server (src/native/protocol/), this end's streams on
  * the engine's Workers, one TestRun whose window both ends cut, and the server's results folded into ours.
  */
 import { DataPlane } from "../engine/data-plane.ts";
@@ -15,9 +15,9 @@ import type { Plan } from "../plan.ts";
 import { receivers, senders } from "../plan-streams.ts";
 import type { RemoteEnd, Results } from "../report/result.ts";
 import { VERSION } from "../version.ts";
-import { ClientSession, type ClientEvent } from "../../interop/anyperf/client-session.ts";
-import { ALIVE_EVERY_MS } from "../../interop/anyperf/messages.ts";
-import { DEADLINE_MS } from "../../interop/anyperf/transport.ts";
+import { ClientSession, type ClientEvent } from "./protocol/client-session.ts";
+import { ALIVE_EVERY_MS } from "./protocol/messages.ts";
+import { DEADLINE_MS } from "./protocol/transport.ts";
 import { halves, requestOf, type Direction } from "./request.ts";
 import { diagnoseRun } from "./diagnose-run.ts";
 import { socketBuffers } from "./socket-buffers.ts";

@@ -1,5 +1,5 @@
 import { Plan } from "../plan.ts";
-import type { TestRequest } from "../../interop/anyperf/messages.ts";
+import type { TestRequest } from "./protocol/messages.ts";
 import type { RemoteEnd, Results } from "../report/result.ts";
 import type { TcpBufferCeilings } from "../host/link-facts.ts";
 

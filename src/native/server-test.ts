@@ -3,7 +3,7 @@ import { TestRun } from "../engine/test-run.ts";
 import { parseCidr } from "../access/cidr.ts";
 import { receivers, senders } from "../plan-streams.ts";
 import type { Sockopt } from "../sockopt/sockopt.ts";
-import type { TestRequest } from "../../interop/anyperf/messages.ts";
+import type { TestRequest } from "./protocol/messages.ts";
 import type { RemoteEnd } from "../report/result.ts";
 import { halves, planOf, remoteEnd } from "./request.ts";
 import { readTcpBufferCeilings } from "../host/link-buffers.ts";

@@ -1,5 +1,5 @@
 /**
- * The native server: anyperf's own control protocol (interop/anyperf, docs/native-protocol.md) on one TCP port, many
+ * The native server: anyperf's own control protocol (src/native/protocol/, docs/native-protocol.md) on one TCP port, many
  * clients at once. Each control connection is its own session and test; a slow, silent or hostile client ends at its
  * own deadline and holds nothing another client needs.
  */
@@ -13,8 +13,8 @@ import { VERSION } from "../version.ts";
 import { RefusalLog } from "../access/refusal-log.ts";
 import { peerText, plainAddress } from "../access/peer-text.ts";
 import { POLICY_FLAGS, busyMessage, checkTest, peerAllowed, policyLimits, rateExceeded, type ServerPolicy } from "../access/server-policy.ts";
-import { ServerSession, type ServerEvent } from "../../interop/anyperf/server-session.ts";
-import type { TestRequest } from "../../interop/anyperf/messages.ts";
+import { ServerSession, type ServerEvent } from "./protocol/server-session.ts";
+import type { TestRequest } from "./protocol/messages.ts";
 import { ServerTest } from "./server-test.ts";
 
 export const NATIVE_DEFAULT_PORT = 5300;

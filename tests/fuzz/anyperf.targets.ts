@@ -5,11 +5,11 @@
  * only ever writes frames its peer's schema accepts, and ends once its deadline has passed.
  */
 import fc from "fast-check";
-import { FrameDecoder, NativeProtocolError, encodeFrame } from "../../interop/anyperf/framing.ts";
-import { ClientMessage, PROTOCOL_VERSION, ServerMessage, type TestRequest } from "../../interop/anyperf/messages.ts";
-import { ServerSession } from "../../interop/anyperf/server-session.ts";
-import { ClientSession } from "../../interop/anyperf/client-session.ts";
-import { DEADLINE_MS } from "../../interop/anyperf/transport.ts";
+import { FrameDecoder, NativeProtocolError, encodeFrame } from "../../src/native/protocol/framing.ts";
+import { ClientMessage, PROTOCOL_VERSION, ServerMessage, type TestRequest } from "../../src/native/protocol/messages.ts";
+import { ServerSession } from "../../src/native/protocol/server-session.ts";
+import { ClientSession } from "../../src/native/protocol/client-session.ts";
+import { DEADLINE_MS } from "../../src/native/protocol/transport.ts";
 import { concatBytes } from "../../src/bytes.ts";
 import type { RemoteEnd } from "../../src/report/result.ts";
 import { bounded, check, chunk, cutsArb, editedJson, fuzzBytes, syncTarget, utf8, type FuzzTarget } from "./harness.ts";

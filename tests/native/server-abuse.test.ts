@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { clientJson, nativeServers } from "./harness.ts";
-import { FrameDecoder, encodeFrame } from "../../interop/anyperf/framing.ts";
-import { PROTOCOL_VERSION } from "../../interop/anyperf/messages.ts";
+import { FrameDecoder, encodeFrame } from "../../src/native/protocol/framing.ts";
+import { PROTOCOL_VERSION } from "../../src/native/protocol/messages.ts";
 import { concatBytes } from "../../src/bytes.ts";
 
 const start = nativeServers();

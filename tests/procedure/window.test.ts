@@ -13,7 +13,7 @@ import { linuxSocketBufferBytes } from "../../src/formulas.ts";
 import { Results } from "../../src/report/result.ts";
 import { formatBytes } from "../../src/units.ts";
 import { HistoryEntry } from "../../src/procedure/history.ts";
-import { TestRequest } from "../../interop/anyperf/messages.ts";
+import { TestRequest } from "../../src/native/protocol/messages.ts";
 import { planOf, requestOf } from "../../src/native/request.ts";
 import { parseClientArgs } from "../../src/native/client-cli.ts";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { RemoteEnd } from "../../src/report/result.ts";
-import { MAX_STREAMS } from "../../src/plan.ts";
+import { RemoteEnd } from "../../report/result.ts";
+import { MAX_STREAMS } from "../../plan.ts";
 import type { FrameDecoder } from "./framing.ts";
 
 /**

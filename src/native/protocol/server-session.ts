@@ -7,7 +7,7 @@ import { FrameDecoder, encodeFrame } from "./framing.ts";
 import { ClientMessage, PROTOCOL_VERSION, decodeMessages, type ServerMessage, type TestRequest } from "./messages.ts";
 import { tokensEqual } from "./token.ts";
 import { DEADLINE_MS, setUpDeadlineMs, type ControlTransport } from "./transport.ts";
-import type { RemoteEnd } from "../../src/report/result.ts";
+import type { RemoteEnd } from "../../report/result.ts";
 
 export type ServerPhase = "hello" | "test" | "preparing" | "ready" | "running" | "finishing" | "done";
 

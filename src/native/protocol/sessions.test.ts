@@ -4,8 +4,8 @@ import { ClientSession, type ClientEvent } from "./client-session.ts";
 import { FrameDecoder, encodeFrame } from "./framing.ts";
 import { PROTOCOL_VERSION, type TestRequest } from "./messages.ts";
 import { DEADLINE_MS } from "./transport.ts";
-import { concatBytes } from "../../src/bytes.ts";
-import type { RemoteEnd } from "../../src/report/result.ts";
+import { concatBytes } from "../../bytes.ts";
+import type { RemoteEnd } from "../../report/result.ts";
 
 const REQ: TestRequest = {
   transport: "tcp", test: "stream", direction: "forward", streams: 2, durationS: 5, bytes: 0, warmupS: 0, cooldownS: 0,

@@ -6,7 +6,7 @@
 import { FrameDecoder, encodeFrame } from "./framing.ts";
 import { PROTOCOL_VERSION, ServerMessage, decodeMessages, type ClientMessage, type TestRequest } from "./messages.ts";
 import { DEADLINE_MS, setUpDeadlineMs, type ControlTransport } from "./transport.ts";
-import type { RemoteEnd } from "../../src/report/result.ts";
+import type { RemoteEnd } from "../../report/result.ts";
 
 export type ClientPhase = "hello" | "welcomed" | "requesting" | "running" | "finishing" | "done";
 

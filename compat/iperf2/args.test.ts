@@ -1,7 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { UserError } from "../../src/errors.ts";
 import { parseIperf2Args } from "./args.ts";
-import { clientLen, clientRate } from "./plan.ts";
 
 const run = (line: string) => {
   const c = parseIperf2Args(line.split(" ").filter(Boolean));
@@ -19,7 +18,7 @@ describe("iperf 2 command lines", () => {
     expect(p.amount).toEqual({ kind: "time", seconds: 300 });
     expect(p.parallel).toBe(8);
     expect(p.port).toBe(5001);
-    expect(clientLen(p)).toBe(131072);
+    expect(p.len).toBe(131072);
   });
 
   test("server with every option the issue lists", () => {
@@ -36,11 +35,12 @@ describe("iperf 2 command lines", () => {
   test("UDP defaults: 1 Mbit/s binary, 1470-byte datagrams (1450 over IPv6)", () => {
     const p = run("-c h -u");
     if (p.role !== "client") throw new Error();
-    expect(clientRate(p)).toEqual({ value: 1048576, units: "bps" });
-    expect(clientLen(p)).toBe(1470);
+    expect(p.rate).toEqual({ value: 1048576, units: "bps" });
+    expect(p.len).toBe(1470);
     const v6 = run("-c ::1 -u -V");
-    expect(clientLen(v6)).toBe(1450);
-    expect(clientRate(run("-c h") as never)).toBeNull();
+    expect(v6.len).toBe(1450);
+    expect(run("-c h")).toMatchObject({ rate: null, len: 131072, lenSet: false });
+    expect(run("-c h -l 100")).toMatchObject({ len: 100, lenSet: true });
   });
 
   test("-n wins over -t; -b pps; -S names and hex; -B with port", () => {

@@ -183,7 +183,7 @@ export function parseIperf2Args(argv: string[]): Iperf2Command {
       ?? new UserError(`iperf: ${plan.error.issues[0]!.message}: see "anyperf iperf --help"`);
   }
   const p = plan.data;
-  if (p.udp && p.len !== undefined && p.len > MAX_DATAGRAM_BYTES) {
+  if (p.udp && p.len > MAX_DATAGRAM_BYTES) {
     throw new UserError(`-l ${v.len}: a UDP datagram holds at most ${MAX_DATAGRAM_BYTES} bytes; pass -l ${MAX_DATAGRAM_BYTES} or less with -u`);
   }
   if (p.role === "client") {

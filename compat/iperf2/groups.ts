@@ -1,22 +1,11 @@
-import {
-  HEADER_BW,
-  HEADER_TCP_READ_ENHANCED,
-  HEADER_TCP_WRITE_ENHANCED,
-  bwLine,
-  tcpReadEnhancedLine,
-  tcpWriteEnhancedLine,
-  tcpWriteEnhancedSumLine,
-} from "./text-report.ts";
-import { csvTcpLine, finalCsvTime, type CsvFigures } from "./csv-report.ts";
-import type { TcpStatsTracker } from "./tcp-stats.ts";
+import { finalCsvTime } from "./csv-report.ts";
 import type { Printer } from "./printer.ts";
 import type { FormatLetter } from "./units.ts";
-import type { Endpoint } from "./text-report.ts";
 import type { Snapshot, StreamCounters } from "../../src/counters.ts";
-import type { DataPlane } from "../../src/engine/data-plane.ts";
 import type { MeasuredPlane } from "../../src/engine/measured-plane.ts";
 import type { Side } from "../../src/engine/test-run.ts";
 import { LiveTest } from "./live-test.ts";
+import { type LineKind, type WindowFigures, memberLine, sumLine } from "./member-lines.ts";
 
 /**
  * One iperf 2 "test" as the reports see it: the streams of one client invocation (its -P connections, the -d
@@ -25,28 +14,18 @@ import { LiveTest } from "./live-test.ts";
  * live streams (and their sum) on one clock.
  */
 
-export interface Member {
-  /** Printed id: "1", or "*2" for a stream the peer asked us to send. */
-  id: string;
-  numericId: number;
+export interface Member extends LineKind {
   /** The engine stream whose counters this member reports. */
-  stream: { plane: DataPlane; index: number };
-  /** Cumulative payload bytes and read/write calls in the stream's counters (iperf's view of them). */
-  bytes(c: StreamCounters): number;
-  calls(c: StreamCounters): number;
+  stream: { plane: MeasuredPlane; index: number };
+  /** Where its bytes are counted: a full-duplex stream's reads land in `received`, everything else in `bytes`. */
+  counted?: "bytes" | "received";
+  /** Bytes iperf counts that no counter holds: the header written before the data (in every window from the start). */
+  headerBytes?: number;
+  /** The end marker iperf counts in the final line only: a UDP sender's FIN datagram (bytes), a receiver's (datagrams). */
+  fin?: { bytes: number; datagrams: number };
   startMs: number;
   endMs?: number;
-  /** CSV endpoints: client first. */
-  client: Endpoint;
-  server: Endpoint;
-  /** Sender side of an -e report prints writes, receiver side reads. */
-  role: "send" | "recv";
-  /** -e senders: TCP_INFO of the socket (retransmits, cwnd, RTT); absent where the runtime cannot read it. */
-  tcp?: TcpStatsTracker;
 }
-
-/** What -e prints in a sender's TCP columns when the socket's TCP_INFO cannot be read: iperf's "NA" form. */
-const NO_TCP_INFO = { retry: 0, cwndK: null, rttUs: 0, rttVarUs: 0 };
 
 export interface GroupOptions {
   format: FormatLetter;
@@ -65,13 +44,51 @@ export interface GroupOptions {
 
 const LATE_STREAM_MS = 1000;
 
+/** A member's cumulative figures in a cut, as iperf counts them (the header from the start, the FIN at the end). */
+function cumulative(m: Member, c: StreamCounters, final: boolean): WindowFigures {
+  return {
+    bytes: (m.counted === "received" ? c.received : c.bytes) + (m.headerBytes ?? 0) + (final ? (m.fin?.bytes ?? 0) : 0),
+    calls: c.packets,
+    sendErrors: c.sendErrors,
+    lost: c.lost,
+    total: (m.role === "send" ? c.packets : c.maxSeq) + (final ? (m.fin?.datagrams ?? 0) : 0),
+    jitterS: c.jitter,
+    outOfOrder: c.outOfOrder,
+  };
+}
+
+/** `later` over the window since `earlier`: counts subtract, jitter is the later value. */
+function minus(later: WindowFigures, earlier: WindowFigures): WindowFigures {
+  return {
+    bytes: later.bytes - earlier.bytes,
+    calls: later.calls - earlier.calls,
+    sendErrors: later.sendErrors - earlier.sendErrors,
+    lost: later.lost - earlier.lost,
+    total: later.total - earlier.total,
+    jitterS: later.jitterS,
+    outOfOrder: later.outOfOrder - earlier.outOfOrder,
+  };
+}
+
+function sum(figures: WindowFigures[]): WindowFigures {
+  const t: WindowFigures = { bytes: 0, calls: 0, sendErrors: 0, lost: 0, total: 0, jitterS: 0, outOfOrder: 0 };
+  for (const f of figures) {
+    t.bytes += f.bytes;
+    t.calls += f.calls;
+    t.sendErrors += f.sendErrors;
+    t.lost += f.lost;
+    t.total += f.total;
+    t.outOfOrder += f.outOfOrder;
+  }
+  return t;
+}
+
 export class ReportGroup {
   readonly members: Member[] = [];
   private forward = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private tick = 0;
-  private lastBytes = new Map<Member, number>();
-  private lastCalls = new Map<Member, number>();
+  private readonly last = new Map<Member, WindowFigures>();
   private closed = false;
   private grace: ReturnType<typeof setTimeout> | undefined;
   /** Where interval 0 starts: the first stream's start (connecting and opening streams are not part of it). */
@@ -96,8 +113,6 @@ export class ReportGroup {
     this.grace = undefined;
     this.members.push(m);
     if (forward) this.forward++;
-    this.lastBytes.set(m, 0);
-    this.lastCalls.set(m, 0);
     if (this.members.length === 1 && this.o.intervalS > 0 && !this.closed) this.startClock(m.startMs);
   }
 
@@ -111,40 +126,10 @@ export class ReportGroup {
     }, Math.max(0, originMs + every - performance.now()));
   }
 
-  private heading(role: "send" | "recv"): string {
-    if (!this.o.enhanced) return HEADER_BW;
-    return role === "send" ? HEADER_TCP_WRITE_ENHANCED : HEADER_TCP_READ_ENHANCED;
-  }
-
-  /** The sum's heading and columns follow its streams when they all go one way; mixed sums print plain figures. */
-  private sumRole(): "send" | "recv" | null {
+  /** The sum's kind: UDP or TCP, and one role when its streams all go one way. */
+  private sumKind(): { transport: "tcp" | "udp"; role: "send" | "recv" | null } {
     const roles = new Set(this.members.map((m) => m.role));
-    return roles.size === 1 ? [...roles][0]! : null;
-  }
-
-  private line(m: Member, start: number, end: number, bytes: number, calls: number, at: Date | null, final: boolean): void {
-    if (this.o.csv) {
-      const f: CsvFigures = { at, client: m.client, server: m.server, id: m.numericId, start, end, bytes, millis: this.o.enhanced };
-      this.printer.csvLine(csvTcpLine(f));
-      return;
-    }
-    const fig = { id: m.id, start, end, bytes };
-    let text = bwLine(fig, this.o.format);
-    if (this.o.enhanced && m.role === "recv") text = tcpReadEnhancedLine(fig, calls, this.o.format);
-    if (this.o.enhanced && m.role === "send") {
-      const tcp = m.tcp ? (final ? m.tcp.final() : m.tcp.interval()) : NO_TCP_INFO;
-      text = tcpWriteEnhancedLine(fig, calls, 0, tcp, this.o.format);
-    }
-    this.printer.report(this.heading(m.role), text);
-  }
-
-  private sumLine(start: number, end: number, bytes: number, calls: number): void {
-    const role = this.sumRole();
-    if (this.o.enhanced && role === "send") {
-      this.printer.report(this.heading("send"), tcpWriteEnhancedSumLine({ start, end, bytes }, calls, 0, 0, this.o.format));
-      return;
-    }
-    this.printer.report(role ? this.heading(role) : HEADER_BW, bwLine({ id: "SUM", start, end, bytes }, this.o.format));
+    return { transport: this.members[0]!.transport, role: roles.size === 1 ? [...roles][0]! : null };
   }
 
   /** The counters of the test's streams at one instant: the Test's cut (its interval cut when `interval`). */
@@ -163,26 +148,31 @@ export class ReportGroup {
     const start = this.tick * this.o.intervalS;
     const end = start + this.o.intervalS;
     this.tick++;
-    let sum = 0;
-    let sumCalls = 0;
     const cut = this.cut(true);
-    for (const m of live) {
-      const counters = this.counters(m, cut);
-      const b = m.bytes(counters);
-      const c = m.calls(counters);
-      const d = b - this.lastBytes.get(m)!;
-      this.line(m, start, end, d, c - this.lastCalls.get(m)!, new Date(), false);
-      sumCalls += c - this.lastCalls.get(m)!;
-      this.lastBytes.set(m, b);
-      this.lastCalls.set(m, c);
-      sum += d;
-    }
-    if (this.members.length > 1 && !this.o.csv) this.sumLine(start, end, sum, sumCalls);
+    const windows = live.map((m) => {
+      const now = cumulative(m, this.counters(m, cut), false);
+      const was = this.last.get(m);
+      this.last.set(m, now);
+      const f = was ? minus(now, was) : now;
+      memberLine(this.printer, this.o, m, start, end, f, new Date(), false);
+      return f;
+    });
+    if (this.members.length > 1) sumLine(this.printer, this.o, this.sumKind(), this.members.length, start, end, sum(windows), false);
   }
 
   /** A data plane of this test, whose stream started (was accepted or connected) at `startMs`. */
-  attach(plane: DataPlane, side: Side, startMs?: number): void {
+  attach(plane: MeasuredPlane, side: Side, startMs?: number): void {
     this.o.live?.attach(plane, side, startMs);
+  }
+
+  /**
+   * The test's senders stopped at `atMs` (its time is up): the interval that closes there is printed, and no later
+   * one, however long the streams take to end (a FIN exchange, a UDP sender waiting for its report).
+   */
+  stopped(atMs: number): void {
+    if (this.timer && (atMs - this.clockMs) / 1000 >= (this.tick + 1) * this.o.intervalS - 0.05) this.interval();
+    clearTimeout(this.timer);
+    this.timer = undefined;
   }
 
   /** A member's stream ended: its final line, then the sum once the whole test is over. */
@@ -193,8 +183,7 @@ export class ReportGroup {
     if (this.timer && (endMs - this.clockMs) / 1000 >= (this.tick + 1) * this.o.intervalS - 0.05) this.interval();
     m.endMs = endMs;
     const seconds = (endMs - m.startMs) / 1000;
-    const c = this.counters(m, this.cut());
-    this.line(m, 0, seconds, m.bytes(c), m.calls(c), finalCsvTime(this.o.intervalS), true);
+    memberLine(this.printer, this.o, m, 0, seconds, cumulative(m, this.counters(m, this.cut()), true), finalCsvTime(this.o.intervalS), true);
     if (this.members.some((x) => x.endMs === undefined)) return;
     if (this.forward < this.expected) {
       clearTimeout(this.grace);
@@ -208,14 +197,12 @@ export class ReportGroup {
   private finish(): void {
     if (this.closed) return;
     this.close();
-    if (this.members.length > 1 && !this.o.csv) {
+    if (this.members.length > 1) {
       const cut = this.cut();
-      const counters = this.members.map((x) => this.counters(x, cut));
-      const bytes = this.members.reduce((n, x, i) => n + x.bytes(counters[i]!), 0);
-      const calls = this.members.reduce((n, x, i) => n + x.calls(counters[i]!), 0);
+      const figures = this.members.map((x) => cumulative(x, this.counters(x, cut), true));
       const last = Math.max(...this.members.map((x) => x.endMs!));
       const first = Math.min(...this.members.map((x) => x.startMs));
-      this.sumLine(0, (last - first) / 1000, bytes, calls);
+      sumLine(this.printer, this.o, this.sumKind(), this.members.length, 0, (last - first) / 1000, sum(figures), true);
     }
   }
 

@@ -8,6 +8,10 @@ export const DEFAULT_PORT = 5001;
 /** iperf 2 UDP default: 1 Mbit/s with its binary mega (the header carries 0x00100000). */
 export const DEFAULT_UDP_RATE = 1024 * 1024;
 
+const UDP_LEN = 1470;
+const UDP6_LEN = 1450;
+const TCP_LEN = 128 * 1024;
+
 const port = z.number().int().min(1).max(65535);
 
 const common = {
@@ -37,18 +41,21 @@ const common = {
   printMss: z.boolean().default(false),
 };
 
-export const ServerPlan = z.object({
-  role: z.literal("server"),
-  ...common,
-  daemon: z.boolean().default(false),
-  /** -1: serve one client, then exit. */
-  singleClient: z.boolean().default(false),
-  /** -t on a server: stop listening (and exit) after this many seconds. */
-  timeLimitS: z.number().positive().optional(),
-});
+export const ServerPlan = z
+  .object({
+    role: z.literal("server"),
+    ...common,
+    daemon: z.boolean().default(false),
+    /** -1: serve one client, then exit. */
+    singleClient: z.boolean().default(false),
+    /** -t on a server: stop listening (and exit) after this many seconds. */
+    timeLimitS: z.number().positive().optional(),
+  })
+  // The read length the banner names: -l, else 1470 (UDP) or 128 KiB (TCP).
+  .transform((p) => ({ ...p, len: p.len ?? (p.udp ? UDP_LEN : TCP_LEN) }));
 export type ServerPlan = z.infer<typeof ServerPlan>;
 
-export const ClientPlan = z.object({
+const ClientFields = z.object({
   role: z.literal("client"),
   ...common,
   host: z.string().min(1),
@@ -69,21 +76,20 @@ export const ClientPlan = z.object({
   peerDetect: z.boolean().default(false),
   noUdpFin: z.boolean().default(false),
 });
+
+/**
+ * A client's write or datagram size and its rate, resolved here once: `len` is -l, else 1470 (UDP over IPv4), 1450
+ * (UDP over IPv6), 128 KiB (TCP), and `lenSet` says whether -l was given (the header carries 0 otherwise, as stock's
+ * does); `rate` is -b, else 1 Mbit/s for UDP, else null (TCP unlimited).
+ */
+export const ClientPlan = ClientFields.transform((p) => ({
+  ...p,
+  len: p.len ?? (p.udp ? (p.ipv6 ? UDP6_LEN : UDP_LEN) : TCP_LEN),
+  lenSet: p.len !== undefined,
+  rate: p.rate && p.rate.value > 0 ? p.rate : p.udp ? { value: DEFAULT_UDP_RATE, units: "bps" as const } : null,
+}));
 export type ClientPlan = z.infer<typeof ClientPlan>;
 export type ClientPlanInput = z.input<typeof ClientPlan>;
 
 export const Iperf2Plan = z.discriminatedUnion("role", [ServerPlan, ClientPlan]);
 export type Iperf2Plan = z.infer<typeof Iperf2Plan>;
-
-/** The rate a client sends at: -b, or 1 Mbit/s for UDP, or unlimited (null) for TCP. */
-export function clientRate(plan: ClientPlan): { value: number; units: "bps" | "pps" } | null {
-  if (plan.rate && plan.rate.value > 0) return plan.rate;
-  return plan.udp ? { value: DEFAULT_UDP_RATE, units: "bps" } : null;
-}
-
-/** Datagram or write size: -l, else 1470 (UDP over IPv4), 1450 (UDP over IPv6), 128 KiB (TCP). */
-export function clientLen(plan: ClientPlan | ServerPlan): number {
-  if (plan.len) return plan.len;
-  if (plan.udp) return plan.ipv6 ? 1450 : 1470;
-  return 128 * 1024;
-}

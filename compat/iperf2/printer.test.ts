@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { blankCounters } from "../../src/counters.ts";
-import type { DataPlane } from "../../src/engine/data-plane.ts";
+import type { MeasuredPlane } from "../../src/engine/measured-plane.ts";
 import { ReportGroup, type Member } from "./groups.ts";
 import { Printer } from "./printer.ts";
 import { HEADER_BW, HEADER_UDP } from "./text-report.ts";
@@ -39,10 +39,11 @@ describe("heading rule of the stock reports", () => {
 });
 
 describe("report groups", () => {
-  // A stream's counters as the group reads them; the figures come from `bytes` below.
-  const plane = { snapshot: () => ({ atMs: 0, streams: [blankCounters()] }) } as unknown as DataPlane;
+  // A stream's counters as the group reads them: its own plane, cut on its own (no Test).
+  const planeOf = (bytes: number, packets = 1) =>
+    ({ snapshot: () => ({ atMs: 0, streams: [{ ...blankCounters(), bytes, packets }] }) }) as unknown as MeasuredPlane;
   const member = (id: number, bytes: number, startMs: number): Member => ({
-    id: String(id), numericId: id, stream: { plane, index: 0 }, bytes: () => bytes, calls: () => 1, startMs, client: { host: "c", port: id }, server: { host: "s", port: 5001 }, role: "recv",
+    id: String(id), numericId: id, stream: { plane: planeOf(bytes), index: 0 }, transport: "tcp", startMs, client: { host: "c", port: id }, server: { host: "s", port: 5001 }, role: "recv",
   });
   const options = { format: "a" as const, enhanced: false, csv: false, intervalS: 0 };
 
@@ -83,5 +84,29 @@ describe("report groups", () => {
     g.add(a, true);
     g.ended(a, 1000);
     expect(lines).toEqual(["19700101000000,c,1,s,5001,1,0.0-1.0,1441852,11534816"]);
+  });
+
+  test("UDP senders: each final line with its FIN's bytes and \"Sent\", then the sum and its \"Sent\" (stock udp -P 2)", () => {
+    const { lines, printer } = capture();
+    const g = new ReportGroup("h", 2, printer, options);
+    const fin = { bytes: 1470, datagrams: 0 };
+    const udp = (id: number): Member => ({
+      id: String(id), numericId: id, stream: { plane: planeOf(181 * 1470, 181), index: 0 }, transport: "udp", role: "send", fin, startMs: 0,
+      client: { host: "c", port: id }, server: { host: "s", port: 5001 },
+    });
+    const [a, b] = [udp(2), udp(1)];
+    g.add(a, true);
+    g.add(b, true);
+    g.ended(a, 2018.9);
+    g.ended(b, 2018.9);
+    expect(lines).toEqual([
+      HEADER_BW,
+      "[  2] 0.0000-2.0189 sec   261 KBytes  1.06 Mbits/sec",
+      "[  2] Sent 183 datagrams",
+      "[  1] 0.0000-2.0189 sec   261 KBytes  1.06 Mbits/sec",
+      "[  1] Sent 183 datagrams",
+      "[SUM] 0.0000-2.0189 sec   523 KBytes  2.12 Mbits/sec",
+      "[SUM-2] Sent 366 datagrams",
+    ]);
   });
 });

@@ -121,7 +121,7 @@ export class TcpServer {
     const { plan, io } = this;
     const host = plan.bind?.host ?? (plan.ipv6 ? "::" : "0.0.0.0");
     io.printer.info(
-      ...serverBanner({ port: plan.port, udp: false, buffer: plan.window === undefined ? defaultBuffers.tcpRecv() : setBuffers.recv(plan.window), requested: plan.window, enhanced: plan.enhanced, pid: process.pid, readLen: plan.len ?? 128 * 1024 }),
+      ...serverBanner({ port: plan.port, udp: false, buffer: plan.window === undefined ? defaultBuffers.tcpRecv() : setBuffers.recv(plan.window), requested: plan.window, enhanced: plan.enhanced, pid: process.pid, readLen: plan.len }),
     );
     try {
       this.listener = io.net.listen<Conn>({
@@ -266,9 +266,8 @@ export class TcpServer {
       id: memberId,
       numericId: id,
       stream: { plane, index: 0 },
-      // A full-duplex stream's reads land in `received`; a plain receiver's in `bytes`.
-      bytes: (c) => (role === "recv" && send ? c.received : c.bytes),
-      calls: (c) => c.packets,
+      transport: "tcp",
+      counted: role === "recv" && send ? "received" : "bytes",
       startMs,
       client: peer,
       server: local,
@@ -365,8 +364,7 @@ export class TcpServer {
       id: `*${id}`,
       numericId: id,
       stream: { plane, index: 0 },
-      bytes: (c) => c.bytes,
-      calls: (c) => c.packets,
+      transport: "tcp",
       startMs,
       client: server,
       server: local,

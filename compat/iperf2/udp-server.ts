@@ -99,7 +99,7 @@ export class UdpServer {
   async start(): Promise<void> {
     const { plan, io } = this;
     const host = plan.bind?.host ?? (plan.ipv6 ? "::" : "0.0.0.0");
-    io.printer.info(...serverBanner({ port: plan.port, udp: true, buffer: plan.window === undefined ? defaultBuffers.udp() : setBuffers.recv(plan.window), requested: plan.window, enhanced: plan.enhanced, pid: process.pid, readLen: plan.len ?? 1470 }));
+    io.printer.info(...serverBanner({ port: plan.port, udp: true, buffer: plan.window === undefined ? defaultBuffers.udp() : setBuffers.recv(plan.window), requested: plan.window, enhanced: plan.enhanced, pid: process.pid, readLen: plan.len }));
     this.session = new UdpServerSession(
       { send: (bytes, to) => this.send(bytes, to) },
       { flow: (f) => this.onFlow(f), end: (f, r) => this.onEnd(f, r) },

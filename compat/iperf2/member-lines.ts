@@ -1,0 +1,118 @@
+import { packetsPerSecond } from "../../src/formulas.ts";
+import { csvTcpLine, csvUdpLine } from "./csv-report.ts";
+import type { Printer } from "./printer.ts";
+import type { TcpStatsTracker } from "./tcp-stats.ts";
+import {
+  type Endpoint,
+  HEADER_BW,
+  HEADER_TCP_READ_ENHANCED,
+  HEADER_TCP_WRITE_ENHANCED,
+  HEADER_UDP,
+  HEADER_UDP_WRITE_ENHANCED,
+  bwLine,
+  sentLine,
+  tcpReadEnhancedLine,
+  tcpWriteEnhancedLine,
+  tcpWriteEnhancedSumLine,
+  udpLine,
+  udpSumLine,
+  udpWriteEnhancedLine,
+} from "./text-report.ts";
+import type { FormatLetter } from "./units.ts";
+
+/** How one stream of a report group prints: its transport and which way it moves data, as iperf 2's reports see it. */
+export interface LineKind {
+  /** Printed id: "1", or "*2" for a stream the peer asked us to send. */
+  id: string;
+  numericId: number;
+  transport: "tcp" | "udp";
+  /** Sender side of a report prints writes (-e) or what it sent, receiver side reads or what arrived. */
+  role: "send" | "recv";
+  /** CSV endpoints: client first. */
+  client: Endpoint;
+  server: Endpoint;
+  /** -e TCP senders: TCP_INFO of the socket (retransmits, cwnd, RTT); absent where the runtime cannot read it. */
+  tcp?: TcpStatsTracker;
+}
+
+/** A stream's figures over one report window, in iperf 2's terms. */
+export interface WindowFigures {
+  bytes: number;
+  /** read or write calls (TCP), datagrams (UDP). */
+  calls: number;
+  sendErrors: number;
+  /** UDP receivers: datagrams lost and expected (highest sequence), jitter at the window's end, reordered. */
+  lost: number;
+  total: number;
+  jitterS: number;
+  outOfOrder: number;
+}
+
+export interface LineOptions {
+  format: FormatLetter;
+  enhanced: boolean;
+  csv: boolean;
+}
+
+/** What -e prints in a sender's TCP columns when the socket's TCP_INFO cannot be read: iperf's "NA" form. */
+const NO_TCP_INFO = { retry: 0, cwndK: null, rttUs: 0, rttVarUs: 0 };
+
+function heading(k: { transport: "tcp" | "udp"; role: "send" | "recv" }, enhanced: boolean): string {
+  if (k.transport === "udp") return k.role === "recv" ? HEADER_UDP : enhanced ? HEADER_UDP_WRITE_ENHANCED : HEADER_BW;
+  if (!enhanced) return HEADER_BW;
+  return k.role === "send" ? HEADER_TCP_WRITE_ENHANCED : HEADER_TCP_READ_ENHANCED;
+}
+
+/** One stream's line over [start, end]; `final` is its whole-test line (UDP senders add "Sent N datagrams"). */
+export function memberLine(p: Printer, o: LineOptions, k: LineKind, start: number, end: number, f: WindowFigures, at: Date | null, final: boolean): void {
+  if (o.csv) {
+    const base = { at, client: k.client, server: k.server, id: k.numericId, start, end, bytes: f.bytes, millis: o.enhanced };
+    if (k.transport === "tcp") p.csvLine(csvTcpLine(base));
+    else if (k.role === "send") p.csvLine(csvUdpLine({ ...base, jitterS: 0, lost: 0, total: f.calls, outOfOrder: 0 }));
+    else p.csvLine(csvUdpLine({ ...base, jitterS: f.jitterS, lost: f.lost, total: f.total, outOfOrder: f.outOfOrder }));
+    return;
+  }
+  const fig = { id: k.id, start, end, bytes: f.bytes };
+  let text = bwLine(fig, o.format);
+  if (k.transport === "udp") {
+    if (k.role === "recv") text = udpLine({ ...fig, jitterS: f.jitterS, lost: f.lost, total: f.total }, o.format);
+    else if (o.enhanced) text = udpWriteEnhancedLine(fig, f.calls, f.sendErrors, packetsPerSecond(f.calls, end - start), o.format);
+  } else if (o.enhanced && k.role === "recv") {
+    text = tcpReadEnhancedLine(fig, f.calls, o.format);
+  } else if (o.enhanced) {
+    const tcp = k.tcp ? (final ? k.tcp.final() : k.tcp.interval()) : NO_TCP_INFO;
+    text = tcpWriteEnhancedLine(fig, f.calls, 0, tcp, o.format);
+  }
+  p.report(heading(k, o.enhanced), text);
+  // Stock counts its FIN and one more in "Sent": 92 data datagrams print "Sent 94 datagrams".
+  if (final && k.transport === "udp" && k.role === "send") p.report(null, sentLine(k.id, f.calls + 2));
+}
+
+/**
+ * The group's [SUM] line over [start, end] of `n` streams. Its heading and columns follow its streams when they all
+ * go one way (`role`); mixed sums print plain figures. CSV prints no sums.
+ */
+export function sumLine(
+  p: Printer,
+  o: LineOptions,
+  kind: { transport: "tcp" | "udp"; role: "send" | "recv" | null },
+  n: number,
+  start: number,
+  end: number,
+  f: WindowFigures,
+  final: boolean,
+): void {
+  if (o.csv) return;
+  const { transport, role } = kind;
+  if (transport === "udp" && role === "recv") {
+    p.report(HEADER_BW, udpSumLine({ id: "SUM", start, end, bytes: f.bytes, lost: f.lost, total: f.total }, o.format));
+    return;
+  }
+  if (transport === "tcp" && o.enhanced && role === "send") {
+    p.report(heading({ transport, role }, true), tcpWriteEnhancedSumLine({ start, end, bytes: f.bytes }, f.calls, 0, 0, o.format));
+    return;
+  }
+  const h = transport === "tcp" && role ? heading({ transport, role }, o.enhanced) : HEADER_BW;
+  p.report(h, bwLine({ id: "SUM", start, end, bytes: f.bytes }, o.format));
+  if (final && transport === "udp") p.report(null, sentLine(`SUM-${n}`, f.calls + 2 * n));
+}

@@ -7,7 +7,7 @@ import { decodeCookie } from "./cookie.ts";
 import { decodeParams, TestParams } from "./params.ts";
 import type { Results } from "./results.ts";
 import { CONTROL_CAPTURES, loadControlCapture, splits, type ControlCapture } from "../../tests/fixtures/iperf3/capture.ts";
-import { concatBytes } from "../../src/bytes.ts";
+import { concatBytes } from "../../lib/bytes.ts";
 
 const LOCAL: Results = {
   cpuUtilTotal: 2,

@@ -12,7 +12,7 @@ import {
 import { State, stateByte } from "./constants.ts";
 import { Errno, IErrno, describeIperfError } from "./error-codes.ts";
 import { CONTROL_CAPTURES, loadControlCapture, splits } from "../../tests/fixtures/iperf3/capture.ts";
-import { concatBytes } from "../../src/bytes.ts";
+import { concatBytes } from "../../lib/bytes.ts";
 
 function reencode(m: ClientMessage | ServerMessage): Uint8Array {
   switch (m.kind) {

@@ -6,7 +6,7 @@ import { Errno, IErrno, describeIperfError } from "./error-codes.ts";
 import { encodeCookie, generateCookie } from "./cookie.ts";
 import type { Results } from "./results.ts";
 import { CONTROL_CAPTURES, loadControlCapture, splits, type ControlCapture } from "../../tests/fixtures/iperf3/capture.ts";
-import { concatBytes } from "../../src/bytes.ts";
+import { concatBytes } from "../../lib/bytes.ts";
 
 /** A stand-in for the glue: answers the session at once, the way a fast data plane would. */
 class Harness {

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { Iperf3ProtocolError } from "./framing.ts";
 import { Errno } from "./error-codes.ts";
-import { requirement } from "../../src/option-error.ts";
+import { requirement } from "../../lib/requirement.ts";
 
 const TWO63 = 2 ** 63;
 

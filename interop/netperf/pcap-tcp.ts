@@ -3,7 +3,7 @@
  * can replay the stock tools' control connections byte for byte. Segments are placed by sequence number, so
  * retransmissions and duplicates do not corrupt the streams.
  */
-import { concatBytes } from "../../src/bytes.ts";
+import { concatBytes } from "../../lib/bytes.ts";
 
 export interface TcpSegment {
   fromClient: boolean;

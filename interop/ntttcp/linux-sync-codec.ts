@@ -3,6 +3,7 @@
  * integer. Commands and replies share the value space with cycle times, which is why a proposed cycle of 69/76/82/88
  * seconds is taken as a command by the real receiver (docs/protocols/ntttcp-linux.md §4.2).
  */
+import { FixedFramer } from "../../lib/fixed-framer.ts";
 
 export const SyncCommand = {
   query: 0x58, // 'X'
@@ -38,33 +39,17 @@ export function decodeSyncInt(bytes: Uint8Array, offset = 0): number {
   return new DataView(bytes.buffer, bytes.byteOffset + offset, SYNC_MESSAGE_BYTES).getInt32(0, false);
 }
 
-/**
- * Reassembles 4-byte messages from a byte stream however TCP splits it. Holds at most 3 pending bytes, so a peer
- * can never make it allocate.
- */
+/** Sync integers from a byte stream however TCP splits it (at most 3 bytes pending). */
 export class SyncFramer {
-  private readonly pending = new Uint8Array(SYNC_MESSAGE_BYTES);
-  private filled = 0;
+  private readonly framer = new FixedFramer(SYNC_MESSAGE_BYTES);
 
   push(chunk: Uint8Array): number[] {
-    const out: number[] = [];
-    let i = 0;
-    while (i < chunk.length) {
-      const take = Math.min(SYNC_MESSAGE_BYTES - this.filled, chunk.length - i);
-      this.pending.set(chunk.subarray(i, i + take), this.filled);
-      this.filled += take;
-      i += take;
-      if (this.filled === SYNC_MESSAGE_BYTES) {
-        out.push(decodeSyncInt(this.pending));
-        this.filled = 0;
-      }
-    }
-    return out;
+    return this.framer.push(chunk).map((m) => decodeSyncInt(m));
   }
 
   /** Bytes of an incomplete message, left over when the peer closes mid-message. */
   get partial(): number {
-    return this.filled;
+    return this.framer.pending;
   }
 }
 

@@ -3,7 +3,7 @@ import { type Capture, clientsOf, LINUX_SYNC_CAPTURES, ntttcpCommands, optionVal
 import { encodeSyncInt, SyncCommand, SyncFramer, TestState } from "./linux-sync-codec.ts";
 import { LinuxSyncReceiver, type LinuxSyncReceiverConnection, type LinuxSyncReceiverEvent } from "./linux-sync-receiver.ts";
 import { RecordingTransport } from "./transport.ts";
-import { concatBytes } from "../../src/bytes.ts";
+import { concatBytes } from "../../lib/bytes.ts";
 
 /**
  * Replays the senders' side of a capture into our receiver, in capture time order, and returns what we answered on

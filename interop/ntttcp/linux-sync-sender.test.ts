@@ -3,7 +3,7 @@ import { clientsOf, LINUX_SYNC_CAPTURES, ntttcpCommands, optionValue, parseCaptu
 import { encodeSyncInt, SyncCommand, SyncFramer, TestState } from "./linux-sync-codec.ts";
 import { LinuxSyncSender, type LinuxSyncSenderEvent } from "./linux-sync-sender.ts";
 import { RecordingTransport } from "./transport.ts";
-import { concatBytes } from "../../src/bytes.ts";
+import { concatBytes } from "../../lib/bytes.ts";
 
 function senderFor(argv: string[], t: RecordingTransport, events: LinuxSyncSenderEvent[]) {
   const w = optionValue(argv, "-W", 0);

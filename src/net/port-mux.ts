@@ -1,4 +1,4 @@
-import { concatBytes } from "../bytes.ts";
+import { concatBytes } from "../../lib/bytes.ts";
 import type { Net, TcpHandlers, TcpListener, TcpSocket } from "./types.ts";
 
 /**

@@ -10,7 +10,7 @@ import { ClientMessage, PROTOCOL_VERSION, ServerMessage, type TestRequest } from
 import { ServerSession } from "../../src/native/protocol/server-session.ts";
 import { ClientSession } from "../../src/native/protocol/client-session.ts";
 import { DEADLINE_MS } from "../../src/native/protocol/transport.ts";
-import { concatBytes } from "../../src/bytes.ts";
+import { concatBytes } from "../../lib/bytes.ts";
 import type { RemoteEnd } from "../../src/report/result.ts";
 import { bounded, check, chunk, cutsArb, editedJson, fuzzBytes, syncTarget, utf8, type FuzzTarget } from "./harness.ts";
 

@@ -51,7 +51,7 @@ function command(): string[] {
   if (process.env.FUZZ_ARGV_BIN) return [join(ROOT, process.env.FUZZ_ARGV_BIN)];
   const bin = join(ROOT, "dist/anyperf");
   const built = existsSync(bin) ? statSync(bin).mtimeMs : 0;
-  const sources = Math.max(statSync(join(ROOT, "main.ts")).mtimeMs, ...["src", "compat", "interop"].map((d) => newestSource(join(ROOT, d))));
+  const sources = Math.max(statSync(join(ROOT, "main.ts")).mtimeMs, ...["lib", "src", "compat", "interop"].map((d) => newestSource(join(ROOT, d))));
   return built > sources ? [bin] : [process.execPath, join(ROOT, "main.ts")];
 }
 const COMMAND = command();

@@ -9,7 +9,7 @@
  */
 import { heapSize, memoryUsage } from "bun:jsc";
 import fc from "fast-check";
-import { concatBytes } from "../../src/bytes.ts";
+import { concatBytes } from "../../lib/bytes.ts";
 
 function envNumber(name: string, fallback: number): number {
   const raw = process.env[name];

@@ -32,7 +32,7 @@ import {
   type Cuts,
   type FuzzTarget,
 } from "./harness.ts";
-import { concatBytes } from "../../src/bytes.ts";
+import { concatBytes } from "../../lib/bytes.ts";
 
 const messages = allMessages();
 const isHeaderStart = (b: Uint8Array) => b.length >= 4 && (hasFlag(u32(b, 0), HeaderFlag.version1) || hasFlag(u32(b, 0), HeaderFlag.extend));

@@ -30,7 +30,7 @@ import {
   type Cuts,
   type FuzzTarget,
 } from "./harness.ts";
-import { concatBytes } from "../../src/bytes.ts";
+import { concatBytes } from "../../lib/bytes.ts";
 
 const captures = CONTROL_CAPTURES.map(loadControlCapture);
 const clientStreams = captures.map((c) => c.client).filter((b) => b.length > 0);

@@ -19,7 +19,7 @@ import { MESSAGE_SIZE, messageType } from "../../interop/netperf/words.ts";
 import { CAPTURE_PARAMS } from "../fixtures/netperf/capture-params.ts";
 import { captureConversations, CAPTURES, split656 } from "../fixtures/netperf/load.ts";
 import { bounded, check, chunk, cutsArb, fixedSize, fuzzBytes, quiet, RUN_LIMIT_MS, syncTarget, typed, type FuzzTarget } from "./harness.ts";
-import { concatBytes } from "../../src/bytes.ts";
+import { concatBytes } from "../../lib/bytes.ts";
 
 const conversations = CAPTURES.map((name) => ({ name, control: captureConversations(name)[0]! }));
 const toServer = conversations.map((c) => c.control.toServer);

@@ -10,7 +10,7 @@ import { LinuxSyncSender, type LinuxSyncSenderEvent } from "../../interop/ntttcp
 import { WindowsTokenGate } from "../../interop/ntttcp/windows-token.ts";
 import { clientsOf, LINUX_SYNC_CAPTURES, parseCapture, streamOf } from "../fixtures/ntttcp/capture.ts";
 import { bounded, check, chunk, cutsArb, fuzzBytes, quiet, RUN_LIMIT_MS, syncTarget, typed, type FuzzTarget } from "./harness.ts";
-import { concatBytes } from "../../src/bytes.ts";
+import { concatBytes } from "../../lib/bytes.ts";
 
 const streams = LINUX_SYNC_CAPTURES.map(parseCapture).flatMap((cap) =>
   clientsOf(cap).flatMap((client) => (["client", "server"] as const).map((from) => ({ from, bytes: streamOf(cap, client, from) }))),

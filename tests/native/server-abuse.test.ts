@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { clientJson, nativeServers } from "./harness.ts";
 import { FrameDecoder, encodeFrame } from "../../src/native/protocol/framing.ts";
 import { PROTOCOL_VERSION } from "../../src/native/protocol/messages.ts";
-import { concatBytes } from "../../src/bytes.ts";
+import { concatBytes } from "../../lib/bytes.ts";
 
 const start = nativeServers();
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { FrameDecoder, MAX_FRAME, NativeProtocolError, encodeFrame } from "./framing.ts";
-import { concatBytes } from "../../bytes.ts";
+import { concatBytes } from "../../../lib/bytes.ts";
 
 const messages = [{ type: "hello", protocol: 1, tool: "anyperf", version: "0.1.0" }, { type: "go" }, { type: "window", edge: "start", note: "é✓" }];
 const wire = concatBytes(messages.map(encodeFrame));

@@ -3,7 +3,7 @@
  * UTF-8 JSON. The magic makes a non-anyperf peer fail on its first byte instead of at a deadline (stock iperf3 -s
  * answers our hello with one state byte, 0x09). The length is checked against MAX_FRAME before anything is allocated.
  */
-import { concatBytes } from "../../bytes.ts";
+import { concatBytes } from "../../../lib/bytes.ts";
 
 export const MAGIC = Uint8Array.of(0x41, 0x50);
 const HEADER = MAGIC.length + 4;

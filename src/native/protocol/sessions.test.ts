@@ -4,7 +4,7 @@ import { ClientSession, type ClientEvent } from "./client-session.ts";
 import { FrameDecoder, encodeFrame } from "./framing.ts";
 import { PROTOCOL_VERSION, type TestRequest } from "./messages.ts";
 import { DEADLINE_MS } from "./transport.ts";
-import { concatBytes } from "../../bytes.ts";
+import { concatBytes } from "../../../lib/bytes.ts";
 import type { RemoteEnd } from "../../report/result.ts";
 
 const REQ: TestRequest = {

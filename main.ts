@@ -5,6 +5,7 @@
  */
 import { basename } from "node:path";
 import { VERSION } from "./src/version.ts";
+import { drainStdStreams, exitCodeAfterStreams, guardStdStreams } from "./src/output-failure.ts";
 
 type Entry = (argv: string[]) => Promise<number>;
 
@@ -99,26 +100,34 @@ async function dispatch(argv: string[]): Promise<number> {
   return withStatus(cmd, rest, await load());
 }
 
+guardStdStreams();
+
+/** Exits once what was written to stdout/stderr is out, with a failed stream's exit code (src/output-failure.ts). */
+async function exit(code: number): Promise<never> {
+  await drainStdStreams();
+  process.exit(exitCodeAfterStreams(code));
+}
+
 // Windows has no /proc: its CPU counters come through bun:ffi, which loads only by a dynamic import.
 if (process.platform === "win32") await (await import("./src/sockopt/win32-times.ts")).loadWin32Times();
 
 try {
   // A finished client exits at once: idle Workers, samplers or keep-alive sockets must not hold the process.
-  process.exit(await dispatch(process.argv.slice(2)));
+  await exit(await dispatch(process.argv.slice(2)));
 } catch (e) {
   const { UserError } = await import("./src/errors.ts");
   if (e instanceof UserError) {
     console.error(`anyperf: ${e.message}`);
     // Exit explicitly: Deno's Workers cannot be unref'd and would keep the process alive.
-    process.exit(e.exitCode);
+    await exit(e.exitCode);
   } else if (e instanceof Error && e.name === "TypeError" && "code" in e && String(e.code).startsWith("ERR_PARSE_ARGS")) {
     console.error(`anyperf: ${e.message}; see --help`);
-    process.exit(2);
+    await exit(2);
   } else if (!process.env.ANYPERF_DEBUG) {
     // Safety net: a fault that escaped its mode is still one line (tests/fuzz/argv.test.ts fails on "please report").
     const { isZodError } = await import("./src/option-error.ts");
     const what = isZodError(e) ? `a value out of range (${e.issues[0]?.message ?? "invalid"})` : e instanceof Error ? `${e.name}: ${e.message}` : String(e);
     console.error(`anyperf: internal error, ${what}; please report it with the command line (ANYPERF_DEBUG=1 shows the stack)`);
-    process.exit(70);
+    await exit(70);
   } else throw e;
 }

@@ -16,11 +16,19 @@
 const controller = new AbortController();
 let installed = false;
 
-const EXIT_CODES: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143, SIGALRM: 142 };
+const EXIT_CODES: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143, SIGALRM: 142, SIGPIPE: 141, SIGIO: 1 };
 
 function onSignal(name: NodeJS.Signals): void {
   if (controller.signal.aborted) process.exit(EXIT_CODES[name] ?? 130);
   controller.abort(name);
+}
+
+/**
+ * Ends the run as the first Ctrl+C does, for a cause inside the process: stdout's reader left (SIGPIPE) or stdout
+ * cannot be written (SIGIO); see src/std-streams.ts.
+ */
+export function endRun(reason: "SIGPIPE" | "SIGIO"): void {
+  if (!controller.signal.aborted) controller.abort(reason);
 }
 
 export function shutdownSignal(): AbortSignal {

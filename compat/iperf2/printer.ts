@@ -26,7 +26,7 @@ export class Printer {
     if (!output) return new Printer((t) => process.stdout.write(t), csv, (t) => process.stderr.write(t));
     process.stdout.write(`Output from stdout and stderr will be redirected to file ${output}\n`);
     checkOutputPath("-o", output);
-    const log = new AppendLog(output, { fresh: true });
+    const log = new AppendLog(output, { flag: "-o", fresh: true });
     return new Printer((t) => log.append(t), csv);
   }
 

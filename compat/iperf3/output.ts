@@ -7,6 +7,7 @@
 import { writeSync } from "node:fs";
 import { UserError } from "../../src/errors.ts";
 import { AppendLog } from "../../src/report/atomic-file.ts";
+import { outputDead, outputFailed } from "../../src/output-failure.ts";
 
 const DAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
@@ -44,7 +45,7 @@ export class Output {
    */
   constructor(private readonly opts: { logfile?: string; timestamps?: string; write?: (text: string) => void; title?: string } = {}) {
     try {
-      this.log = opts.logfile === undefined ? undefined : new AppendLog(opts.logfile);
+      this.log = opts.logfile === undefined ? undefined : new AppendLog(opts.logfile, { flag: "--logfile" });
     } catch (e) {
       // 3.12's wording, with the system's reason after the colon.
       throw new UserError(`unable to open log file: ${(e as Error).message}; pass a --logfile path in a writable directory`, 1);
@@ -84,7 +85,9 @@ export class Output {
 
 const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
-function writeAll(fd: number, text: string): void {
+function writeAll(fd: 1 | 2, text: string): void {
+  const stream = fd === 1 ? "stdout" : "stderr";
+  if (outputDead(stream)) return;
   const b = Buffer.from(text);
   let off = 0;
   while (off < b.length) {
@@ -92,10 +95,9 @@ function writeAll(fd: number, text: string): void {
       off += writeSync(fd, b, off);
     } catch (e) {
       const code = (e as { code?: string }).code;
-      // The reader is gone (`| head`): end as 3.12 does, killed by SIGPIPE, instead of running on unseen.
-      if (code === "EPIPE") process.exit(128 + 13);
       // A non-blocking pipe that is full says EAGAIN; wait for the reader instead of dropping report lines.
-      if (code !== "EAGAIN") throw e;
+      // Anything else ends the run as for every mode (the reader gone: quietly, exit 141 as 3.12 killed by SIGPIPE).
+      if (code !== "EAGAIN") return outputFailed(stream, e);
       Atomics.wait(PAUSE, 0, 0, 1);
     }
   }

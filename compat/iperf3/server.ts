@@ -742,6 +742,8 @@ export async function runServer(plan: ServerPlan, out: Output, fd: FdTools, sign
   server.start();
   const onAbort = () => server.terminate();
   signal.addEventListener("abort", onAbort, { once: true });
+  // Stopped before listening (its banner could not be written: src/output-failure.ts).
+  if (signal.aborted) onAbort();
   const code = await server.done;
   signal.removeEventListener("abort", onAbort);
   return code;

@@ -35,7 +35,7 @@ export async function main(argv: string[]): Promise<number> {
   if (plan.outputs.json) checkOutputPath("-j", plan.outputs.json);
   if (plan.outputs.log) checkOutputPath("-O", plan.outputs.log);
   // -O starts a new log (the file is replaced, not appended to) and gets each turn's lines as one block.
-  const logFile = plan.outputs.log ? new AppendLog(plan.outputs.log, { fresh: true }) : undefined;
+  const logFile = plan.outputs.log ? new AppendLog(plan.outputs.log, { flag: "-O", fresh: true }) : undefined;
   const out = (s: string) => process.stdout.write(plan.dialect === "windows" ? windowsLines(s) : s);
   const log = (level: LogLevel, text: string) => {
     if (plan.dialect === "windows") {

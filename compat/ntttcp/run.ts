@@ -215,6 +215,8 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
       let resolveStart!: (v: boolean) => void;
       started = new Promise((r) => (resolveStart = r));
       io.signal.addEventListener("abort", () => resolveStart(false), { once: true });
+      // Stopped already (its banner could not be written: src/output-failure.ts): the listener above never fires.
+      if (io.signal.aborted) resolveStart(false);
       const rx = new LinuxSyncReceiver({ duration: p.duration, multiClient: p.sync.multiClient }, (e: LinuxSyncReceiverEvent) => {
         if (e.type === "log") io.log(e.level, e.text);
         else if (e.type === "negotiated" && (refused = access.cycleRefusal(e.cycle)) !== undefined) {
@@ -251,6 +253,7 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
           let done!: (v: boolean) => void;
           const all = new Promise<boolean>((r) => (done = r));
           io.signal.addEventListener("abort", () => done(false), { once: true });
+          if (io.signal.aborted) done(false);
           const gate = new WindowsTokenGate(p.threads.length, () => done(true), (i) => io.log("ERR", `token exchange on port ${p.threads[i]!.port + sync.offset} failed`));
           p.threads.forEach((t, i) => {
             let taken = false;

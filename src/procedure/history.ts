@@ -2,6 +2,7 @@ import { appendFileSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, 
 import { dirname } from "node:path";
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
+import { outputDead, outputFailed } from "../output-failure.ts";
 import { UserError } from "../errors.ts";
 import { Figures } from "../report/result.ts";
 import { Headline } from "./headline.ts";
@@ -59,8 +60,16 @@ export function checkHistoryPath(path: string): void {
  * not ending in a newline gets one first, and the reader passes over such a fragment.
  */
 export function appendHistory(path: string, entry: HistoryEntryInput): void {
-  mkdirSync(dirname(path), { recursive: true });
-  appendFileSync(path, (endsCut(path) ? "\n" : "") + JSON.stringify(HistoryEntry.parse(entry)) + "\n");
+  const line = JSON.stringify(HistoryEntry.parse(entry)) + "\n";
+  const what = `--history ${path}`;
+  if (outputDead(what)) return;
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    appendFileSync(path, (endsCut(path) ? "\n" : "") + line);
+  } catch (e) {
+    // After the test: the results still print; one line names the file, and the exit code says it was not kept.
+    outputFailed(what, e);
+  }
 }
 
 function endsCut(path: string): boolean {

@@ -102,13 +102,13 @@ describe("appendFileAtomic and AppendLog", () => {
     const dir = fresh();
     const f = join(dir, "server.log");
     writeFileSync(f, "earlier run\n");
-    const log = new AppendLog(f);
+    const log = new AppendLog(f, { flag: "-o" });
     log.append("line 1\n");
     log.append("line 2\n");
     expect(readFileSync(f, "utf8")).toBe("earlier run\n");
     await Promise.resolve();
     expect(readFileSync(f, "utf8")).toBe("earlier run\nline 1\nline 2\n");
-    const again = new AppendLog(f, { fresh: true });
+    const again = new AppendLog(f, { flag: "-o", fresh: true });
     expect(readFileSync(f, "utf8")).toBe("");
     again.append("new run\n");
     again.flush();
@@ -117,13 +117,13 @@ describe("appendFileAtomic and AppendLog", () => {
   });
 
   test("a log whose directory cannot hold it fails when opened, not at the first report", () => {
-    expect(() => new AppendLog(join(fresh(), "missing-dir", "x.log"))).toThrow(/ENOENT/);
+    expect(() => new AppendLog(join(fresh(), "missing-dir", "x.log"), { flag: "-o" })).toThrow(/ENOENT/);
   });
 
   test("two logs on one file in one process lose nothing", () => {
     const f = join(fresh(), "two.log");
-    const a = new AppendLog(f);
-    const b = new AppendLog(f);
+    const a = new AppendLog(f, { flag: "-o" });
+    const b = new AppendLog(f, { flag: "-o" });
     for (let i = 0; i < 20; i++) {
       (i % 2 ? a : b).append(`${i}\n`);
       (i % 2 ? a : b).flush();
@@ -135,7 +135,7 @@ describe("appendFileAtomic and AppendLog", () => {
     const f = join(fresh(), "blocks.log");
     const BLOCK = 50_000;
     // Each block: a start line, filler, an end line; one flush per block, several blocks per second.
-    const p = child(`const log = new AppendLog(${JSON.stringify(f)});
+    const p = child(`const log = new AppendLog(${JSON.stringify(f)}, { flag: "-o" });
       for (let i = 0; i < 60; i++) { log.append("begin " + i + "\\n" + "z".repeat(${BLOCK}) + "\\nend " + i + "\\n"); log.flush(); }`);
     let finished = false;
     void p.exited.then(() => (finished = true));
@@ -159,7 +159,7 @@ describe("appendFileAtomic and AppendLog", () => {
 
   test("process.exit() in the same turn (a second Ctrl+C) still publishes what was appended", async () => {
     const f = join(fresh(), "exit.log");
-    const p = child(`const log = new AppendLog(${JSON.stringify(f)}); log.append("measured\\n"); process.exit(130);`);
+    const p = child(`const log = new AppendLog(${JSON.stringify(f)}, { flag: "-o" }); log.append("measured\\n"); process.exit(130);`);
     expect(await p.exited).toBe(130);
     expect(readFileSync(f, "utf8")).toBe("measured\n");
   });

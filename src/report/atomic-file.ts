@@ -19,6 +19,7 @@
 import { accessSync, appendFileSync, closeSync, constants, copyFileSync, existsSync, lstatSync, openSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { UserError } from "../errors.ts";
+import { outputDead, outputFailed } from "../output-failure.ts";
 
 let serial = 0;
 
@@ -149,47 +150,48 @@ let exitHook = false;
 export class AppendLog {
   private pending = "";
   private scheduled = false;
+  private readonly what: string;
 
   /**
+   * `flag`: the user's flag for the file, named when a write fails (src/output-failure.ts: one line, the run stops).
    * `fresh`: start the file anew (ntttcp -O) instead of appending to what it held (iperf3 --logfile, iperf -o).
    * The file is created now, as the peers open theirs at start, so a path that cannot be written fails here (the
    * caller turns that into its one-line error) rather than at the first report.
    */
-  constructor(readonly path: string, opts: { fresh?: boolean } = {}) {
+  constructor(readonly path: string, opts: { flag: string; fresh?: boolean }) {
+    this.what = `${opts.flag} ${path}`;
     const t = resolveTarget(path);
     if (!existsSync(t.path) || (opts.fresh && t.replaceable)) writeFileAtomic(t.path, "");
     else accessSync(t.replaceable ? dirname(t.path) : t.path, constants.W_OK);
     if (!exitHook) {
       exitHook = true;
       process.on("exit", () => {
-        for (const log of open) log.flushOrWarn();
+        for (const log of open) log.flush();
       });
     }
   }
 
   append(text: string): void {
-    if (text === "") return;
+    if (text === "" || outputDead(this.what)) return;
     this.pending += text;
     open.add(this);
     if (this.scheduled) return;
     this.scheduled = true;
-    queueMicrotask(() => this.flushOrWarn());
-  }
-
-  /** Outside the caller's stack (end of turn, exit) a failure is reported and the text kept for the next try. */
-  private flushOrWarn(): void {
-    try {
-      this.flush();
-    } catch (e) {
-      process.stderr.write(`anyperf: cannot write ${this.path}: ${(e as Error).message}\n`);
-    }
+    queueMicrotask(() => this.flush());
   }
 
   /** Publishes what was appended so far (callers flush before printing a final report or exiting). */
   flush(): void {
     this.scheduled = false;
-    if (this.pending !== "") appendFileAtomic(this.path, this.pending);
+    const text = this.pending;
     this.pending = "";
     open.delete(this);
+    if (text === "" || outputDead(this.what)) return;
+    try {
+      appendFileAtomic(this.path, text);
+    } catch (e) {
+      // A full disk or a FIFO whose reader left: one line naming the flag, and the run stops (its other outputs stay).
+      outputFailed(this.what, e);
+    }
   }
 }

@@ -20,7 +20,7 @@ function rows(i: Interval): (string | number)[][] {
  * At the end the file holds one block per entry of results.intervals.
  */
 export function liveIntervalsCsv(path: string, run: TestRun): { close(): void } {
-  const log = new AppendLog(path, { fresh: true });
+  const log = new AppendLog(path, { flag: "--csv", fresh: true });
   log.append(stringify([], { header: true, columns: COLUMNS }));
   log.flush();
   const off = run.onInterval((i: Interval) => {

@@ -20,6 +20,7 @@ const native: Record<string, () => Promise<Entry>> = {
   compare: async () => (await import("./src/procedure/history-cli.ts")).compareMain,
   report: async () => (await import("./src/procedure/report-cli.ts")).reportMain,
   sweep: async () => (await import("./compat/sweep/main.ts")).sweepMain,
+  locate: async () => (await import("./src/fleet/locate.ts")).locateMain,
 };
 const dialects: Record<string, () => Promise<Entry>> = {
   ntttcp: async () => (await import("./compat/ntttcp/main.ts")).main,
@@ -38,6 +39,7 @@ usage: anyperf <command> [options]
   compare A B     two recorded runs side by side: change in %, what differed in the set-up
   report -o F     the recorded runs as one HTML file with charts (inline SVG, works offline)
   sweep K=V.. -- a dialect client (iperf3, iperf, netperf, ntttcp ARGS) per sweep point, one table
+  locate SVC NODE the address of the serve on NODE among a headless Service's (fleet plans)
 ${Object.keys(dialects).map((d) => `  ${d.padEnd(15)} ${d}-compatible command line and wire protocol`).join("\n")}
   --version       print the version
 run 'anyperf <command> --help' for the options of a command`;

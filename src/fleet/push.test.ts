@@ -37,9 +37,11 @@ test("the final figures in base units, with --label and the test's identity on e
   expect(text).not.toContain("retransmits");
 });
 
-test("grouping key: pod, else node, else the host name; URLs checked before the test", () => {
-  expect(pushgatewayUrl("http://127.0.0.1:9091/", { pod: "p-1", node: "n" }, "h")).toBe("http://127.0.0.1:9091/metrics/job/anyperf/instance/p-1");
-  expect(pushgatewayUrl("http://127.0.0.1:9091", { node: "n/1" }, "h")).toBe("http://127.0.0.1:9091/metrics/job/anyperf/instance/n%2F1");
+test("grouping key: pod, else node, else the host name, then the other labels; URLs checked before the test", () => {
+  expect(pushgatewayUrl("http://127.0.0.1:9091/", { pod: "p-1", node: "n" }, "h")).toBe("http://127.0.0.1:9091/metrics/job/anyperf/instance/p-1/node/n");
+  expect(pushgatewayUrl("http://127.0.0.1:9091", { node: "n/1" }, "h")).toBe("http://127.0.0.1:9091/metrics/job/anyperf/instance@base64/bi8x");
+  // A fleet Job's pod labels each pair: one group per pair.
+  expect(pushgatewayUrl("http://pg:9091", { sender: "node-a", receiver: "node-b" }, "fleet-0")).toBe("http://pg:9091/metrics/job/anyperf/instance/fleet-0/receiver/node-b/sender/node-a");
   expect(pushgatewayUrl("http://127.0.0.1:9091", {}, "box")).toBe("http://127.0.0.1:9091/metrics/job/anyperf/instance/box");
   expect(() => checkPushUrl("--push", "collector:8080")).toThrow("--push collector:8080: not an http:// or https:// URL");
   expect(() => checkPushUrl("--pushgateway", "ftp://x")).toThrow("--pushgateway ftp://x: not an http:// or https:// URL");

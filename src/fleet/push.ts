@@ -30,10 +30,22 @@ export function checkPushUrl(flag: string, text: string): URL {
   return url;
 }
 
-/** Pushgateway's grouping key: job anyperf, instance the pod (or node) label, else this host's name. */
+/** One label of a grouping key in the URL path; a value with a slash (or none) goes base64url, as Pushgateway reads it. */
+function groupingLabel(name: string, value: string): string {
+  if (value !== "" && !value.includes("/")) return `${name}/${encodeURIComponent(value)}`;
+  return `${name}@base64/${value === "" ? "=" : Buffer.from(value).toString("base64url")}`;
+}
+
+/**
+ * Pushgateway's grouping key: job anyperf, instance the pod (or node) label, else this host's name, then every other
+ * --label: one pod pushing several pairs (sender=..., receiver=...) keeps a group per pair, where a PUT to the same
+ * group would replace the pair before.
+ */
 export function pushgatewayUrl(base: string, labels: Record<string, string>, host = hostname()): string {
-  const instance = labels.pod ?? labels.node ?? host;
-  return `${base.replace(/\/+$/, "")}/metrics/job/anyperf/instance/${encodeURIComponent(instance)}`;
+  const instanceFrom = labels.pod !== undefined ? "pod" : labels.node !== undefined ? "node" : undefined;
+  const key = [groupingLabel("job", "anyperf"), groupingLabel("instance", instanceFrom === undefined ? host : labels[instanceFrom]!)];
+  for (const name of Object.keys(labels).sort()) if (name !== instanceFrom) key.push(groupingLabel(name, labels[name]!));
+  return `${base.replace(/\/+$/, "")}/metrics/${key.join("/")}`;
 }
 
 /** The final figures in base units, named as /metrics names the live ones, labelled with --label and the test's identity. */

@@ -50,6 +50,7 @@ const MODELS: Record<string, () => Promise<Validator>> = {
   "v1/Service": async () => (await import("kubernetes-models/v1/Service")).Service,
   "v1/ConfigMap": async () => (await import("kubernetes-models/v1/ConfigMap")).ConfigMap,
   "apps/v1/DaemonSet": async () => (await import("kubernetes-models/apps/v1/DaemonSet")).DaemonSet,
+  "apps/v1/Deployment": async () => (await import("kubernetes-models/apps/v1/Deployment")).Deployment,
   "batch/v1/Job": async () => (await import("kubernetes-models/batch/v1/Job")).Job,
   "monitoring.coreos.com/v1/PodMonitor": async () =>
     (await import("@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor")).PodMonitor,
@@ -88,7 +89,7 @@ describe.skipIf(!HAVE_KUBECTL)("deploy/kubernetes renders and validates", () => 
         await validate(o);
         if (o.kind !== "Namespace") expect(o.metadata.namespace).toBe("anyperf");
         expect(o.metadata.labels?.["app.kubernetes.io/part-of"]).toBe("anyperf");
-        if (o.kind === "DaemonSet" || o.kind === "Job") Workload.parse(o);
+        if (o.kind === "DaemonSet" || o.kind === "Job" || o.kind === "Deployment") Workload.parse(o);
       }
     });
   }
@@ -189,6 +190,11 @@ describe.skipIf(!HAVE_KUBECTL)("deploy/kubernetes renders and validates", () => 
       expect(job.spec.completions).toBe(job.spec.parallelism);
       expect(job.spec.template.spec.volumes.map((v) => v.configMap?.name)).toContain(cm.metadata.name);
       expect(job.spec.template.spec.affinity.podAntiAffinity).toBeDefined();
+      // Every pair's figures go to the Pushgateway the fleet test brings, by its Service's name and port.
+      const env = z.array(z.looseObject({ name: z.string(), value: z.string().optional() })).parse((Workload.parse(job).spec.template.spec.containers[0] as { env?: unknown }).env);
+      const svc = z.looseObject({ metadata: z.looseObject({ name: z.string() }), spec: z.looseObject({ ports: z.array(z.looseObject({ port: z.number() })) }) }).parse(objs.find((o) => o.kind === "Service" && o.metadata.name.includes("pushgateway")));
+      expect(env.find((e) => e.name === "ANYPERF_PUSHGATEWAY")?.value).toBe(`http://${svc.metadata.name}:${svc.spec.ports[0]!.port}`);
+      expect(objs.some((o) => o.kind === "Deployment" && o.metadata.name === svc.metadata.name)).toBe(true);
     }
   });
 });

@@ -6,6 +6,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { Results } from "../../src/report/result.ts";
+import { pushResults } from "../../src/fleet/push.ts";
 import { freePorts, hasTool, spawnProc, waitBound } from "../support/processes.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "main.ts");
@@ -80,6 +81,31 @@ test.skipIf(!haveGateway)("--pushgateway: a real Pushgateway holds the run's fin
     expect(value("anyperf_bytes_total")).toBe(r.summary.bytes);
     expect(value("anyperf_measured_seconds")).toBeCloseTo(r.summary.seconds, 6);
     expect(text).toMatch(/push_time_seconds\{[^}]*instance="worker-1"[^}]*job="anyperf"[^}]*\} \S+/);
+  } finally {
+    gw.kill();
+    await gw.done;
+  }
+}, 90_000);
+
+test.skipIf(!haveGateway)("--pushgateway: one pod's pairs (sender, receiver labels) stay side by side in a real Pushgateway", async () => {
+  const gw = spawnProc([PUSHGATEWAY, `--web.listen-address=127.0.0.1:${GATEWAY}`], 90_000);
+  try {
+    await waitBound(GATEWAY);
+    const pair = (receiver: string, bytes: number) =>
+      Results.parse({
+        tool: "anyperf", version: "0.0.0", mode: "client", role: "client", peer: "10.0.0.2:5300", transport: "tcp", test: "stream",
+        started_at: "2026-12-03T12:00:00.000Z", labels: { sender: "node-a", receiver }, interrupted: false,
+        phases: { warmup_s: 0, measured_s: 1, cooldown_s: 0 }, summary: { bytes, seconds: 1, throughput_bps: bytes * 8 },
+        totals: {}, streams: [], intervals: [], cpu: {}, errors: [],
+      });
+    expect(await pushResults({ pushgateway: `http://127.0.0.1:${GATEWAY}` }, pair("node-b", 1000))).toEqual([]);
+    expect(await pushResults({ pushgateway: `http://127.0.0.1:${GATEWAY}` }, pair("node-c", 2000))).toEqual([]);
+    const text = await (await fetch(`http://127.0.0.1:${GATEWAY}/metrics`)).text();
+    const bytes = text.split("\n").filter((l) => l.startsWith("anyperf_bytes_total{") && l.includes('sender="node-a"'));
+    expect(bytes).toHaveLength(2);
+    expect(bytes.find((l) => l.includes('receiver="node-b"'))).toEndWith(" 1000");
+    expect(bytes.find((l) => l.includes('receiver="node-c"'))).toEndWith(" 2000");
+    for (const l of bytes) expect(l).toContain('dialect="native"');
   } finally {
     gw.kill();
     await gw.done;

@@ -280,7 +280,7 @@ describe("from the sending sockets (TCP_INFO chrono stats, delivery rate, RTTs)"
     // The same busy receiver behind a full small window: the window.
     expect(shaped({ path: path(5, 4), receiver: host(2, { 1: { user: 70, system: 25 } }), window_bytes: 16384, rtt_us: 780 }).verdict).toBe("window");
     // Held below its buffer with no receiver core saturated: still the window, saying what did not fit.
-    expect(shaped({ path: path(5, 4) }).evidence[0]).toContain("the receive window held it below its buffer, yet no receiver core was saturated (busiest receiver CPU 0 at 10 % (user 5.0 %))");
+    expect(shaped({ path: path(5, 4) }).evidence[0]).toContain("the receive window held it below its buffer, yet no receiver core was saturated (busiest receiver CPU 0 at 10 % (user 5.0 %)) nor its CPU quota throttled");
   });
 
   test("send buffer: window", () => {
@@ -291,7 +291,7 @@ describe("from the sending sockets (TCP_INFO chrono stats, delivery rate, RTTs)"
     expect(shaped({ path: path(2), sender: host(2, { 0: { user: 97 } }) }).verdict).toBe("sender-cpu");
     const d = shaped({ path: path(2) });
     expect(d.verdict).toBe("unclear");
-    expect(d.evidence[0]).toBe("sender busy 40 % of the window: receive window 0 %, send buffer 0 %, network 100 % of it: the sender's application left its socket idle 60 % of the window, yet no sender core was saturated (busiest sender CPU 0 at 10 % (user 5.0 %)): the facts disagree");
+    expect(d.evidence[0]).toBe("sender busy 40 % of the window: receive window 0 %, send buffer 0 %, network 100 % of it: the sender's application left its socket idle 60 % of the window, yet no sender core was saturated (busiest sender CPU 0 at 10 % (user 5.0 %)) nor its CPU quota throttled: the facts disagree");
   });
 
   test("both windows together hold the majority: window", () => {
@@ -326,5 +326,34 @@ describe("path thresholds", () => {
   test("goodput at the full share of the delivery rate is the link, just below it the facts disagree", () => {
     expect(on(p(100), limits.PATH_FULL_PERCENT * 1e6)).toBe("link");
     expect(on(p(100), limits.PATH_FULL_PERCENT * 1e6 - 1)).toBe("unclear");
+  });
+});
+
+describe("a cgroup's CPU quota", () => {
+  const veth = { interface: "veth-b", mtu: 1500 };
+  const quota = (throttled: number, periods = 100) => ({ periods, throttled, throttled_us: throttled * 95_000, quota_cores: 0.05 });
+  const network: TcpPath = { streams: 1, elapsed_us: 4e6, busy_us: 3.64e6, rwnd_limited_us: 0.07e6, sndbuf_limited_us: 0.07e6, delivery_bps: 367e6, srtt_us: 7382, min_rtt_us: 1 };
+
+  test("a throttled receiver behind a sender that looks network-limited: receiver-cpu, saying throttled", () => {
+    const d = run({ throughput_bps: 1.11 * G, link: veth, path: network, receiver: { ...idle, cgroup: quota(95) } });
+    expect(d.verdict).toBe("receiver-cpu");
+    expect(d.evidence).toEqual([
+      "receiver throttled by its cgroup's CPU quota in 95 % of periods (9.0 s throttled, quota 0.05 of a core): raise the pod's CPU limit (cpu.max, cpu.cfs_quota_us)",
+      "sender busy 91 % of the window: receive window 2 %, send buffer 2 %, network 96 % of it",
+    ]);
+  });
+
+  test("a throttled sender that left its socket idle: sender-cpu; without socket facts the quota comes before a busy core", () => {
+    expect(run({ link: veth, path: { ...network, busy_us: 1e6 }, sender: { ...idle, cgroup: quota(60) } }).verdict).toBe("sender-cpu");
+    const d = run({ sender: { ...idle, cgroup: quota(60) }, receiver: host(2, { 1: { softirq: 99 } }) });
+    expect(d.verdict).toBe("sender-cpu");
+    expect(d.evidence[0]).toStartWith("sender throttled by its cgroup's CPU quota in 60 % of periods");
+  });
+
+  test("at the threshold the quota held it, just below it the path's facts stand; no periods, no figure", () => {
+    const at = (t: number) => run({ throughput_bps: 1.11 * G, link: veth, path: network, receiver: { ...idle, cgroup: quota(t, 10_000) } }).verdict;
+    expect(at(limits.CGROUP_THROTTLED_PERCENT * 100)).toBe("receiver-cpu");
+    expect(at(limits.CGROUP_THROTTLED_PERCENT * 100 - 1)).toBe("link");
+    expect(run({ receiver: { ...idle, cgroup: { periods: 0, throttled: 0, throttled_us: 0 } } }).verdict).toBe("unclear");
   });
 });

@@ -1,8 +1,9 @@
-import { bdpBytes, lossPercent, utilizationPercent } from "../formulas.ts";
+import { bdpBytes, lossPercent, throttledPercent, utilizationPercent } from "../formulas.ts";
 import { formatBits, formatBytes, formatFixed } from "../units.ts";
 import { BusyMode, type CoreLoad, type Diagnosis, type DiagnosisInput, type EndHost } from "./schema.ts";
 import { readPath, senderTimeText } from "./sender-time.ts";
 import {
+  CGROUP_THROTTLED_PERCENT,
   CORE_SATURATED_PERCENT,
   FOREIGN_LOAD_PERCENT,
   LIMIT_SHARE_PERCENT,
@@ -143,9 +144,29 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
     path?.queueing_delay_us === undefined || input.path?.min_rtt_us === undefined
       ? undefined
       : `queueing delay ${ms(path.queueing_delay_us)}: smoothed RTT ${ms(input.path.srtt_us!)} over the path's min RTT ${ms(input.path.min_rtt_us)}`;
-  /** A saturated end's verdict: the core, what held it, what to do; `why` is the socket facts that point there. */
+  const hostOf = (end: End) => (end === "sender" ? input.sender : input.receiver);
+  const throttled = (end: End) => {
+    const c = hostOf(end).cgroup;
+    return c && c.periods > 0 ? throttledPercent(c.throttled, c.periods) : undefined;
+  };
+  const quotaHeld = (["receiver", "sender"] as const)
+    .filter((end) => (throttled(end) ?? 0) >= CGROUP_THROTTLED_PERCENT)
+    .sort((a, b) => throttled(b)! - throttled(a)!);
+  /** An end whose CPU held it: a core saturated, or its cgroup out of quota. */
+  const held = (end: End) => saturated.includes(end) || quotaHeld.includes(end);
+  /** A held end's verdict: its cgroup's quota, else the core, what held it, what to do; `why` is the socket facts that point there. */
   const cpuVerdict = (end: End, why?: string): Diagnosis => {
-    const host = end === "sender" ? input.sender : input.receiver;
+    const verdict = end === "sender" ? "sender-cpu" : "receiver-cpu";
+    if (quotaHeld.includes(end)) {
+      const c = hostOf(end).cgroup!;
+      const quota = c.quota_cores === undefined ? "" : `, quota ${formatFixed(c.quota_cores, 2)} of a core`;
+      return done(
+        verdict,
+        `${end} throttled by its cgroup's CPU quota in ${percent(throttled(end)!)} of periods (${formatFixed(c.throttled_us / 1e6, 1)} s throttled${quota}): raise the pod's CPU limit (cpu.max, cpu.cfs_quota_us)`,
+        why,
+      );
+    }
+    const host = hostOf(end);
     const peer = end === "sender" ? input.receiver : input.sender;
     const own = foreignLoad(cores[end]!, host, input.link.interface === "lo" ? peer : undefined);
     const advice =
@@ -153,7 +174,7 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
         ? cpuAdvice(cores[end]!, input.streams, host.cores, stream)
         : `anyperf used ${percent(own)} of a core there, so another program holds it: stop it, or test where cores are free`;
     const context = why !== undefined ? ` (${why})` : stream ? ` while ${linkState}` : "";
-    return done(end === "sender" ? "sender-cpu" : "receiver-cpu", `${coreText(end)}${context}: ${advice}`, stream && why === undefined ? linkNote : undefined);
+    return done(verdict, `${coreText(end)}${context}: ${advice}`, stream && why === undefined ? linkNote : undefined);
   };
 
   if (stream && util !== undefined && util >= LINK_FULL_PERCENT) {
@@ -181,10 +202,9 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
   if (path) {
     const s = path.shares;
     const shares = senderTimeText(s);
-    const held = (end: End) => saturated.includes(end);
     if (s.busy_percent < SENDER_BUSY_PERCENT) {
       if (held("sender")) return cpuVerdict("sender", shares);
-      return done("unclear", `${shares}: the sender's application left its socket idle ${percent(s.application_percent)} of the window, yet no sender core was saturated (${busiestText("sender")}): the facts disagree`);
+      return done("unclear", `${shares}: the sender's application left its socket idle ${percent(s.application_percent)} of the window, yet no sender core was saturated (${busiestText("sender")}) nor its CPU quota throttled: the facts disagree`);
     }
     if (s.rwnd_limited_percent + s.sndbuf_limited_percent >= LIMIT_SHARE_PERCENT) {
       // A full window is the window's fault however busy the receiver; a receive window held below the buffer is a
@@ -195,12 +215,16 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
       if (full || !receiverHeld) return done("window", `${shares}: ${receiverHeld ? "the receive window" : "its own send buffer"} held it: ${raiseWindow}`, windowText());
       return done(
         "window",
-        `${shares}: the receive window held it below its buffer, yet no receiver core was saturated (${busiestText("receiver")}): ${raiseWindow}`,
+        `${shares}: the receive window held it below its buffer, yet no receiver core was saturated (${busiestText("receiver")}) nor its CPU quota throttled: ${raiseWindow}`,
         windowText(),
       );
     }
     // Busy and neither window: the network's cwnd and pacing held it. Over loopback there is no network: the
     // cwnd there only follows how fast the same host's cores turn segments around, so the CPU figures decide below.
+    // A cgroup out of quota stops its threads for the rest of each period, holding the socket lock mid-read: the
+    // packets wait in the backlog unacknowledged, the RTT swells and the sender's cwnd looks like the network's.
+    const quotaEnd = quotaHeld[0];
+    if (quotaEnd !== undefined) return cpuVerdict(quotaEnd, shares);
     if (input.link.interface !== "lo") {
       if (loss !== undefined && loss >= RETRANSMIT_HIGH_PERCENT) {
         return done("loss", `${percent(loss)} of segments retransmitted while ${shares}: the path drops packets; find the congested queue or lossy hop`, queueText());
@@ -233,7 +257,7 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
     }
   }
 
-  const end = saturated[0];
+  const end = quotaHeld[0] ?? saturated[0];
   if (end !== undefined) return cpuVerdict(end);
 
   if (loss !== undefined && loss >= (input.transport === "udp" ? UDP_LOSS_HIGH_PERCENT : RETRANSMIT_HIGH_PERCENT)) {

@@ -26,6 +26,7 @@ function endHost(w: HostWindow | undefined): EndHost {
   if (w?.perCpu !== undefined) out.perCpu = w.perCpu;
   if (w?.tcp !== undefined) out.tcp = w.tcp;
   if (w?.process !== undefined) out.process = w.process;
+  if (w?.cgroup !== undefined) out.cgroup = w.cgroup;
   return out;
 }
 

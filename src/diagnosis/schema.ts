@@ -19,7 +19,7 @@ export const CoreLoad = z.object({
 export type CoreLoad = z.infer<typeof CoreLoad>;
 
 /** What one end's host window tells the diagnosis (process: anyperf's own CPU there, 100 = one core). */
-export const EndHost = HostWindow.pick({ cores: true, perCpu: true, tcp: true, process: true });
+export const EndHost = HostWindow.pick({ cores: true, perCpu: true, tcp: true, process: true, cgroup: true });
 export type EndHost = z.infer<typeof EndHost>;
 
 /**

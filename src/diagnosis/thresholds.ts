@@ -43,3 +43,9 @@ export const LIMIT_SHARE_PERCENT = 50;
  * delivery rate's per-round-trip peaks take the rest.
  */
 export const PATH_FULL_PERCENT = 80;
+
+/**
+ * A cgroup that ran out of its CPU quota in at least this share of its periods held its process: each throttled
+ * period stops every thread of it until the next (100 ms by default), far longer than a socket buffer lasts.
+ */
+export const CGROUP_THROTTLED_PERCENT = 25;

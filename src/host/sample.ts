@@ -3,6 +3,7 @@ import type { NicCounters } from "./net-dev.ts";
 import type { ProcStat } from "./proc-stat.ts";
 import type { ProcessStat } from "./process-stat.ts";
 import type { SnmpTables } from "./snmp.ts";
+import type { CgroupCpuStat } from "./cgroup-cpu.ts";
 
 /**
  * Raw cumulative host counters at one instant. Every part is absent when its file could not be read; a window
@@ -28,4 +29,6 @@ export interface HostSample {
   netstat?: SnmpTables;
   /** /proc/interrupts. */
   interrupts?: Interrupts;
+  /** This process's cgroup's cpu.stat throttling counters and its quota. */
+  cgroupCpu?: CgroupCpuStat;
 }

@@ -10,6 +10,7 @@ import { win32Times } from "../sockopt/win32-times.ts";
 import { processorTimes, processTimes } from "./windows-times.ts";
 import { cpus } from "node:os";
 import { osCpuTimes, osProcessTimes } from "./os-cpu-times.ts";
+import { findCgroupCpu, parseCgroupCpuStat } from "./cgroup-cpu.ts";
 
 /** The /proc files a sampler can read; /proc/cpuinfo and /proc/interrupts cost milliseconds on large hosts. */
 export const HOST_SOURCES = {
@@ -20,6 +21,8 @@ export const HOST_SOURCES = {
   snmp: "/proc/net/snmp",
   netstat: "/proc/net/netstat",
   interrupts: "/proc/interrupts",
+  /** The cgroup's cpu.stat, found through this file (cgroup-cpu.ts). */
+  cgroup: "/proc/self/cgroup",
 } as const;
 export type HostSource = keyof typeof HOST_SOURCES;
 
@@ -41,8 +44,10 @@ export function createHostSampler(
   if (process.platform === "darwin") return osSampler(sources);
   if (process.platform !== "linux") return undefined;
   const files = new Map<HostSource, ProcFile>();
+  // The cgroup is found when the sampler opens: a process moved into another cgroup is read there from its next test.
+  const cgroup = sources.includes("cgroup") ? findCgroupCpu() : undefined;
   for (const s of sources) {
-    const f = ProcFile.open(HOST_SOURCES[s]);
+    const f = ProcFile.open(s === "cgroup" ? (cgroup?.statPath ?? "") : HOST_SOURCES[s]);
     if (f) files.set(s, f);
   }
   if (!files.has("cpu") && sources.includes("cpu")) {
@@ -71,6 +76,8 @@ export function createHostSampler(
       if (netstat) sample.netstat = netstat;
       const interrupts = parsed("interrupts", parseInterrupts);
       if (interrupts) sample.interrupts = interrupts;
+      const cpuStat = parsed("cgroup", parseCgroupCpuStat);
+      if (cpuStat) sample.cgroupCpu = cgroup?.quota_cores === undefined ? cpuStat : { ...cpuStat, quota_cores: cgroup.quota_cores };
       return sample;
     },
     close() {

@@ -146,6 +146,14 @@ describe("hostWindow", () => {
     expect(hostWindow(a, { ...b, process: { ...b.process!, pid: 8 } }).process).toBeUndefined();
   });
 
+  test("the cgroup's throttling over the window, its quota at the end; a counter that went back leaves it out", () => {
+    const at = (periods: number, throttled: number, us: number, quota?: number) => ({ ...b, cgroupCpu: { periods, throttled, throttled_us: us, ...(quota ? { quota_cores: quota } : {}) } });
+    expect(hostWindow(at(354, 152, 13_163_291), at(394, 190, 16_867_921, 0.05)).cgroup).toEqual({ periods: 40, throttled: 38, throttled_us: 3_704_630, quota_cores: 0.05 });
+    expect(hostWindow(at(10, 0, 0), at(20, 0, 0)).cgroup).toEqual({ periods: 10, throttled: 0, throttled_us: 0 });
+    expect(hostWindow(at(10, 5, 9), at(2, 1, 1)).cgroup).toBeUndefined();
+    expect(hostWindow(a, at(2, 1, 1)).cgroup).toBeUndefined();
+  });
+
   test("empty samples (nothing readable) give only seconds", () => {
     expect(hostWindow({ monotonicMs: 0, wallMs: 0 }, { monotonicMs: 500, wallMs: 0 })).toEqual({ seconds: 0.5 });
   });

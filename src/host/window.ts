@@ -97,6 +97,16 @@ export const CyclesInputs = z.object({
 });
 export type CyclesInputs = z.infer<typeof CyclesInputs>;
 
+/** This process's cgroup's CPU quota over the window (cpu.stat): periods with runnable tasks, those it ran out of quota. */
+export const CgroupWindow = z.object({
+  periods: Count,
+  throttled: Count,
+  throttled_us: Count,
+  /** The quota, in cores (quota ÷ period); absent when unlimited. */
+  quota_cores: z.number().positive().optional(),
+});
+export type CgroupWindow = z.infer<typeof CgroupWindow>;
+
 export const HostWindow = z.object({
   seconds: z.number().nonnegative(),
   /** `cpuN` lines in /proc/stat; absent when the count changed during the window (CPU hotplug). */
@@ -115,6 +125,7 @@ export const HostWindow = z.object({
   tcpExt: TcpExtWindow.optional(),
   udp: UdpWindow.optional(),
   interrupts: InterruptsWindow.optional(),
+  cgroup: CgroupWindow.optional(),
 });
 export type HostWindow = z.infer<typeof HostWindow>;
 
@@ -240,6 +251,16 @@ export function hostWindow(a: HostSample, b: HostSample): HostWindow {
     sndbufErrors: "SndbufErrors",
     noPorts: "NoPorts",
   }));
+
+  if (a.cgroupCpu && b.cgroupCpu) {
+    const periods = delta(a.cgroupCpu.periods, b.cgroupCpu.periods);
+    const throttled = delta(a.cgroupCpu.throttled, b.cgroupCpu.throttled);
+    const us = delta(a.cgroupCpu.throttled_us, b.cgroupCpu.throttled_us);
+    if (periods !== undefined && throttled !== undefined && us !== undefined) {
+      w.cgroup = { periods, throttled, throttled_us: us };
+      put(w.cgroup, "quota_cores", b.cgroupCpu.quota_cores);
+    }
+  }
 
   // A changed CPU count drops or adds whole columns, so per-line sums are not comparable across it.
   if (a.interrupts && b.interrupts && a.interrupts.cpus === b.interrupts.cpus) {

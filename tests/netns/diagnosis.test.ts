@@ -2,14 +2,16 @@
  * The diagnosis from the sockets themselves, between two network namespaces on a veth shaped by tc tbf to 300 Mbit/s
  * on both ends, with no --link-speed (a veth's own speed is nominal): the sending sockets' TCP_INFO (chrono stats,
  * delivery rate) must name the link and its rate, a small -w the window, and a -b below the path the sender's pace.
- * Ports are picked free at run time from 32000-32999.
+ * Then a serve on an unshaped veth under a cgroup CPU quota of 5 % of a core (a pod's CPU limit): the receiver's CPU,
+ * throttled. Ports are picked free at run time from 32000-32999.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { z } from "zod";
 import { Diagnosis } from "../../src/diagnosis/schema.ts";
 import { makePair, netnsSkipReason, type NetnsPair } from "../support/netns.ts";
-import { freePorts, type Finished } from "../support/processes.ts";
+import { freePorts, spawnProc, type Finished, type Proc } from "../support/processes.ts";
+import { cgroupSkipReason, makeQuotaCgroup, type QuotaCgroup } from "../support/cgroup.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const MAIN = join(ROOT, "main.ts");
@@ -19,6 +21,8 @@ const T = 120_000;
 
 const SKIP = netnsSkipReason();
 if (SKIP) console.warn(`tests/netns skipped: ${SKIP}`);
+const NO_CGROUP = SKIP ?? cgroupSkipReason();
+if (NO_CGROUP && !SKIP) console.warn(`tests/netns diagnosis: the CPU quota test is skipped: ${NO_CGROUP}`);
 
 const ClientDoc = z.object({ summary: z.object({ throughput_bps: z.number() }), diagnosis: Diagnosis });
 type ClientDoc = z.infer<typeof ClientDoc>;
@@ -79,5 +83,38 @@ describe.skipIf(SKIP !== undefined)("diagnosis from the sockets, tbf 300 Mbit/s,
     console.log(`tbf 300 Mbit/s -b 50M: ${said(d)}`);
     expect(d.diagnosis.evidence[0]).toStartWith("nothing limited: the sender kept its -b pace 50.0 Mbit/s");
     expect(d.diagnosis.sender_time!.application_percent).toBeGreaterThan(50);
+  }, T);
+});
+
+describe.skipIf(NO_CGROUP !== undefined)("diagnosis: a serve under a cgroup CPU quota", () => {
+  let pair: NetnsPair;
+  let serve: Proc | undefined;
+  let cgroup: QuotaCgroup | undefined;
+  let port = 0;
+  beforeAll(async () => {
+    pair = makePair({ tag: "q" });
+    port = freePorts(32000, 33000, 1);
+    // Only the network namespace is entered: \`ip netns exec\` would mount a /sys of its own, without /sys/fs/cgroup,
+    // and the serve could not read its cgroup (a pod sees its own).
+    serve = spawnProc(["nsenter", `--net=/var/run/netns/${pair.b.ns}`, BUN, MAIN, "serve", "-p", String(port), "--iperf3", "off", "--iperf", "off", "--netserver", "off", "--ntttcp", "off"], 600_000);
+    await pair.waitListening(pair.b, port, serve);
+    // Started at full speed, then limited: a Bun start-up at 5 % of a core takes seconds.
+    cgroup = makeQuotaCgroup("serve", 0.05);
+    cgroup.add(serve.pid);
+  }, T);
+  afterAll(async () => {
+    serve?.kill("SIGKILL");
+    await serve?.done;
+    await cgroup?.remove();
+    pair?.teardown();
+  });
+
+  test("receiver-cpu, the evidence saying throttled by its quota", async () => {
+    const c = await pair.run(pair.a, [BUN, MAIN, "client", pair.b.addr, "-p", String(port), "-t", "4", "--json"], 60_000).done;
+    expect(c.code, c.stderr).toBe(0);
+    const d = doc(c);
+    console.log(`serve at 5 % of a core: ${d.summary.throughput_bps} bit/s, ${said(d)}`);
+    expect(said(d)).toStartWith("receiver-cpu: receiver throttled by its cgroup's CPU quota in ");
+    expect(d.diagnosis.evidence[0]).toContain("quota 0.05 of a core");
   }, T);
 });

@@ -5,7 +5,8 @@
  * are unknown: undefined here, printed as 3.12 prints a figure its OS does not give (0, or the line left out).
  */
 import { UserError } from "../../src/errors.ts";
-import { Errno, IErrno } from "../../interop/iperf3/error-codes.ts";
+import { IErrno } from "../../interop/iperf3/error-codes.ts";
+import { Errno } from "../../lib/errno.ts";
 import { Iperf3ProtocolError } from "../../interop/iperf3/framing.ts";
 import { IPPROTO_TCP, SO_RCVBUF, SO_SNDBUF, SOL_SOCKET, TCP_MAXSEG } from "../../src/sockopt/constants.ts";
 import type { Sockopt } from "../../src/sockopt/sockopt.ts";

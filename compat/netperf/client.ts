@@ -1,3 +1,4 @@
+import { strerror } from "../../lib/errno.ts";
 import { lookup } from "node:dns/promises";
 import { DataPlane } from "../../src/engine/data-plane.ts";
 import { WorkerPool } from "../../src/engine/worker-pool.ts";
@@ -55,26 +56,6 @@ const RESPONSE_TIMEOUT_MS = 120_000;
 const CLOSE_TIMEOUT_MS = 60_000;
 /** After a signal cut the data phase: how long the netserver has to send its results before we stop waiting. */
 const GIVE_UP_MS = 2_000;
-
-const STRERROR: Record<number, string> = {
-  1: "Operation not permitted",
-  5: "Input/output error",
-  12: "Cannot allocate memory",
-  13: "Permission denied",
-  16: "Device or resource busy",
-  22: "Invalid argument",
-  93: "Protocol not supported",
-  97: "Address family not supported by protocol",
-  98: "Address already in use",
-  99: "Cannot assign requested address",
-  104: "Connection reset by peer",
-  110: "Connection timed out",
-};
-
-/** perror's text for an errno a netserver sent. */
-export function strerror(errno: number): string {
-  return STRERROR[errno] ?? `Unknown error ${errno}`;
-}
 
 function familyOf(address: string): "ipv4" | "ipv6" {
   return address.includes(":") ? "ipv6" : "ipv4";

@@ -2,7 +2,8 @@ import { FrameReader } from "../../interop/netperf/frame-reader.ts";
 import { encodePassphrase } from "../../interop/netperf/minor-messages.ts";
 import type { TcpSocket } from "../../src/net/types.ts";
 import { servErrno } from "../../interop/netperf/minor-messages.ts";
-import { strerror, type ClientIo } from "./client.ts";
+import { type ClientIo } from "./client.ts";
+import { strerror } from "../../lib/errno.ts";
 
 /** netperf waits this long for a reply before it gives up (recv_response_timed_n). */
 const RESPONSE_TIMEOUT_MS = 120_000;

@@ -3,7 +3,7 @@ import { explainSocketError } from "../../src/errors.ts";
 import { loadNet } from "../../src/net/net.ts";
 import type { Net, TcpListener, TcpSocket } from "../../src/net/types.ts";
 import { loadHandOff, type Adopt, type HandOff } from "../../src/net/hand-off.ts";
-import { Errno } from "../../interop/netperf/constants.ts";
+import { Errno } from "../../lib/errno.ts";
 import type { ServerDataRun, ServerDataSetup } from "../../interop/netperf/data-setup.ts";
 import { DEFAULT_LIMITS } from "../../interop/netperf/request-check.ts";
 import { DEFAULT_SERVER_OPTIONS, NetserverSession, type ServerAction } from "../../interop/netperf/server-session.ts";

@@ -7,7 +7,8 @@
  */
 import { encodeCookie } from "./cookie.ts";
 import { State, stateName } from "./constants.ts";
-import { Errno, IErrno, describeIperfError } from "./error-codes.ts";
+import { IErrno, describeIperfError } from "./error-codes.ts";
+import { Errno } from "../../lib/errno.ts";
 import { Iperf3ProtocolError, ServerStreamDecoder, asProtocolError, encodeFrame, encodeState, type ServerMessage } from "./framing.ts";
 import { encodeParams, streamCount, type TestParams } from "./params.ts";
 import { decodeResults, encodeResults, type Results } from "./results.ts";

@@ -2,6 +2,7 @@
  * iperf3 error numbers (i_errno) as they travel in a SERVER_ERROR payload, and the text a 3.12 peer prints for them.
  * `withErrno` marks the messages the stock tool suffixes with ": <strerror(errno)>".
  */
+import { strerror } from "../../lib/errno.ts";
 
 export const IErrno = {
   IENONE: 0,
@@ -79,55 +80,6 @@ const TEXT: Record<number, ErrText> = {
   207: { text: "stream socket has closed unexpectedly", withErrno: false },
   208: { text: "stream has an invalid id", withErrno: false },
 };
-
-/** Linux errno values a peer may send, with glibc's strerror text. */
-export const Errno = {
-  OK: 0,
-  EPERM: 1,
-  ENOENT: 2,
-  EIO: 5,
-  EACCES: 13,
-  EINVAL: 22,
-  EPIPE: 32,
-  EPROTO: 71,
-  EBADMSG: 74,
-  EMSGSIZE: 90,
-  EPROTONOSUPPORT: 93,
-  EADDRINUSE: 98,
-  EADDRNOTAVAIL: 99,
-  ECONNRESET: 104,
-  ETIMEDOUT: 110,
-  ECONNREFUSED: 111,
-} as const;
-
-const STRERROR: Record<number, string> = {
-  0: "Success",
-  1: "Operation not permitted",
-  2: "No such file or directory",
-  5: "Input/output error",
-  11: "Resource temporarily unavailable",
-  13: "Permission denied",
-  22: "Invalid argument",
-  24: "Too many open files",
-  32: "Broken pipe",
-  71: "Protocol error",
-  74: "Bad message",
-  90: "Message too long",
-  93: "Protocol not supported",
-  92: "Protocol not available",
-  98: "Address already in use",
-  99: "Cannot assign requested address",
-  101: "Network is unreachable",
-  104: "Connection reset by peer",
-  107: "Transport endpoint is not connected",
-  110: "Connection timed out",
-  111: "Connection refused",
-  113: "No route to host",
-};
-
-export function strerror(errno: number): string {
-  return STRERROR[errno] ?? `Unknown error ${errno}`;
-}
 
 /** What a 3.12 peer prints after "iperf3: error - " for this i_errno/errno pair. */
 export function describeIperfError(iErrno: number, errno: number): string {

@@ -10,7 +10,8 @@ import {
   type ServerMessage,
 } from "./framing.ts";
 import { State, stateByte } from "./constants.ts";
-import { Errno, IErrno, describeIperfError } from "./error-codes.ts";
+import { IErrno, describeIperfError } from "./error-codes.ts";
+import { Errno } from "../../lib/errno.ts";
 import { CONTROL_CAPTURES, loadControlCapture, splits } from "../../tests/fixtures/iperf3/capture.ts";
 import { concatBytes } from "../../lib/bytes.ts";
 

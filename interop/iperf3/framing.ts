@@ -12,7 +12,8 @@
  */
 import { COOKIE_BYTES } from "./cookie.ts";
 import { Limits, State, stateByte, stateFromByte } from "./constants.ts";
-import { Errno, IErrno } from "./error-codes.ts";
+import { IErrno } from "./error-codes.ts";
+import { Errno } from "../../lib/errno.ts";
 
 /** A protocol violation, carrying the i_errno/errno pair we report to the peer (SERVER_ERROR) or to the user. */
 export class Iperf3ProtocolError extends Error {

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { decodeParams, encodeParams, streamCount, TestParams } from "./params.ts";
 import { ClientStreamDecoder, Iperf3ProtocolError } from "./framing.ts";
-import { Errno, IErrno } from "./error-codes.ts";
+import { IErrno } from "./error-codes.ts";
+import { Errno } from "../../lib/errno.ts";
 import { CONTROL_CAPTURES, loadControlCapture } from "../../tests/fixtures/iperf3/capture.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);

@@ -6,7 +6,8 @@
 import { z } from "zod";
 import { printCompact, type CValue } from "./cjson.ts";
 import { Defaults, IPERF_VERSION, Limits } from "./constants.ts";
-import { Errno, IErrno } from "./error-codes.ts";
+import { IErrno } from "./error-codes.ts";
+import { Errno } from "../../lib/errno.ts";
 import { Iperf3ProtocolError } from "./framing.ts";
 import { Flag, WireInt, wireCount, parseJsonBytes, zodToProtocolError } from "./wire-json.ts";
 

@@ -5,7 +5,8 @@
  */
 import { z } from "zod";
 import { printCompact, type CValue, type PrintOptions } from "./cjson.ts";
-import { Errno, IErrno } from "./error-codes.ts";
+import { IErrno } from "./error-codes.ts";
+import { Errno } from "../../lib/errno.ts";
 import { Iperf3ProtocolError } from "./framing.ts";
 import { Limits } from "./constants.ts";
 import { WireDouble, WireInt, parseJsonBytes, wireCount, zodToProtocolError } from "./wire-json.ts";

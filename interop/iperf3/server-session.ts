@@ -9,7 +9,8 @@
  */
 import { decodeCookie } from "./cookie.ts";
 import { Defaults, State, stateName } from "./constants.ts";
-import { Errno, IErrno } from "./error-codes.ts";
+import { IErrno } from "./error-codes.ts";
+import { Errno } from "../../lib/errno.ts";
 import { ClientStreamDecoder, Iperf3ProtocolError, asProtocolError, encodeFrame, encodeServerError, encodeState, type ClientMessage } from "./framing.ts";
 import { decodeParams, streamCount, type TestParams } from "./params.ts";
 import { decodeResults, encodeResults, type Results } from "./results.ts";

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { Iperf3ProtocolError } from "./framing.ts";
-import { Errno } from "./error-codes.ts";
+import { Errno } from "../../lib/errno.ts";
 import { requirement } from "../../lib/requirement.ts";
 
 const TWO63 = 2 ** 63;

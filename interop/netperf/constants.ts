@@ -85,19 +85,3 @@ export function cpuMethodLetter(code: number): string {
 
 /** Seconds netserver adds to its own timer when it receives (docs/protocols/netperf.md §7.1). */
 export const PAD_TIME_S = 4;
-
-/** Linux errno values the server answers with (serv_errno). */
-export const Errno = {
-  EPERM: 1,
-  EINVAL: 22,
-  EBUSY: 16,
-  EADDRINUSE: 98,
-  EADDRNOTAVAIL: 99,
-  EAFNOSUPPORT: 97,
-  EPROTONOSUPPORT: 93,
-  ENOMEM: 12,
-  EACCES: 13,
-  ETIMEDOUT: 110,
-  ECONNRESET: 104,
-  EIO: 5,
-} as const;

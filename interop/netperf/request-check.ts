@@ -1,4 +1,5 @@
-import { Direction, Errno, IpProto, NetFamily, NetSocketType, OmniFlag } from "./constants.ts";
+import { Direction, IpProto, NetFamily, NetSocketType, OmniFlag } from "./constants.ts";
+import { Errno } from "../../lib/errno.ts";
 import type { ServerDataSetup } from "./data-setup.ts";
 import { isUnspecified } from "./ip-words.ts";
 import type { OmniRequest } from "./omni-request.ts";

@@ -1,4 +1,5 @@
-import { Direction, Errno, MsgType, NetFamily, OmniFlag, PAD_TIME_S, PROC_STAT_CPU_RATE, RESULTS_TYPE_WORD } from "./constants.ts";
+import { Direction, MsgType, NetFamily, OmniFlag, PAD_TIME_S, PROC_STAT_CPU_RATE, RESULTS_TYPE_WORD } from "./constants.ts";
+import { Errno } from "../../lib/errno.ts";
 import type { DataBound, ServerDataCounters, ServerDataRun, ServerDataSetup } from "./data-setup.ts";
 import { FrameReader } from "./frame-reader.ts";
 import {

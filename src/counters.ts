@@ -1,3 +1,5 @@
+import type { TcpInfo } from "./sockopt/tcp-info-schema.ts";
+
 /**
  * Live counters shared between the Workers (writers) and the main thread (reader) through one SharedArrayBuffer.
  * Workers only ever add to cumulative totals; every window (warm-up, measured, interval) is the difference of two
@@ -63,6 +65,11 @@ export type StreamCounters = { [K in CounterField]: number } & { histogram: Uint
 export interface Snapshot {
   atMs: number;
   streams: StreamCounters[];
+  /**
+   * TCP_INFO read on the main thread at this instant, by stream, for the streams a Test reads it of
+   * (TestRun.readTcpInfo); their tcpRttUs, tcpCwnd and tcpRetrans come from it too.
+   */
+  tcpInfo?: (TcpInfo | undefined)[];
 }
 
 /**

@@ -271,9 +271,13 @@ class Iperf3Client {
       for (let i = 0; i < n; i++) {
         if (this.ended) return;
         const sender = sendsOn(p, "client", i);
-        const ls = p.protocol === "tcp" ? await this.openTcp(i, sender) : await this.openUdp(i, sender);
+        const { infoFd, ...ls }: LiveStream & { infoFd?: number } = p.protocol === "tcp" ? await this.openTcp(i, sender) : await this.openUdp(i, sender);
         this.live.push(ls);
         this.testRun?.attach(ls.plane, sender ? "send" : "recv");
+        if (infoFd !== undefined && this.fd.sockopt) {
+          this.testRun?.readTcpInfo(ls.plane, 0, infoFd, this.fd.sockopt);
+          ls.tcpInfo = true;
+        }
         const r = ls.report;
         if (this.text) this.out.out(connectedLine(r));
         this.side.start.connected.push({ socket: r.socket, localHost: r.localHost, localPort: r.localPort, remoteHost: r.remoteHost, remotePort: r.remotePort });
@@ -295,7 +299,8 @@ class Iperf3Client {
     return r;
   }
 
-  private async openTcp(i: number, sender: boolean): Promise<LiveStream> {
+  /** `infoFd`: a main-thread duplicate of a sender's socket, for the Test to read its TCP_INFO at every cut. */
+  private async openTcp(i: number, sender: boolean): Promise<LiveStream & { infoFd?: number }> {
     const p = this.params;
     const plan = this.plan;
     const pre = socketOptions(p, true);
@@ -411,7 +416,7 @@ class Iperf3Client {
     const run = this.testRun!;
     // With -i the intervals are cut on iperf3's clock, once, for its reports and /status alike.
     if (this.plan.output.intervalS > 0) run.cutsIntervals();
-    this.sampler = new StreamSampler([...this.live], p.protocol === "udp", (fd) => this.fd.tcpInfo(fd), run);
+    this.sampler = new StreamSampler([...this.live], p.protocol === "udp", run);
     side.test.senderHasRetransmits = p.protocol === "tcp" && side.test.mode !== "receiver" && this.sampler.hasRetransmits ? 1 : 0;
     side.start.testStart = {
       protocol: p.protocol === "tcp" ? "TCP" : "UDP", numStreams: p.parallel, blksize: p.len, omit: p.omitS, duration: p.timeS,
@@ -423,10 +428,10 @@ class Iperf3Client {
     }
     if (this.stream) this.out.out(jsonStreamLine("start", side.jsonStart()));
     this.cpu.restart();
-    this.sampler.start(now, p.omitS);
-    // iperf3's omitted seconds are the engine's warm-up: counted apart, left out of the measured window.
-    if (p.omitS === 0) run.beginMeasuring(t0);
-    else run.beginWarmup(t0);
+    // iperf3's omitted seconds are the engine's warm-up: counted apart, left out of the measured window. TCP streams
+    // count from their first byte, UDP ones from here.
+    const tcp = p.protocol === "tcp";
+    this.sampler.start(now, p.omitS, p.omitS === 0 ? run.beginMeasuring(t0, tcp) : run.beginWarmup(t0, tcp));
     const iv = this.plan.output.intervalS;
     const startIntervals = () => {
       this.intervalTimer?.stop();
@@ -536,13 +541,8 @@ class Iperf3Client {
     this.clearTimers();
     clearInterval(this.tick);
     this.testRun?.finish();
-    for (const s of this.live) {
-      if (s.infoFd !== undefined) {
-        this.fd.close(s.infoFd);
-        s.infoFd = undefined;
-      }
-      void s.plane.stop();
-    }
+    // The Test closed the TCP_INFO duplicates it read.
+    for (const s of this.live) void s.plane.stop();
   }
 
   /** `summarized`: a test cut short whose summary 3.12 still reports (Ctrl+C, server terminated) keeps its "end". */

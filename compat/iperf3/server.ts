@@ -534,8 +534,9 @@ class ServerTest {
   private addLive(n: number, plane: DataPlane, infoFd: number | undefined, id: number, sender: boolean, local: { host: string; port: number }, remote: { host: string; port: number }): void {
     const report = blankStream(id, 5 + 2 * n, sender);
     Object.assign(report, { localHost: local.host, localPort: local.port, remoteHost: remote.host, remotePort: remote.port });
-    this.live[n] = { report, plane, index: 0, infoFd };
+    this.live[n] = { report, plane, index: 0, tcpInfo: infoFd !== undefined };
     this.testRun?.attach(plane, sender ? "send" : "recv");
+    if (infoFd !== undefined && this.server.fd.sockopt) this.testRun?.readTcpInfo(plane, 0, infoFd, this.server.fd.sockopt);
     this.side?.start.connected.push({ socket: report.socket, localHost: local.host, localPort: local.port, remoteHost: remote.host, remotePort: remote.port });
   }
 
@@ -556,16 +557,15 @@ class ServerTest {
     const run = this.testRun!;
     // With -i the intervals are cut on iperf3's clock, once, for its reports and /status alike.
     if (this.plan.output.intervalS > 0) run.cutsIntervals();
-    this.sampler = new StreamSampler(streams, p.protocol === "udp", (fd) => this.server.fd.tcpInfo(fd), run);
+    this.sampler = new StreamSampler(streams, p.protocol === "udp", run);
     // 3.12's server reports retransmits when it sends TCP and can read TCP_INFO; it prints before it hears the client.
     side.test.senderHasRetransmits = p.protocol === "tcp" && side.test.mode !== "receiver" && this.sampler.hasRetransmits ? 1 : 0;
     const now = performance.now();
     this.cpu.restart();
     // iperf3's omitted seconds are the engine's warm-up: counted apart, left out of the measured window. The window
     // opens before TEST_START goes out, so no byte the client sends on it falls before.
-    if (p.omitS === 0) run.beginMeasuring(now);
-    else run.beginWarmup(now);
-    this.sampler.start(now, p.omitS);
+    const tcp = p.protocol === "tcp";
+    this.sampler.start(now, p.omitS, p.omitS === 0 ? run.beginMeasuring(now, tcp) : run.beginWarmup(now, tcp));
     this.lastDataMs = now;
     this.session.begin(now);
     for (const pl of new Set(streams.map((s) => s.plane))) pl.go();
@@ -682,16 +682,9 @@ class ServerTest {
     this.endTimer = undefined;
   }
 
-  /** Stops the data planes and closes the TCP_INFO duplicates; the stop itself runs in the background. */
+  /** Stops the data planes (the stop itself runs in the background); the Test closes the TCP_INFO duplicates. */
   private releaseData(): void {
-    for (const s of this.live) {
-      if (!s) continue;
-      if (s.infoFd !== undefined) {
-        this.server.fd.close(s.infoFd);
-        s.infoFd = undefined;
-      }
-      void s.plane.stop();
-    }
+    for (const s of this.live) if (s) void s.plane.stop();
     this.releaseUdpTurn();
   }
 

@@ -1,4 +1,5 @@
-import { delta, zero, type Snapshot, type StreamCounters } from "../counters.ts";
+import { COUNTER_FIELDS, delta, zero, type Snapshot, type StreamCounters } from "../counters.ts";
+import type { TcpInfo } from "../sockopt/tcp-info-schema.ts";
 import type { HostWindow } from "../host/window.ts";
 import type { MeasuredPlane } from "./measured-plane.ts";
 
@@ -29,6 +30,9 @@ export class Cut extends Map<MeasuredPlane, Snapshot> {
  * A plane missing from the start cut (attached later, or a window from `TestRun.originAt`) counts from its open:
  * everything its streams moved since then. A plane missing from the end cut is not in the window.
  */
+/** A field a window gives as it stood at its end (src/counters.ts `level`), not as moved. */
+export type LevelField = Extract<(typeof COUNTER_FIELDS)[number], { kind: "level" }>["name"];
+
 export class Window extends Cut {
   private readonly moved = new Map<MeasuredPlane, StreamCounters[]>();
   private hostRead: { host: HostWindow | undefined } | undefined;
@@ -70,5 +74,20 @@ export class Window extends Cut {
   /** Stream `index` of `plane` over the window. */
   stream(plane: MeasuredPlane, index: number): StreamCounters | undefined {
     return this.streams(plane)?.[index];
+  }
+
+  /**
+   * How far a level rose over the window: its value at the end less its value at the start (0 where the stream had
+   * not opened). The highest sequence number a UDP receiver saw rises by the datagrams the sender sent in the
+   * window, lost ones included (iperf3's receiver packet count).
+   */
+  levelRise(plane: MeasuredPlane, index: number, field: LevelField): number {
+    const end = this.get(plane)?.streams[index]?.[field] ?? 0;
+    return end - (this.from.get(plane)?.streams[index]?.[field] ?? 0);
+  }
+
+  /** TCP_INFO of the stream's socket at the window's end, where the Test reads it (TestRun.readTcpInfo). */
+  tcpInfo(plane: MeasuredPlane, index: number): TcpInfo | undefined {
+    return this.get(plane)?.tcpInfo?.[index];
   }
 }

@@ -12,6 +12,7 @@ import { VERSION } from "../version.ts";
 import { announceRun } from "./registry.ts";
 import { tcpPath } from "./tcp-path.ts";
 import { getProcessLabels } from "../fleet/labels.ts";
+import type { Sockopt } from "../sockopt/sockopt.ts";
 
 /** Longest a cut across planes may take before it is taken again (see snaps): a few transactions at most. */
 const CUT_MS = 0.02;
@@ -106,6 +107,8 @@ export class TestRun {
   private ownClock = true;
   private readonly listeners = new Set<IntervalListener>();
   private readonly phaseListeners = new Set<(p: Phase) => void>();
+  /** Main-thread duplicates of stream sockets whose TCP_INFO every cut reads (readTcpInfo); closed by finish(). */
+  private readonly tcpInfoFds = new Map<MeasuredPlane, Map<number, { fd: number; sockopt: Sockopt }>>();
   readonly intervals: Interval[] = [];
   readonly errors: string[] = [];
   /** Host (100 = every core) and process (100 = one core) CPU over the last interval, while intervals are watched. */
@@ -211,8 +214,41 @@ export class TestRun {
       const copies = this.groups.map((g) => g.plane.copyCounters());
       const took = performance.now() - t0;
       this.quickestCopyMs = Math.min(this.quickestCopyMs, took);
-      if (took <= CUT_MS + 2 * this.quickestCopyMs || tries === 3) return this.groups.map((g, i) => g.plane.snapshot(withHist, copies[i]));
+      if (took <= CUT_MS + 2 * this.quickestCopyMs || tries === 3) {
+        return this.groups.map((g, i) => this.withTcpInfo(g.plane, g.plane.snapshot(withHist, copies[i])));
+      }
     }
+  }
+
+  /**
+   * The Test reads TCP_INFO of stream `stream` of `plane` at every cut from now on, through `fd`, a main-thread
+   * duplicate of the stream's socket, which the Test now owns (it keeps the socket's figures readable after the
+   * stream's Worker let go of it, and closes it at finish()). A front end that reports per-socket TCP figures at its
+   * own interval boundaries (iperf3: snd_cwnd × snd_mss, snd_wnd, rttvar, pmtu at every -i, -i 0.1 too, and
+   * bytes_acked at the omit end) needs them read at the cut: the Workers' counters carry RTT, cwnd and retransmits
+   * only, sampled once a second. The cut's reading also gives those three counters for the stream, so the Test's
+   * retransmits (/status, results) and the front end's are one number.
+   */
+  readTcpInfo(plane: MeasuredPlane, stream: number, fd: number, sockopt: Sockopt): void {
+    let fds = this.tcpInfoFds.get(plane);
+    if (!fds) this.tcpInfoFds.set(plane, (fds = new Map()));
+    fds.set(stream, { fd, sockopt });
+  }
+
+  private withTcpInfo(plane: MeasuredPlane, snap: Snapshot): Snapshot {
+    const fds = this.tcpInfoFds.get(plane);
+    if (!fds) return snap;
+    snap.tcpInfo = [];
+    for (const [i, { fd, sockopt }] of fds) {
+      const info = sockopt.tcpInfo(fd);
+      const s = snap.streams[i];
+      if (!info || !s) continue;
+      snap.tcpInfo[i] = info;
+      if (info.rtt_us !== undefined) s.tcpRttUs = info.rtt_us;
+      if (info.snd_cwnd !== undefined) s.tcpCwnd = info.snd_cwnd;
+      if (info.total_retrans !== undefined) s.tcpRetrans = info.total_retrans;
+    }
+    return snap;
   }
 
   private cutOf(snaps: Snapshot[], atMs: number): Cut {
@@ -337,25 +373,33 @@ export class TestRun {
     return snaps;
   }
 
-  /** `atMs`: when a front end's protocol says the phase began (iperf3's TEST_START), if not now. */
-  beginWarmup(atMs = performance.now()): void {
+  /**
+   * `atMs`: when a front end's protocol says the phase began (iperf3's TEST_START), if not now. `fromOpen`: the
+   * intervals count from the streams' open, the first one holding what moved before this instant (iperf3's TCP
+   * streams count from their first byte, which a Worker may read before TEST_START is handled). Returns the cut the
+   * first interval counts from.
+   */
+  beginWarmup(atMs = performance.now(), fromOpen = false): Cut {
     this.setPhase("warm-up");
-    this.startSampling(atMs);
+    this.startSampling(atMs, fromOpen ? this.snaps(false).map(zeroSnapshot) : undefined);
+    return this.lastCut!;
   }
 
   /**
    * The measured window starts at `atMs` (now by default): counters and host figures are snapshotted. `fromOpen`:
    * the window counts everything the streams moved since they opened (iperf 2 counts from the accept, bytes that
-   * came with the connection's first read included), not from this instant.
+   * came with the connection's first read included), not from this instant. Returns the window's start cut, which
+   * the first interval counts from too when no warm-up came before.
    */
-  beginMeasuring(atMs = performance.now(), fromOpen = false): void {
+  beginMeasuring(atMs = performance.now(), fromOpen = false): Cut {
     const now = this.snaps(true);
     this.countsFromOpen = fromOpen;
     this.measureStart = fromOpen ? now.map(zeroSnapshot) : now;
     this.measureStartMs = atMs;
     this.hostStart = this.sampler?.sample();
     this.setPhase("measuring");
-    this.startSampling(atMs, fromOpen ? this.measureStart : undefined);
+    this.startSampling(atMs, [...this.measureStart]);
+    return this.cutOf(this.measureStart, atMs);
   }
 
   /** The measured window ends now (later bytes, cool-down, FIN exchange do not count). */
@@ -376,6 +420,16 @@ export class TestRun {
     this.sampler?.close();
     this.liveHost?.sampler.close();
     this.liveHost = undefined;
+    for (const fds of this.tcpInfoFds.values()) {
+      for (const { fd, sockopt } of fds.values()) {
+        try {
+          sockopt.close(fd);
+        } catch {
+          // A descriptor that would not close leaves nothing to undo; the Test is done either way.
+        }
+      }
+    }
+    this.tcpInfoFds.clear();
     this.setPhase("done");
   }
 

@@ -187,7 +187,7 @@ export class StreamSampler<S extends SampledStream = LiveStream> {
     });
   }
 
-  /** This side's results document (spec §7). */
+  /** This side's results document (docs/protocols/iperf3.md §7). */
   results(cpu: [number, number, number], senderHasRetransmits: number, congestionUsed: string | undefined): Results {
     const streams: StreamResult[] = this.streams.map((s) => {
       const r = s.report;

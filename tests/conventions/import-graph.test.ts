@@ -1,9 +1,10 @@
 /**
  * The tiers, read from the import lines of every shipped module (tests excluded): lib/ is a leaf; the codecs and
  * sessions of interop/ load no socket, file, process or runtime API (node:fs/net/os/child_process/dgram, Bun, Deno),
- * however indirectly (type-only imports load nothing); the engine (src/) imports no dialect (compat/) and no foreign protocol (interop/); anyperf's
- * own protocol (src/native/protocol/) does not import the native modes that drive it; a dialect imports no other
- * dialect's code; the status server does not import the procedures.
+ * however indirectly (type-only imports load nothing), nor does the results schema; the engine (src/) imports no
+ * dialect (compat/) and no foreign protocol (interop/); anyperf's own protocol (src/native/protocol/) does not import
+ * the native modes that drive it; a dialect imports no other dialect's code; the status server does not import the
+ * procedures.
  */
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
@@ -99,6 +100,10 @@ describe("import graph", () => {
       .map((p) => reaches(RUNTIME, p, IO)?.join(" > "))
       .filter((chain) => chain !== undefined);
     expect(leaks).toEqual([]);
+  });
+
+  test("the results schema loads no I/O (its parts' schemas live apart from their readers)", () => {
+    expect(reaches(RUNTIME, "src/report/result.ts", IO)).toBeUndefined();
   });
 
   test("lib/ is a leaf: it imports only lib/ and zod", () => {

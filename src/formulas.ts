@@ -256,7 +256,7 @@ export function cpuBusyPercent(delta: CpuTimes): number {
 
 /**
  * Non-idle fraction = (Δtotal − Δidle) / Δtotal, iowait counting as busy: ntttcp-for-linux's busy share for
- * cycles/byte, and (· 100) netperf's per-CPU utilisation from /proc/stat.
+ * cycles/byte (netperf's per-CPU utilisation is the same share as a percentage: 100 − the idle mode's %).
  */
 export function cpuNonIdleFraction(delta: CpuTimes): number {
   const total = jiffies(delta);

@@ -1,6 +1,6 @@
 import { PROC_STAT_CPU_RATE } from "../../interop/netperf/constants.ts";
 import { decodeCpuCalibrateReply, encodeCpuCalibrateRequest } from "../../interop/netperf/minor-messages.ts";
-import { cpuCount } from "./cpu-meter.ts";
+import { cpuCount } from "./cpu-stats.ts";
 import { establishFailure, resolve, type ClientIo } from "./client.ts";
 import { accepted, openControl } from "./control-exchange.ts";
 import type { CalibrateCommand } from "./netperf-args.ts";

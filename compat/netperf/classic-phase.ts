@@ -7,12 +7,12 @@ import { WorkerPool } from "../../src/engine/worker-pool.ts";
 import type { StreamSpecInput } from "../../src/stream-spec.ts";
 import { dataFamilyOf, establishFailure, headerFor, resolve, type ClientIo } from "./client.ts";
 import { openControl, type Control } from "./control-exchange.ts";
-import { CpuMeter } from "./cpu-meter.ts";
+import { cpuStats } from "./cpu-stats.ts";
 import type { ClientSpecInput } from "./data-specs.ts";
 import type { CpuStats } from "./figures.ts";
 import type { NetperfPlan } from "./plan.ts";
 import { transportMss } from "./tcp-info-dump.ts";
-import { PhaseRun, type PhaseShape } from "./test-runs.ts";
+import { endPhase, phaseRun, phaseSide, type PhaseShape } from "./test-runs.ts";
 
 /**
  * The tests netperf 2.7.0 still runs with its classic messages (TCP_MSS, TCP_CC, TCP_SENDFILE): the control
@@ -64,8 +64,9 @@ export function dataEnds(plan: NetperfPlan, start: ClassicStart, dataPort: numbe
 }
 
 export interface ClassicPhase {
-  /** The stream's counters in the cut the Test's window closed on. */
+  /** The stream's counts since it opened, over the Test's window. */
   counters: StreamCounters;
+  /** The window's length: netperf's elapsed time. */
   elapsedS: number;
   localCpu: CpuStats | undefined;
   /** The data connection's segment size (TCP_INFO as the Worker last read it), -1 without one. */
@@ -81,20 +82,25 @@ export async function classicPhase(spec: StreamSpecInput, plan: NetperfPlan, io:
     const at = spec.kind === "tcp-send" && spec.connect ? spec.connect : { host: peer, port: 0 };
     throw explainSocketError(e, { ...at, role: "connect" });
   });
-  const status = new PhaseRun("netperf", "client", peer, shape, plan.testLength);
+  const run = phaseRun("netperf", "client", peer, shape, plan.testLength);
+  // The window opens before the timer starts, so the elapsed time is never shorter than -l.
+  run.attach(plane, phaseSide(shape, "client"));
   const stop = () => void plane.stop();
   const timer = plan.testLength > 0 ? setTimeout(stop, plan.testLength * 1000) : undefined;
   io.signal.addEventListener("abort", stop, { once: true });
-  const cpu = plan.localCpu ? new CpuMeter() : undefined;
-  const t0 = performance.now();
-  status.begin(plane);
   plane.go();
   if (io.signal.aborted) stop();
   await plane.ended;
-  const elapsedS = (performance.now() - t0) / 1000;
   clearTimeout(timer);
   io.signal.removeEventListener("abort", stop);
-  return { counters: status.end()!, elapsedS, localCpu: cpu?.stop(), transportMss: transportMss("tcp", plane.lastTcpInfo(0)) };
+  // The counts, the elapsed time and the CPU are the Test's window: what /status and /results show too.
+  const phase = endPhase(run, plane)!;
+  return {
+    counters: phase.counters,
+    elapsedS: phase.elapsedS,
+    localCpu: plan.localCpu ? cpuStats(phase.host) : undefined,
+    transportMss: transportMss("tcp", plane.lastTcpInfo(0)),
+  };
 }
 
 /** The words every classic request carries the same way: options, the test's length, the data port, the family. */

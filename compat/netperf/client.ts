@@ -1,6 +1,7 @@
 import { strerror } from "../../lib/errno.ts";
 import { lookup } from "node:dns/promises";
 import { DataPlane } from "../../src/engine/data-plane.ts";
+import type { TestRun } from "../../src/engine/test-run.ts";
 import { WorkerPool } from "../../src/engine/worker-pool.ts";
 import type { Net, TcpSocket } from "../../src/net/types.ts";
 import { NetperfClientSession, type ClientAction, type ClientDataCounters, type ClientFailure, type ClientRound } from "../../interop/netperf/client-session.ts";
@@ -14,13 +15,13 @@ import { Interrupted, unlessAborted } from "../../src/signals.ts";
 import { loadSockopt } from "../../src/sockopt/sockopt.ts";
 import { connectTcp } from "../../src/worker/sockets.ts";
 import { ConfidenceTracker, confidenceWarning } from "./confidence.ts";
-import { CpuMeter, cpuCount } from "./cpu-meter.ts";
+import { cpuCount, cpuStats } from "./cpu-stats.ts";
 import { clientCounters, clientSpec, defaultCongestion, effectiveBuffers, transportRetrans } from "./data-specs.ts";
-import { averageFigures, computeFigures, defaultFormat, type Figures, type LatencyStats, type LocalSockets } from "./figures.ts";
+import { averageFigures, computeFigures, defaultFormat, type CpuStats, type Figures, type LatencyStats, type LocalSockets } from "./figures.ts";
 import { InterimClock, interimText, interimUnits } from "./interim.ts";
 import { combineLatency, latencyStats, type LatencyParts } from "./latency.ts";
 import { count as samples } from "../../src/histogram.ts";
-import { PhaseRun, peerName } from "./test-runs.ts";
+import { endPhase, peerName, phaseRun, phaseSide, phaseSoFar } from "./test-runs.ts";
 import { legacyBody, topHeader } from "./legacy-output.ts";
 import { renderOmni, resolveSelection } from "./omni-output.ts";
 import type { NetperfPlan } from "./plan.ts";
@@ -394,38 +395,34 @@ class Instance {
       }),
     ]);
     this.plane = plane;
-    // The clock starts once the stream is connected: a Worker that is still starting up (100-400 ms on a busy
-    // host) is not part of the test netperf times, and counting it would cut the data phase short.
-    const cpu = plan.localCpu ? new CpuMeter() : undefined;
-    const t0 = performance.now();
+    // The clock starts once the stream is connected (the Test's window opens as its plane attaches): a Worker that
+    // is still starting up (100-400 ms on a busy host) is not part of the test netperf times, and counting it would
+    // cut the data phase short.
+    const s = testShape(plan.test);
+    const shape = { protocol: s.protocol, sends: s.clientSends, receives: s.clientReceives, connectPerTransaction: s.connectPerTransaction };
+    const run = phaseRun("netperf", "client", peerName(plan.remoteDataAddress ?? this.remoteIp, dataPort), shape, plan.testLength);
+    run.attach(plane, phaseSide(shape, "client"));
+    // The timer starts after the window opened, so the elapsed time is never shorter than -l.
     let stopTimer: ReturnType<typeof setTimeout> | undefined;
     if (plan.testLength > 0) stopTimer = setTimeout(() => void plane.stop(), plan.testLength * 1000);
-    const shape = testShape(plan.test);
-    const status = new PhaseRun(
-      "netperf",
-      "client",
-      peerName(plan.remoteDataAddress ?? this.remoteIp, dataPort),
-      { protocol: shape.protocol, sends: shape.clientSends, receives: shape.clientReceives, connectPerTransaction: shape.connectPerTransaction },
-      plan.testLength,
-    );
-    status.begin(plane);
     plane.go();
     // Ctrl+C before the data phase began still ends it (the abort listener only hears later signals).
     if (this.io.signal.aborted) void plane.stop();
-    const interimTimer = this.startInterim(status);
+    const interimTimer = this.startInterim(run, plane);
     await plane.ended;
-    // netperf's counts are the Test's: the cut its window closed on, which /status and /results end on too.
-    const snap = status.end()!;
+    // netperf's counts, elapsed time and CPU are the Test's window, which /status and /results show too.
+    const phase = endPhase(run, plane)!;
+    const snap = phase.counters;
     if (stopTimer) clearTimeout(stopTimer);
     if (interimTimer) clearInterval(interimTimer);
-    this.interimTick(status);
-    const elapsedS = (performance.now() - t0) / 1000;
+    this.interimTick(run, plane);
+    const elapsedS = phase.elapsedS;
     const local: ClientDataCounters = clientCounters({ ...plan, sendSize: this.sendSize }, snap, elapsedS);
     // A stream test's timed calls are its histogram's samples; a request/response test's are its transactions.
     const timed = isRequestResponse(plan.test) ? snap : { ...snap, transactions: samples(snap.histogram) };
     this.lastLatency = latencyStats(timed);
     if (this.lastLatency) this.latencyParts = timed;
-    this.localCpuStats = cpu?.stop();
+    this.localCpuStats = plan.localCpu ? cpuStats(phase.host) : undefined;
     if (plan.test === "UDP_STREAM") this.localPackets = snap.packets;
     this.localRetrans = transportRetrans(shape, snap);
     const info = plane.lastTcpInfo(0);
@@ -439,20 +436,20 @@ class Instance {
   }
 
   private response: OmniResponse | undefined;
-  private localCpuStats: ReturnType<CpuMeter["stop"]>;
+  private localCpuStats: CpuStats | undefined;
   private localPackets = 0;
   private localRetrans = -1;
   private transportMss = -1;
 
   /** Demo mode (-D): the interval's rate, printed while the test runs. */
-  private startInterim(status: PhaseRun): ReturnType<typeof setInterval> | undefined {
+  private startInterim(run: TestRun, plane: DataPlane): ReturnType<typeof setInterval> | undefined {
     if (!this.interim || this.plan.demoIntervalS === undefined) return undefined;
     this.interim.restart(performance.now());
-    return setInterval(() => this.interimTick(status), this.plan.demoIntervalS * 1000);
+    return setInterval(() => this.interimTick(run, plane), this.plan.demoIntervalS * 1000);
   }
 
-  private interimTick(status: PhaseRun): void {
-    const c = status.now();
+  private interimTick(run: TestRun, plane: DataPlane): void {
+    const c = phaseSoFar(run, plane);
     if (!this.interim || !c) return;
     const { plan } = this;
     const libfmt = defaultFormat(plan.test, plan.format);

@@ -8,12 +8,15 @@ import type { ServerDataRun, ServerDataSetup } from "../../interop/netperf/data-
 import { DEFAULT_LIMITS } from "../../interop/netperf/request-check.ts";
 import { DEFAULT_SERVER_OPTIONS, NetserverSession, type ServerAction } from "../../interop/netperf/server-session.ts";
 import { flushQueued, newQueued, SocketTransport, type Queued } from "../../src/net/write-queue.ts";
-import { CpuMeter, cpuCount, readProcStat } from "./cpu-meter.ts";
+import { cpuStats } from "./cpu-stats.ts";
+import { onlineCpus } from "../../src/host/sampler.ts";
+import type { HostWindow } from "../../src/host/window.ts";
+import type { TestRun } from "../../src/engine/test-run.ts";
 import { defaultCongestion, effectiveBuffers, netperfPayload, serverCounters, serverSpec, transportRetrans } from "./data-specs.ts";
 import { NicRateReporter } from "./nic-rate.ts";
 import { tcpInfoDump, wantsTcpInfoDump } from "./tcp-info-dump.ts";
 import type { NetserverPlan } from "./plan.ts";
-import { PhaseRun, peerName } from "./test-runs.ts";
+import { endPhase, peerName, phaseRun, phaseSide, type PhaseShape } from "./test-runs.ts";
 import { busyMessage, peerAllowed, policyLimits, serverPolicy, type Limit, type ServerPolicy, type TestLimits } from "../../src/access/server-policy.ts";
 import { peerText } from "../../src/access/peer-text.ts";
 import { RefusalLog } from "../../src/access/refusal-log.ts";
@@ -84,12 +87,13 @@ class ServerTest {
   private buffers = { send: 0, recv: 0 };
   private holdsSlot = false;
   private reported = false;
-  private cpu: CpuMeter | undefined;
-  private cpuAtLength: ReturnType<typeof readProcStat>;
+  /** The host over the data phase until the test length, where the padded stop comes later (see start()). */
+  private hostAtLength: HostWindow | undefined;
   private cpuTimer: ReturnType<typeof setTimeout> | undefined;
   private nic: NicRateReporter | undefined;
-  /** The running data phase as the status endpoint shows it. */
-  private phaseRun: PhaseRun | undefined;
+  /** The running data phase: the Test /status shows and netserver's counts and CPU are read from. */
+  private run: TestRun | undefined;
+  private shape: PhaseShape | undefined;
 
   constructor(
     private readonly server: NetserverServer,
@@ -243,7 +247,7 @@ class ServerTest {
       return;
     }
     void this.plane.ended.then(() => this.report());
-    this.phaseRun?.begin(this.plane);
+    this.attach(this.plane);
     this.plane.go();
   }
 
@@ -274,20 +278,15 @@ class ServerTest {
   private start(run: ServerDataRun): void {
     this.countLimit(run);
     const { setup } = run;
-    this.phaseRun?.end();
-    this.phaseRun = new PhaseRun(
-      "netserver",
-      "server",
-      // The client as its control connection shows it: the request's data address is often the wildcard.
-      peerName(this.control.remoteAddress ?? setup.peer.address, this.control.remotePort ?? setup.peer.port),
-      { protocol: setup.protocol, sends: setup.serverSends, receives: setup.serverReceives, connectPerTransaction: setup.connectPerTransaction },
-      run.testLengthS,
-    );
-    if (setup.measureCpu) {
-      this.cpu = new CpuMeter();
-      // The client stops at the test length; the server's padded timer may run 4 s longer (TCP_CRR, lost UDP
-      // end markers), so the CPU window ends at the length rather than at the padded stop.
-      if (run.testLengthS > 0) this.cpuTimer = setTimeout(() => (this.cpuAtLength = readProcStat()), timerDelay(run.testLengthS * 1000, 0));
+    this.run?.end();
+    this.shape = { protocol: setup.protocol, sends: setup.serverSends, receives: setup.serverReceives, connectPerTransaction: setup.connectPerTransaction };
+    // The client as its control connection shows it: the request's data address is often the wildcard.
+    const peer = peerName(this.control.remoteAddress ?? setup.peer.address, this.control.remotePort ?? setup.peer.port);
+    this.run = phaseRun("netserver", "server", peer, this.shape, run.testLengthS);
+    // The client stops at the test length; the server's padded timer may run 4 s longer (TCP_CRR, lost UDP end
+    // markers), so the CPU figure is the host over the Test's window until the length rather than the padded stop.
+    if (setup.measureCpu && run.testLengthS > 0) {
+      this.cpuTimer = setTimeout(() => (this.hostAtLength = this.run?.measured().host), timerDelay(run.testLengthS * 1000, 0));
     }
     // netserver prints nothing while it serves a test: the NIC table is our addition, asked for with -v 2.
     if (setup.protocol === "udp" && setup.serverReceives && !setup.serverSends && this.server.plan.verbosity > 1) {
@@ -299,8 +298,13 @@ class ServerTest {
     }
     const plane = this.plane!;
     void plane.ended.then(() => this.report());
-    this.phaseRun.begin(plane);
+    this.attach(plane);
     plane.go();
+  }
+
+  /** The data phase starts: its plane joins the Test, whose window opens with it. */
+  private attach(plane: DataPlane): void {
+    if (this.run && this.shape) this.run.attach(plane, phaseSide(this.shape, "server"));
   }
 
   private async stopData(): Promise<void> {
@@ -315,9 +319,10 @@ class ServerTest {
     this.reported = true;
     clearTimeout(this.durationTimer);
     const setup = this.setup;
-    // netserver's counts are the Test's: the cut its window closed on, which /status and /results end on too.
-    const c = this.phaseRun?.end();
-    this.phaseRun = undefined;
+    // netserver's counts and CPU are the Test's window, which /status and /results show too.
+    const phase = this.run && endPhase(this.run, this.plane);
+    this.run = undefined;
+    const c = phase?.counters;
     const retrans = transportRetrans({ protocol: setup.protocol, connectPerTransaction: setup.connectPerTransaction }, c);
     const info = this.plane?.lastTcpInfo(0);
     if (info && retrans !== -1 && wantsTcpInfoDump(process.env)) this.server.io.err(tcpInfoDump(info));
@@ -325,7 +330,7 @@ class ServerTest {
       ? serverCounters(setup, c, this.maertsRun?.sendSize)
       : { bytesReceived: 0, recvCalls: 0, bytesSent: 0, sendCalls: 0, transactions: 0 };
     if (this.cpuTimer) clearTimeout(this.cpuTimer);
-    const stats = this.cpu?.stop(this.cpuAtLength);
+    const stats = setup.measureCpu ? cpuStats(this.hostAtLength ?? phase?.host) : undefined;
     const cpu = stats && { ...stats, peakCpuId: stats.peakId, peakCpuUtil: stats.peakUtil };
     this.nic?.finish();
     this.nic = undefined;
@@ -350,8 +355,7 @@ class ServerTest {
     this.plane = undefined;
     this.setup = undefined;
     this.maertsRun = undefined;
-    this.cpu = undefined;
-    this.cpuAtLength = undefined;
+    this.hostAtLength = undefined;
     this.reported = false;
   }
 
@@ -371,8 +375,8 @@ class ServerTest {
     this.dataListener = undefined;
     this.reported = true;
     if (this.plane) void this.plane.stop();
-    this.phaseRun?.end();
-    this.phaseRun = undefined;
+    this.run?.end();
+    this.run = undefined;
     this.releaseSlot();
   }
 }
@@ -399,12 +403,12 @@ export class NetserverServer {
     this.maxTests = { value: policy.maxTests ?? plan.maxTests, flag: "--max-tests" };
     this.refusals = new RefusalLog((line) => io.err(`netserver: ${line}\n`));
     this.slots = new Slots(plan.serial ? 1 : this.maxTests.value, plan.serial);
-    const cpus = cpuCount();
+    const cpus = onlineCpus();
     this.sessionOptions = {
       ...DEFAULT_SERVER_OPTIONS,
-      limits: { ...DEFAULT_LIMITS, families: plan.family, cpuMeasurable: readProcStat() !== undefined },
+      limits: { ...DEFAULT_LIMITS, families: plan.family, cpuMeasurable: cpus !== undefined },
       passphrase: plan.passphrase,
-      cpuCount: cpus,
+      cpuCount: cpus ?? 1,
     };
   }
 

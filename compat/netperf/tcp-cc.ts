@@ -2,7 +2,7 @@ import { decodeCcResponse, decodeCcResults, encodeCcRequest } from "../../intero
 import { OmniFlag } from "../../interop/netperf/constants.ts";
 import { OmniResponse } from "../../interop/netperf/omni-response.ts";
 import { OmniResults } from "../../interop/netperf/omni-results.ts";
-import { cpuCount } from "./cpu-meter.ts";
+import { cpuCount } from "./cpu-stats.ts";
 import type { ClientIo } from "./client.ts";
 import { classicPhase, classicRequestWords, dataEnds, RESULTS_AFTER_SIGNAL_MS, startClassic } from "./classic-phase.ts";
 import { accepted } from "./control-exchange.ts";

@@ -3,7 +3,7 @@ import { decodeClassicStreamResponse, decodeClassicStreamResults } from "../../i
 import { OmniFlag } from "../../interop/netperf/constants.ts";
 import { OmniResponse } from "../../interop/netperf/omni-response.ts";
 import { OmniResults } from "../../interop/netperf/omni-results.ts";
-import { cpuCount } from "./cpu-meter.ts";
+import { cpuCount } from "./cpu-stats.ts";
 import type { ClientIo } from "./client.ts";
 import { classicPhase, classicStreamRequest, dataEnds, RESULTS_AFTER_SIGNAL_MS, startClassic } from "./classic-phase.ts";
 import { accepted } from "./control-exchange.ts";

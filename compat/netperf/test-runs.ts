@@ -1,10 +1,11 @@
 import type { StreamCounters } from "../../src/counters.ts";
-import type { DataPlane } from "../../src/engine/data-plane.ts";
+import type { MeasuredPlane } from "../../src/engine/measured-plane.ts";
 import { TestRun, type Side, type TestInfo } from "../../src/engine/test-run.ts";
+import type { HostWindow } from "../../src/host/window.ts";
 
 /**
  * One netperf data phase as the engine's Test: `--http` shows it live as it shows every other mode's, and netperf's
- * own figures (interim -D lines, the final counts) are read through the same Test's cuts.
+ * own figures (interim -D lines, the final counts, the elapsed time and the CPU) are read through the same Test.
  */
 
 /** Which way a data phase moves bytes, seen from one side: who sends, who receives, a connection per transaction. */
@@ -33,51 +34,34 @@ export function peerName(address: string, port: number): string {
   return host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
-/** A data phase being watched: the plane joins when data starts, and the measured window with it. */
-export class PhaseRun {
-  private readonly run: TestRun;
-  private begun = false;
-  private ended = false;
+/**
+ * A data phase as a Test: its one plane opens the window when it attaches (call attach() before the plane's go()),
+ * counted from the data connection's open, as netperf counts; end() closes it.
+ */
+export function phaseRun(mode: "netperf" | "netserver", role: "client" | "server", peer: string, shape: PhaseShape, durationS: number): TestRun {
+  return new TestRun(
+    { mode, role, peer, transport: shape.protocol, test: phaseTest(shape) },
+    { warmupS: 0, durationS: Math.max(0, durationS), cooldownS: 0, intervalS: 1 },
+    { expectedPlanes: 1, fromOpen: true },
+  );
+}
 
-  constructor(
-    mode: "netperf" | "netserver",
-    private readonly role: "client" | "server",
-    peer: string,
-    private readonly shape: PhaseShape,
-    durationS: number,
-  ) {
-    this.run = new TestRun(
-      { mode, role, peer, transport: shape.protocol, test: phaseTest(shape) },
-      { warmupS: 0, durationS: Math.max(0, durationS), cooldownS: 0, intervalS: 1 },
-    );
-  }
+/** What netperf reads of a data phase: the stream's counts since it opened, the elapsed time and the host over it. */
+export interface PhaseEnd {
+  counters: StreamCounters;
+  elapsedS: number;
+  host: HostWindow | undefined;
+}
 
-  private plane: DataPlane | undefined;
+/** The data phase is over (ended, stopped or failed): the Test's window closes (idempotent) and gives its figures. */
+export function endPhase(run: TestRun, plane: MeasuredPlane | undefined): PhaseEnd | undefined {
+  run.end();
+  const w = run.measured();
+  const counters = plane && w.stream(plane, 0);
+  return counters && { counters, elapsedS: w.seconds, host: w.host };
+}
 
-  /** The data phase starts: the plane is attached and counted from here; call before the plane's go(). */
-  begin(plane: DataPlane): void {
-    if (this.begun || this.ended) return;
-    this.begun = true;
-    this.plane = plane;
-    this.run.attach(plane, phaseSide(this.shape, this.role));
-    this.run.beginMeasuring();
-  }
-
-  /** The stream's counters since it opened, now (netperf's interim lines). */
-  now(): StreamCounters | undefined {
-    return this.plane && this.run.cut().get(this.plane)?.streams[0];
-  }
-
-  /**
-   * The data phase is over (ended, stopped or failed): the window closes and the run is done. Idempotent. Returns
-   * the stream's counters since it opened, histogram included, in the cut the window closed on.
-   */
-  end(): StreamCounters | undefined {
-    if (!this.ended) {
-      this.ended = true;
-      if (this.begun) this.run.endMeasuring();
-      this.run.finish();
-    }
-    return this.plane && this.run.atEnd(this.plane)[0];
-  }
+/** The stream's counts since it opened, now (netperf's interim -D lines). */
+export function phaseSoFar(run: TestRun, plane: MeasuredPlane): StreamCounters | undefined {
+  return run.since(run.originAt(0)).stream(plane, 0);
 }

@@ -135,7 +135,7 @@ test("a late plane counts from when it joined, in the measured window and in the
   run.finish();
 });
 
-test("measured and atEnd: the window the end cut closed; later bytes stay out", () => {
+test("measured: the window the end cut closed; later bytes stay out", () => {
   const run = new TestRun(info, quiet);
   const { plane, moved } = polled();
   run.attach(plane, "recv");
@@ -152,8 +152,6 @@ test("measured and atEnd: the window the end cut closed; later bytes stay out", 
   expect(m.stream(plane, 0)!.bytes).toBe(2000);
   expect(m.seconds).toBeCloseTo(run.results().phases.measured_s, 9);
   expect(m.seconds).toBeGreaterThan(0);
-  // atEnd: the same end cut, cumulative since the stream opened.
-  expect(run.atEnd(plane)[0]!.bytes).toBe(2050);
   if (process.platform === "linux") {
     expect(m.host?.seconds).toBeGreaterThanOrEqual(0);
     expect(m.host?.cores).toBeGreaterThan(0);

@@ -49,9 +49,8 @@ interface Group {
 }
 
 /**
- * How a Test opens and closes its measured window when a session, not a timer, decides (iperf 2's LiveTest and
- * netperf's PhaseRun become these options; the iperf 2 and netperf front ends move onto them and delete those
- * classes).
+ * How a Test opens and closes its measured window when a session, not a timer, decides (iperf 2's LiveTest becomes
+ * these options; netperf's data phases are Tests with expectedPlanes 1 and fromOpen).
  */
 export interface TestOptions {
   /**
@@ -297,16 +296,6 @@ export class TestRun {
     const hostStart = this.hostStart;
     const sampler = this.sampler;
     return new Window(start, this.cut(true), () => (hostStart && sampler ? hostWindow(hostStart, sampler.sample()) : undefined));
-  }
-
-  /**
-   * The cumulative counters of `plane`'s streams (histograms included) in the cut that closed the measured window,
-   * or now while it is open. Superseded by `measured()` of a window opened `fromOpen` (the same counts, as a window);
-   * kept while netperf's PhaseRun reads it.
-   */
-  atEnd(plane: MeasuredPlane): StreamCounters[] {
-    const g = this.groups.findIndex((x) => x.plane === plane);
-    return (this.measureEnd?.[g] ?? plane.snapshot(true)).streams;
   }
 
   /**

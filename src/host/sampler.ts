@@ -113,3 +113,16 @@ function cpuOnlySampler(sources: readonly HostSource[], host: () => ProcStat | u
     close() {},
   };
 }
+
+/**
+ * Processors online now, as sysconf(_SC_NPROCESSORS_ONLN) counts them (the cpuN lines of /proc/stat); undefined
+ * where the host cannot be read.
+ */
+export function onlineCpus(): number | undefined {
+  const s = createHostSampler(["cpu"]);
+  try {
+    return s?.sample().cpu?.perCpu.length;
+  } finally {
+    s?.close();
+  }
+}

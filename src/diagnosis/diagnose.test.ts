@@ -241,6 +241,19 @@ describe("from the sending sockets (TCP_INFO chrono stats, delivery rate, RTTs)"
     ]);
   });
 
+  test("a shaper read from the kernel is the link's speed, and named", () => {
+    const tbf = { interface: "veth-a", mtu: 1500, speed_bps: 300e6, speed_source: "qdisc" as const, shaper: { kind: "tbf", rate_bps: 300e6 } };
+    const d = shaped({ link: tbf, path: path(5) });
+    expect(d.verdict).toBe("link");
+    expect(d.link_bps).toBe(300e6);
+    expect(d.bottleneck_bps).toBe(286.7e6);
+    expect(d.evidence[0]).toBe("287 Mbit/s is 96 % of the link's 300 Mbit/s (veth-a, from its tbf qdisc): the link is the limit");
+    // Below the link threshold of the shaper's rate, the sockets still name the path, and the shaper beside it.
+    const slower = shaped({ throughput_bps: 250e6, link: tbf, path: path(5, 0, 0, { delivery_bps: 260e6 }) });
+    expect(slower.verdict).toBe("link");
+    expect(slower.evidence[0]).toEndWith("the path is the limit at 260 Mbit/s (delivery rate 260 Mbit/s, goodput 250 Mbit/s, veth-a shaped by tbf to 300 Mbit/s)");
+  });
+
   test("a core held by another program does not make a network-limited sender's receiver the limit", () => {
     const receiver = { ...host(2, { 0: { user: 64, system: 36 } }), process: { total: 3, user: 1, system: 2 } };
     expect(run({ receiver, link: veth }).verdict).toBe("receiver-cpu");
@@ -305,8 +318,9 @@ describe("from the sending sockets (TCP_INFO chrono stats, delivery rate, RTTs)"
     expect(shaped({ throughput_bps: 100.5e6, target_bps: 100e6, path: path(1.35, 0, 0, { delivery_bps: 100e6, delivery_app_limited: true }) }).evidence[0]).toContain("the path carried at least 100 Mbit/s");
   });
 
-  test("a known link speed still wins; UDP and RR ignore the path", () => {
+  test("a known link speed still wins, unless the windows held the sender; UDP and RR ignore the path", () => {
     expect(run({ throughput_bps: 9.41 * G, path: path(2) }).verdict).toBe("link");
+    expect(run({ throughput_bps: 9.41 * G, path: path(5, 3) }).verdict).toBe("window");
     expect(run({ transport: "udp", path: path(5), window_bytes: undefined }).sender_time).toBeUndefined();
     expect(run({ test: "rr", path: path(5) }).bottleneck_bps).toBeUndefined();
   });

@@ -177,11 +177,13 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
     return done(verdict, `${coreText(end)}${context}: ${advice}`, stream && why === undefined ? linkNote : undefined);
   };
 
-  if (stream && util !== undefined && util >= LINK_FULL_PERCENT) {
+  // The sender's own account of a window that held it most of its busy time outranks a link that looks full.
+  const windowHeld = path !== undefined && path.shares.rwnd_limited_percent + path.shares.sndbuf_limited_percent >= LIMIT_SHARE_PERCENT;
+  if (stream && util !== undefined && util >= LINK_FULL_PERCENT && !windowHeld) {
     const also = saturated[0] === undefined ? undefined : `${coreText(saturated[0])} too: near its limit as well`;
     return done(
       "link",
-      `${formatBits(input.throughput_bps)} is ${percent(util)} of the link's ${formatBits(link!)} (${linkName}from ${input.link.speed_source ?? "the link"}): the link is the limit`,
+      `${formatBits(input.throughput_bps)} is ${percent(util)} of the link's ${formatBits(link!)} (${linkName}from ${input.link.speed_source === "qdisc" ? `its ${input.link.shaper!.kind} qdisc` : (input.link.speed_source ?? "the link")}): the link is the limit`,
       also,
     );
   }
@@ -206,7 +208,7 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
       if (held("sender")) return cpuVerdict("sender", shares);
       return done("unclear", `${shares}: the sender's application left its socket idle ${percent(s.application_percent)} of the window, yet no sender core was saturated (${busiestText("sender")}) nor its CPU quota throttled: the facts disagree`);
     }
-    if (s.rwnd_limited_percent + s.sndbuf_limited_percent >= LIMIT_SHARE_PERCENT) {
+    if (windowHeld) {
       // A full window is the window's fault however busy the receiver; a receive window held below the buffer is a
       // receiver that did not read.
       const full = window !== undefined && input.rtt_us !== undefined && bdpBytes(input.throughput_bps, input.rtt_us) >= WINDOW_REACHED_FRACTION * input.streams * window;
@@ -231,7 +233,8 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
       }
       const bottleneck = path.bottleneck_bps;
       if (bottleneck !== undefined && utilizationPercent(input.throughput_bps, bottleneck) >= PATH_FULL_PERCENT) {
-        return done("link", `${shares}: the path is the limit at ${formatBits(bottleneck)} (delivery rate ${formatBits(input.path!.delivery_bps!)}, goodput ${formatBits(input.throughput_bps)})`, queueText());
+        const shaper = input.link.shaper && `, ${input.link.interface ?? "its interface"} shaped by ${input.link.shaper.kind} to ${formatBits(input.link.shaper.rate_bps)}`;
+        return done("link", `${shares}: the path is the limit at ${formatBits(bottleneck)} (delivery rate ${formatBits(input.path!.delivery_bps!)}, goodput ${formatBits(input.throughput_bps)}${shaper ?? ""})`, queueText());
       }
       return done(
         "unclear",

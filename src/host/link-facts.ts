@@ -10,7 +10,9 @@ export const LinkFacts = z.object({
   interface: z.string().optional(),
   /** bits/s; absent when unknown (loopback, a virtual interface, speed -1, no override). */
   speed_bps: z.number().positive().optional(),
-  speed_source: z.enum(["sysfs", "--link-speed"]).optional(),
+  speed_source: z.enum(["sysfs", "--link-speed", "qdisc"]).optional(),
+  /** A shaping qdisc at the interface's root (tbf, htb) and its rate, read over rtnetlink (src/host/shaper.ts). */
+  shaper: z.object({ kind: z.string(), rate_bps: z.number().positive() }).optional(),
   mtu: z.number().int().positive().optional(),
   /** Why speed_bps is absent or what it stands for, for the report. */
   note: z.string().optional(),

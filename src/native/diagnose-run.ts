@@ -4,6 +4,7 @@ import { diagnose } from "../diagnosis/diagnose.ts";
 import { diagnosisInput } from "../diagnosis/from-results.ts";
 import type { Diagnosis } from "../diagnosis/schema.ts";
 import { readLink } from "../host/link.ts";
+import { readShaper, shapedLink } from "../host/shaper.ts";
 import { readTcpBufferCeilings, streamWindowBytes } from "../host/link-buffers.ts";
 import type { Results } from "../report/result.ts";
 
@@ -17,7 +18,8 @@ export async function diagnoseRun(r: Results, opts: { server: string; localSends
   if (!remote) return undefined;
   let address = opts.server;
   if (isIP(address) === 0) address = await lookup(address).then((a) => a.address, () => address);
-  const link = readLink(address, { override: opts.linkSpeedBps });
+  const route = readLink(address, { override: opts.linkSpeedBps });
+  const link = shapedLink(route, await readShaper(route.interface));
   const ours = readTcpBufferCeilings();
   // With -w both ends set the buffer the user asked for, each capped by its own *_set_max ceiling.
   const windowBytes = r.transport === "tcp" ? streamWindowBytes(opts.localSends ? ours : remote.tcp_buffers, opts.localSends ? remote.tcp_buffers : ours, r.socket_buffers?.requested_bytes) : undefined;

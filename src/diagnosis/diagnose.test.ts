@@ -357,6 +357,13 @@ describe("a cgroup's CPU quota", () => {
     ]);
   });
 
+  test("the kernel's throttling count comes before a sender that left its socket idle on a busy core", () => {
+    const busySender = { ...host(2, { 0: { user: 70, system: 30 } }), process: { total: 4.5, user: 2, system: 2.5 } };
+    const d = run({ link: veth, path: { ...network, busy_us: 3.08e6 }, sender: busySender, receiver: { ...idle, cgroup: quota(95) } });
+    expect(d.verdict).toBe("receiver-cpu");
+    expect(d.evidence[0]).toStartWith("receiver throttled by its cgroup's CPU quota in 95 % of periods");
+  });
+
   test("a throttled sender that left its socket idle: sender-cpu; without socket facts the quota comes before a busy core", () => {
     expect(run({ link: veth, path: { ...network, busy_us: 1e6 }, sender: { ...idle, cgroup: quota(60) } }).verdict).toBe("sender-cpu");
     const d = run({ sender: { ...idle, cgroup: quota(60) }, receiver: host(2, { 1: { softirq: 99 } }) });

@@ -204,6 +204,11 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
   if (path) {
     const s = path.shares;
     const shares = senderTimeText(s);
+    // A cgroup out of quota stops its threads for the rest of each period, holding the socket lock mid-read or
+    // mid-write: the packets wait in the backlog unacknowledged, the RTT swells and the sender's cwnd looks like the
+    // network's, or its socket runs dry. The kernel's own throttling count comes before what the sender saw.
+    const quotaEnd = quotaHeld[0];
+    if (quotaEnd !== undefined) return cpuVerdict(quotaEnd, shares);
     if (s.busy_percent < SENDER_BUSY_PERCENT) {
       if (held("sender")) return cpuVerdict("sender", shares);
       return done("unclear", `${shares}: the sender's application left its socket idle ${percent(s.application_percent)} of the window, yet no sender core was saturated (${busiestText("sender")}) nor its CPU quota throttled: the facts disagree`);
@@ -223,10 +228,6 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
     }
     // Busy and neither window: the network's cwnd and pacing held it. Over loopback there is no network: the
     // cwnd there only follows how fast the same host's cores turn segments around, so the CPU figures decide below.
-    // A cgroup out of quota stops its threads for the rest of each period, holding the socket lock mid-read: the
-    // packets wait in the backlog unacknowledged, the RTT swells and the sender's cwnd looks like the network's.
-    const quotaEnd = quotaHeld[0];
-    if (quotaEnd !== undefined) return cpuVerdict(quotaEnd, shares);
     if (input.link.interface !== "lo") {
       if (loss !== undefined && loss >= RETRANSMIT_HIGH_PERCENT) {
         return done("loss", `${percent(loss)} of segments retransmitted while ${shares}: the path drops packets; find the congested queue or lossy hop`, queueText());

@@ -60,6 +60,15 @@ const STRERROR: Record<number, string> = {
   113: "No route to host",
 };
 
+/**
+ * The Linux errno of a runtime's error by its code ("ECONNREFUSED", as node:net and Bun name them), for a peer that
+ * wants the number (iperf3's SERVER_ERROR payload); `otherwise` when the error has no code we know.
+ */
+export function errnoOfError(error: unknown, otherwise: number): number {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && code !== "OK" && Object.hasOwn(Errno, code) ? Errno[code as keyof typeof Errno] : otherwise;
+}
+
 /** glibc's strerror() text, "Unknown error N" beyond the table as glibc says for numbers it does not know. */
 export function strerror(errno: number): string {
   return STRERROR[errno] ?? `Unknown error ${errno}`;

@@ -16,7 +16,7 @@ import { ClientSession, type ClientEvent } from "../../interop/iperf3/client-ses
 import { Defaults, Limits } from "../../interop/iperf3/constants.ts";
 import { encodeCookie, generateCookie } from "../../interop/iperf3/cookie.ts";
 import { IErrno, describeIperfError } from "../../interop/iperf3/error-codes.ts";
-import { Errno } from "../../lib/errno.ts";
+import { Errno, errnoOfError } from "../../lib/errno.ts";
 import { Iperf3ProtocolError } from "../../interop/iperf3/framing.ts";
 import type { TestParams } from "../../interop/iperf3/params.ts";
 import { UDP_HELLO } from "../../interop/iperf3/udp.ts";
@@ -33,17 +33,7 @@ import { adoptedTcpSpec, clientSendBlocks, clientUdpRecvSpec, clientUdpSendSpec,
 import { DONE, connectedLine, connectingLines } from "./text-report.ts";
 import { atTime, everyInterval, type GridTimer } from "./timers.ts";
 
-const ERRNO: Record<string, number> = {
-  ECONNREFUSED: Errno.ECONNREFUSED,
-  ETIMEDOUT: Errno.ETIMEDOUT,
-  ECONNRESET: Errno.ECONNRESET,
-  EADDRINUSE: Errno.EADDRINUSE,
-  EADDRNOTAVAIL: Errno.EADDRNOTAVAIL,
-  EHOSTUNREACH: 113,
-  ENETUNREACH: 101,
-  EACCES: Errno.EACCES,
-};
-const errnoOf = (e: unknown) => ERRNO[(e as { code?: string } | null)?.code ?? ""] ?? Errno.EIO;
+const errnoOf = (e: unknown) => errnoOfError(e, Errno.EIO);
 const UDP_HELLO_TIMEOUT_MS = 30_000;
 
 interface CtrlState {

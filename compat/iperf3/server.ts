@@ -11,7 +11,7 @@ import type { Net, TcpListener, TcpSocket } from "../../src/net/types.ts";
 import { COOKIE_BYTES, decodeCookie } from "../../interop/iperf3/cookie.ts";
 import { State } from "../../interop/iperf3/constants.ts";
 import { IErrno, describeIperfError } from "../../interop/iperf3/error-codes.ts";
-import { Errno } from "../../lib/errno.ts";
+import { Errno, errnoOfError } from "../../lib/errno.ts";
 import { Iperf3ProtocolError, encodeServerError, encodeState } from "../../interop/iperf3/framing.ts";
 import type { TestParams } from "../../interop/iperf3/params.ts";
 import type { Results } from "../../interop/iperf3/results.ts";
@@ -49,7 +49,6 @@ const IEDURATION = 5;
 const IENUMSTREAMS = 6;
 const REFUSAL_ERRNO: Record<string, number> = { streams: IENUMSTREAMS, duration: IEDURATION, rate: IErrno.IETOTALRATE };
 
-const ERRNO: Record<string, number> = { EADDRINUSE: Errno.EADDRINUSE, EACCES: Errno.EACCES, EADDRNOTAVAIL: Errno.EADDRNOTAVAIL, EPERM: Errno.EPERM };
 const TICK_MS = 100;
 /** 3.12's words when Ctrl+C or SIGTERM ends the server (iperf_got_sigend with IESERVERTERM). */
 const INTERRUPTED = "interrupt - the server has terminated";
@@ -433,7 +432,7 @@ class ServerTest {
         },
         (err: unknown) => {
           this.udpTurn = undefined;
-          this.session.listenerFailed(IErrno.IESTREAMLISTEN, ERRNO[(err as { code?: string }).code ?? ""] ?? Errno.EADDRINUSE, (err as Error).message);
+          this.session.listenerFailed(IErrno.IESTREAMLISTEN, errnoOfError(err, Errno.EADDRINUSE), (err as Error).message);
         },
       );
   }
@@ -460,7 +459,7 @@ class ServerTest {
     try {
       sock = acceptor.streamSocket(from);
     } catch (e) {
-      this.session.fail(new Iperf3ProtocolError(`cannot open a UDP stream socket: ${(e as Error).message}`, IErrno.IESTREAMACCEPT, ERRNO[(e as { code?: string }).code ?? ""] ?? Errno.EIO));
+      this.session.fail(new Iperf3ProtocolError(`cannot open a UDP stream socket: ${(e as Error).message}`, IErrno.IESTREAMACCEPT, errnoOfError(e, Errno.EIO)));
       return;
     }
     // A view has no address of its own: the client sends to the address its control connection reached.
@@ -471,7 +470,7 @@ class ServerTest {
         if (this.closed) return void plane.stop();
         this.addLive(n, plane, undefined, got.id, sender, { host: plainAddress(local.host), port: local.port }, { host: plainAddress(from.host), port: from.port });
       },
-      (err: unknown) => this.session.fail(new Iperf3ProtocolError(`data stream failed: ${(err as Error).message}`, IErrno.IESTREAMACCEPT, ERRNO[(err as { code?: string }).code ?? ""] ?? Errno.EIO)),
+      (err: unknown) => this.session.fail(new Iperf3ProtocolError(`data stream failed: ${(err as Error).message}`, IErrno.IESTREAMACCEPT, errnoOfError(err, Errno.EIO))),
     );
     this.opening.push(opened);
   }

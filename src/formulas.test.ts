@@ -30,6 +30,7 @@ import {
   kibibytesPerSecond,
   kilobytesPerSecond,
   lossPercent,
+  datagramsSent,
   mean,
   meanLatency,
   mebibytes,
@@ -116,6 +117,9 @@ describe("hand-computed", () => {
     expect(lossPercent(5, 51)).toBe((100 * 5) / 51); // iperf 2 printed "5/51 (9.8%)"
     expect(lossPercent(1, 4)).toBe(25);
     expect(lossPercent(0, 0)).toBe(0);
+    // Stock 2.1.8's server interval "131 KBytes ... 1/92": 91 datagrams of 1470 bytes (133770 bytes) and one lost.
+    expect(datagramsSent(91, 1, 0)).toBe(92);
+    expect(datagramsSent(90, 0, 1)).toBe(89);
     expect(meanLatency(2969, 93)).toBe(2969 / 93);
     expect(mean([65536, 61440.5])).toBe(63488.25);
     expect(mean([])).toBeNaN();

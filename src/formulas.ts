@@ -185,6 +185,15 @@ export function lossPercent(lost: number, total: number): number {
   return per(100 * lost, total);
 }
 
+/**
+ * Datagrams a sequenced UDP stream sent over a window, as its receiver sees them (iperf 2's Total column) = received
+ * + lost − duplicates: the highest sequence number's advance, counted without the level (late arrivals are received
+ * and lower the lost count; copies are received but were sent once).
+ */
+export function datagramsSent(received: number, lost: number, duplicates: number): number {
+  return received + lost - duplicates;
+}
+
 /** Mean = Σ values / count (ntttcp for Windows threads_avg_bytes_per_compl, the mean MHz of a window); NaN for none. */
 export function mean(values: readonly number[]): number {
   return values.length > 0 ? values.reduce((a, v) => a + v, 0) / values.length : NaN;

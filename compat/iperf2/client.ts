@@ -10,7 +10,8 @@ import { REPORT_MIN_LENGTH, type ServerReport, decodeServerReport } from "../../
 import { UdpClientSession } from "../../interop/iperf2/udp-client-session.ts";
 import { ConnectBackListener } from "./connect-back.ts";
 import { type Member, ReportGroup } from "./groups.ts";
-import { LiveTest } from "./live-test.ts";
+import { iperf2Test } from "./iperf2-test.ts";
+import type { TestRun } from "../../src/engine/test-run.ts";
 import { localAddressToward } from "./local-address.ts";
 import type { ClientPlan } from "./plan.ts";
 import { defaultBuffers, setBuffers } from "../../src/host/socket-defaults.ts";
@@ -77,8 +78,8 @@ export async function runClient(plan: ClientPlan, io: ClientIo): Promise<number>
   const localHost = await localAddressToward(io.net, io.sockopt, plan.host);
   const perStream = !plan.udp && (plan.reverse || plan.fullDuplex);
   // -R/--full-duplex open one plane per connection; the other modes one plane for all -P streams (-d's connect-backs
-  // arrive after the window began and are not in it).
-  const live = new LiveTest(
+  // arrive after the window began and are held, not counted).
+  const test = iperf2Test(
     {
       role: "client", peer: { host: plan.host, port: plan.port }, transport: plan.udp ? "udp" : "tcp",
       durationS: plan.amount.kind === "time" ? plan.amount.seconds : 0, intervalS: plan.intervalS,
@@ -86,18 +87,24 @@ export async function runClient(plan: ClientPlan, io: ClientIo): Promise<number>
     perStream ? plan.parallel : 1,
   );
   try {
-    const g = group(plan, io, "test", plan.parallel, live);
+    const g = group(plan, io, "test", plan.parallel, test);
     if (plan.udp) return await (plan.reverse ? udpReverse(plan, io, localHost, g) : udpForward(plan, io, localHost, g));
     if (perStream) return await tcpReverse(plan, io, g);
     return await tcpForward(plan, io, localHost, g);
   } finally {
-    live.end();
+    test.end();
   }
 }
 
-/** `live`: the client's Test, when the group's streams are its planes (their intervals and lines read its cuts). */
-function group(plan: ClientPlan, io: ClientIo, key: string, expected: number, live?: LiveTest): ReportGroup {
-  return new ReportGroup(key, expected, io.printer, { format: plan.format, enhanced: plan.enhanced, csv: plan.csv, intervalS: plan.intervalS, live });
+/** `test`: the Test the group's streams are planes of (their intervals and lines read its windows). */
+function group(plan: ClientPlan, io: ClientIo, key: string, expected: number, test: TestRun): ReportGroup {
+  return new ReportGroup(key, expected, io.printer, { format: plan.format, enhanced: plan.enhanced, csv: plan.csv, intervalS: plan.intervalS, test });
+}
+
+/** A -r test: the server's connect-back, a test of its own. */
+function tradeoffGroup(plan: ClientPlan, io: ClientIo, key: string): ReportGroup {
+  const durationS = plan.amount.kind === "time" ? plan.amount.seconds : 0;
+  return group(plan, io, key, 1, iperf2Test({ role: "client", peer: { host: plan.host, port: plan.port }, transport: "tcp", durationS, intervalS: plan.intervalS }, 1));
 }
 
 /**
@@ -223,7 +230,7 @@ async function tcpForward(plan: ClientPlan, io: ClientIo, localHost: string, for
   const header = buildClientHeader(request(plan));
   const headerBytes = header ? encodeClientHeader(header, "tcp") : undefined;
   const connectBack = (joined: ReportGroup | null) => {
-    const l = new ConnectBackListener(plan, io, joined, (key) => group(plan, io, key, 1), plan.parallel + 1);
+    const l = new ConnectBackListener(plan, io, joined, (key) => tradeoffGroup(plan, io, key), plan.parallel + 1);
     return l.start() ? l : undefined;
   };
   const listener = plan.dual ? connectBack(forward) : undefined;
@@ -375,7 +382,7 @@ async function udpForward(plan: ClientPlan, io: ClientIo, localHost: string, g: 
   const startMs = performance.now();
   // The stock client's total counts its FIN datagram too (92 data datagrams: "134 KBytes" = 93 x 1470), as the
   // server does; its write count does not.
-  const fin = { bytes: plan.noUdpFin ? 0 : plan.len, datagrams: 0 };
+  const fin = { bytes: plan.noUdpFin ? 0 : plan.len };
   const members: Member[] = results.map((r, i) => ({
     id: String(r.id), numericId: r.id, stream: { plane, index: i }, transport: "udp", role: "send", fin, startMs, client: r.local, server,
   }));
@@ -409,7 +416,7 @@ async function udpReverse(plan: ClientPlan, io: ClientIo, localHost: string, g: 
   const local = { host: localHost, port: plane.localPorts[0] ?? 0 };
   const server = { host: plan.host, port: plan.port };
   io.printer.info(connectionLine(1, withInterface(local, plan.enhanced), server, connectionNotes({ direction: "reverse", enhanced: plan.enhanced, at: new Date() })));
-  // Its window opens at the first datagram; the FIN counts in the final line's total, as stock counts it.
+  // Its window opens at the first datagram.
   const m: Member = { id: "*1", numericId: 1, stream: { plane, index: 0 }, transport: "udp", role: "recv", startMs: 0, client: local, server };
   let finished!: () => void;
   const fin = new Promise<void>((r) => (finished = r));
@@ -419,7 +426,6 @@ async function udpReverse(plan: ClientPlan, io: ClientIo, localHost: string, g: 
       g.add(m, true);
     }
     if (e.name === "fin") {
-      m.fin = { bytes: 0, datagrams: 1 };
       g.ended(m);
       finished();
     }

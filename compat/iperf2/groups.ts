@@ -1,10 +1,11 @@
 import { finalCsvTime } from "./csv-report.ts";
 import type { Printer } from "./printer.ts";
 import type { FormatLetter } from "./units.ts";
-import type { Snapshot, StreamCounters } from "../../src/counters.ts";
+import type { StreamCounters } from "../../src/counters.ts";
 import type { MeasuredPlane } from "../../src/engine/measured-plane.ts";
-import type { Side } from "../../src/engine/test-run.ts";
-import { LiveTest } from "./live-test.ts";
+import type { Side, TestRun } from "../../src/engine/test-run.ts";
+import type { Window } from "../../src/engine/cut.ts";
+import { datagramsSent } from "../../src/formulas.ts";
 import { type LineKind, type WindowFigures, memberLine, sumLine } from "./member-lines.ts";
 
 /**
@@ -21,8 +22,8 @@ export interface Member extends LineKind {
   counted?: "bytes" | "received";
   /** Bytes iperf counts that no counter holds: the header written before the data (in every window from the start). */
   headerBytes?: number;
-  /** The end marker iperf counts in the final line only: a UDP sender's FIN datagram (bytes), a receiver's (datagrams). */
-  fin?: { bytes: number; datagrams: number };
+  /** The end marker iperf counts in the final line only: a UDP sender's FIN datagram, which no counter holds. */
+  fin?: { bytes: number };
   startMs: number;
   endMs?: number;
 }
@@ -38,35 +39,25 @@ export interface GroupOptions {
    * swallow a later, unrelated client from the same host.
    */
   lateStreamMs?: number;
-  /** The test as the status endpoint (--http) shows it; ends when the group closes. */
-  live?: LiveTest;
+  /** The engine's Test of these streams: every line reads its windows; /status shows it; it ends when the group closes. */
+  test: TestRun;
 }
 
 const LATE_STREAM_MS = 1000;
 
-/** A member's cumulative figures in a cut, as iperf counts them (the header from the start, the FIN at the end). */
-function cumulative(m: Member, c: StreamCounters, final: boolean): WindowFigures {
+/**
+ * A member's figures over a window of the Test (`c`: its stream's counters moved in it). `first`: the window starts
+ * at the stream's open, where iperf counts the header; `final`: the whole-test line, which counts the FIN datagram.
+ */
+function figuresOf(m: Member, c: StreamCounters, first: boolean, final: boolean): WindowFigures {
   return {
-    bytes: (m.counted === "received" ? c.received : c.bytes) + (m.headerBytes ?? 0) + (final ? (m.fin?.bytes ?? 0) : 0),
+    bytes: (m.counted === "received" ? c.received : c.bytes) + (first ? (m.headerBytes ?? 0) : 0) + (final ? (m.fin?.bytes ?? 0) : 0),
     calls: c.packets,
     sendErrors: c.sendErrors,
     lost: c.lost,
-    total: (m.role === "send" ? c.packets : c.maxSeq) + (final ? (m.fin?.datagrams ?? 0) : 0),
+    total: m.role === "send" ? c.packets : datagramsSent(c.packets, c.lost, c.duplicates),
     jitterS: c.jitter,
     outOfOrder: c.outOfOrder,
-  };
-}
-
-/** `later` over the window since `earlier`: counts subtract, jitter is the later value. */
-function minus(later: WindowFigures, earlier: WindowFigures): WindowFigures {
-  return {
-    bytes: later.bytes - earlier.bytes,
-    calls: later.calls - earlier.calls,
-    sendErrors: later.sendErrors - earlier.sendErrors,
-    lost: later.lost - earlier.lost,
-    total: later.total - earlier.total,
-    jitterS: later.jitterS,
-    outOfOrder: later.outOfOrder - earlier.outOfOrder,
   };
 }
 
@@ -88,7 +79,8 @@ export class ReportGroup {
   private forward = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private tick = 0;
-  private readonly last = new Map<Member, WindowFigures>();
+  /** Members whose first interval was printed: later ones do not start at the stream's open. */
+  private readonly printed = new Set<Member>();
   private closed = false;
   private grace: ReturnType<typeof setTimeout> | undefined;
   /** Where interval 0 starts: the first stream's start (connecting and opening streams are not part of it). */
@@ -118,7 +110,7 @@ export class ReportGroup {
 
   private startClock(originMs: number): void {
     this.clockMs = originMs;
-    this.o.live?.cutsIntervals();
+    this.o.test.cutsIntervals();
     const every = this.o.intervalS * 1000;
     this.timer = setTimeout(() => {
       this.interval();
@@ -132,28 +124,28 @@ export class ReportGroup {
     return { transport: this.members[0]!.transport, role: roles.size === 1 ? [...roles][0]! : null };
   }
 
-  /** The counters of the test's streams at one instant: the Test's cut (its interval cut when `interval`). */
-  private cut(interval = false): Map<MeasuredPlane, Snapshot> {
-    const live = this.o.live;
-    return (live && (interval ? live.interval() : live.cut())) ?? new Map();
+  /** `m`'s stream in a window of the Test; a plane the Test never held (attached after it ended) counts from its open. */
+  private counters(m: Member, w: Window): StreamCounters {
+    return w.stream(m.stream.plane, m.stream.index) ?? m.stream.plane.snapshot().streams[m.stream.index]!;
   }
 
-  private counters(m: Member, cut: Map<MeasuredPlane, Snapshot>): StreamCounters {
-    return LiveTest.of(cut, m.stream.plane).streams[m.stream.index]!;
+  /** Everything the members' streams moved since they opened, until now. */
+  private sinceOpen(): Window {
+    return this.o.test.since(this.o.test.originAt(this.members[0]?.startMs ?? 0));
   }
 
   private interval(): void {
     const live = this.members.filter((m) => m.endMs === undefined);
     if (live.length === 0) return;
+    // The clock has run one interval: data flows on what is attached, whether or not every announced stream came.
+    this.o.test.begin();
     const start = this.tick * this.o.intervalS;
     const end = start + this.o.intervalS;
     this.tick++;
-    const cut = this.cut(true);
+    const w = this.o.test.interval();
     const windows = live.map((m) => {
-      const now = cumulative(m, this.counters(m, cut), false);
-      const was = this.last.get(m);
-      this.last.set(m, now);
-      const f = was ? minus(now, was) : now;
+      const f = figuresOf(m, this.counters(m, w), !this.printed.has(m), false);
+      this.printed.add(m);
       memberLine(this.printer, this.o, m, start, end, f, new Date(), false);
       return f;
     });
@@ -162,7 +154,7 @@ export class ReportGroup {
 
   /** A data plane of this test, whose stream started (was accepted or connected) at `startMs`. */
   attach(plane: MeasuredPlane, side: Side, startMs?: number): void {
-    this.o.live?.attach(plane, side, startMs);
+    this.o.test.attach(plane, side, startMs);
   }
 
   /**
@@ -178,12 +170,12 @@ export class ReportGroup {
   /** A member's stream ended: its final line, then the sum once the whole test is over. */
   ended(m: Member, endMs = performance.now()): void {
     if (m.endMs !== undefined) return;
-    this.o.live?.begin();
+    this.o.test.begin();
     // The end and the interval timer fall on the same instant: the interval that just closed comes first.
     if (this.timer && (endMs - this.clockMs) / 1000 >= (this.tick + 1) * this.o.intervalS - 0.05) this.interval();
     m.endMs = endMs;
     const seconds = (endMs - m.startMs) / 1000;
-    memberLine(this.printer, this.o, m, 0, seconds, cumulative(m, this.counters(m, this.cut()), true), finalCsvTime(this.o.intervalS), true);
+    memberLine(this.printer, this.o, m, 0, seconds, figuresOf(m, this.counters(m, this.sinceOpen()), true, true), finalCsvTime(this.o.intervalS), true);
     if (this.members.some((x) => x.endMs === undefined)) return;
     if (this.forward < this.expected) {
       clearTimeout(this.grace);
@@ -198,8 +190,8 @@ export class ReportGroup {
     if (this.closed) return;
     this.close();
     if (this.members.length > 1) {
-      const cut = this.cut();
-      const figures = this.members.map((x) => cumulative(x, this.counters(x, cut), true));
+      const w = this.sinceOpen();
+      const figures = this.members.map((x) => figuresOf(x, this.counters(x, w), true, true));
       const last = Math.max(...this.members.map((x) => x.endMs!));
       const first = Math.min(...this.members.map((x) => x.startMs));
       sumLine(this.printer, this.o, this.sumKind(), this.members.length, 0, (last - first) / 1000, sum(figures), true);
@@ -209,7 +201,7 @@ export class ReportGroup {
   /** No more members (all done, or the client vanished before announcing all of them). */
   close(): void {
     this.closed = true;
-    this.o.live?.end();
+    this.o.test.end();
     // One timer handle, a timeout first and an interval after: clearTimeout cancels either.
     clearTimeout(this.timer);
     this.timer = undefined;

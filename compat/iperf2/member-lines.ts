@@ -8,10 +8,13 @@ import {
   HEADER_TCP_READ_ENHANCED,
   HEADER_TCP_WRITE_ENHANCED,
   HEADER_UDP,
+  HEADER_UDP_ENHANCED,
   HEADER_UDP_WRITE_ENHANCED,
+  type UdpLatency,
   bwLine,
   sentLine,
   tcpReadEnhancedLine,
+  udpEnhancedLine,
   tcpWriteEnhancedLine,
   tcpWriteEnhancedSumLine,
   udpLine,
@@ -33,6 +36,8 @@ export interface LineKind {
   server: Endpoint;
   /** -e TCP senders: TCP_INFO of the socket (retransmits, cwnd, RTT); absent where the runtime cannot read it. */
   tcp?: TcpStatsTracker;
+  /** -e UDP receivers that track transit times (our server): its latency columns, in seconds. */
+  transit?: () => Omit<UdpLatency, "pps">;
 }
 
 /** A stream's figures over one report window, in iperf 2's terms. */
@@ -57,8 +62,9 @@ export interface LineOptions {
 /** What -e prints in a sender's TCP columns when the socket's TCP_INFO cannot be read: iperf's "NA" form. */
 const NO_TCP_INFO = { retry: 0, cwndK: null, rttUs: 0, rttVarUs: 0 };
 
-function heading(k: { transport: "tcp" | "udp"; role: "send" | "recv" }, enhanced: boolean): string {
-  if (k.transport === "udp") return k.role === "recv" ? HEADER_UDP : enhanced ? HEADER_UDP_WRITE_ENHANCED : HEADER_BW;
+function heading(k: { transport: "tcp" | "udp"; role: "send" | "recv"; transit?: unknown }, enhanced: boolean): string {
+  if (k.transport === "udp" && k.role === "recv") return enhanced && k.transit ? HEADER_UDP_ENHANCED : HEADER_UDP;
+  if (k.transport === "udp") return enhanced ? HEADER_UDP_WRITE_ENHANCED : HEADER_BW;
   if (!enhanced) return HEADER_BW;
   return k.role === "send" ? HEADER_TCP_WRITE_ENHANCED : HEADER_TCP_READ_ENHANCED;
 }
@@ -75,7 +81,9 @@ export function memberLine(p: Printer, o: LineOptions, k: LineKind, start: numbe
   const fig = { id: k.id, start, end, bytes: f.bytes };
   let text = bwLine(fig, o.format);
   if (k.transport === "udp") {
-    if (k.role === "recv") text = udpLine({ ...fig, jitterS: f.jitterS, lost: f.lost, total: f.total }, o.format);
+    const udp = { ...fig, jitterS: f.jitterS, lost: f.lost, total: f.total };
+    if (k.role === "recv" && o.enhanced && k.transit) text = udpEnhancedLine(udp, { ...k.transit(), pps: packetsPerSecond(f.calls, end - start) }, f.calls, o.format);
+    else if (k.role === "recv") text = udpLine(udp, o.format);
     else if (o.enhanced) text = udpWriteEnhancedLine(fig, f.calls, f.sendErrors, packetsPerSecond(f.calls, end - start), o.format);
   } else if (o.enhanced && k.role === "recv") {
     text = tcpReadEnhancedLine(fig, f.calls, o.format);
@@ -105,7 +113,8 @@ export function sumLine(
   if (o.csv) return;
   const { transport, role } = kind;
   if (transport === "udp" && role === "recv") {
-    p.report(HEADER_BW, udpSumLine({ id: "SUM", start, end, bytes: f.bytes, lost: f.lost, total: f.total }, o.format));
+    // Stock's server prints its flows' sums under the flows' own heading block.
+    p.report(null, udpSumLine({ id: "SUM", start, end, bytes: f.bytes, lost: f.lost, total: f.total }, o.format));
     return;
   }
   if (transport === "tcp" && o.enhanced && role === "send") {

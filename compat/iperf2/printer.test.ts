@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { blankCounters } from "../../src/counters.ts";
-import type { MeasuredPlane } from "../../src/engine/measured-plane.ts";
+import { PolledPlane, type PolledCounters } from "../../src/engine/polled-plane.ts";
+import { StreamSpec } from "../../src/stream-spec.ts";
+import { iperf2Test } from "./iperf2-test.ts";
 import { ReportGroup, type Member } from "./groups.ts";
 import { Printer } from "./printer.ts";
 import { HEADER_BW, HEADER_UDP } from "./text-report.ts";
@@ -39,24 +40,28 @@ describe("heading rule of the stock reports", () => {
 });
 
 describe("report groups", () => {
-  // A stream's counters as the group reads them: its own plane, cut on its own (no Test).
-  const planeOf = (bytes: number, packets = 1) =>
-    ({ snapshot: () => ({ atMs: 0, streams: [{ ...blankCounters(), bytes, packets }] }) }) as unknown as MeasuredPlane;
+  // A stream counted by its owner (a PolledPlane): the group reads it through its Test's windows.
+  const planeOf = (counters: PolledCounters) => new PolledPlane([StreamSpec.parse({ kind: "tcp-recv", id: 0, listen: { host: "s", port: 5001 } })], () => counters);
   const member = (id: number, bytes: number, startMs: number): Member => ({
-    id: String(id), numericId: id, stream: { plane: planeOf(bytes), index: 0 }, transport: "tcp", startMs, client: { host: "c", port: id }, server: { host: "s", port: 5001 }, role: "recv",
+    id: String(id), numericId: id, stream: { plane: planeOf({ bytes, packets: 1 }), index: 0 }, transport: "tcp", startMs, client: { host: "c", port: id }, server: { host: "s", port: 5001 }, role: "recv",
   });
+  const testOf = (expected: number) => iperf2Test({ role: "server", peer: { host: "c", port: 1 }, transport: "tcp", durationS: 0, intervalS: 0 }, expected);
   const options = { format: "a" as const, enhanced: false, csv: false, intervalS: 0 };
+  const join = (g: ReportGroup, m: Member) => {
+    g.attach(m.stream.plane, m.role, m.startMs);
+    g.add(m, true);
+  };
 
   test("each stream's line when it ends, the sum once all announced streams have ended", () => {
     const { lines, printer } = capture();
-    const g = new ReportGroup("h", 2, printer, options);
+    const g = new ReportGroup("h", 2, printer, { ...options, test: testOf(2) });
     const a = member(1, 1441852, 0);
     const b = member(2, 1441852, 0);
-    g.add(a, true);
+    join(g, a);
     g.ended(a, 1000.6);
     expect(lines).toEqual([HEADER_BW, "[  1] 0.0000-1.0006 sec  1.38 MBytes  11.5 Mbits/sec"]);
     expect(g.accepting).toBe(true);
-    g.add(b, true);
+    join(g, b);
     g.ended(b, 999.3);
     expect(lines.slice(2)).toEqual(["[  2] 0.0000-0.9993 sec  1.38 MBytes  11.5 Mbits/sec", "[SUM] 0.0000-1.0006 sec  2.75 MBytes  23.1 Mbits/sec"]);
     expect(g.accepting).toBe(false);
@@ -64,10 +69,10 @@ describe("report groups", () => {
 
   test("streams announced but never coming: the sum after a grace period, and the group takes no later client", async () => {
     const { lines, printer } = capture();
-    const g = new ReportGroup("h", 3, printer, { ...options, lateStreamMs: 20 });
+    const g = new ReportGroup("h", 3, printer, { ...options, lateStreamMs: 20, test: testOf(3) });
     const [a, b] = [member(1, 1000, 0), member(2, 1000, 0)];
-    g.add(a, true);
-    g.add(b, true);
+    join(g, a);
+    join(g, b);
     g.ended(a, 1000);
     g.ended(b, 1000);
     expect(lines.some((l) => l.startsWith("[SUM]"))).toBe(false);
@@ -79,24 +84,24 @@ describe("report groups", () => {
 
   test("a single stream prints no sum; CSV finals of a server carry the epoch-zero stamp without -i", () => {
     const { lines, printer } = capture(true);
-    const g = new ReportGroup("h", 1, printer, { ...options, csv: true });
+    const g = new ReportGroup("h", 1, printer, { ...options, csv: true, test: testOf(1) });
     const a = member(1, 1441852, 0);
-    g.add(a, true);
+    join(g, a);
     g.ended(a, 1000);
     expect(lines).toEqual(["19700101000000,c,1,s,5001,1,0.0-1.0,1441852,11534816"]);
   });
 
   test("UDP senders: each final line with its FIN's bytes and \"Sent\", then the sum and its \"Sent\" (stock udp -P 2)", () => {
     const { lines, printer } = capture();
-    const g = new ReportGroup("h", 2, printer, options);
+    const g = new ReportGroup("h", 2, printer, { ...options, test: testOf(2) });
     const fin = { bytes: 1470, datagrams: 0 };
     const udp = (id: number): Member => ({
-      id: String(id), numericId: id, stream: { plane: planeOf(181 * 1470, 181), index: 0 }, transport: "udp", role: "send", fin, startMs: 0,
+      id: String(id), numericId: id, stream: { plane: planeOf({ bytes: 181 * 1470, packets: 181 }), index: 0 }, transport: "udp", role: "send", fin, startMs: 0,
       client: { host: "c", port: id }, server: { host: "s", port: 5001 },
     });
     const [a, b] = [udp(2), udp(1)];
-    g.add(a, true);
-    g.add(b, true);
+    join(g, a);
+    join(g, b);
     g.ended(a, 2018.9);
     g.ended(b, 2018.9);
     expect(lines).toEqual([
@@ -108,5 +113,32 @@ describe("report groups", () => {
       "[SUM] 0.0000-2.0189 sec   523 KBytes  2.12 Mbits/sec",
       "[SUM-2] Sent 366 datagrams",
     ]);
+  });
+
+  test("-i: each interval is the Test's window (the header in the first), the sum beside it, finals since the open", async () => {
+    const { lines, printer } = capture();
+    const counters = [{ bytes: 0, packets: 0 }, { bytes: 0, packets: 0 }];
+    const t = testOf(2);
+    const g = new ReportGroup("h", 2, printer, { ...options, format: "B", intervalS: 0.2, test: t });
+    const startMs = performance.now();
+    const [a, b] = counters.map((c, i): Member => ({
+      id: String(i + 1), numericId: i + 1, stream: { plane: planeOf(c), index: 0 }, transport: "tcp", role: "send", headerBytes: 24, startMs,
+      client: { host: "c", port: i + 1 }, server: { host: "s", port: 5001 },
+    }));
+    join(g, a!);
+    join(g, b!);
+    counters[0]!.bytes = 1000;
+    counters[1]!.bytes = 2000;
+    // Cut at 0.2 s and 0.4 s; the test stops at 0.5 s, before a third interval is due.
+    await Bun.sleep(300);
+    counters[0]!.bytes = 1500;
+    counters[1]!.bytes = 2500;
+    await Bun.sleep(200);
+    g.stopped(performance.now());
+    g.ended(a!, startMs + 500);
+    g.ended(b!, startMs + 500);
+    const bytes = lines.filter((l) => /^\[ *[0-9S]/.test(l)).map((l) => /sec +(\d+) Bytes/.exec(l)?.[1] ?? l);
+    expect(bytes).toEqual(["1024", "2024", "3048", "500", "500", "1000", "1524", "2524", "4048"]);
+    expect(t.phase).toBe("done");
   });
 });

@@ -8,7 +8,7 @@ import { versionString } from "../../interop/iperf2/client-header.ts";
 import { digitsPayload } from "../../interop/iperf2/datagram.ts";
 import { type ServerSend, type TcpServerTest, TcpServerSession } from "../../interop/iperf2/tcp-server-session.ts";
 import { type Member, ReportGroup } from "./groups.ts";
-import { LiveTest } from "./live-test.ts";
+import { iperf2Test } from "./iperf2-test.ts";
 import type { ServerPlan } from "./plan.ts";
 import type { Printer } from "./printer.ts";
 import { type Queued, SocketTransport, flushQueued, newQueued } from "../../src/net/write-queue.ts";
@@ -202,7 +202,7 @@ export class TcpServer {
       enhanced: this.plan.enhanced,
       csv: this.plan.csv,
       intervalS: this.plan.intervalS,
-      live: new LiveTest({ role: "server", peer, transport: "tcp", durationS, intervalS: this.plan.intervalS }, planes),
+      test: iperf2Test({ role: "server", peer, transport: "tcp", durationS, intervalS: this.plan.intervalS }, planes),
     });
     this.groups.push(g);
     // Finished groups are dropped so a long-running server does not grow.

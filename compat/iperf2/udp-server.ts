@@ -1,57 +1,28 @@
 import { explainSocketError } from "../../src/errors.ts";
-import { packetsPerSecond } from "../../src/formulas.ts";
 import type { UdpSocket } from "../../src/net/types.ts";
 import { versionString } from "../../interop/iperf2/client-header.ts";
-import type { ServerReport } from "../../interop/iperf2/server-report.ts";
 import { type UdpFlow, UdpServerSession } from "../../interop/iperf2/udp-server-session.ts";
 import { connectionNotes, withInterface } from "./connection-notes.ts";
-import { csvUdpLine, finalCsvTime } from "./csv-report.ts";
 import type { ServerPlan } from "./plan.ts";
 import { DEFAULT_UDP_RATE } from "./plan.ts";
 import { defaultBuffers, setBuffers } from "../../src/host/socket-defaults.ts";
 import type { Ids, ServerIo } from "./tcp-server.ts";
-import {
-  type Endpoint,
-  HEADER_BW,
-  HEADER_UDP,
-  HEADER_UDP_ENHANCED,
-  bwLine,
-  connectionLine,
-  sentLine,
-  serverBanner,
-  udpEnhancedLine,
-  udpLine,
-  udpSumLine,
-} from "./text-report.ts";
+import { type Endpoint, connectionLine, serverBanner } from "./text-report.ts";
 import { UdpReverseSender, wallSeconds } from "./udp-reverse-sender.ts";
 import { busyMessage, checkTest, peerAllowed, policyLimits, serverPolicy, type ServerPolicy, type TestLimits } from "../../src/access/server-policy.ts";
 import { RefusalLog } from "../../src/access/refusal-log.ts";
 import { iperf2Ask } from "./tcp-server.ts";
-import { LiveTest } from "./live-test.ts";
+import { iperf2Test } from "./iperf2-test.ts";
+import { type Member, ReportGroup } from "./groups.ts";
 import { PolledPlane, type PolledCounters } from "../../src/engine/polled-plane.ts";
 import { StreamSpec } from "../../src/stream-spec.ts";
 import type { UdpReceiverStats } from "../../interop/iperf2/udp-receiver-stats.ts";
 
 interface FlowState {
-  id: number;
-  local: Endpoint;
-  /** Interval bookkeeping (-i): the cumulative figures at the last line. */
-  last: { bytes: number; datagrams: number; lost: number };
-  tick: number;
-  timer?: ReturnType<typeof setInterval>;
-  group: UdpGroup;
-  /** The flow's stream in its group's Test: /status, /metrics and the -i lines read it through the Test's cuts. */
+  member: Member;
+  group: ReportGroup;
+  /** The flow's stream in its group's Test: /status, /metrics and every printed line read it through the Test. */
   plane: PolledPlane;
-}
-
-/** The flows of one client invocation (-P N gives N flows), for the server's UDP [SUM] line. */
-interface UdpGroup {
-  host: string;
-  expected: number;
-  flows: UdpFlow[];
-  ended: number;
-  /** The client invocation as the engine's Test (its flows are its streams), as the TCP server's report groups are. */
-  live: LiveTest;
 }
 
 const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
@@ -70,7 +41,7 @@ export class UdpServer {
   private sock: UdpSocket | undefined;
   private session!: UdpServerSession;
   private readonly state = new Map<UdpFlow, FlowState>();
-  private readonly groups: UdpGroup[] = [];
+  private readonly groups: ReportGroup[] = [];
   private readonly senders = new Set<UdpReverseSender>();
   private sweeper: ReturnType<typeof setInterval> | undefined;
   private finished!: () => void;
@@ -102,7 +73,7 @@ export class UdpServer {
     io.printer.info(...serverBanner({ port: plan.port, udp: true, buffer: plan.window === undefined ? defaultBuffers.udp() : setBuffers.recv(plan.window), requested: plan.window, enhanced: plan.enhanced, pid: process.pid, readLen: plan.len }));
     this.session = new UdpServerSession(
       { send: (bytes, to) => this.send(bytes, to) },
-      { flow: (f) => this.onFlow(f), end: (f, r) => this.onEnd(f, r) },
+      { flow: (f) => this.onFlow(f), end: (f) => this.onEnd(f) },
       { enhanced: plan.enhanced },
     );
     try {
@@ -125,8 +96,7 @@ export class UdpServer {
   stop(): void {
     for (const s of this.senders) s.stop();
     if (this.sweeper) clearInterval(this.sweeper);
-    for (const st of this.state.values()) if (st.timer) clearInterval(st.timer);
-    for (const g of this.groups) g.live.end();
+    for (const g of this.groups) g.close();
     this.sock?.close();
     this.sock = undefined;
     this.finished();
@@ -158,7 +128,7 @@ export class UdpServer {
     if (no) return no.message;
     const max = this.limits.maxTests;
     if (!max) return undefined;
-    const joining = this.groups.some((g) => g.host === f.peer.host && g.flows.length < g.expected);
+    const joining = this.groups.some((g) => g.key === f.peer.host && g.accepting);
     const running = new Set([...this.live].map((x) => this.state.get(x)?.group)).size;
     return !joining && running >= max.value ? busyMessage(max, running) : undefined;
   }
@@ -178,15 +148,16 @@ export class UdpServer {
     return { host, port: this.sock?.port ?? this.plan.port };
   }
 
-  private groupFor(f: UdpFlow): UdpGroup {
+  private groupFor(f: UdpFlow): ReportGroup {
     const host = f.peer.host;
-    const open = this.groups.find((g) => g.host === host && g.flows.length < g.expected);
+    const open = this.groups.find((g) => g.key === host && g.accepting);
     if (open) return open;
     const r = f.request;
     const expected = r?.numThreads ?? 1;
     const durationS = r?.amount.kind === "time" ? r.amount.seconds : 0;
-    const live = new LiveTest({ role: "server", peer: f.peer, transport: "udp", durationS, intervalS: this.plan.intervalS }, expected);
-    const g: UdpGroup = { host, expected, flows: [], ended: 0, live };
+    const { format, enhanced, csv, intervalS } = this.plan;
+    const test = iperf2Test({ role: "server", peer: f.peer, transport: "udp", durationS, intervalS }, expected);
+    const g = new ReportGroup(host, expected, this.io.printer, { format, enhanced, csv, intervalS, test });
     this.groups.push(g);
     if (this.groups.length > 256) this.groups.shift();
     return g;
@@ -213,23 +184,24 @@ export class UdpServer {
     });
     io.printer.info(connectionLine(id, withInterface(local, plan.enhanced), f.peer, notes));
     const group = this.groupFor(f);
-    group.flows.push(f);
-    if (reverse && this.sock) {
-      const sender = this.reverseSender(f);
-      const plane = this.plane(local, "udp-send", () => ({ bytes: sender.sent.bytes, packets: sender.sent.datagrams }));
-      const st: FlowState = { id, local, last: { bytes: 0, datagrams: 0, lost: 0 }, tick: 0, group, plane };
-      this.state.set(f, st);
-      this.live.add(f);
-      group.live.attach(plane, "send", performance.now());
-      this.reverse(f, st, sender);
-      return;
-    }
-    const plane = this.plane(local, "udp-recv", () => received(f.stats));
-    const st: FlowState = { id, local, last: { bytes: 0, datagrams: 0, lost: 0 }, tick: 0, group, plane };
+    const sender = reverse && this.sock ? this.reverseSender(f) : undefined;
+    const plane = sender
+      ? this.plane(local, "udp-send", () => ({ bytes: sender.sent.bytes, packets: sender.sent.datagrams }))
+      : this.plane(local, "udp-recv", () => received(f.stats));
+    // The flow's clock is its datagrams' arrivals (the session's, which its report to the client carries too).
+    const arrived = f.stats.firstArrival;
+    const startMs = performance.now() - (sender || arrived < 0 ? 0 : (wallSeconds() - arrived) * 1000);
+    const member: Member = {
+      id: String(id), numericId: id, stream: { plane, index: 0 }, transport: "udp", role: sender ? "send" : "recv", startMs, client: f.peer, server: local,
+      // -e: the transit times of the flow's datagrams, as the session tracks them for its report.
+      transit: sender ? undefined : () => transitOf(f.stats),
+    };
+    const st: FlowState = { member, group, plane };
     this.state.set(f, st);
     this.live.add(f);
-    group.live.attach(plane, "recv", performance.now());
-    if (plan.intervalS > 0) st.timer = setInterval(() => this.interval(f, st), plan.intervalS * 1000);
+    group.attach(plane, sender ? "send" : "recv", startMs);
+    group.add(member, true);
+    if (sender) this.reverse(f, st, sender);
   }
 
   /** A flow's one stream, counted here: this socket carries every client's flows, so no Worker can own it. */
@@ -251,54 +223,21 @@ export class UdpServer {
     void sender.done.then((res) => {
       this.senders.delete(sender);
       this.live.delete(f);
-      this.streamEnded(st);
       this.state.delete(f);
-      if (this.plan.csv) return;
-      this.io.printer.report(HEADER_BW, bwLine({ id: st.id, start: 0, end: res.seconds, bytes: res.bytes }, this.plan.format));
-      // Stock counts two more than it sent data datagrams (as its UDP client does): 91 data + FIN print "Sent 93".
-      this.io.printer.report(null, sentLine(st.id, res.datagrams + 2));
+      st.plane.end(0);
+      st.group.ended(st.member, st.member.startMs + res.seconds * 1000);
       this.testDone();
     });
   }
 
-  private interval(f: UdpFlow, st: FlowState): void {
-    const s = LiveTest.of(st.group.live.cut(), st.plane).streams[0]!;
-    const start = st.tick * this.plan.intervalS;
-    const end = start + this.plan.intervalS;
-    st.tick++;
-    const bytes = s.bytes - st.last.bytes;
-    const total = s.maxSeq - st.last.datagrams;
-    const lost = s.lost - st.last.lost;
-    st.last = { bytes: s.bytes, datagrams: s.maxSeq, lost: s.lost };
-    this.line(f, st, { start, end, bytes, jitterS: s.jitter, lost, total }, new Date(), s.packets);
-  }
-
-  private line(f: UdpFlow, st: FlowState, x: { start: number; end: number; bytes: number; jitterS: number; lost: number; total: number }, at: Date | null, packets: number): void {
-    if (this.plan.csv) {
-      this.io.printer.csvLine(csvUdpLine({ at, client: f.peer, server: st.local, id: st.id, ...x, outOfOrder: f.stats.outOfOrder, millis: this.plan.enhanced }));
-      return;
-    }
-    const fig = { id: st.id, ...x };
-    if (this.plan.enhanced) {
-      const l = f.stats.latency();
-      const stdev = l.transitCount > 1 ? Math.sqrt(l.m2Transit / (l.transitCount - 1)) / 1e6 : 0;
-      const seconds = x.end - x.start;
-      this.io.printer.report(HEADER_UDP_ENHANCED, udpEnhancedLine(fig, { meanS: l.meanTransit, minS: l.minTransit, maxS: l.maxTransit, stdevS: stdev, pps: packetsPerSecond(packets, seconds) }, packets, this.plan.format));
-    } else {
-      this.io.printer.report(HEADER_UDP, udpLine(fig, this.plan.format));
-    }
-  }
-
-  private onEnd(f: UdpFlow, report: ServerReport): void {
+  private onEnd(f: UdpFlow): void {
     const st = this.state.get(f);
     this.live.delete(f);
     if (!st) return;
-    if (st.timer) clearInterval(st.timer);
-    this.streamEnded(st, "marker");
-    // Forgotten now: the FIN's answer lives in the session, the group keeps the figures of its [SUM] line.
+    // Forgotten now: the FIN's answer lives in the session, the group keeps the flow's line and its [SUM].
     this.state.delete(f);
-    this.line(f, st, { start: 0, end: report.duration, bytes: report.totalBytes, jitterS: report.jitter, lost: report.lost, total: report.datagrams }, finalCsvTime(this.plan.intervalS), f.stats.packets);
-    this.groupEnded(st.group);
+    st.plane.end(0, { reason: "marker" });
+    st.group.ended(st.member, st.member.startMs + f.stats.duration * 1000);
     this.testDone();
   }
 
@@ -308,30 +247,8 @@ export class UdpServer {
     this.state.delete(f);
     this.live.delete(f);
     if (!st || f.request?.direction === "reverse") return;
-    if (st.timer) clearInterval(st.timer);
-    this.streamEnded(st, "idle");
-    const s = f.stats;
-    this.line(f, st, { start: 0, end: s.duration, bytes: s.bytes, jitterS: s.jitter, lost: s.lost, total: s.datagrams }, new Date(), s.packets);
-    this.groupEnded(st.group);
-  }
-
-  /** The Test's window closes with the last flow that joined (a -P client whose other flows never came ends too). */
-  private streamEnded(st: FlowState, reason: "marker" | "idle" | "stopped" = "stopped"): void {
-    st.plane.end(0, { reason });
-    const g = st.group;
-    // A flow without state has ended already (and was forgotten).
-    if (g.flows.every((f) => (this.state.get(f)?.plane.ends[0] ?? "gone") !== undefined)) g.live.end();
-  }
-
-  private groupEnded(g: UdpGroup): void {
-    g.ended++;
-    if (g.ended < g.expected || g.flows.length < 2 || this.plan.csv) return;
-    const reports = g.flows.map((x) => x.stats);
-    const bytes = reports.reduce((n, s) => n + s.bytes, 0);
-    const lost = reports.reduce((n, s) => n + s.lost, 0);
-    const total = reports.reduce((n, s) => n + s.datagrams, 0);
-    const end = Math.max(...reports.map((s) => s.duration));
-    this.io.printer.report(HEADER_BW, udpSumLine({ id: "SUM", start: 0, end, bytes, lost, total }, this.plan.format));
+    st.plane.end(0, { reason: "idle" });
+    st.group.ended(st.member, st.member.startMs + f.stats.duration * 1000);
   }
 
   private testDone(): void {
@@ -343,4 +260,10 @@ export class UdpServer {
 /** What a receiving flow counted, in the counter table's terms (the FIN datagram included, as iperf 2 counts it). */
 function received(s: UdpReceiverStats): PolledCounters {
   return { bytes: s.bytes, packets: s.packets, lost: s.lost, outOfOrder: s.outOfOrder, duplicates: s.duplicates, maxSeq: s.maxSeq, jitter: s.jitter };
+}
+
+/** The -e latency columns from the session's transit tracking: mean, min, max and standard deviation in seconds. */
+function transitOf(s: UdpReceiverStats): { meanS: number; minS: number; maxS: number; stdevS: number } {
+  const l = s.latency();
+  return { meanS: l.meanTransit, minS: l.minTransit, maxS: l.maxTransit, stdevS: l.transitCount > 1 ? Math.sqrt(l.m2Transit / (l.transitCount - 1)) / 1e6 : 0 };
 }

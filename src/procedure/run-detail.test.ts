@@ -58,6 +58,6 @@ describe("the per-run detail of a history line (schema 2)", () => {
     expect(old!.detail).toBeUndefined();
     const html = reportHtml([old!], "v1.jsonl");
     expect(html).toContain("recorded before per-run detail was kept (history schema 1)");
-    expect(html).toContain("Throughput by run");
+    expect(html).toContain("TCP bulk: throughput by run");
   });
 });

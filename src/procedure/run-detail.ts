@@ -7,7 +7,7 @@ import { MAX_CHART_STREAMS } from "../report/svg-charts.ts";
 
 /**
  * What the report draws of one run beyond its headline figures (history schema 2): throughput over time per
- * stream, CPU per core per mode at both ends, the diagnosis. Bounded so a history line stays a few tens of KB
+ * stream, CPU per core per mode at both ends, the diagnosis, the latency percentiles and the retransmits. Bounded so a history line stays a few tens of KB
  * whatever the run: at most MAX_POINTS points (neighbouring intervals merged), MAX_CHART_STREAMS streams, MAX_CORES cores,
  * each figure to 3 significant digits (a chart cannot show more).
  */
@@ -28,6 +28,10 @@ export const RunDetail = z.object({
   cpu_per_core: z.array(CoreModes).max(MAX_CORES).optional(),
   remote_cpu_per_core: z.array(CoreModes).max(MAX_CORES).optional(),
   diagnosis: Diagnosis.pick({ verdict: true, evidence: true }).optional(),
+  /** Request/response: the run's latency at the percentiles it measured, µs (the report's CDF and p99.9). */
+  latency_us: z.object({ min: z.number(), p50: z.number(), p90: z.number(), p99: z.number(), p999: z.number(), max: z.number() }).optional(),
+  /** TCP segments the run's sockets retransmitted over the measured window (the results' `retransmits`). */
+  retransmits: z.number().nonnegative().optional(),
 });
 export type RunDetail = z.infer<typeof RunDetail>;
 
@@ -80,12 +84,19 @@ function cores(perCpu: z.infer<typeof CoreModes>[] | undefined): RunDetail["cpu_
   return perCpu.slice(0, MAX_CORES).map((c) => Object.fromEntries(Object.entries(c).map(([k, v]) => [k, k === "cpu" ? v : Math.round(v * 10) / 10])) as z.infer<typeof CoreModes>);
 }
 
+function latency(r: Results): RunDetail["latency_us"] {
+  const l = r.summary.latency_us;
+  return l && { min: sig3(l.min), p50: sig3(l.p50), p90: sig3(l.p90), p99: sig3(l.p99), p999: sig3(l.p999), max: sig3(l.max) };
+}
+
 export function runDetail(r: Results): RunDetail {
   const d: RunDetail = {
     over_time: overTime(r),
     cpu_per_core: cores(r.cpu.host?.perCpu),
     remote_cpu_per_core: cores(r.remote?.cpu.host?.perCpu),
     diagnosis: r.diagnosis && { verdict: r.diagnosis.verdict, evidence: r.diagnosis.evidence },
+    latency_us: latency(r),
+    retransmits: r.retransmits,
   };
   return Object.fromEntries(Object.entries(d).filter(([, v]) => v !== undefined)) as RunDetail;
 }

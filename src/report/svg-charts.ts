@@ -71,26 +71,39 @@ function frame(f: ChartFrame, yMax: number, body: string, xAxis: string, legend 
 /** At most this many x ticks: a long series (a live run, a run's intervals) gets every n-th. */
 const MAX_X_TICKS = 12;
 
+/** Ticks of a logarithmic axis over [x0, x1] (x0 > 0): 1, 2 and 5 × 10^k, or the powers of ten alone over a wide range. */
+function logTicks(x0: number, x1: number): number[] {
+  const out: number[] = [];
+  const steps = Math.log10(x1 / x0) > 3 ? [1] : [1, 2, 5];
+  for (let k = Math.floor(Math.log10(x0)); 10 ** k <= x1; k++) for (const m of steps) if (m * 10 ** k >= x0 && m * 10 ** k <= x1) out.push(m * 10 ** k);
+  return out;
+}
+
 /**
- * A line chart: one polyline path per series over a shared x axis (x ticks at the points' x values). `dots: false`
- * leaves out a circle per point, for long series (a live run's intervals, per-stream lines).
+ * A line chart: one polyline path per series over a shared x axis (x ticks at the points' x values, or on a
+ * logarithmic axis (`xLog`, x > 0) at 1-2-5 steps). `dots: false` leaves out a circle per point, for long series (a
+ * live run's intervals, per-stream lines).
  */
-export function lineChart(f: ChartFrame & { xLabel: string; series: readonly Series[]; dots?: boolean }): string {
+export function lineChart(f: ChartFrame & { xLabel: string; series: readonly Series[]; dots?: boolean; xLog?: boolean; xFormat?: (v: number) => string; yMax?: number }): string {
   const w = f.width ?? 560, h = f.height ?? 260;
-  const all = f.series.flatMap((s) => s.points);
+  const all = f.series.flatMap((s) => s.points).filter((p) => !f.xLog || p.x > 0);
+  const lx = (v: number) => (f.xLog ? Math.log10(v) : v);
   const xs = all.map((p) => p.x);
-  const x0 = xs.length ? Math.min(...xs) : 0, x1 = xs.length ? Math.max(...xs) : 1;
-  const yMax = niceCeil(Math.max(0, ...all.map((p) => p.y)));
-  const x = scale(x0, x1, MARGIN.left, w - MARGIN.right), y = scale(0, yMax, h - MARGIN.bottom, MARGIN.top);
+  const x0 = xs.length ? Math.min(...xs) : 1, x1 = xs.length ? Math.max(...xs) : 10;
+  const yMax = f.yMax ?? niceCeil(Math.max(0, ...all.map((p) => p.y)));
+  const lin = scale(lx(x0), lx(x1), MARGIN.left, w - MARGIN.right), y = scale(0, yMax, h - MARGIN.bottom, MARGIN.top);
+  const x = (v: number) => lin(lx(v));
   const body = f.series.map((s, i) => {
     const c = COLOURS[i % COLOURS.length];
-    const d = s.points.map((p, j) => `${j === 0 ? "M" : "L"}${r2(x(p.x))},${r2(y(p.y))}`).join(" ");
-    const dots = f.dots === false ? "" : s.points.map((p) => `<circle cx="${r2(x(p.x))}" cy="${r2(y(p.y))}" r="2.5" fill="${c}"/>`).join("");
+    const points = s.points.filter((p) => !f.xLog || p.x > 0);
+    const d = points.map((p, j) => `${j === 0 ? "M" : "L"}${r2(x(p.x))},${r2(y(p.y))}`).join(" ");
+    const dots = f.dots === false ? "" : points.map((p) => `<circle cx="${r2(x(p.x))}" cy="${r2(y(p.y))}" r="2.5" fill="${c}"/>`).join("");
     return `<path d="${d}" fill="none" stroke="${c}" stroke-width="2"><title>${escapeXml(s.name)}</title></path>${dots}`;
   }).join("");
-  const distinct = [...new Set(xs)].sort((a, b) => a - b);
+  const distinct = f.xLog ? logTicks(x0, x1) : [...new Set(xs)].sort((a, b) => a - b);
   const every = Math.ceil(distinct.length / MAX_X_TICKS);
-  const xTicks = distinct.filter((_, i) => i % every === 0).map((v) => `<text x="${r2(x(v))}" y="${h - MARGIN.bottom + 14}" text-anchor="middle" font-size="10">${escapeXml(defaultFormat(v))}</text>`).join("");
+  const xFormat = f.xFormat ?? defaultFormat;
+  const xTicks = distinct.filter((_, i) => i % every === 0).map((v) => `<text x="${r2(x(v))}" y="${h - MARGIN.bottom + 14}" text-anchor="middle" font-size="10">${escapeXml(xFormat(v))}</text>`).join("");
   const xAxis = xTicks + `<text x="${w / 2}" y="${h - 6}" text-anchor="middle" font-size="11">${escapeXml(f.xLabel)}</text>`;
   const legend = f.series.length > 1
     ? f.series.map((s, i) => `<text x="${w - MARGIN.right}" y="${MARGIN.top + 12 * (i + 1)}" text-anchor="end" font-size="10" fill="${COLOURS[i % COLOURS.length]}">${escapeXml(s.name)}</text>`).join("")
@@ -98,13 +111,26 @@ export function lineChart(f: ChartFrame & { xLabel: string; series: readonly Ser
   return frame(f, yMax, body, xAxis, legend);
 }
 
+/** Width of a label at font-size 10, generously (sans-serif digits and letters average under 6 px). */
+const labelWidth = (text: string) => text.length * 6 + 6;
+
+/**
+ * Every how many bars a label is drawn so that none overlaps the next: all of them where they fit their slot, else
+ * every n-th (each bar's <title> still names it).
+ */
+export function labelStride(labels: readonly string[], slot: number): number {
+  const widest = Math.max(0, ...labels.map(labelWidth));
+  return Math.max(1, Math.ceil(widest / Math.max(1, slot)));
+}
+
 /** A bar chart, one rect per bar, with an error bar from low to high where a bar has both. */
-export function barChart(f: ChartFrame & { bars: readonly Bar[] }): string {
+export function barChart(f: ChartFrame & { bars: readonly Bar[]; xLabel?: string }): string {
   const w = f.width ?? 560, h = f.height ?? 260;
   const yMax = niceCeil(Math.max(0, ...f.bars.map((b) => Math.max(b.value, b.high ?? 0))));
   const y = scale(0, yMax, h - MARGIN.bottom, MARGIN.top);
   const slot = (w - MARGIN.left - MARGIN.right) / Math.max(1, f.bars.length);
   const bw = slot * 0.6;
+  const stride = labelStride(f.bars.map((b) => b.label), slot);
   const body = f.bars.map((b, i) => {
     const cx = MARGIN.left + slot * (i + 0.5);
     const top = y(b.value);
@@ -113,9 +139,9 @@ export function barChart(f: ChartFrame & { bars: readonly Bar[] }): string {
       const lo = r2(y(b.low)), hi = r2(y(b.high)), cap = r2(bw / 4);
       s += `<path class="error-bar" d="M${r2(cx)},${lo} L${r2(cx)},${hi} M${r2(cx - cap)},${lo} L${r2(cx + cap)},${lo} M${r2(cx - cap)},${hi} L${r2(cx + cap)},${hi}" stroke="#000" stroke-width="1.5" fill="none"/>`;
     }
-    return s + `<text x="${r2(cx)}" y="${h - MARGIN.bottom + 14}" text-anchor="middle" font-size="10">${escapeXml(b.label)}</text>`;
+    return s + (i % stride === 0 ? `<text x="${r2(cx)}" y="${h - MARGIN.bottom + 14}" text-anchor="middle" font-size="10">${escapeXml(b.label)}</text>` : "");
   }).join("");
-  return frame(f, yMax, body, "");
+  return frame(f, yMax, body, f.xLabel === undefined ? "" : `<text x="${w / 2}" y="${h - 6}" text-anchor="middle" font-size="11">${escapeXml(f.xLabel)}</text>`);
 }
 
 export interface StackedBar {
@@ -134,6 +160,7 @@ export function stackedBarChart(f: ChartFrame & { bars: readonly StackedBar[]; y
   const y = scale(0, yMax, h - MARGIN.bottom, MARGIN.top);
   const slot = (w - MARGIN.left - MARGIN.right) / Math.max(1, f.bars.length);
   const bw = slot * 0.7;
+  const stride = labelStride(f.bars.map((b) => b.label), slot);
   const body = f.bars.map((b, i) => {
     const cx = MARGIN.left + slot * (i + 0.5);
     let base = 0;
@@ -142,7 +169,7 @@ export function stackedBarChart(f: ChartFrame & { bars: readonly StackedBar[]; y
       base += p.value;
       return `<rect x="${r2(cx - bw / 2)}" y="${r2(top)}" width="${r2(bw)}" height="${r2(bottom - top)}" fill="${colour(p.series)}"><title>${escapeXml(`${b.label} ${p.series}: ${(f.format ?? defaultFormat)(p.value)}`)}</title></rect>`;
     }).join("");
-    return rects + `<text x="${r2(cx)}" y="${h - MARGIN.bottom + 14}" text-anchor="middle" font-size="10">${escapeXml(b.label)}</text>`;
+    return rects + (i % stride === 0 ? `<text x="${r2(cx)}" y="${h - MARGIN.bottom + 14}" text-anchor="middle" font-size="10">${escapeXml(b.label)}</text>` : "");
   }).join("");
   const legend = names.map((n, i) => `<text x="${w - MARGIN.right}" y="${MARGIN.top + 12 * (i + 1)}" text-anchor="end" font-size="10" fill="${colour(n)}">${escapeXml(n)}</text>`).join("");
   return frame(f, yMax, body, "", legend);

@@ -3,7 +3,9 @@ import type { Figures, RemoteEnd, Results, SocketBuffers } from "./result.ts";
 import { diagnosisLines } from "../diagnosis/text.ts";
 
 const pct = (v: number | undefined, d = 1) => (v === undefined ? "n/a" : `${v.toFixed(d)} %`);
-const us = (v: number) => (v >= 1000 ? `${(v / 1000).toFixed(2)} ms` : `${v.toFixed(1)} µs`);
+/** A latency in µs as the report prints it: µs below a millisecond, ms above. */
+export const formatMicroseconds = (v: number) => (v >= 1000 ? `${(v / 1000).toFixed(2)} ms` : `${v.toFixed(1)} µs`);
+const us = formatMicroseconds;
 
 /** Bytes, rate and what the test adds (pkt/s and loss, trans/s): the columns of the report and the interval lines. */
 export function figuresLine(f: Figures): string {

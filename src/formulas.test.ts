@@ -6,6 +6,7 @@ import {
   avgFrameSize,
   bdpBytes,
   bottleneckBps,
+  cpuPerTransactionUs,
   pooledLatency,
   buffers,
   buffersPerSecond,
@@ -215,6 +216,9 @@ describe("link and window", () => {
     expect(queueingDelayUs(5, 8)).toBe(0);
     expect(throttledPercent(94, 100)).toBe(94);
     expect(throttledPercent(3, 0)).toBe(0);
+    // A loopback 1-byte RR: each process at 17.8 % of a core over 14,086.5 transactions/s.
+    expect(cpuPerTransactionUs(17.838198406025608, 14086.51397322943)).toBeCloseTo(12.663, 3);
+    expect(cpuPerTransactionUs(17.8, 0)).toBe(0);
   });
 });
 

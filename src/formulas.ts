@@ -170,6 +170,11 @@ export function queueingDelayUs(srttUs: number, minRttUs: number): number {
   return Math.max(0, srttUs - minRttUs);
 }
 
+/** CPU per transaction (µs) = process CPU (% of one core) / 100 · 10⁶ / transactions per second; 0 without any. */
+export function cpuPerTransactionUs(processPercent: number, transactionsPerSecond: number): number {
+  return per((processPercent / 100) * 1e6, transactionsPerSecond);
+}
+
 /** Throttled % = 100 · periods in which the cgroup ran out of CPU quota / periods with runnable tasks (cpu.stat). */
 export function throttledPercent(nrThrottled: number, nrPeriods: number): number {
   return per(100 * nrThrottled, nrPeriods);

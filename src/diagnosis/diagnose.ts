@@ -1,4 +1,4 @@
-import { bdpBytes, lossPercent, throttledPercent, utilizationPercent } from "../formulas.ts";
+import { bdpBytes, cpuPerTransactionUs, lossPercent, throttledPercent, utilizationPercent } from "../formulas.ts";
 import { formatBits, formatBytes, formatFixed } from "../units.ts";
 import { BusyMode, type CoreLoad, type Diagnosis, type DiagnosisInput, type EndHost } from "./schema.ts";
 import { readPath, senderTimeText } from "./sender-time.ts";
@@ -10,6 +10,7 @@ import {
   LINK_FULL_PERCENT,
   PATH_FULL_PERCENT,
   RETRANSMIT_HIGH_PERCENT,
+  RR_HOST_SHARE_PERCENT,
   SENDER_BUSY_PERCENT,
   TARGET_REACHED_PERCENT,
   UDP_LOSS_HIGH_PERCENT,
@@ -118,7 +119,7 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
   }
   const done = (verdict: Diagnosis["verdict"], ...evidence: (string | undefined)[]): Diagnosis => ({
     verdict,
-    evidence: evidence.filter((e): e is string => e !== undefined).slice(0, 3),
+    evidence: [...evidence, foreignNote].filter((e): e is string => e !== undefined).slice(0, 3),
     ...out,
   });
 
@@ -128,13 +129,22 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
       ? `the link ran ${formatBits(input.throughput_bps)} (its speed unknown)`
       : `the link ran at ${percent(util)} of its ${formatBits(link)}`;
   const linkNote = link === undefined && input.link.note !== undefined ? `link speed unknown: ${input.link.note}` : undefined;
-  const saturated = (["receiver", "sender"] as const)
-    .filter((end) => (cores[end]?.busy_percent ?? 0) >= CORE_SATURATED_PERCENT)
-    .sort((a, b) => cores[b]!.busy_percent - cores[a]!.busy_percent);
   const coreText = (end: End) => {
     const c = cores[end]!;
     return `${end} CPU ${c.cpu} at ${percent(c.busy_percent)} (${c.mode} ${percent(c.mode_percent)})`;
   };
+  // A saturated core that another program holds is not what limited anyperf (on a loaded machine its threads run
+  // on the other cores): it is said beside the verdict, never as it.
+  const foreign = new Map<End, number>();
+  const saturated = (["receiver", "sender"] as const)
+    .filter((end) => (cores[end]?.busy_percent ?? 0) >= CORE_SATURATED_PERCENT)
+    .filter((end) => {
+      const own = foreignLoad(cores[end]!, end === "sender" ? input.sender : input.receiver, input.link.interface === "lo" ? (end === "sender" ? input.receiver : input.sender) : undefined);
+      if (own !== undefined) foreign.set(end, own);
+      return own === undefined;
+    })
+    .sort((a, b) => cores[b]!.busy_percent - cores[a]!.busy_percent);
+  const foreignNote = [...foreign].map(([end, own]) => `${coreText(end)} is held by another program (anyperf used ${percent(own)} of a core there): it may have slowed the run; test where cores are free`)[0];
 
   const busiestText = (end: End) => (cores[end] === undefined ? "no per-core CPU figures" : `busiest ${coreText(end)}`);
   const raiseWindow = "raise the window (-w, net.ipv4.tcp_rmem/tcp_wmem) or add streams (-P)";
@@ -166,13 +176,7 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
         why,
       );
     }
-    const host = hostOf(end);
-    const peer = end === "sender" ? input.receiver : input.sender;
-    const own = foreignLoad(cores[end]!, host, input.link.interface === "lo" ? peer : undefined);
-    const advice =
-      own === undefined
-        ? cpuAdvice(cores[end]!, input.streams, host.cores, stream)
-        : `anyperf used ${percent(own)} of a core there, so another program holds it: stop it, or test where cores are free`;
+    const advice = cpuAdvice(cores[end]!, input.streams, hostOf(end).cores, stream);
     const context = why !== undefined ? ` (${why})` : stream ? ` while ${linkState}` : "";
     return done(verdict, `${coreText(end)}${context}: ${advice}`, stream && why === undefined ? linkNote : undefined);
   };
@@ -277,6 +281,24 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
   const busiest = (["receiver", "sender"] as const).filter((e) => cores[e] !== undefined).sort((a, b) => cores[b]!.busy_percent - cores[a]!.busy_percent)[0];
   const calm = busiest === undefined ? "no per-core CPU figures" : `busiest ${coreText(busiest)}`;
   if (!stream) {
+    const tps = input.transactions_per_second;
+    const rt = input.latency_p50_us;
+    const cpu = (h: EndHost) => (h.process === undefined || !tps ? undefined : cpuPerTransactionUs(h.process.total, tps / input.streams));
+    const client = cpu(input.sender), server = cpu(input.receiver);
+    if (tps && rt !== undefined && client !== undefined && server !== undefined) {
+      // Each flow's transactions follow one another: a flow's rate is 1 ÷ its round trip, which is the path's
+      // latency plus both ends' processing; CPU per transaction is per flow (flows run side by side).
+      const share = utilizationPercent(client + server, rt);
+      const flows = `${input.streams} flow${input.streams > 1 ? "s" : ""} at ${formatFixed(tps / 1000, 1)}k transactions/s, each ${ms(rt)} at p50 (one at a time: a flow's rate is 1 ÷ its round trip)`;
+      const spent = `anyperf's CPU per transaction ${ms(client)} at the client and ${ms(server)} at the server, ${percent(share)} of the round trip`;
+      if (share >= RR_HOST_SHARE_PERCENT) {
+        return done(
+          client >= server ? "sender-cpu" : "receiver-cpu",
+          `request/response: ${flows}; ${spent}: the ends' processing (system calls, wake-ups), not the network, sets the rate: add flows (-P), pin the threads to cores, or busy-poll`,
+        );
+      }
+      return done("link", `request/response: ${flows}; ${spent}: the rest is the path's latency, which sets the rate: add flows (-P) to run transactions side by side`);
+    }
     return done("unclear", `request/response: each transaction waits a round trip, so its rate follows latency, not the link; ${calm}`);
   }
   const windowState = input.transport === "udp" ? "" : window === undefined ? ", window unknown" : ", window not reached";

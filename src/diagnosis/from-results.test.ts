@@ -106,3 +106,11 @@ test("the sending end's TCP_INFO path: ours when we send, the server's with -R",
   expect(diagnosisInput({ local: r, remotePath: theirs, localSends: false, link }).path).toEqual(theirs);
   expect(diagnosisInput({ local: results(), localSends: false, link }).path).toBeUndefined();
 });
+
+test("request/response: transactions per second and the client's median transaction time", () => {
+  const rr = results({ test: "rr", summary: { bytes: 756_000, seconds: 10, throughput_bps: 604_800, transactions: 378_000, transactions_per_second: 37_800, latency_us: { mean: 26, min: 17, max: 900, p50: 19, p90: 25, p99: 100, p999: 800 } } });
+  const input = diagnosisInput({ local: rr, localSends: true, link });
+  expect(input.transactions_per_second).toBe(37_800);
+  expect(input.latency_p50_us).toBe(19);
+  expect(diagnosisInput({ local: results(), localSends: true, link }).transactions_per_second).toBeUndefined();
+});

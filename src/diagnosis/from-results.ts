@@ -53,6 +53,10 @@ export function diagnosisInput(s: DiagnosisSources): DiagnosisInput {
   if (sender.tcp?.outSegs !== undefined) input.segments_sent = sender.tcp.outSegs;
   const loss = r.summary.loss_percent ?? r.receiver?.loss_percent;
   if (loss !== undefined && loss >= 0) input.loss_percent = loss;
+  const tps = r.summary.transactions_per_second;
+  if (r.test !== "stream" && tps !== undefined) input.transactions_per_second = tps;
+  const p50 = r.summary.latency_us?.p50;
+  if (r.test !== "stream" && p50 !== undefined && p50 > 0) input.latency_p50_us = p50;
   const path = s.localSends ? r.tcp_path : s.remotePath;
   if (path !== undefined) input.path = path;
   if (s.windowBytes !== undefined) input.window_bytes = s.windowBytes;

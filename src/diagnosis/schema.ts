@@ -65,6 +65,9 @@ export const DiagnosisInput = z.object({
   window_bytes: z.number().positive().optional(),
   sender: EndHost,
   receiver: EndHost,
+  /** --rr/--crr: transactions completed per second (all flows) and the client's median transaction time, µs. */
+  transactions_per_second: z.number().nonnegative().optional(),
+  latency_p50_us: z.number().positive().optional(),
   /** The sending end's TCP_INFO over the window (its Results' tcp_path). */
   path: TcpPath.optional(),
 });

@@ -49,3 +49,9 @@ export const PATH_FULL_PERCENT = 80;
  * period stops every thread of it until the next (100 ms by default), far longer than a socket buffer lasts.
  */
 export const CGROUP_THROTTLED_PERCENT = 25;
+
+/**
+ * A request/response flow runs one transaction at a time: when the two ends' CPU per transaction is at least this
+ * share of its median round trip, their processing (system calls, wake-ups) sets the rate, not the path.
+ */
+export const RR_HOST_SHARE_PERCENT = 50;

@@ -1,22 +1,19 @@
 import { encodeClassicStreamRequest } from "../../interop/netperf/classic-stream.ts";
 import { NetFamily } from "../../interop/netperf/constants.ts";
-import type { StreamCounters } from "../../src/counters.ts";
 import { DataPlane } from "../../src/engine/data-plane.ts";
 import { explainSocketError } from "../../src/errors.ts";
 import { WorkerPool } from "../../src/engine/worker-pool.ts";
 import type { StreamSpecInput } from "../../src/stream-spec.ts";
 import { dataFamilyOf, establishFailure, headerFor, resolve, type ClientIo } from "./client.ts";
 import { openControl, type Control } from "./control-exchange.ts";
-import { cpuStats } from "./cpu-stats.ts";
 import type { ClientSpecInput } from "./data-specs.ts";
-import type { CpuStats } from "./figures.ts";
 import type { NetperfPlan } from "./plan.ts";
 import { transportMss } from "./tcp-info-dump.ts";
-import { endPhase, phaseRun, phaseSide, type PhaseShape } from "./test-runs.ts";
+import { runDataPhase, type PhaseEnd, type PhaseShape } from "./test-runs.ts";
 
 /**
  * The tests netperf 2.7.0 still runs with its classic messages (TCP_MSS, TCP_CC, TCP_SENDFILE): the control
- * connection and top header they share, and one timed data phase on the engine.
+ * connection and top header they share, and their data phase (runDataPhase, as omni's).
  */
 
 export interface ClassicStart {
@@ -63,44 +60,19 @@ export function dataEnds(plan: NetperfPlan, start: ClassicStart, dataPort: numbe
   };
 }
 
-export interface ClassicPhase {
-  /** The stream's counts since it opened, over the Test's window. */
-  counters: StreamCounters;
-  /** The window's length: netperf's elapsed time. */
-  elapsedS: number;
-  localCpu: CpuStats | undefined;
+export interface ClassicPhase extends PhaseEnd {
   /** The data connection's segment size (TCP_INFO as the Worker last read it), -1 without one. */
   transportMss: number;
 }
 
-/**
- * Runs `spec` until the test length (-l N), its own count (-l -N) or a signal (netperf takes SIGINT and SIGALRM as
- * "time is up"), as a Test the status endpoint shows.
- */
+/** Opens `spec` and runs it as netperf's data phase (runDataPhase), as a Test the status endpoint shows. */
 export async function classicPhase(spec: StreamSpecInput, plan: NetperfPlan, io: ClientIo, peer: string, shape: PhaseShape): Promise<ClassicPhase> {
   const plane = await DataPlane.open([spec]).catch((e: unknown) => {
     const at = spec.kind === "tcp-send" && spec.connect ? spec.connect : { host: peer, port: 0 };
     throw explainSocketError(e, { ...at, role: "connect" });
   });
-  const run = phaseRun("netperf", "client", peer, shape, plan.testLength);
-  // The window opens before the timer starts, so the elapsed time is never shorter than -l.
-  run.attach(plane, phaseSide(shape, "client"));
-  const stop = () => void plane.stop();
-  const timer = plan.testLength > 0 ? setTimeout(stop, plan.testLength * 1000) : undefined;
-  io.signal.addEventListener("abort", stop, { once: true });
-  plane.go();
-  if (io.signal.aborted) stop();
-  await plane.ended;
-  clearTimeout(timer);
-  io.signal.removeEventListener("abort", stop);
-  // The counts, the elapsed time and the CPU are the Test's window: what /status and /results show too.
-  const phase = endPhase(run, plane)!;
-  return {
-    counters: phase.counters,
-    elapsedS: phase.elapsedS,
-    localCpu: plan.localCpu ? cpuStats(phase.host) : undefined,
-    transportMss: transportMss("tcp", plane.lastTcpInfo(0)),
-  };
+  const phase = await runDataPhase(plane, { plan, signal: io.signal, peer, shape });
+  return { ...phase, transportMss: transportMss("tcp", plane.lastTcpInfo(0)) };
 }
 
 /** The words every classic request carries the same way: options, the test's length, the data port, the family. */

@@ -15,13 +15,13 @@ import { Interrupted, unlessAborted } from "../../src/signals.ts";
 import { loadSockopt } from "../../src/sockopt/sockopt.ts";
 import { connectTcp } from "../../src/worker/sockets.ts";
 import { ConfidenceTracker, confidenceWarning } from "./confidence.ts";
-import { cpuCount, cpuStats } from "./cpu-stats.ts";
+import { cpuCount } from "./cpu-stats.ts";
 import { clientCounters, clientSpec, defaultCongestion, effectiveBuffers, transportRetrans } from "./data-specs.ts";
 import { averageFigures, computeFigures, defaultFormat, type CpuStats, type Figures, type LatencyStats, type LocalSockets } from "./figures.ts";
 import { InterimClock, interimText, interimUnits } from "./interim.ts";
 import { combineLatency, latencyStats, type LatencyParts } from "./latency.ts";
 import { count as samples } from "../../src/histogram.ts";
-import { endPhase, peerName, phaseRun, phaseSide, phaseSoFar } from "./test-runs.ts";
+import { peerName, phaseSoFar, runDataPhase } from "./test-runs.ts";
 import { legacyBody, topHeader } from "./legacy-output.ts";
 import { renderOmni, resolveSelection } from "./omni-output.ts";
 import type { NetperfPlan } from "./plan.ts";
@@ -395,34 +395,18 @@ class Instance {
       }),
     ]);
     this.plane = plane;
-    // The clock starts once the stream is connected (the Test's window opens as its plane attaches): a Worker that
-    // is still starting up (100-400 ms on a busy host) is not part of the test netperf times, and counting it would
-    // cut the data phase short.
     const s = testShape(plan.test);
     const shape = { protocol: s.protocol, sends: s.clientSends, receives: s.clientReceives, connectPerTransaction: s.connectPerTransaction };
-    const run = phaseRun("netperf", "client", peerName(plan.remoteDataAddress ?? this.remoteIp, dataPort), shape, plan.testLength);
-    run.attach(plane, phaseSide(shape, "client"));
-    // The timer starts after the window opened, so the elapsed time is never shorter than -l.
-    let stopTimer: ReturnType<typeof setTimeout> | undefined;
-    if (plan.testLength > 0) stopTimer = setTimeout(() => void plane.stop(), plan.testLength * 1000);
-    plane.go();
-    // Ctrl+C before the data phase began still ends it (the abort listener only hears later signals).
-    if (this.io.signal.aborted) void plane.stop();
-    const interimTimer = this.startInterim(run, plane);
-    await plane.ended;
-    // netperf's counts, elapsed time and CPU are the Test's window, which /status and /results show too.
-    const phase = endPhase(run, plane)!;
+    const peer = peerName(plan.remoteDataAddress ?? this.remoteIp, dataPort);
+    const phase = await runDataPhase(plane, { plan, signal: this.io.signal, peer, shape }, (run) => this.interimLines(run, plane));
     const snap = phase.counters;
-    if (stopTimer) clearTimeout(stopTimer);
-    if (interimTimer) clearInterval(interimTimer);
-    this.interimTick(run, plane);
     const elapsedS = phase.elapsedS;
     const local: ClientDataCounters = clientCounters({ ...plan, sendSize: this.sendSize }, snap, elapsedS);
     // A stream test's timed calls are its histogram's samples; a request/response test's are its transactions.
     const timed = isRequestResponse(plan.test) ? snap : { ...snap, transactions: samples(snap.histogram) };
     this.lastLatency = latencyStats(timed);
     if (this.lastLatency) this.latencyParts = timed;
-    this.localCpuStats = plan.localCpu ? cpuStats(phase.host) : undefined;
+    this.localCpuStats = phase.localCpu;
     if (plan.test === "UDP_STREAM") this.localPackets = snap.packets;
     this.localRetrans = transportRetrans(shape, snap);
     const info = plane.lastTcpInfo(0);
@@ -441,11 +425,14 @@ class Instance {
   private localRetrans = -1;
   private transportMss = -1;
 
-  /** Demo mode (-D): the interval's rate, printed while the test runs. */
-  private startInterim(run: TestRun, plane: DataPlane): ReturnType<typeof setInterval> | undefined {
-    if (!this.interim || this.plan.demoIntervalS === undefined) return undefined;
-    this.interim.restart(performance.now());
-    return setInterval(() => this.interimTick(run, plane), this.plan.demoIntervalS * 1000);
+  /** Demo mode (-D): the interval's rate, printed while the test runs and once more as it ends. */
+  private interimLines(run: TestRun, plane: DataPlane): () => void {
+    const timer = this.interim && this.plan.demoIntervalS !== undefined ? setInterval(() => this.interimTick(run, plane), this.plan.demoIntervalS * 1000) : undefined;
+    if (timer) this.interim!.restart(performance.now());
+    return () => {
+      clearInterval(timer);
+      this.interimTick(run, plane);
+    };
   }
 
   private interimTick(run: TestRun, plane: DataPlane): void {

@@ -1,7 +1,11 @@
 import type { StreamCounters } from "../../src/counters.ts";
+import type { DataPlane } from "../../src/engine/data-plane.ts";
 import type { MeasuredPlane } from "../../src/engine/measured-plane.ts";
 import { TestRun, type Side, type TestInfo } from "../../src/engine/test-run.ts";
 import type { HostWindow } from "../../src/host/window.ts";
+import { cpuStats } from "./cpu-stats.ts";
+import type { CpuStats } from "./figures.ts";
+import type { NetperfPlan } from "./plan.ts";
 
 /**
  * One netperf data phase as the engine's Test: `--http` shows it live as it shows every other mode's, and netperf's
@@ -46,15 +50,16 @@ export function phaseRun(mode: "netperf" | "netserver", role: "client" | "server
   );
 }
 
-/** What netperf reads of a data phase: the stream's counts since it opened, the elapsed time and the host over it. */
+/** What netperf reads of a data phase: the stream's counts since it opened, the elapsed time and its own CPU. */
 export interface PhaseEnd {
   counters: StreamCounters;
   elapsedS: number;
-  host: HostWindow | undefined;
+  /** netperf's local CPU figures (-c), from the host over the window. */
+  localCpu: CpuStats | undefined;
 }
 
 /** The data phase is over (ended, stopped or failed): the Test's window closes (idempotent) and gives its figures. */
-export function endPhase(run: TestRun, plane: MeasuredPlane | undefined): PhaseEnd | undefined {
+export function endPhase(run: TestRun, plane: MeasuredPlane | undefined): { counters: StreamCounters; elapsedS: number; host: HostWindow | undefined } | undefined {
   run.end();
   const w = run.measured();
   const counters = plane && w.stream(plane, 0);
@@ -64,4 +69,34 @@ export function endPhase(run: TestRun, plane: MeasuredPlane | undefined): PhaseE
 /** The stream's counts since it opened, now (netperf's interim -D lines). */
 export function phaseSoFar(run: TestRun, plane: MeasuredPlane): StreamCounters | undefined {
   return run.since(run.originAt(0)).stream(plane, 0);
+}
+
+/**
+ * netperf's one timed data phase, omni's and the classic tests' alike: `plane` (connected, not started) joins its
+ * Test, whose window opens before the -l timer starts, so the elapsed time is never shorter than -l (a Worker still
+ * starting up, 100-400 ms on a busy host, is not part of the time netperf counts); the streams then run until the
+ * timer, their own count (-l -N), a signal (netperf takes SIGINT as "time is up") or the caller stops the plane.
+ * `whileRunning` starts with the streams (omni's -D interim lines) and its returned function runs once they ended.
+ */
+export async function runDataPhase(
+  plane: DataPlane,
+  o: { plan: NetperfPlan; signal: AbortSignal; peer: string; shape: PhaseShape },
+  whileRunning?: (run: TestRun) => () => void,
+): Promise<PhaseEnd> {
+  const run = phaseRun("netperf", "client", o.peer, o.shape, o.plan.testLength);
+  run.attach(plane, phaseSide(o.shape, "client"));
+  const stop = () => void plane.stop();
+  const timer = o.plan.testLength > 0 ? setTimeout(stop, o.plan.testLength * 1000) : undefined;
+  o.signal.addEventListener("abort", stop, { once: true });
+  plane.go();
+  // Ctrl+C before the data phase began still ends it (the listener only hears later signals).
+  if (o.signal.aborted) stop();
+  const ended = whileRunning?.(run);
+  await plane.ended;
+  // The counts, the elapsed time and the CPU are the Test's window: what /status and /results show too.
+  const phase = endPhase(run, plane)!;
+  clearTimeout(timer);
+  o.signal.removeEventListener("abort", stop);
+  ended?.();
+  return { counters: phase.counters, elapsedS: phase.elapsedS, localCpu: o.plan.localCpu ? cpuStats(phase.host) : undefined };
 }

@@ -27,7 +27,7 @@ import type { Sockopt } from "../../src/sockopt/sockopt.ts";
 import { jsonDocumentText, jsonStreamLine } from "./json-report.ts";
 import type { Output } from "./output.ts";
 import type { ClientPlan } from "./plan.ts";
-import { StreamSampler, type LiveStream } from "./sampler.ts";
+import { settleReceived, StreamSampler, type LiveStream } from "./sampler.ts";
 import { CpuWindow, IPERF_VERSION_STRING, SideReport, blankStream, modeOf, plainAddress, sendsOn, streamId, systemInfo, testRunPeer } from "./side.ts";
 import { adoptedTcpSpec, clientSendBlocks, clientUdpRecvSpec, clientUdpSendSpec, onCpu, socketOptions } from "./stream-specs.ts";
 import { DONE, connectedLine, connectingLines } from "./text-report.ts";
@@ -221,7 +221,7 @@ class Iperf3Client {
         });
         return;
       case "exchange-results":
-        this.sendResults();
+        void this.sendResults();
         return;
       case "server-results":
         this.sampler?.mergePeer(e.results);
@@ -499,7 +499,7 @@ class Iperf3Client {
     });
   }
 
-  private sendResults(): void {
+  private async sendResults(): Promise<void> {
     const p = this.params;
     const side = this.side;
     if (!this.ended) {
@@ -509,6 +509,11 @@ class Iperf3Client {
       side.test.cpu = this.cpu.stop();
       this.sampler?.finish(performance.now());
       this.flushIntervals();
+    }
+    if (this.sampler && this.live.some((s) => !s.report.sender)) {
+      // The server has stopped sending (it asks for results only then): what it sent is landing now.
+      await settleReceived(this.sampler, p.len);
+      this.sampler.recountReceived();
     }
     const shr = side.test.mode === "receiver" ? -1 : p.protocol === "tcp" && this.sampler?.hasRetransmits ? 1 : 0;
     const cpu = side.test.cpu;

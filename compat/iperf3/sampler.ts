@@ -173,18 +173,33 @@ export class StreamSampler<S extends SampledStream = LiveStream> {
     const endTimeS = us((nowMs - this.t0) / 1000);
     this.streams.forEach((s, i) => {
       const r = s.report;
-      const bytes = this.upToLast(s, this.base).c.bytes + this.unacked[i]!;
-      const c = this.upToLast(s, this.origin).c;
-      if (r.sender) r.bytesSent = bytes;
-      else r.bytesReceived = bytes;
-      r.packetCount = r.sender ? c.packets : c.maxSeq;
-      if (!r.sender) {
-        r.cntError = c.lost;
-        r.outOfOrder = c.outOfOrder;
-        r.jitterS = c.jitter;
-      }
+      if (r.sender) {
+        r.bytesSent = this.upToLast(s, this.base).c.bytes + this.unacked[i]!;
+        r.packetCount = this.upToLast(s, this.origin).c.packets;
+      } else this.receivedTotals(s, this.last);
       r.endTimeS = endTimeS;
     });
+  }
+
+  /**
+   * The receivers' totals again, now: what arrived after finish() counts too, the test's times stay. A stock
+   * sender stops only on our TEST_END, and 3.16+'s sending threads a little after it; their client (threads that
+   * read until the results) counts that tail, and so does ours.
+   */
+  recountReceived(): void {
+    const now = this.test.cut();
+    for (const s of this.streams) if (!s.report.sender) this.receivedTotals(s, now);
+  }
+
+  /** A receiving stream's totals up to `to`: bytes from the base, packet and loss counts from the streams' open. */
+  private receivedTotals(s: S, to: Cut): void {
+    const r = s.report;
+    r.bytesReceived = this.test.between(this.base, to).stream(s.plane, s.index)!.bytes;
+    const c = this.test.between(this.origin, to).stream(s.plane, s.index)!;
+    r.packetCount = c.maxSeq;
+    r.cntError = c.lost;
+    r.outOfOrder = c.outOfOrder;
+    r.jitterS = c.jitter;
   }
 
   /** This side's results document (docs/protocols/iperf3.md §7). */
@@ -243,5 +258,16 @@ export class StreamSampler<S extends SampledStream = LiveStream> {
       }
     });
     return out;
+  }
+}
+
+/** Waits until the received counters stop moving (data in flight has landed), at most 100 ms. */
+export async function settleReceived(sampler: StreamSampler, len: number): Promise<void> {
+  let last = -1;
+  for (let i = 0; i < 20; i++) {
+    const got = sampler.progress(len).received;
+    if (got === last) return;
+    last = got;
+    await new Promise((r) => setTimeout(r, 5));
   }
 }

@@ -22,7 +22,7 @@ import { jsonDocumentText, jsonDocumentValue } from "./json-report.ts";
 import { Entries } from "../../interop/iperf3/cjson.ts";
 import type { Output } from "./output.ts";
 import type { ServerPlan } from "./plan.ts";
-import { StreamSampler, type LiveStream } from "./sampler.ts";
+import { settleReceived, StreamSampler, type LiveStream } from "./sampler.ts";
 import { CpuWindow, IPERF_VERSION_STRING, SideReport, blankStream, modeOf, plainAddress, sendsOn, systemInfo, testRunPeer } from "./side.ts";
 import { adoptedTcpSpec, onCpu, serverSendBlocks, serverUdpRecvSpec, serverUdpSendSpec } from "./stream-specs.ts";
 import { UdpAcceptor, type Endpoint, type UdpTurnHolder } from "./udp-acceptor.ts";
@@ -714,17 +714,6 @@ class ServerTest {
     if (this.plan.output.json) block = this.side ? jsonDocumentText(this.jsonDoc(error)) : errorLine;
     else block = this.text.slice(this.printed) + errorLine;
     this.server.finishedTest(this, block);
-  }
-}
-
-/** Waits until the received counters stop moving (data in flight has landed), at most 100 ms. */
-async function settleReceived(sampler: StreamSampler, len: number): Promise<void> {
-  let last = -1;
-  for (let i = 0; i < 20; i++) {
-    const got = sampler.progress(len).received;
-    if (got === last) return;
-    last = got;
-    await new Promise((r) => setTimeout(r, 5));
   }
 }
 

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { StockPeer } from "../support/stock-peers.ts";
 
 /** Process helpers for the iperf 2 interop tests: stock `iperf` and ours, each bounded in time, killed by pid. */
 
@@ -33,6 +34,11 @@ export const ours = (args: string[]): Proc => run([process.execPath, CLI, ...arg
 /** Through main.ts, for the global options it strips before the dialect parses (--http). */
 export const oursMain = (args: string[]): Proc => run([process.execPath, join(import.meta.dir, "../../main.ts"), "iperf", ...args]);
 export const stock = (args: string[]): Proc => run(["iperf", ...args]);
+/** A given stock iperf 2 (the system's or a newer one, tests/support/stock-peers.ts). */
+export const stockPeer =
+  (peer: StockPeer) =>
+  (args: string[]): Proc =>
+    run([peer.command, ...args]);
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function hasStockIperf(): boolean {

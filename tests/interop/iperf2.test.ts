@@ -1,17 +1,35 @@
 import { describe, expect, test } from "bun:test";
-import { type CsvLine, csv, figures, hasStockIperf, ours, oursMain, reportLines, session, sleep, stock, waitListening } from "./iperf2-harness.ts";
+import { type CsvLine, csv, figures, hasStockIperf, ours, oursMain, reportLines, session, sleep, stock, stockPeer, waitListening } from "./iperf2-harness.ts";
+import { freePorts } from "../support/processes.ts";
+import { iperf2Peers, type StockPeer } from "../support/stock-peers.ts";
 import { pollStatus } from "../../src/status/poll.ts";
 import type { StatusDocument } from "../../src/status/schema.ts";
 
 /**
- * anyperf iperf against Debian's iperf 2.1.8, both ways, on 127.0.0.1 ports 27100-27199. Each test starts a server,
+ * anyperf iperf against Debian's iperf 2.1.8, both ways, on 127.0.0.1 ports 27100-27299. Each test starts a server,
  * runs one client to completion (bounded), kills the server by pid, and checks that both sides printed the same
- * figures: exact byte counts through -y C where both sides count the same bytes, the printed lines otherwise.
+ * figures: exact byte counts through -y C where both sides count the same bytes, the printed lines otherwise. The
+ * key pairings (TCP and UDP, both roles) also run against Debian trixie's iperf 2.2.1 (PEERS), on ports picked free.
  */
 
 if (!hasStockIperf()) throw new Error("stock iperf 2 is not installed: run scripts/install-peers (Debian package 'iperf')");
 
 const L = "127.0.0.1";
+const PEERS = iperf2Peers();
+/** A server port and the one after it (for -L), free now. */
+const ports = (): [number, number] => {
+  const p = freePorts(27200, 27300, 2);
+  return [p, p + 1];
+};
+
+/**
+ * Our server's report line as a stock client prints it when relayed: iperf 2.2's client prints a report without the
+ * extended fields (a server without -e, its own and 2.1.8's too) with jitter 0.000 ms and loss (0%) whatever the
+ * report holds (ReportOutputs.c udp_output_read: no IPG count, no jitter).
+ */
+function relayed(peer: StockPeer, fig: string): string {
+  return peer.version?.startsWith("2.1.") ? fig : fig.replace(/\d+\.\d+ ms( +\d+\/\d+ +)\([^)]*%\)/, "0.000 ms$1(0%)");
+}
 const TCP_BANNER = (port: number) => new RegExp(`Server listening on TCP port ${port}`);
 const UDP_BANNER = (port: number) => new RegExp(`Server listening on UDP port ${port}`);
 
@@ -65,9 +83,13 @@ describe("done criteria of issue 6", () => {
     expect(Math.abs(bitsPerSecond(ss) - bitsPerSecond(cs)) / bitsPerSecond(cs)).toBeLessThan(0.05);
   }, 40_000);
 
+});
+
+for (const peer of PEERS) describe.skipIf(!peer.version)(`UDP against stock ${peer.label}`, () => {
+  const theirs = stockPeer(peer);
   test("anyperf iperf -c -u -b 100M against stock iperf -s -u: our Server Report line is the server's own line", async () => {
-    const port = 27101;
-    const r = await session(stock(["-s", "-u", "-p", String(port)]), UDP_BANNER(port), () => ours(["-c", L, "-p", String(port), "-u", "-b", "100M", "-t", "3"]), 20_000);
+    const [port] = ports();
+    const r = await session(theirs(["-s", "-u", "-p", String(port)]), UDP_BANNER(port), () => ours(["-c", L, "-p", String(port), "-u", "-b", "100M", "-t", "3"]), 20_000);
     expect(r.client.code).toBe(0);
     const out = r.client.out.split("\n");
     const report = out[out.findIndex((l) => l.endsWith("Server Report:")) + 2]!;
@@ -82,34 +104,33 @@ describe("done criteria of issue 6", () => {
     expect(total).toBeGreaterThan(24000);
     expect(total).toBeLessThan(29000);
   }, 30_000);
-});
 
-describe("UDP", () => {
   test("stock iperf -c -u -b 100M against anyperf iperf -s -u: the client's Server Report is our line", async () => {
-    const port = 27102;
-    const r = await session(ours(["-s", "-u", "-p", String(port)]), UDP_BANNER(port), () => stock(["-c", L, "-p", String(port), "-u", "-b", "100M", "-t", "3"]), 20_000);
+    const [port] = ports();
+    const r = await session(ours(["-s", "-u", "-p", String(port)]), UDP_BANNER(port), () => theirs(["-c", L, "-p", String(port), "-u", "-b", "100M", "-t", "3"]), 20_000);
     expect(r.client.code).toBe(0);
     const out = r.client.out.split("\n");
     const report = out[out.findIndex((l) => l.endsWith("Server Report:")) + 2]!;
-    expect(figures(report)).toBe(figures(reportLines(r.server).at(-1)!.line));
+    expect(figures(report)).toBe(relayed(peer, figures(reportLines(r.server).at(-1)!.line)));
     expect(r.client.out).not.toContain("WARNING");
   }, 30_000);
 
   test("stock -u -P 2 against anyperf: one report per flow and a sum", async () => {
-    const port = 27103;
-    const r = await session(ours(["-s", "-u", "-p", String(port)]), UDP_BANNER(port), () => stock(["-c", L, "-p", String(port), "-u", "-b", "10M", "-t", "2", "-P", "2"]), 20_000);
+    const [port] = ports();
+    const r = await session(ours(["-s", "-u", "-p", String(port)]), UDP_BANNER(port), () => theirs(["-c", L, "-p", String(port), "-u", "-b", "10M", "-t", "2", "-P", "2"]), 20_000);
     expect(r.client.code).toBe(0);
     const reports = r.client.out.split("\n").filter((l) => / ms \d+\/\d+ \(/.test(l)).map(figures).sort();
-    const lines = reportLines(r.server).filter((x) => x.id !== "SUM").map((x) => figures(x.line)).sort();
+    const lines = reportLines(r.server).filter((x) => x.id !== "SUM").map((x) => relayed(peer, figures(x.line))).sort();
     expect(reports).toEqual(lines);
     expect(r.server).toContain("[SUM]");
   }, 30_000);
 
   test("UDP -R both ways: the receiving client counts what the server says it sent", async () => {
-    for (const [port, serverIsOurs] of [[27104, true], [27105, false]] as const) {
-      const srv = serverIsOurs ? ours(["-s", "-u", "-p", String(port)]) : stock(["-s", "-u", "-p", String(port)]);
+    for (const serverIsOurs of [true, false]) {
+      const [port] = ports();
+      const srv = serverIsOurs ? ours(["-s", "-u", "-p", String(port)]) : theirs(["-s", "-u", "-p", String(port)]);
       const args = ["-c", L, "-p", String(port), "-u", "-R", "-b", "10M", "-t", "2"];
-      const r = await session(srv, UDP_BANNER(port), () => (serverIsOurs ? stock(args) : ours(args)), 20_000);
+      const r = await session(srv, UDP_BANNER(port), () => (serverIsOurs ? theirs(args) : ours(args)), 20_000);
       expect(r.client.code).toBe(0);
       const line = reportLines(r.client.out).find((x) => x.id === "*1")!.line;
       const [, lost, total] = / ms (\d+)\/(\d+) \(/.exec(line)!.map(Number);
@@ -123,32 +144,48 @@ describe("UDP", () => {
   }, 40_000);
 });
 
-describe("TCP, exact byte counts through -y C", () => {
-  const variants: { name: string; args: (port: number) => string[]; streams: number }[] = [
+/** The -y C variants a newer peer runs as well: each direction, parallel streams and the dual test. */
+const NEWER_TCP = new Set(["plain", "-P 4", "-R", "-d"]);
+
+for (const peer of PEERS) describe.skipIf(!peer.version)(`TCP against stock ${peer.label}, exact byte counts through -y C`, () => {
+  const theirs = stockPeer(peer);
+  const variants: { name: string; args: (listen: number) => string[]; streams: number }[] = [
     { name: "plain", args: () => [], streams: 1 },
     { name: "-P 4", args: () => ["-P", "4"], streams: 4 },
-    { name: "-r", args: (p) => ["-r", "-L", String(p + 50)], streams: 2 },
-    { name: "-d", args: (p) => ["-d", "-L", String(p + 50)], streams: 2 },
+    { name: "-r", args: (l) => ["-r", "-L", String(l)], streams: 2 },
+    { name: "-d", args: (l) => ["-d", "-L", String(l)], streams: 2 },
     { name: "-R", args: () => ["-R"], streams: 1 },
     { name: "-n 2M -l 64K (byte count wins over -t)", args: () => ["-n", "2M", "-l", "64K"], streams: 1 },
     { name: "-w 256K -P 2", args: () => ["-w", "256K", "-P", "2"], streams: 2 },
     { name: "-R -n 1M -l 16K", args: () => ["-R", "-n", "1M", "-l", "16K"], streams: 1 },
   ];
-  let port = 27110;
-  for (const v of variants) {
+  for (const v of variants.filter((v) => peer.system || NEWER_TCP.has(v.name))) {
     for (const serverIsOurs of [true, false]) {
-      const p = port++;
       test(`${v.name}: ${serverIsOurs ? "stock client, anyperf server" : "anyperf client, stock server"}`, async () => {
-        const srv = serverIsOurs ? ours(["-s", "-p", String(p), "-y", "C"]) : stock(["-s", "-p", String(p), "-y", "C"]);
-        const args = ["-c", L, "-p", String(p), "-t", "1", "-b", "20M", "-y", "C", ...v.args(p)];
+        const [p, listen] = ports();
+        const srv = serverIsOurs ? ours(["-s", "-p", String(p), "-y", "C"]) : theirs(["-s", "-p", String(p), "-y", "C"]);
+        const args = ["-c", L, "-p", String(p), "-t", "1", "-b", "20M", "-y", "C", ...v.args(listen)];
         // CSV servers print no banner: wait for the listening socket instead.
         await waitListening(p, "tcp");
-        const r = await session(srv, /.*/, () => (serverIsOurs ? stock(args) : ours(args)), 20_000);
+        const r = await session(srv, /.*/, () => (serverIsOurs ? theirs(args) : ours(args)), 20_000);
         expect(r.client.code).toBe(0);
         expectSameBytes(r.client.out, r.server, v.streams);
       }, 30_000);
     }
   }
+
+  test("-e -R: our server's sender columns, the stock client's reads", async () => {
+    const [port] = ports();
+    const r = await session(ours(["-s", "-p", String(port), "-e"]), TCP_BANNER(port), () => theirs(["-c", L, "-p", String(port), "-t", "1", "-e", "-R", "-b", "20M"]), 20_000);
+    expect(r.client.code).toBe(0);
+    expect(r.server).toContain("Read buffer size:  128 KByte (Dist bin width=16.0 KByte)");
+    // The peer's version, read from its header.
+    expect(r.server).toMatch(new RegExp(`\\(reverse\\) \\(sock=\\d+\\) \\(peer ${peer.version!.replaceAll(".", "\\.")}\\) \\(icwnd/mss/irtt=\\d+/\\d+/\\d+\\)\n`));
+    const ours1 = reportLines(r.server).find((x) => x.id === "1")!.line;
+    expect(ours1).toMatch(/ \d+\/0 +\d+ +\d+K\/\d+\(\d+\) us  [\d.]+$/);
+    const stock1 = reportLines(r.client.out).find((x) => x.id === "*1")!.line;
+    expect(transfer(figures(stock1))).toBe(transfer(figures(ours1)));
+  }, 30_000);
 });
 
 describe("--full-duplex, -e and many clients", () => {
@@ -192,18 +229,6 @@ describe("--full-duplex, -e and many clients", () => {
     }
     const serverFinal = reportLines(r.server).at(-1)!.line;
     expect(transfer(figures(serverFinal))).toBe(transfer(figures(lines.at(-1)!)));
-  }, 30_000);
-
-  test("-e -R: our server's sender columns, the stock client's reads", async () => {
-    const port = 27135;
-    const r = await session(ours(["-s", "-p", String(port), "-e"]), TCP_BANNER(port), () => stock(["-c", L, "-p", String(port), "-t", "1", "-e", "-R", "-b", "20M"]), 20_000);
-    expect(r.client.code).toBe(0);
-    expect(r.server).toContain("Read buffer size:  128 KByte (Dist bin width=16.0 KByte)");
-    expect(r.server).toMatch(/\(reverse\) \(sock=\d+\) \(peer 2\.1\.8\) \(icwnd\/mss\/irtt=\d+\/\d+\/\d+\)\n/);
-    const ours1 = reportLines(r.server).find((x) => x.id === "1")!.line;
-    expect(ours1).toMatch(/ \d+\/0 +\d+ +\d+K\/\d+\(\d+\) us  [\d.]+$/);
-    const theirs = reportLines(r.client.out).find((x) => x.id === "*1")!.line;
-    expect(transfer(figures(theirs))).toBe(transfer(figures(ours1)));
   }, 30_000);
 
   test("UDP -e: our sender's Write/Err PPS lines; our total counts the FIN datagram as the stock server does", async () => {

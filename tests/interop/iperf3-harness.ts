@@ -4,6 +4,7 @@
  */
 import { join } from "node:path";
 import { hasTool, spawnProc, waitBound, type Finished, type Proc } from "../support/processes.ts";
+import type { StockPeer } from "../support/stock-peers.ts";
 
 export { assertFree, sleep, type Finished, type Proc } from "../support/processes.ts";
 
@@ -16,6 +17,11 @@ export const ours = (args: string[], limitMs = 30_000): Proc => spawnProc([proce
 export const oursMain = (args: string[], limitMs = 30_000): Proc => spawnProc([process.execPath, MAIN, "iperf3", ...args], limitMs);
 /** Stock iperf3 3.12. */
 export const stock = (args: string[], limitMs = 30_000): Proc => spawnProc(["iperf3", ...args], limitMs);
+/** A given stock iperf3 (the system's or a newer one, tests/support/stock-peers.ts). */
+export const stockPeer =
+  (peer: StockPeer) =>
+  (args: string[], limitMs = 30_000): Proc =>
+    spawnProc([peer.command, ...args], limitMs);
 
 export const hasStockIperf3 = (): boolean => hasTool(["iperf3", "-v"], /iperf 3\./);
 

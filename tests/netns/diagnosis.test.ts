@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { Diagnosis } from "../../src/diagnosis/schema.ts";
 import { makePair, netnsSkipReason, type NetnsPair } from "../support/netns.ts";
-import { freePorts, spawnProc, type Finished, type Proc } from "../support/processes.ts";
+import { freePorts, jsonDoc, spawnProc, type Finished, type Proc } from "../support/processes.ts";
 import { cgroupSkipReason, makeQuotaCgroup, type QuotaCgroup } from "../support/cgroup.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
@@ -28,15 +28,7 @@ if (NO_CGROUP && !SKIP) console.warn(`tests/netns diagnosis: the CPU quota test 
 const ClientDoc = z.object({ summary: z.object({ throughput_bps: z.number() }), diagnosis: Diagnosis });
 type ClientDoc = z.infer<typeof ClientDoc>;
 
-function doc(f: Finished): ClientDoc {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(f.stdout);
-  } catch {
-    throw new Error(`not a JSON document (exit ${f.code}):\n${f.stdout}\n${f.stderr}`);
-  }
-  return ClientDoc.parse(parsed);
-}
+const doc = (f: Finished): ClientDoc => jsonDoc(ClientDoc, f);
 
 /** The verdict and its evidence in one string, so a failed expectation shows why the diagnosis said what it said. */
 const said = (d: ClientDoc) => `${d.diagnosis.verdict}: ${d.diagnosis.evidence.join(" | ")}`;

@@ -3,6 +3,7 @@
  * readiness read from /proc/net (no probe connection, which a server would serve or, with --allow, log as refused).
  */
 import { readFileSync } from "node:fs";
+import type { z } from "zod";
 
 export interface Finished {
   code: number | null;
@@ -36,6 +37,17 @@ export function spawnProc(cmd: string[], limitMs = 30_000, env?: Record<string, 
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A finished command's stdout as the JSON document `schema` reads; a failure quotes what it printed. */
+export function jsonDoc<S extends z.ZodType>(schema: S, f: Finished): z.infer<S> {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(f.stdout);
+  } catch {
+    throw new Error(`not a JSON document (exit ${f.code}):\n${f.stdout}\n${f.stderr}`);
+  }
+  return schema.parse(doc);
+}
 
 export function hasTool(cmd: string[], pattern: RegExp): boolean {
   try {

@@ -4,7 +4,7 @@ import { StreamSpec, type Endpoint, type StreamSpecInput } from "../stream-spec.
 import type { EndReason, FromWorker, SocketBufferSizes } from "../worker/messages.ts";
 import type { TcpInfo } from "../sockopt/tcp-info.ts";
 import { WorkerPool } from "./worker-pool.ts";
-import { TCP_SAMPLES_KEPT, type TcpSample } from "./tcp-path.ts";
+import { pathFields, samplesKept, type TcpSample } from "./tcp-path.ts";
 
 export interface StreamEvent {
   stream: number;
@@ -33,6 +33,7 @@ export class DataPlane {
   private readonly eventListeners = new Set<(e: StreamEvent) => void>();
   private readonly tcpInfos: (TcpInfo | undefined)[] = [];
   private readonly samples: TcpSample[][] = [];
+  private kept: number | undefined;
   private readonly socketBufferSizes: (SocketBufferSizes | undefined)[] = [];
   private readonly endListeners = new Set<(stream: number, end: StreamEnd) => void>();
   private readonly unsubscribe: Array<() => void> = [];
@@ -114,8 +115,9 @@ export class DataPlane {
         this.tcpInfos[m.stream] = m.info;
         if (this.specs[m.stream]?.kind === "tcp-send") {
           const s = (this.samples[m.stream] ??= []);
-          if (s.length >= TCP_SAMPLES_KEPT) s.shift();
-          s.push({ atMs: performance.now(), info: m.info });
+          this.kept ??= samplesKept(this.specs.filter((x) => x.kind === "tcp-send").length);
+          if (s.length >= this.kept) s.shift();
+          s.push({ atMs: performance.now(), info: pathFields(m.info) });
         }
         if (m.buffers) this.socketBufferSizes[m.stream] = m.buffers;
         break;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { tcpPath, type TcpSample } from "./tcp-path.ts";
+import { pathFields, samplesKept, tcpPath, type TcpSample } from "./tcp-path.ts";
 import type { TcpInfo } from "../sockopt/tcp-info.ts";
 
 /** One read a second from t0: busy_time etc. grow by the given µs per second; delivery_rate in bytes/s. */
@@ -45,5 +45,19 @@ describe("tcpPath", () => {
     expect(tcpPath([back], 0, 2000)).toBeUndefined();
     const old = series(0, 3, { busy: 1e6, rwnd: 0, sndbuf: 0 }, () => 1).map((x) => ({ atMs: x.atMs, info: { state: 1, rtt_us: 40 } }));
     expect(tcpPath([old], 0, 2000)).toBeUndefined();
+  });
+});
+
+describe("what a plane keeps", () => {
+  test("an hour for one stream, 200 s each for a thousand, never under 16", () => {
+    expect(samplesKept(1)).toBe(3600);
+    expect(samplesKept(1000)).toBe(200);
+    expect(samplesKept(100_000)).toBe(16);
+  });
+  test("only the fields the path reads; absent ones stay absent", () => {
+    const info: TcpInfo = { state: 1, rtt_us: 40, snd_cwnd: 10, busy_time: 5, rwnd_limited: 1, sndbuf_limited: 0, delivery_rate: 9, delivery_rate_app_limited: false, min_rtt: 8, total_retrans: 3 };
+    const kept = pathFields(info);
+    expect(kept).toMatchObject({ state: 1, rtt_us: 40, busy_time: 5, rwnd_limited: 1, sndbuf_limited: 0, delivery_rate: 9, delivery_rate_app_limited: false, min_rtt: 8 });
+    expect("snd_cwnd" in kept || "total_retrans" in kept).toBe(false);
   });
 });

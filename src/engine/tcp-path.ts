@@ -8,8 +8,22 @@ export interface TcpSample {
   info: TcpInfo;
 }
 
-/** Samples kept per stream: an hour at one a second; the window's are the latest. */
-export const TCP_SAMPLES_KEPT = 3600;
+/**
+ * Reads kept per plane, shared by its sending streams (an hour of one stream at one a second; a thousand streams keep
+ * 200 s each): the latest are the window's, and a longer window is judged on its last part.
+ */
+const SAMPLES_PER_PLANE = 200_000;
+const SAMPLES_PER_STREAM = 3600;
+
+export function samplesKept(sendingStreams: number): number {
+  return Math.max(16, Math.min(SAMPLES_PER_STREAM, Math.floor(SAMPLES_PER_PLANE / Math.max(1, sendingStreams))));
+}
+
+/** What tcpPath() reads of a TCP_INFO, kept apart from the rest of it (a read is some 40 fields). */
+export function pathFields(info: TcpInfo): TcpInfo {
+  const { state, busy_time, rwnd_limited, sndbuf_limited, delivery_rate, delivery_rate_app_limited, rtt_us, min_rtt } = info;
+  return { state, busy_time, rwnd_limited, sndbuf_limited, delivery_rate, delivery_rate_app_limited, rtt_us, min_rtt };
+}
 
 /**
  * The last sample at or before `ms`, or else the first one (a window that opened before the first read); the Workers

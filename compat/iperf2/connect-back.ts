@@ -74,7 +74,7 @@ export class ConnectBackListener {
         plane.onStreamEnd(() => g.ended(m));
         plane.go();
         await plane.ended;
-      })(),
+      })().catch((e: unknown) => io.warn(`connection back from ${peer.host} port ${peer.port}: ${e instanceof Error ? e.message : String(e)}`)),
     );
   }
 

@@ -130,8 +130,11 @@ export class DataPlane {
   private markEnded(stream: number, end: StreamEnd): void {
     if (this.ends[stream]) return;
     this.ends[stream] = end;
-    // A stream that ends before it reported "opened" (a Worker crash) fails its open.
-    this.pendingOpen.get(stream)?.reject(new UserError(end.error?.message ?? `stream ${stream} ended before it was set up`));
+    // A stream whose end overtakes its "opened" (an adopted socket whose peer's data and FIN were all there: iperf 2
+    // -n, --connect-only) was set up and has run; one that ends in an error first (a Worker crash) fails its open.
+    const pending = this.pendingOpen.get(stream);
+    if (end.reason === "error") pending?.reject(new UserError(end.error?.message ?? `stream ${stream} ended before it was set up`));
+    else pending?.resolve();
     this.pendingOpen.delete(stream);
     for (const l of this.endListeners) l(stream, end);
     if (++this.endedCount === this.size) {
@@ -169,8 +172,10 @@ export class DataPlane {
     return () => this.eventListeners.delete(l);
   }
 
+  /** `l` hears each stream's end; a stream that ended before (it can, before its open returned) is told at once. */
   onStreamEnd(l: (stream: number, end: StreamEnd) => void): () => void {
     this.endListeners.add(l);
+    this.ends.forEach((end, stream) => end && l(stream, end));
     return () => this.endListeners.delete(l);
   }
 

@@ -42,6 +42,7 @@ export class PolledPlane implements MeasuredPlane {
 
   onStreamEnd(l: (stream: number, end: StreamEnd) => void): () => void {
     this.endListeners.add(l);
+    this.ends.forEach((end, stream) => end && l(stream, end));
     return () => this.endListeners.delete(l);
   }
 

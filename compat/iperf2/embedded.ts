@@ -15,11 +15,13 @@ export async function startIperf2Server(o: EmbedOptions & { tcpNet?: Net }): Pro
   const [net, handOff] = await Promise.all([loadNet(), loadHandOff()]);
   const stop = new AbortController();
   const io = { net, sockopt: handOff.sockopt, handOff, printer: new Printer(o.sink, false), signal: stop.signal, warn: (t: string) => o.sink(`anyperf iperf: ${t}\n`) };
+  // No address: both families on one socket ("::"), as iperf3's server listens, so a -V client is served too.
   const bind = o.host === undefined ? undefined : { host: o.host };
+  const ipv6 = o.host === undefined;
   const ids = new Ids();
-  const tcp = new TcpServer(ServerPlan.parse({ role: "server", port: o.port, bind }), { ...io, net: o.tcpNet ?? net }, ids, o.policy);
+  const tcp = new TcpServer(ServerPlan.parse({ role: "server", port: o.port, bind, ipv6 }), { ...io, net: o.tcpNet ?? net }, ids, o.policy);
   tcp.start();
-  const udp = new UdpServer(ServerPlan.parse({ role: "server", port: o.port, bind, udp: true }), io, ids, o.policy);
+  const udp = new UdpServer(ServerPlan.parse({ role: "server", port: o.port, bind, ipv6, udp: true }), io, ids, o.policy);
   try {
     await udp.start();
   } catch (e) {

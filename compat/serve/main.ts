@@ -54,7 +54,8 @@ export async function serveMain(argv: string[]): Promise<number> {
     if (plan.iperf !== null && plan.iperf === plan.ntttcp) {
       mux = new PortMux<SharedRoute>(await loadNet(), decide5001);
       const m = mux;
-      const host = plan.bind ?? "0.0.0.0";
+      // Both families, as the servers behind it listen (an iperf 2 -V client, an IPv6 ntttcp sender).
+      const host = plan.bind ?? "::";
       const fix = `pass ${DIALECTS.iperf.flag} PORT and ${DIALECTS.ntttcp.flag} PORT, or off`;
       bindOrExplain({ who: "iperf, ntttcp", flag: DIALECTS.iperf.flag, fix, port: plan.iperf }, host, () => m.listen(host, plan.iperf!));
     }

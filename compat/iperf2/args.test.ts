@@ -70,4 +70,10 @@ describe("iperf 2 command lines", () => {
       expect((err as Error).message).not.toContain("\n");
     }
   });
+
+  test("iperf 2 options anyperf does not run are refused by name, not as unknown", () => {
+    for (const flag of ["--trip-times", "--connect-only", "--histograms", "--bounceback-hold=10", "--txstart-time"]) {
+      expect(() => parseIperf2Args(["-c", "h", flag])).toThrow(`iperf: ${flag.split("=")[0]} is an iperf 2 option anyperf does not implement`);
+    }
+  });
 });

@@ -111,8 +111,26 @@ function bindAddress(text: string): { host: string; port?: number } {
   return { host: noDev };
 }
 
+/**
+ * iperf 2.1.8 / 2.2 options anyperf does not run: refused by name, so nobody mistakes the test that would run without
+ * them (a plain stream) for the one asked for.
+ */
+const NOT_IMPLEMENTED = [
+  "--trip-times", "--bounceback", "--bounceback-hold", "--bounceback-period", "--bounceback-request", "--bounceback-reply",
+  "--bounceback-no-quickack", "--connect-only", "--histograms", "--tcp-write-times", "--txstart-time", "--isochronous",
+  "--working-load", "--udp-l4s",
+];
+
+function refuseNotImplemented(argv: string[]): void {
+  for (const a of argv) {
+    const name = a.split("=")[0]!;
+    if (NOT_IMPLEMENTED.includes(name)) throw new UserError(`iperf: ${name} is an iperf 2 option anyperf does not implement: drop it (without it the test is a plain stream, not the one asked for)`);
+  }
+}
+
 /** Turns `anyperf iperf` arguments (without the leading "iperf") into a checked plan, or help/version. */
 export function parseIperf2Args(argv: string[]): Iperf2Command {
+  refuseNotImplemented(argv);
   let parsed;
   try {
     // iperf 2's getopt takes "-t -5" as a value; parseArgs would call it ambiguous.

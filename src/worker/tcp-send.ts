@@ -4,7 +4,7 @@ import type { TcpSendSpec } from "../stream-spec.ts";
 import type { TcpHandlers, TcpSocket } from "../net/types.ts";
 import { nowMs, openFds, type Runner, type StreamContext } from "./context.ts";
 import type { EndReason } from "./messages.ts";
-import { connectTcp, halfClose, senderPacer, type WorkerEnv } from "./sockets.ts";
+import { applyOptions, connectTcp, halfClose, reportBuffers, senderPacer, type WorkerEnv } from "./sockets.ts";
 import { BlockingSocket, SLICE_MS, yieldThen } from "./blocking-socket.ts";
 import { filledPayload } from "./payload.ts";
 
@@ -56,7 +56,11 @@ export class TcpSender implements Runner {
     this.handlers = handlers;
     if (spec.adopt) {
       if (spec.countReceived) c[o + Slot.received]! += spec.adopt.pending;
-      this.socks.push(await this.env.net.connect({ fd: spec.adopt.fd, data: this.state(), socket: handlers }));
+      const s = await this.env.net.connect({ fd: spec.adopt.fd, data: this.state(), socket: handlers });
+      this.socks.push(s);
+      // An adopted socket was connected elsewhere: its options (pacing, TOS, buffers) are set here, as on our own.
+      applyOptions(this.env, s.fd, spec.options);
+      reportBuffers(this.env, ctx, s.fd, spec.options);
     } else if (spec.connect) {
       for (let i = 0; i < spec.connections; i++) {
         this.socks.push(await connectTcp(this.env, spec.connect, spec.bind, spec.options, this.state(), handlers));

@@ -2,6 +2,7 @@
  * Process helpers for the iperf3 interop tests: stock `iperf3` and ours, each bounded in time and killed by pid,
  * and the readiness check (a LISTEN socket on the port in /proc/net, so no probe connection disturbs a server).
  */
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { hasTool, spawnProc, waitBound, type Finished, type Proc } from "../support/processes.ts";
 import type { StockPeer } from "../support/stock-peers.ts";
@@ -24,6 +25,11 @@ export const stockPeer =
     spawnProc([peer.command, ...args], limitMs);
 
 export const hasStockIperf3 = (): boolean => hasTool(["iperf3", "-v"], /iperf 3\./);
+
+/** Debian trixie's iperf3 3.18, where scripts/install-trixie-peers put it. */
+const TRIXIE = join(process.env.ANYPERF_PEERS ?? join(homedir(), ".cache", "anyperf", "peers"), "trixie", "bin", "iperf3");
+export const trixie = (args: string[], limitMs = 30_000): Proc => spawnProc([TRIXIE, ...args], limitMs);
+export const hasTrixieIperf3 = (): boolean => hasTool([TRIXIE, "-v"], /iperf 3\.18/);
 
 /** Waits until something listens on `port` (at most `ms`). */
 export const waitListening = (port: number, ms = 8000): Promise<void> => waitBound(port, "tcp", ms);

@@ -1,0 +1,53 @@
+/**
+ * Issue 25 item 2, iperf3: the socket options a stock client sends or a stock server applies are set on our data
+ * sockets too, checked by reading them back from the kernel (`ss`, tests/support/ss.ts) while the test runs, with
+ * stock 3.12 and trixie's 3.18 on the other end. Ports 36400-36499.
+ */
+import { describe, expect, test } from "bun:test";
+import { freePorts } from "../support/processes.ts";
+import { dataSockets, type SsSocket } from "../support/ss.ts";
+import { hasStockIperf3, hasTrixieIperf3, json, ours, stock, trixie, waitListening, type Finished, type Proc } from "./iperf3-harness.ts";
+
+const T = 60_000;
+let nextPort = 36400;
+const port = () => {
+  const p = freePorts(nextPort, 36500, 1);
+  nextPort = p + 1;
+  return p;
+};
+
+/**
+ * Runs a test and reads the data sockets of the end under `watch` while it moves data: the document the client
+ * printed, and those sockets as the kernel holds them.
+ */
+async function run(server: (a: string[]) => Proc, client: (a: string[]) => Proc, watch: "server" | "client", clientArgs: string[], host = "127.0.0.1"): Promise<{ client: Finished; sockets: SsSocket[] }> {
+  const p = port();
+  const srv = server(["-s", "-p", String(p)]);
+  try {
+    await waitListening(p);
+    const cli = client(["-c", host, "-p", String(p), "-J", ...clientArgs]);
+    const sockets = await dataSockets((watch === "server" ? srv : cli).pid, p, 100_000);
+    return { client: await cli.done, sockets };
+  } finally {
+    srv.kill();
+    await srv.done;
+  }
+}
+
+const receivedBps = (f: Finished) => (json(f).end.sum_received as Record<string, number>).bits_per_second!;
+
+describe.skipIf(!hasStockIperf3())("iperf3 data-socket options against stock 3.12", () => {
+  test("--fq-rate on TCP: our client's data socket has SO_MAX_PACING_RATE and the stock server receives ~50 Mbit/s", async () => {
+    const r = await run(stock, ours, "client", ["-t", "2", "--fq-rate", "50m"]);
+    expect(r.sockets.map((s) => s.maxPacing)).toEqual([50e6 / 8]);
+    expect(receivedBps(r.client)).toBeLessThan(75e6);
+  }, T);
+});
+
+describe.skipIf(!hasTrixieIperf3())("iperf3 data-socket options against trixie's 3.18", () => {
+  test("--fq-rate on TCP: a 3.18 client -R --fq-rate 50m gets ~50 Mbit/s from our server, whose sending socket is paced", async () => {
+    const r = await run(ours, trixie, "server", ["-t", "2", "-R", "--fq-rate", "50m"]);
+    expect(r.sockets.map((s) => s.maxPacing)).toEqual([50e6 / 8]);
+    expect(receivedBps(r.client)).toBeLessThan(75e6);
+  }, T);
+});

@@ -42,6 +42,27 @@ describe.skipIf(!hasStockIperf3())("iperf3 data-socket options against stock 3.1
     expect(r.sockets.map((s) => s.maxPacing)).toEqual([50e6 / 8]);
     expect(receivedBps(r.client)).toBeLessThan(75e6);
   }, T);
+
+  test("-S / --dscp: our client's data socket carries the TOS (IP_TOS over IPv4, IPV6_TCLASS over IPv6)", async () => {
+    const v4 = await run(stock, ours, "client", ["-t", "3", "-S", "0x10"]);
+    expect(v4.sockets.map((s) => s.tos)).toEqual([0x10]);
+    const dscp = await run(stock, ours, "client", ["-t", "3", "--dscp", "CS1"]);
+    expect(dscp.sockets.map((s) => s.tos)).toEqual([8 << 2]);
+    const v6 = await run(stock, ours, "client", ["-t", "3", "-S", "0x10"], "::1");
+    expect(v6.sockets.map((s) => s.tclass)).toEqual([0x10]);
+  }, T);
+
+  test("-S -R: our server's sending data socket carries the TOS the stock client asked for", async () => {
+    const r = await run(ours, stock, "server", ["-t", "3", "-R", "-S", "0x10"]);
+    expect(r.sockets.map((s) => s.tos)).toEqual([0x10]);
+  }, T);
+
+  test("-w: our client's data socket gets both SO_SNDBUF and SO_RCVBUF, as stock's (the kernel doubles them)", async () => {
+    for (const dir of [[], ["-R"]]) {
+      const r = await run(stock, ours, "client", ["-t", "3", "-w", "256K", ...dir]);
+      expect(r.sockets.map((s) => [s.sndbuf, s.rcvbuf])).toEqual([[512 * 1024, 512 * 1024]]);
+    }
+  }, T);
 });
 
 describe.skipIf(!hasTrixieIperf3())("iperf3 data-socket options against trixie's 3.18", () => {

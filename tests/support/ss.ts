@@ -52,7 +52,7 @@ export function ssSockets(pid: number, port: number): SsSocket[] {
 }
 
 /** Polls until `pid` has a socket on `port` that moved more than `minBytes` (a data connection, not the control one). */
-export async function dataSockets(pid: number, port: number, minBytes = 200_000, ms = 8000): Promise<SsSocket[]> {
+export async function dataSockets(pid: number, port: number, minBytes = 200_000, ms = 20_000): Promise<SsSocket[]> {
   const until = Date.now() + ms;
   for (;;) {
     const found = ssSockets(pid, port).filter((s) => s.bytes > minBytes);

@@ -74,6 +74,14 @@ describe.skipIf(SKIP !== undefined)("diagnosis from the sockets, tbf 300 Mbit/s,
     expect(t.rwnd_limited_percent + t.sndbuf_limited_percent).toBeGreaterThanOrEqual(50);
   }, T);
 
+  test("--rr 1,1: a veth's microseconds are not what limits a 1-byte request/response, the ends are", async () => {
+    const d = await client("--rr", "1,1");
+    console.log(`tbf 300 Mbit/s --rr 1,1: ${said(d)}`);
+    expect(["sender-cpu", "receiver-cpu"]).toContain(d.diagnosis.verdict);
+    // Each end's processing per transaction, or a core anyperf saturated: either way an end, named with its figures.
+    expect(d.diagnosis.evidence[0]).toMatch(/^request\/response: .*not the network, sets the rate|^(sender|receiver) CPU \d+ at /);
+  }, T);
+
   test("-b below the path: nothing limited, the sender's pace named", async () => {
     const d = await client("-b", "50M");
     console.log(`tbf 300 Mbit/s -b 50M: ${said(d)}`);

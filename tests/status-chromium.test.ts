@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startStatusServer } from "../src/status/server.ts";
 import { fakeSource } from "./fixtures/status/fake-run.ts";
+import { freePorts, spawnProc, waitBound } from "./support/processes.ts";
 
 /**
  * Headless Chromium (Debian `chromium`) loads the live page from a token-protected status server while a test
@@ -44,6 +45,63 @@ async function cdp(wsUrl: string) {
   return { send, close: () => ws.close() };
 }
 
+/** Chromium headless, quiet: no GPU, no network of its own (updates, sync, QUIC probes). */
+const HEADLESS = [chromium!, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+
+/** Headless Chromium on `url`, driven through its DevTools protocol; `origin` tells our page from Chromium's own. */
+async function openPage(url: string, origin: string, profileName: string, windowSize = "1000,900") {
+  const profile = join(dir, profileName);
+  const proc = Bun.spawn(
+    [
+      ...HEADLESS,
+      `--user-data-dir=${profile}`,
+      "--remote-debugging-address=127.0.0.1",
+      "--remote-debugging-port=0",
+      `--window-size=${windowSize}`,
+      url,
+    ],
+    { stdout: "ignore", stderr: "ignore" },
+  );
+  const close = async (client?: Awaited<ReturnType<typeof cdp>>) => {
+    await client?.send("Browser.close").catch(() => {});
+    client?.close();
+    const killer = setTimeout(() => proc.kill("SIGKILL"), 5000);
+    proc.kill();
+    await proc.exited;
+    clearTimeout(killer);
+  };
+  try {
+    // Chromium writes the port it picked into the profile.
+    const portFile = join(profile, "DevToolsActivePort");
+    const deadline = Date.now() + 20_000;
+    while (!existsSync(portFile) || !readFileSync(portFile, "utf8").includes("\n")) {
+      if (Date.now() > deadline) throw new Error("chromium did not open its DevTools port in 20 s");
+      await Bun.sleep(100);
+    }
+    const devPort = Number(readFileSync(portFile, "utf8").split("\n")[0]);
+    let wsUrl: string | undefined;
+    while (!wsUrl) {
+      if (Date.now() > deadline) throw new Error("chromium shows no page in 20 s");
+      const list = (await (await fetch(`http://127.0.0.1:${devPort}/json/list`)).json()) as { type: string; url: string; webSocketDebuggerUrl: string }[];
+      wsUrl = list.find((t) => t.type === "page" && t.url.startsWith(origin))?.webSocketDebuggerUrl;
+      if (!wsUrl) await Bun.sleep(100);
+    }
+    const client = await cdp(wsUrl);
+    const evaluate = async <T>(expression: string): Promise<T | undefined> => {
+      const r = (await client.send("Runtime.evaluate", { expression, returnByValue: true })) as { result: { value?: string } };
+      return r.result.value === undefined ? undefined : (JSON.parse(r.result.value) as T);
+    };
+    const screenshot = async (path: string) => {
+      const shot = (await client.send("Page.captureScreenshot", { format: "png", captureBeyondViewport: true })) as { data: string };
+      writeFileSync(path, Buffer.from(shot.data, "base64"));
+    };
+    return { client, evaluate, screenshot, close: () => close(client) };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}
+
 interface PageState {
   points: number;
   line: string;
@@ -75,49 +133,10 @@ test.skipIf(!chromium)(
     const { source, run } = fakeSource({ intervals: 400, mode: "iperf3", role: "client" });
     run.step();
     const status = startStatusServer({ host: "127.0.0.1", port: 0, token: TOKEN }, source);
+    const page = await openPage(`${status.url}#token=${TOKEN}`, status.url, "profile");
     const stepper = setInterval(() => run.step(), 150);
-    const profile = join(dir, "profile");
-    const proc = Bun.spawn(
-      [
-        chromium!,
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        `--user-data-dir=${profile}`,
-        "--remote-debugging-address=127.0.0.1",
-        "--remote-debugging-port=0",
-        "--window-size=1000,900",
-        `${status.url}#token=${TOKEN}`,
-      ],
-      { stdout: "ignore", stderr: "ignore" },
-    );
-    let client: Awaited<ReturnType<typeof cdp>> | undefined;
     try {
-      // Chromium writes the port it picked into the profile.
-      const portFile = join(profile, "DevToolsActivePort");
-      const deadline = Date.now() + 20_000;
-      while (!existsSync(portFile) || !readFileSync(portFile, "utf8").includes("\n")) {
-        if (Date.now() > deadline) throw new Error("chromium did not open its DevTools port in 20 s");
-        await Bun.sleep(100);
-      }
-      const devPort = Number(readFileSync(portFile, "utf8").split("\n")[0]);
-      let wsUrl: string | undefined;
-      while (!wsUrl) {
-        if (Date.now() > deadline) throw new Error("chromium shows no page in 20 s");
-        const list = (await (await fetch(`http://127.0.0.1:${devPort}/json/list`)).json()) as { type: string; url: string; webSocketDebuggerUrl: string }[];
-        wsUrl = list.find((t) => t.type === "page" && t.url.startsWith(status.url))?.webSocketDebuggerUrl;
-        if (!wsUrl) await Bun.sleep(100);
-      }
-      client = await cdp(wsUrl);
-      const read = async (): Promise<PageState> => {
-        const r = (await client!.send("Runtime.evaluate", { expression: READ_PAGE, returnByValue: true })) as { result: { value?: string } };
-        return JSON.parse(r.result.value ?? "null") ?? { points: 0 };
-      };
+      const read = async (): Promise<PageState> => (await page.evaluate<PageState>(READ_PAGE)) ?? ({ points: 0 } as PageState);
       const waitFor = async (cond: (s: PageState) => boolean, what: string): Promise<PageState> => {
         const end = Date.now() + 15_000;
         let s: PageState = await read().catch(() => ({ points: 0 }) as PageState);
@@ -149,22 +168,89 @@ test.skipIf(!chromium)(
       expect(run.seq - elapsed(moved)).toBeLessThanOrEqual(3);
       expect(moved.figures).toContain("remaining");
 
-      if (process.env.ANYPERF_SCREENSHOT) {
-        const shot = (await client.send("Page.captureScreenshot", { format: "png" })) as { data: string };
-        writeFileSync(process.env.ANYPERF_SCREENSHOT, Buffer.from(shot.data, "base64"));
-      }
-      await client.send("Browser.close").catch(() => {});
+      if (process.env.ANYPERF_SCREENSHOT) await page.screenshot(process.env.ANYPERF_SCREENSHOT);
     } finally {
       clearInterval(stepper);
-      client?.close();
-      const killer = setTimeout(() => proc.kill("SIGKILL"), 5000);
-      proc.kill();
-      await proc.exited;
-      clearTimeout(killer);
+      await page.close();
       await status.stop();
     }
   },
   60_000,
+);
+
+const READ_END = `JSON.stringify({
+  phase: document.getElementById("phase").textContent,
+  figures: document.getElementById("figures").textContent,
+  streamColumns: [...document.querySelectorAll("#streams thead th")].map((th) => th.textContent),
+  streamRows: [...document.querySelectorAll("#streams tbody tr")].map((tr) => [...tr.cells].map((td) => td.textContent)),
+  diagnosis: document.querySelector("#end .diagnosis")?.textContent ?? "",
+  ends: [...document.querySelectorAll("#ends tr")].slice(1).map((tr) => [...tr.cells].map((td) => td.textContent)),
+  coreCharts: document.querySelectorAll("#cores svg svg").length,
+  coreTitles: [...document.querySelectorAll("#cores svg svg > title")].map((t) => t.textContent),
+})`;
+interface EndState {
+  phase: string;
+  figures: string;
+  streamColumns: string[];
+  streamRows: string[][];
+  diagnosis: string;
+  ends: string[][];
+  coreCharts: number;
+  coreTitles: string[];
+}
+
+test.skipIf(!chromium)(
+  "a real client run against a real serve: when it ends the page shows both ends, the diagnosis and CPU per core; TCP streams show no packet or retransmit column",
+  async () => {
+    const main = join(import.meta.dir, "..", "main.ts");
+    const native = freePorts(41500, 41600, 2);
+    const http = native + 1;
+    const serve = spawnProc([process.execPath, main, "serve", "-p", String(native), "--iperf3", "off", "--iperf", "off", "--netserver", "off", "--ntttcp", "off"], 90_000);
+    let client: ReturnType<typeof spawnProc> | undefined;
+    let page: Awaited<ReturnType<typeof openPage>> | undefined;
+    try {
+      await waitBound(native, "tcp", 30_000);
+      client = spawnProc([process.execPath, main, "client", "127.0.0.1", "-p", String(native), "-t", "4", "-P", "2", "--http", `127.0.0.1:${http}`, "--linger", "60", "--paused"], 90_000);
+      await waitBound(http, "tcp", 30_000);
+      page = await openPage(`http://127.0.0.1:${http}/`, `http://127.0.0.1:${http}/`, "profile-end", "1200,1000");
+      const read = async () => (await page!.evaluate<EndState>(READ_END).catch(() => undefined)) ?? ({ phase: "", ends: [], coreCharts: 0 } as unknown as EndState);
+      const until = async (cond: (s: EndState) => boolean, what: string, ms: number) => {
+        const end = Date.now() + ms;
+        let s = await read();
+        while (!cond(s)) {
+          if (Date.now() > end) throw new Error(`page never showed ${what}; last state ${JSON.stringify(s)}\nclient: ${client!.stderr()}`);
+          await Bun.sleep(200);
+          s = await read();
+        }
+        return s;
+      };
+      // The client waits for POST /start: the page (Chromium starts slowly on a loaded host) sees the run from its start.
+      await until((s) => s.phase === "waiting", "the waiting client", 30_000);
+      expect((await fetch(`http://127.0.0.1:${http}/start`, { method: "POST" })).status).toBe(200);
+      const live = await until((s) => s.phase === "measuring" && s.streamRows.length > 0, "a measuring run", 30_000);
+      // TCP: the stream table has no datagram, loss or retransmit column (they were always 0 and "–").
+      expect(live.streamColumns).toEqual(["id", "side", "now", "average", "bytes"]);
+      const done = await until((s) => s.ends.length === 2 && s.coreCharts === 2 && s.diagnosis !== "", "both ends, the diagnosis and both ends' cores", 40_000);
+      expect(done.ends.map((r) => r[0])).toEqual(["this end", "remote end"]);
+      for (const row of done.ends) {
+        expect(row[2]).toMatch(/bit\/s$/);
+        expect(row[3]).toMatch(/^\d+\.\d %$/);
+      }
+      expect(done.diagnosis).toMatch(/^(link|sender-cpu|receiver-cpu|window|loss|unclear): ./);
+      expect(done.coreTitles[0]).toStartWith("CPU per core by mode, this end");
+      expect(done.coreTitles[1]).toStartWith("CPU per core by mode, remote end");
+      const shot = process.env.ANYPERF_SCREENSHOT_DIR ? join(process.env.ANYPERF_SCREENSHOT_DIR, "live-end.png") : join(dir, "live-end.png");
+      await page.screenshot(shot);
+      expect(readFileSync(shot).subarray(1, 4).toString()).toBe("PNG");
+    } finally {
+      await page?.close();
+      client?.kill("SIGINT");
+      await client?.done;
+      serve.kill("SIGINT");
+      await serve.done;
+    }
+  },
+  150_000,
 );
 
 test.skipIf(!chromium)("without the token the page says how to pass it", async () => {
@@ -172,15 +258,7 @@ test.skipIf(!chromium)("without the token the page says how to pass it", async (
   const status = startStatusServer({ host: "127.0.0.1", port: 0, token: TOKEN }, source);
   const proc = Bun.spawn(
     [
-      chromium!,
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
+      ...HEADLESS,
       `--user-data-dir=${join(dir, "profile2")}`,
       "--virtual-time-budget=3000",
       "--dump-dom",

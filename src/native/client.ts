@@ -14,6 +14,7 @@ import { loadSockopt } from "../sockopt/sockopt.ts";
 import type { Plan } from "../plan.ts";
 import { receivers, senders } from "../plan-streams.ts";
 import type { RemoteEnd, Results } from "../report/result.ts";
+import { resultsToFollow, settleResults } from "../engine/registry.ts";
 import { VERSION } from "../version.ts";
 import { ClientSession, type ClientEvent } from "./protocol/client-session.ts";
 import { ALIVE_EVERY_MS } from "./protocol/messages.ts";
@@ -205,11 +206,19 @@ export async function runNativeClient(plan: Plan, target: ClientTarget, hooks: {
     const remote: RemoteEnd | undefined = answer.kind === "results" ? answer.results : undefined;
     if (rx) await Promise.race([rx.ended, new Promise((r) => setTimeout(r, plan.transport === "udp" ? 200 : 2_000))]);
     await rx?.stop();
+    // /status shows the run done at once; its /results wait for the server's half and the diagnosis.
+    resultsToFollow(run);
     run.finish();
-    const buffers = socketBuffers(plan.socket.sendBuffer, { send: tx, recv: rx });
-    const results = withFlows(combine({ ...run.results(), ...(buffers ? { socket_buffers: buffers } : {}) }, remote, sends && !receives && plan.test === "stream"), flows);
-    const diagnosis = await diagnoseRun(results, { server: target.host, localSends: sends, linkSpeedBps: target.linkSpeedBps, targetBps: plan.bitsPerSecond * plan.streams });
-    return diagnosis ? { ...results, diagnosis } : results;
+    let final: Results | undefined;
+    try {
+      const buffers = socketBuffers(plan.socket.sendBuffer, { send: tx, recv: rx });
+      const results = withFlows(combine({ ...run.results(), ...(buffers ? { socket_buffers: buffers } : {}) }, remote, sends && !receives && plan.test === "stream"), flows);
+      const diagnosis = await diagnoseRun(results, { server: target.host, localSends: sends, linkSpeedBps: target.linkSpeedBps, targetBps: plan.bitsPerSecond * plan.streams });
+      final = diagnosis ? { ...results, diagnosis } : results;
+      return final;
+    } finally {
+      settleResults(run, final);
+    }
   } finally {
     clearInterval(ticker);
     clearInterval(alive);

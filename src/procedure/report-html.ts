@@ -1,5 +1,6 @@
 import { formatBits } from "../units.ts";
-import { barChart, escapeXml, lineChart, stackedBarChart, type Bar } from "../report/svg-charts.ts";
+import { barChart, escapeXml, lineChart, type Bar } from "../report/svg-charts.ts";
+import { coresChart } from "../report/cores-chart.ts";
 import type { RunDetail } from "./run-detail.ts";
 import { aggregate, HEADLINE_KEYS, primaryKey } from "./headline.ts";
 import type { HistoryEntry } from "./history.ts";
@@ -127,20 +128,6 @@ function runsTable(entries: readonly HistoryEntry[]): string {
     return `<tr${notes ? ' class="failed"' : ""}>${cells.map((c) => `<td>${escapeXml(c)}</td>`).join("")}</tr>`;
   });
   return `<table><tr>${head.map((h) => `<th>${escapeXml(h)}</th>`).join("")}</tr>\n${rows.join("\n")}</table>`;
-}
-
-/** Cores drawn per end: the busiest, so a 64-core host's report stays small and shows the core that limits. */
-const CORES_SHOWN = 8;
-const MODES = ["user", "nice", "system", "irq", "softirq", "steal", "iowait"] as const;
-
-function coresChart(end: string, cores: NonNullable<RunDetail["cpu_per_core"]>): string {
-  const shown = [...cores].sort((a, b) => (b.busy ?? 0) - (a.busy ?? 0)).slice(0, CORES_SHOWN).sort((a, b) => a.cpu - b.cpu);
-  return stackedBarChart({
-    title: `CPU per core by mode, ${end}${cores.length > shown.length ? ` (the ${shown.length} busiest of ${cores.length} cores)` : ""}`,
-    yLabel: "% of the core",
-    yMax: 100,
-    bars: shown.map((c) => ({ label: `cpu${c.cpu}`, parts: MODES.map((m) => ({ series: m, value: c[m] ?? 0 })) })),
-  });
 }
 
 /** One run: its diagnosis, its streams over time, its cores; a line from before schema 2 says it has none. */

@@ -53,10 +53,11 @@ test("empty data still gives a well-formed chart", () => {
 });
 
 test("stackedBarChart stacks each bar's non-zero parts bottom up, one colour and legend entry per series", () => {
-  // yMax 100 over 220..28: 1.92 px per unit; one bar over 460 px: centre 314, 322 wide.
+  // yMax 100 over 220..28: 1.92 px per unit; one bar over 460 px less the legend's strip ("system": 42 px): centre
+  // 293, 292.6 wide, its right edge (439.3) clear of the legend (from 502).
   const svg = stackedBarChart({ title: "cpu", yLabel: "%", yMax: 100, bars: [{ label: "cpu0", parts: [{ series: "user", value: 25 }, { series: "nice", value: 0 }, { series: "system", value: 50 }] }] });
-  expect(svg).toContain(`<rect x="153" y="172" width="322" height="48" fill="#1f77b4">`);
-  expect(svg).toContain(`<rect x="153" y="76" width="322" height="96" fill="#d62728">`);
+  expect(svg).toContain(`<rect x="146.7" y="172" width="292.6" height="48" fill="#1f77b4">`);
+  expect(svg).toContain(`<rect x="146.7" y="76" width="292.6" height="96" fill="#d62728">`);
   expect(svg.match(/<rect /g)!.length).toBe(2);
   expect(svg).toContain(">user</text>");
   expect(svg).toContain(">system</text>");
@@ -69,4 +70,19 @@ test("a long line chart: no dot per point with dots: false, and at most 12 x tic
   const ticks = svg.match(/y="234" text-anchor="middle" font-size="10"/g)!.length;
   expect(ticks).toBeLessThanOrEqual(12);
   expect(ticks).toBeGreaterThanOrEqual(10);
+});
+
+test("x tick labels that would touch are left out: a last, partial interval close to the one before", () => {
+  const points = [1, 2, 3, 4.25, 4.29].map((x) => ({ x, y: 1 }));
+  const svg = lineChart({ title: "t", xLabel: "s", yLabel: "y", series: [{ name: "a", points }] });
+  const ticks = [...svg.matchAll(/y="234" text-anchor="middle" font-size="10">([^<]+)</g)].map((m) => m[1]);
+  expect(ticks).toEqual(["1", "2", "3", "4.25"]);
+});
+
+test("bar labels too wide for their slot are thinned, every n-th drawn", () => {
+  const bars = Array.from({ length: 40 }, (_, i) => ({ label: `r${i}abcdef`, value: i }));
+  const svg = barChart({ title: "t", yLabel: "y", bars });
+  const labels = [...svg.matchAll(/y="234" text-anchor="middle" font-size="10">([^<]+)</g)].map((m) => m[1]);
+  // 460 px over 40 bars is 11.5 px a slot; the widest label ("r10abcdef") needs 60 px: every 6th.
+  expect(labels).toEqual(["r0abcdef", "r6abcdef", "r12abcdef", "r18abcdef", "r24abcdef", "r30abcdef", "r36abcdef"]);
 });

@@ -68,6 +68,9 @@ function frame(f: ChartFrame, yMax: number, body: string, xAxis: string, legend 
     ticks.join("") + xAxis + body + legend + `</svg>`;
 }
 
+/** Width of a label at font-size 10, generously (sans-serif digits and letters average under 6 px). */
+const labelWidth = (text: string) => text.length * 6 + 6;
+
 /** At most this many x ticks: a long series (a live run, a run's intervals) gets every n-th. */
 const MAX_X_TICKS = 12;
 
@@ -103,16 +106,20 @@ export function lineChart(f: ChartFrame & { xLabel: string; series: readonly Ser
   const distinct = f.xLog ? logTicks(x0, x1) : [...new Set(xs)].sort((a, b) => a - b);
   const every = Math.ceil(distinct.length / MAX_X_TICKS);
   const xFormat = f.xFormat ?? defaultFormat;
-  const xTicks = distinct.filter((_, i) => i % every === 0).map((v) => `<text x="${r2(x(v))}" y="${h - MARGIN.bottom + 14}" text-anchor="middle" font-size="10">${escapeXml(xFormat(v))}</text>`).join("");
+  // A tick whose label would touch the one before it is left out (a last, partial interval sits close to the one before).
+  let lastRight = -Infinity;
+  const xTicks = distinct.filter((_, i) => i % every === 0).map((v) => {
+    const text = xFormat(v), half = labelWidth(text) / 2, px = x(v);
+    if (px - half < lastRight) return "";
+    lastRight = px + half;
+    return `<text x="${r2(px)}" y="${h - MARGIN.bottom + 14}" text-anchor="middle" font-size="10">${escapeXml(text)}</text>`;
+  }).join("");
   const xAxis = xTicks + `<text x="${w / 2}" y="${h - 6}" text-anchor="middle" font-size="11">${escapeXml(f.xLabel)}</text>`;
   const legend = f.series.length > 1
     ? f.series.map((s, i) => `<text x="${w - MARGIN.right}" y="${MARGIN.top + 12 * (i + 1)}" text-anchor="end" font-size="10" fill="${COLOURS[i % COLOURS.length]}">${escapeXml(s.name)}</text>`).join("")
     : "";
   return frame(f, yMax, body, xAxis, legend);
 }
-
-/** Width of a label at font-size 10, generously (sans-serif digits and letters average under 6 px). */
-const labelWidth = (text: string) => text.length * 6 + 6;
 
 /**
  * Every how many bars a label is drawn so that none overlaps the next: all of them where they fit their slot, else
@@ -158,7 +165,9 @@ export function stackedBarChart(f: ChartFrame & { bars: readonly StackedBar[]; y
   const colour = (name: string) => COLOURS[names.indexOf(name) % COLOURS.length];
   const yMax = f.yMax ?? niceCeil(Math.max(0, ...f.bars.map((b) => b.parts.reduce((a, p) => a + Math.max(0, p.value), 0))));
   const y = scale(0, yMax, h - MARGIN.bottom, MARGIN.top);
-  const slot = (w - MARGIN.left - MARGIN.right) / Math.max(1, f.bars.length);
+  // The legend gets its own strip on the right, so it never lies over a bar.
+  const legendWidth = Math.max(0, ...names.map(labelWidth));
+  const slot = (w - MARGIN.left - MARGIN.right - legendWidth) / Math.max(1, f.bars.length);
   const bw = slot * 0.7;
   const stride = labelStride(f.bars.map((b) => b.label), slot);
   const body = f.bars.map((b, i) => {

@@ -10,6 +10,7 @@ import { PAGE_CONTENT_SECURITY_POLICY, PAGE_HTML } from "./page.ts";
 import type { StatusSource } from "./source.ts";
 import { isReady, releaseStart } from "./readiness.ts";
 import { liveChartSvg } from "./live-chart.ts";
+import { endCpuSvg } from "./end-cpu-chart.ts";
 
 export interface StatusAppOptions {
   /** Required Bearer token for every route but the page itself (which holds no data). */
@@ -54,11 +55,11 @@ function resultsMissing(source: StatusSource, id: string | undefined): string {
     const left = view.remainingSeconds === null ? "" : `, ${Math.ceil(view.remainingSeconds)} s to go`;
     return `no results yet: test ${view.id} is ${view.phase}${left}; they appear here once it is done`;
   }
-  return `no results for test ${view.id}: it ended without a results document`;
+  return `no results for test ${view.id}: its front end is still completing them (the remote half, the diagnosis), or it ended without any`;
 }
 
 /** Every route below, for telling a wrong method from a wrong path. */
-const PAGES = /^\/(?:status|chart\.svg|metrics|events|healthz|readyz|results(?:\/[^/]+)?)?$/;
+const PAGES = /^\/(?:status|chart\.svg|metrics|events|healthz|readyz|results(?:\/[^/]+(?:\/cpu\.svg)?)?)?$/;
 
 /** The status app, runtime-free: serve it with server.ts or call `app.request()` in tests. */
 export function createStatusApp(source: StatusSource, opts: StatusAppOptions = {}): Hono {
@@ -129,6 +130,14 @@ export function createStatusApp(source: StatusSource, opts: StatusAppOptions = {
   };
   app.get("/results", () => results(undefined));
   app.get("/results/:id", (c) => results(c.req.param("id")));
+  app.get("/results/:id/cpu.svg", (c) => {
+    const id = c.req.param("id");
+    const doc = source.results(id);
+    const svg = doc === undefined ? undefined : endCpuSvg(doc);
+    if (svg === undefined) return c.json({ error: doc === undefined ? resultsMissing(source, id) : `test ${id} ended without CPU figures per core` }, 404);
+    c.header("Content-Type", "image/svg+xml; charset=utf-8");
+    return c.body(svg);
+  });
 
   app.notFound((c) => {
     const path = c.req.path;

@@ -1,5 +1,5 @@
 import { UserError } from "../errors.ts";
-import { onRunStarted } from "../engine/registry.ts";
+import { onRunResults, onRunStarted } from "../engine/registry.ts";
 import { parseHttpOption } from "./http-option.ts";
 import { serverPolicy } from "../access/server-policy.ts";
 import { resolveToken } from "../access/secret.ts";
@@ -72,7 +72,12 @@ export async function startGlobalStatus(opts: { http: string; token?: string; mo
   const status = await import("./server.ts");
   const source = new status.TestRunSource({ mode: opts.mode, role: opts.role, persistent: opts.persistent, labels: getProcessLabels() });
   const server = status.startStatusServer({ ...listen, token: opts.token, allow: serverPolicy().allow }, source);
-  const off = onRunStarted((run) => source.add(run));
+  const offStarted = onRunStarted((run) => source.add(run));
+  const offResults = onRunResults((run, results) => source.setResults(run, results));
+  const off = () => {
+    offStarted();
+    offResults();
+  };
   enableStartRoute();
   console.error(`status: ${server.url}`);
   return {

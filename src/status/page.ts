@@ -2,7 +2,8 @@
  * GET /: the live page, served from the binary as one string (no build step, no CDN). It reads /status once a
  * second and /events as it comes (through fetch, because EventSource cannot send the Authorization header), and
  * shows /chart.svg, the shown test's throughput drawn on the server by the report's chart code (live-chart.ts),
- * fetched again at every interval and every poll. The SVG is parsed as XML (DOMParser runs no script in it) and
+ * fetched again at every interval and every poll. Once the test is done it shows both ends from /results/<id> (the
+ * remote half, the diagnosis) and /results/<id>/cpu.svg (CPU per core at each end). The SVG is parsed as XML (DOMParser runs no script in it) and
  * swapped in. With --http-token, open it as /#token=TOKEN: the fragment
  * never leaves the browser, and the page sends it as a Bearer header. Every figure is set with textContent, never
  * as HTML, since peers' names come from the network.
@@ -30,6 +31,8 @@ export const PAGE_HTML = `<!doctype html>
   table { border-collapse: collapse; margin: .5em 0; background: #fff; }
   th, td { border: 1px solid #ddd; padding: .2em .6em; text-align: right; font-variant-numeric: tabular-nums; }
   th { background: #f0f0f0; } #error { color: #a00; }
+  #end .diagnosis { background: #fff; border-left: 4px solid #1f77b4; padding: .4em .8em; max-width: 60em; }
+  #cores svg { width: 100%; max-width: 80em; height: auto; background: #fff; border: 1px solid #ddd; border-radius: .4em; }
 </style>
 </head>
 <body>
@@ -38,8 +41,9 @@ export const PAGE_HTML = `<!doctype html>
 <div id="error"></div>
 <div id="figures"></div>
 <div id="chart" data-points="0" data-test=""></div>
+<div id="end"></div>
 <h2>Streams</h2>
-<table id="streams"><thead><tr><th>id</th><th>side</th><th>now</th><th>average</th><th>bytes</th><th>packets</th><th>retransmits</th><th>lost</th></tr></thead><tbody></tbody></table>
+<table id="streams"><thead><tr></tr></thead><tbody></tbody></table>
 <h2>Recent tests</h2>
 <table id="recent"><thead><tr><th>test</th><th>mode</th><th>role</th><th>peer</th><th>phase</th><th>started</th><th>average</th><th>results</th></tr></thead><tbody></tbody></table>
 <script>
@@ -68,6 +72,9 @@ function el(tag, text, attrs) {
   if (text !== undefined) e.textContent = text;
   for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
   return e;
+}
+function head(id, names) {
+  $(id).tHead.rows[0].replaceChildren(...names.map((n) => el("th", n)));
 }
 function rows(id, list) {
   const body = $(id).tBodies[0];
@@ -125,11 +132,63 @@ function render(doc) {
     figs.push(figure("bytes", bytes(t.bytes)));
   }
   $("figures").replaceChildren(...figs);
+  // Per stream only what the test counts: datagrams and loss for UDP, transactions for request/response (TCP has no
+  // packet count of its own, and retransmits are the test's, in the figures above).
+  const udp = Boolean(t && t.packetsPerSecond), rr = Boolean(t && t.transactionsPerSecond);
+  head("streams", ["id", "side", "now", "average", "bytes", ...(udp ? ["datagrams", "lost"] : []), ...(rr ? ["transactions"] : [])]);
   rows("streams", t ? t.streams.map((s) => [s.id, s.side ?? "–", rate(s.bitsPerSecond, "bit/s"), rate(s.averageBitsPerSecond, "bit/s"),
-    bytes(s.bytes), s.packets, s.retransmits ?? "–", s.lost ?? "–"]) : []);
+    bytes(s.bytes), ...(udp ? [s.packets, s.lost ?? "–"] : []), ...(rr ? [s.transactions] : [])]) : []);
   rows("recent", doc.recent.map((r) => [r.id, r.mode, r.role, r.peer ?? "–", r.phase, new Date(r.startedAt).toLocaleTimeString(),
     rate(r.averageBitsPerSecond, "bit/s"), r.results ? el("a", "results", { href: r.results.slice(1) }) : "–"]));
   refreshChart();
+  showEnd(t);
+}
+
+// Once the shown test is done: what its results say of both ends (the remote half comes with an anyperf client's
+// results), the diagnosis, and CPU per core at each end. Fetched once per test.
+let endOf = null;
+function pct(v) { return v === undefined || v === null ? "–" : v.toFixed(1) + " %"; }
+async function showEnd(t) {
+  if (!t || t.phase !== "done") {
+    if (endOf !== null) { endOf = null; $("end").replaceChildren(); }
+    return;
+  }
+  if (endOf === t.id) return;
+  endOf = t.id;
+  try {
+    const res = await fetch("results/" + encodeURIComponent(t.id), { headers, cache: "no-store" });
+    const r = res.ok ? await res.json() : null;
+    if (!r || typeof r !== "object") { endOf = null; return; }
+    const parts = [el("h2", "When the run ended")];
+    if (r.diagnosis) {
+      const p = el("p", undefined, { class: "diagnosis" });
+      p.append(el("b", r.diagnosis.verdict), document.createTextNode(": " + r.diagnosis.evidence.join(" ")));
+      parts.push(p);
+    }
+    const ends = [["this end", r], ["remote end", r.remote]].filter(([, e]) => e && e.summary);
+    if (ends.length) {
+      const table = el("table", undefined, { id: "ends" });
+      const hr = el("tr");
+      for (const n of ["end", "role", "throughput", "CPU busy (all cores)", "anyperf CPU (1 core = 100 %)", "retransmits", "latency p50 / p99.9"]) hr.append(el("th", n));
+      table.append(hr);
+      for (const [name, e] of ends) {
+        const l = e.summary.latency_us;
+        const tr = el("tr");
+        for (const c of [name, e.role ?? "–", rate(e.summary.throughput_bps, "bit/s"), pct(e.cpu && e.cpu.busy_percent), pct(e.cpu && e.cpu.process_percent),
+          e.retransmits ?? "–", l ? us(l.p50) + " / " + us(l.p999) : "–"]) tr.append(el("td", String(c)));
+        table.append(tr);
+      }
+      parts.push(table);
+    }
+    const cores = el("div", undefined, { id: "cores" });
+    parts.push(cores);
+    $("end").replaceChildren(...parts);
+    const svgRes = await fetch("results/" + encodeURIComponent(t.id) + "/cpu.svg", { headers, cache: "no-store" });
+    if (svgRes.ok) {
+      const svg = new DOMParser().parseFromString(await svgRes.text(), "image/svg+xml").documentElement;
+      if (svg.nodeName === "svg") cores.replaceChildren(document.importNode(svg, true));
+    }
+  } catch (e) { endOf = null; /* the next poll tries again */ }
 }
 
 function problem(res) {

@@ -5,6 +5,7 @@ import type { BytesByDirection, CpuView, IntervalEvent, IntervalSample, Role, St
 import { directionOf, noBytes } from "./direction.ts";
 import { cumulativeBuckets } from "./latency-buckets.ts";
 import { count } from "../histogram.ts";
+import { resultsPending } from "../engine/registry.ts";
 import type { StatusSource, StreamSeries } from "./source.ts";
 import { MAX_CHART_STREAMS } from "../report/svg-charts.ts";
 
@@ -304,6 +305,8 @@ export class TestRunSource implements StatusSource {
   results(id?: string): unknown | undefined {
     const t = id === undefined ? this.tracked.find((x) => x.run.phase === "done") : this.tracked.find((x) => x.id === id);
     if (!t || t.run.phase !== "done") return undefined;
+    // A front end still completing them (the native client's remote half and diagnosis): not yet.
+    if (t.results === undefined && resultsPending(t.run)) return undefined;
     t.results ??= t.run.results();
     return t.results;
   }

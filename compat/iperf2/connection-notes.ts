@@ -11,6 +11,8 @@ import { type Endpoint, tcpInitNote } from "./text-report.ts";
 
 export interface ConnectionFacts {
   direction?: "reverse" | "full-duplex";
+  /** The client asked for --trip-times. */
+  tripTimes?: boolean;
   /** UDP tests without the final report exchange (-R implies it). */
   noUdpFin?: boolean;
   enhanced: boolean;
@@ -28,6 +30,7 @@ export interface ConnectionFacts {
 export function connectionNotes(f: ConnectionFacts): string[] {
   const notes: string[] = [];
   if (f.direction) notes.push(`(${f.direction})`);
+  if (f.tripTimes) notes.push("(trip-times)");
   if (f.noUdpFin) notes.push("(no-udp-fin)");
   if (f.enhanced && f.sock !== undefined) notes.push(`(sock=${f.sock})`);
   if (f.enhanced && f.peerVersion) notes.push(`(peer ${f.peerVersion})`);

@@ -155,7 +155,8 @@ export class UdpServer {
     const r = f.request;
     const expected = r?.numThreads ?? 1;
     const durationS = r?.amount.kind === "time" ? r.amount.seconds : 0;
-    const { format, enhanced, csv, intervalS } = this.plan;
+    const { format, csv, intervalS } = this.plan;
+    const enhanced = this.plan.enhanced || r?.tripTimes === true;
     const test = iperf2Test({ role: "server", peer: f.peer, transport: "udp", durationS, intervalS }, expected);
     const g = new ReportGroup(host, expected, this.io.printer, { format, enhanced, csv, intervalS, test });
     this.groups.push(g);
@@ -174,15 +175,18 @@ export class UdpServer {
     const r = f.request;
     const local = this.localFor(f.peer);
     const reverse = r?.direction === "reverse";
+    // A --trip-times client's flows get enhanced lines with latency even without our -e, as from a stock server.
+    const enhanced = plan.enhanced || r?.tripTimes === true;
     const notes = connectionNotes({
       direction: reverse ? "reverse" : undefined,
+      tripTimes: r?.tripTimes,
       noUdpFin: r !== null && (reverse || r.noUdpFin),
-      enhanced: plan.enhanced,
+      enhanced,
       sock: this.sock?.fd,
       peerVersion: r && r.version.high !== 0 ? versionString(r.version) : undefined,
       at: reverse ? undefined : new Date(),
     });
-    io.printer.info(connectionLine(id, withInterface(local, plan.enhanced), f.peer, notes));
+    io.printer.info(connectionLine(id, withInterface(local, enhanced), f.peer, notes));
     const group = this.groupFor(f);
     const sender = reverse && this.sock ? this.reverseSender(f) : undefined;
     const plane = sender

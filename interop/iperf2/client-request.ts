@@ -35,6 +35,8 @@ export const ClientRequest = z.object({
   tos: z.number().int().min(0).max(255).default(0),
   peerDetect: z.boolean().default(false),
   noUdpFin: z.boolean().default(false),
+  /** --trip-times: the client's clock is in sync with ours, so the receiver reports latency (enhanced reports). */
+  tripTimes: z.boolean().default(false),
   version: VersionWords.default(IPERF_2_1_8),
   /** false = the classic 24-byte header of iperf 2.0 and older (only sent when connecting back). */
   extended: z.boolean().default(true),
@@ -79,6 +81,7 @@ export function describeClientHeader(h: ClientHeader, transport: Transport): Cli
     tos: (h.ext?.tos ?? 0) & 0xff,
     peerDetect: hasFlag(h.flags, HeaderFlag.peerDetect),
     noUdpFin: hasFlag(options, OptionFlag.noUdpFin),
+    tripTimes: hasFlag(options, OptionFlag.tripTimes),
     version: h.ext?.version ?? { high: 0, low: 0 },
     extended: h.ext !== undefined,
   };

@@ -106,7 +106,8 @@ export class UdpServerSession {
     }
     flow.stats.add(stamp.seq, stamp.sec + stamp.usec / 1e6, arrival, bytes.length);
     if (stamp.seq < 0) {
-      const report = flow.stats.report(this.options.enhanced);
+      // A --trip-times client reads the latency fields whatever our -e says, as a stock server sends them.
+      const report = flow.stats.report(this.options.enhanced || flow.request?.tripTimes === true);
       flow.report = encodeServerReport(report);
       this.transport.send(flow.report, from);
       this.events.end(flow, report);

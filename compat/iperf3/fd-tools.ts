@@ -6,7 +6,7 @@
  */
 import { UserError } from "../../src/errors.ts";
 import { IErrno } from "../../interop/iperf3/error-codes.ts";
-import { Errno } from "../../lib/errno.ts";
+import { Errno, errnoOfError } from "../../lib/errno.ts";
 import { Iperf3ProtocolError } from "../../interop/iperf3/framing.ts";
 import { IPPROTO_TCP, SO_RCVBUF, SO_SNDBUF, SOL_SOCKET, TCP_MAXSEG } from "../../src/sockopt/constants.ts";
 import type { Sockopt } from "../../src/sockopt/sockopt.ts";
@@ -22,6 +22,11 @@ export interface FdTools {
   congestion(fd: number): string | undefined;
   /** -C on a data socket, as 3.12 sets it on each one it connects or accepts; failing is IESETCONGESTION. */
   setCongestion(fd: number | undefined, name: string): void;
+  /**
+   * -M on a server: TCP_MAXSEG on its listener, whose SYN-ACKs then advertise it (0 restores the route's), as 3.12
+   * re-creates its listener with it; failing is IESETMSS.
+   */
+  listenerMss(fd: number | undefined, mss: number): void;
   /** -A n: the main thread (control connections, timers) on CPU n, as 3.12's whole process; refused in 3.12's words. */
   pinMain(cpu: number): void;
   maxSeg(fd: number): number | undefined;
@@ -66,6 +71,14 @@ export function loadFdTools(): Promise<FdTools> {
           so.apply(fd, { congestion: name });
         } catch (e) {
           throw new Iperf3ProtocolError((e as Error).message, IErrno.IESETCONGESTION, Errno.ENOENT);
+        }
+      },
+      listenerMss(fd, mss) {
+        try {
+          if (!so || fd === undefined) throw new Error("-M on a server needs the Linux (glibc) build of anyperf (no TCP_MAXSEG on this OS)");
+          so.setInt(fd, IPPROTO_TCP, TCP_MAXSEG, mss);
+        } catch (e) {
+          throw new Iperf3ProtocolError((e as Error).message, IErrno.IESETMSS, errnoOfError(e, Errno.EINVAL));
         }
       },
       tcpInfo: (fd) => read((so) => so.tcpInfo(fd)),

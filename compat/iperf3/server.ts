@@ -65,6 +65,8 @@ function concat(parts: Uint8Array[]): Uint8Array {
 
 export class Iperf3Server {
   private listener: TcpListener | undefined;
+  /** The running test whose -M the listener carries. */
+  private mssTest: ServerTest | undefined;
   private readonly byCookie = new Map<string, ServerTest>();
   readonly active = new Set<ServerTest>();
   private nextTest = 1;
@@ -202,9 +204,10 @@ export class Iperf3Server {
       }
       return;
     }
-    if (this.active.size >= this.limits.maxTests.value) {
+    if (this.active.size >= this.limits.maxTests.value || this.mssTest) {
       st.kind = "gone";
-      this.refusals.refused(`refused ${plainAddress(s.remoteAddress ?? "?")} port ${s.remotePort ?? 0}: ${busyMessage(this.limits.maxTests, this.active.size)}`);
+      const why = this.mssTest ? "a test with -M holds the listener's MSS until it ends" : busyMessage(this.limits.maxTests, this.active.size);
+      this.refusals.refused(`refused ${plainAddress(s.remoteAddress ?? "?")} port ${s.remotePort ?? 0}: ${why}`);
       s.write(encodeState(State.ACCESS_DENIED));
       s.end();
       return;
@@ -241,7 +244,22 @@ export class Iperf3Server {
     return this.speaker === t;
   }
 
+  /**
+   * -M: the listener's SYN-ACKs advertise the test's MSS while it runs (3.12 re-creates its listener with it). Every
+   * connection the listener accepts gets it, so the test must be the only one, and no other starts until it ends.
+   */
+  holdListenerMss(t: ServerTest, mss: number): void {
+    if (this.active.size > 1) throw new Iperf3ProtocolError("-M needs the server to itself: another test is running", IErrno.IESETMSS, Errno.EBUSY);
+    this.fd.listenerMss(this.listener?.fd, mss);
+    this.mssTest = t;
+  }
+
   finishedTest(t: ServerTest, block: string): void {
+    if (this.mssTest === t) {
+      this.mssTest = undefined;
+      // Back to the route's MSS; a listener already closed (one-off, interrupt) has nothing to restore.
+      if (this.listener) this.fd.listenerMss(this.listener.fd, 0);
+    }
     if (this.speaker === t) this.speaker = undefined;
     if (!this.active.delete(t)) return;
     if (t.cookie) this.byCookie.delete(t.cookie);
@@ -411,7 +429,16 @@ class ServerTest {
       { mode: "iperf3", role: "server", peer: testRunPeer(this.peer), transport: p.protocol, test: "stream" },
       { warmupS: 0, durationS: p.bytes || p.blocks ? 0 : p.timeS, cooldownS: 0, intervalS: this.plan.output.intervalS || 1 },
     );
-    if (p.protocol === "tcp") return this.session.listenerReady(now);
+    if (p.protocol === "tcp") {
+      if (p.mss) {
+        try {
+          this.server.holdListenerMss(this, p.mss);
+        } catch (e) {
+          return this.session.fail(e as Iperf3ProtocolError);
+        }
+      }
+      return this.session.listenerReady(now);
+    }
     this.prepareUdp();
   }
 

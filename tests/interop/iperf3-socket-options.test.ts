@@ -63,6 +63,14 @@ describe.skipIf(!hasStockIperf3())("iperf3 data-socket options against stock 3.1
       expect(r.sockets.map((s) => [s.sndbuf, s.rcvbuf])).toEqual([[512 * 1024, 512 * 1024]]);
     }
   }, T);
+
+  test("-M: our server advertises the MSS on its data connections, as stock's (TCP_MAXSEG on its listener), both ways", async () => {
+    for (const dir of [[], ["-R"]]) {
+      const r = await run(ours, stock, "server", ["-t", "3", "-M", "1000", ...dir]);
+      expect(r.sockets.length).toBe(1);
+      expect(r.sockets[0]!.advmss).toBeLessThanOrEqual(1000);
+    }
+  }, T);
 });
 
 describe.skipIf(!hasTrixieIperf3())("iperf3 data-socket options against trixie's 3.18", () => {

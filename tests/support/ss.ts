@@ -13,6 +13,8 @@ export interface SsSocket {
   sndbuf: number;
   rcvbuf: number;
   mss: number;
+  /** The MSS this end advertised in its SYN or SYN-ACK (TCP_MAXSEG on the socket, or the listener it came from). */
+  advmss: number;
   /** SO_MAX_PACING_RATE in bytes/s (ss prints bits/s); undefined when unlimited. */
   maxPacing: number | undefined;
   bytes: number;
@@ -38,6 +40,7 @@ export function parseSs(text: string): SsSocket[] {
       sndbuf: num(line, /,tb(\d+),/) ?? 0,
       rcvbuf: num(line, /,rb(\d+),/) ?? 0,
       mss: num(line, / mss:(\d+)/) ?? 0,
+      advmss: num(line, / advmss:(\d+)/) ?? 0,
       maxPacing: pacing ? Number(pacing[1]) / 8 : undefined,
       bytes: Math.max(num(line, /bytes_acked:(\d+)/) ?? 0, num(line, /bytes_received:(\d+)/) ?? 0),
     });

@@ -71,7 +71,7 @@ export async function classicPhase(spec: StreamSpecInput, plan: NetperfPlan, io:
     const at = spec.kind === "tcp-send" && spec.connect ? spec.connect : { host: peer, port: 0 };
     throw explainSocketError(e, { ...at, role: "connect" });
   });
-  const phase = await runDataPhase(plane, { plan, signal: io.signal, peer, shape });
+  const phase = await runDataPhase(plane, { plan, signal: io.signal, peer, shape, openedAtMs: performance.now() });
   return { ...phase, transportMss: transportMss("tcp", plane.lastTcpInfo(0)) };
 }
 

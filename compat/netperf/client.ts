@@ -5,27 +5,27 @@ import type { TestRun } from "../../src/engine/test-run.ts";
 import { WorkerPool } from "../../src/engine/worker-pool.ts";
 import type { Net, TcpSocket } from "../../src/net/types.ts";
 import { NetperfClientSession, type ClientAction, type ClientDataCounters, type ClientFailure, type ClientRound } from "../../interop/netperf/client-session.ts";
-import { OmniRequest } from "../../interop/netperf/omni-request.ts";
 import type { OmniResponse } from "../../interop/netperf/omni-response.ts";
 import { OmniFlag } from "../../interop/netperf/constants.ts";
 import { OmniResults } from "../../interop/netperf/omni-results.ts";
-import { buildOmniRequest, directionName, isRequestResponse, testShape } from "../../interop/netperf/test-request.ts";
+import { directionName, isRequestResponse, testShape } from "../../interop/netperf/test-request.ts";
 import { flushQueued, newQueued, SocketTransport, type Queued } from "../../src/net/write-queue.ts";
 import { Interrupted, unlessAborted } from "../../src/signals.ts";
 import { loadSockopt } from "../../src/sockopt/sockopt.ts";
 import { connectTcp } from "../../src/worker/sockets.ts";
-import { ConfidenceTracker, confidenceWarning } from "./confidence.ts";
+import { ConfidenceTracker } from "./confidence.ts";
 import { cpuCount } from "./cpu-stats.ts";
-import { clientCounters, clientSpec, defaultCongestion, effectiveBuffers, transportRetrans } from "./data-specs.ts";
-import { averageFigures, computeFigures, defaultFormat, type CpuStats, type Figures, type LatencyStats, type LocalSockets } from "./figures.ts";
+import { clientCounters, clientSpec, transportRetrans } from "./data-specs.ts";
+import { averageFigures, computeFigures, defaultFormat, type CpuStats, type Figures, type LatencyStats } from "./figures.ts";
 import { InterimClock, interimText, interimUnits } from "./interim.ts";
 import { combineLatency, latencyStats, type LatencyParts } from "./latency.ts";
 import { count as samples } from "../../src/histogram.ts";
+import { packetsPerSecond } from "../../src/formulas.ts";
 import { peerName, phaseSoFar, runDataPhase } from "./test-runs.ts";
-import { legacyBody, topHeader } from "./legacy-output.ts";
-import { renderOmni, resolveSelection } from "./omni-output.ts";
+import { topHeader } from "./legacy-output.ts";
+import { reportText } from "./omni-report.ts";
+import { omniSetup, type OmniSetup } from "./omni-setup.ts";
 import type { NetperfPlan } from "./plan.ts";
-import type { SelectorContext } from "./selectors.ts";
 import { tcpInfoDump, transportMss, wantsTcpInfoDump } from "./tcp-info-dump.ts";
 
 /**
@@ -112,12 +112,7 @@ class Instance {
   private answered = false;
   private plane: DataPlane | undefined;
   private readonly figures: Figures[] = [];
-  private readonly localSockets: LocalSockets;
-  private readonly sendSize: number;
-  private readonly recvSize: number;
-  private readonly request: OmniRequest;
-  private readonly wantCong: boolean;
-  private readonly blocks;
+  private readonly setup: OmniSetup;
   private lastLatency: LatencyStats | undefined;
   private latencyParts: LatencyParts | undefined;
   private lastRound: ClientRound | undefined;
@@ -139,63 +134,7 @@ class Instance {
   ) {
     if (plan.iterationMax > 1) this.confidence = new ConfidenceTracker(plan.confidenceLevel, plan.confidenceInterval, plan.resultConfidenceOnly);
     if (plan.demoIntervalS !== undefined) this.interim = new InterimClock(performance.now());
-    const shape = testShape(plan.test);
-    const buffers = effectiveBuffers(shape.protocol, plan.socketBuffers.local.send, plan.socketBuffers.local.recv);
-    this.localSockets = {
-      sendRequested: plan.socketBuffers.local.send,
-      recvRequested: plan.socketBuffers.local.recv,
-      send: buffers.send,
-      recv: buffers.recv,
-      sendEnd: buffers.send,
-      recvEnd: buffers.recv,
-    };
-    this.blocks = plan.output === "legacy" ? [] : resolveSelection(plan.outputSelection, plan.test, plan.localCpu || plan.remoteCpu);
-    this.wantCong = this.blocks.flat().some((s) => s.name === "REMOTE_CONG_CONTROL");
-    const built = buildOmniRequest({
-      test: plan.test,
-      testLength: plan.testLength,
-      family: dataFamily,
-      requestSize: plan.requestSize,
-      responseSize: plan.responseSize,
-      localSendSize: plan.localSendSize,
-      localRecvSize: plan.localRecvSize,
-      localSendBuf: buffers.send,
-      localRecvBuf: buffers.recv,
-      sendWidth: plan.sendWidth,
-      recvWidth: plan.recvWidth,
-      remoteSendSize: plan.remoteSendSize,
-      remoteRecvSize: plan.remoteRecvSize,
-      remoteSendBuf: plan.socketBuffers.remote.send,
-      remoteRecvBuf: plan.socketBuffers.remote.recv,
-      remoteSendAlign: plan.align.remote.send,
-      remoteRecvAlign: plan.align.remote.recv,
-      remoteSendOffset: plan.offset.remote.send,
-      remoteRecvOffset: plan.offset.remote.recv,
-      remoteCpuAffinity: plan.cpuAffinity.remote,
-      remoteNoDelay: plan.noDelay,
-      measureRemoteCpu: plan.remoteCpu,
-      remoteCpuRate: plan.remoteCpuRate,
-      routingAllowed: plan.routingAllowed,
-      wantRemoteCongestion: this.wantCong,
-      keepAlive: plan.keepAlive,
-      remoteCongestion: plan.congestion.remote,
-      remoteFillFile: plan.fillFile.remote,
-      remoteSocketPrio: plan.socketPrio.remote,
-      remoteSocketTos: plan.socketTos.remote,
-      useSendfile: plan.useSendfile,
-      fastOpen: plan.fastOpen,
-      usePktinfo: plan.pktinfo,
-      deferAccept: plan.deferAccept,
-      remoteDataPort: plan.remoteDataPort,
-      localDataPort: plan.localDataPort,
-      localDataAddress: plan.localDataAddress,
-      explicitRemoteDataAddress: plan.remoteDataAddress,
-    });
-    this.request = OmniRequest.parse(built.request);
-    // netperf reports 0 for the I/O sizes of RR tests.
-    const rr = isRequestResponse(plan.test);
-    this.sendSize = rr ? 0 : built.local.sendSize;
-    this.recvSize = rr ? 0 : built.local.recvSize;
+    this.setup = omniSetup(plan, dataFamily);
   }
 
   async run(): Promise<InstanceResult> {
@@ -207,7 +146,7 @@ class Instance {
         act: (a) => this.act(a),
       },
       {
-        request: this.request,
+        request: this.setup.request,
         rounds: plan.iterationMax,
         another: (done) => this.roundDone(done),
         passphrase: plan.passphrase,
@@ -380,8 +319,8 @@ class Instance {
         family: this.dataFamily,
         localAddress: plan.localDataAddress,
         localPort: plan.localDataPort,
-        sendSize: Math.max(1, this.sendSize),
-        recvSize: Math.max(1, this.recvSize),
+        sendSize: Math.max(1, this.setup.sendSize),
+        recvSize: Math.max(1, this.setup.recvSize),
         requestSize: plan.requestSize,
         responseSize: plan.responseSize,
         firstBurst: plan.firstBurst,
@@ -391,17 +330,18 @@ class Instance {
         noDelay: plan.noDelay,
         congestion: plan.congestion.local || undefined,
         tos: plan.socketTos.local > 0 ? plan.socketTos.local : undefined,
-        timeCalls: this.blocks.flat().some((s) => /^(MIN|MAX|MEAN|STDDEV|P\d+)_LATENCY$/.test(s.name)),
+        timeCalls: this.setup.blocks.flat().some((s) => /^(MIN|MAX|MEAN|STDDEV|P\d+)_LATENCY$/.test(s.name)),
       }),
     ]);
     this.plane = plane;
+    const openedAtMs = performance.now();
     const s = testShape(plan.test);
     const shape = { protocol: s.protocol, sends: s.clientSends, receives: s.clientReceives, connectPerTransaction: s.connectPerTransaction };
     const peer = peerName(plan.remoteDataAddress ?? this.remoteIp, dataPort);
-    const phase = await runDataPhase(plane, { plan, signal: this.io.signal, peer, shape }, (run) => this.interimLines(run, plane));
+    const phase = await runDataPhase(plane, { plan, signal: this.io.signal, peer, shape, openedAtMs }, (run) => this.interimLines(run, plane));
     const snap = phase.counters;
     const elapsedS = phase.elapsedS;
-    const local: ClientDataCounters = clientCounters({ ...plan, sendSize: this.sendSize }, snap, elapsedS);
+    const local: ClientDataCounters = clientCounters({ ...plan, sendSize: this.setup.sendSize }, snap, elapsedS);
     // A stream test's timed calls are its histogram's samples; a request/response test's are its transactions.
     const timed = isRequestResponse(plan.test) ? snap : { ...snap, transactions: samples(snap.histogram) };
     this.lastLatency = latencyStats(timed);
@@ -454,9 +394,9 @@ class Instance {
       format: plan.format,
       firstBurst: plan.firstBurst,
       local: r.local,
-      localSendSize: this.sendSize,
-      localRecvSize: this.recvSize,
-      sockets: this.localSockets,
+      localSendSize: this.setup.sendSize,
+      localRecvSize: this.setup.recvSize,
+      sockets: this.setup.localSockets,
       response: r.response,
       results: r.results,
       localCpu: this.localCpuStats,
@@ -475,94 +415,22 @@ class Instance {
     this.lastRound = last;
     const f = averageFigures(this.figures);
     if (plan.test === "UDP_STREAM") {
-      this.pps = { sent: this.localPackets / f.elapsed, received: last.results.recvCalls / f.elapsed };
+      this.pps = { sent: packetsPerSecond(this.localPackets, f.elapsed), received: packetsPerSecond(last.results.recvCalls, f.elapsed) };
     }
-    if (plan.output === "legacy") {
-      if (this.confidence?.missed) this.print(confidenceWarning(this.confidence.widthsPct()));
-      this.print(legacyBody({
-        test: plan.test,
+    this.print(
+      reportText(plan, {
+        setup: this.setup,
         f,
-        printHeaders: plan.printHeaders,
-        verbosity: plan.verbosity,
-        brand: plan.brand,
-        localCpu: plan.localCpu,
-        remoteCpu: f.remoteCpuMeasured,
-        lss: this.localSockets.send,
-        lsr: this.localSockets.recv,
-        rss: last.response.sendBufSize,
-        rsr: last.response.recvBufSize,
-        sendSize: this.sendSize,
-        remoteSendSize: last.response.sendSize,
-        requestSize: plan.requestSize,
-        responseSize: plan.responseSize,
-        localSendCalls: last.local.sendCalls,
-        localRecvCalls: last.local.recvCalls,
-        failedSends: last.local.failedSends,
-        remoteRecvCalls: last.results.recvCalls,
-        remoteSendCalls: last.results.sendCalls,
-        localAlign: plan.align.local,
-        remoteAlign: plan.align.remote,
-        localOffset: plan.offset.local,
-        remoteOffset: plan.offset.remote,
+        last,
+        iterations: this.figures.length,
+        confidence: this.confidence,
+        cpus: this.cpus,
+        dataFamily: this.dataFamily,
+        localRetrans: this.localRetrans,
         transportMss: this.transportMss,
-        firstBurst: plan.firstBurst,
-      }));
-      return;
-    }
-    this.print(renderOmni(plan.output, this.blocks, this.selectorContext(f, last), plan.printHeaders));
-  }
-
-  private selectorContext(f: Figures, last: ClientRound): SelectorContext {
-    const { plan } = this;
-    const rr = isRequestResponse(plan.test);
-    return {
-      test: plan.test,
-      f,
-      response: last.response,
-      results: last.results,
-      sockets: this.localSockets,
-      sendSize: this.sendSize,
-      recvSize: this.recvSize,
-      requestSize: rr ? plan.requestSize : -1,
-      responseSize: rr ? plan.responseSize : -1,
-      remoteSocketBuffers: plan.socketBuffers.remote,
-      sendWidth: this.request.sendWidth,
-      recvWidth: this.request.recvWidth,
-      localSendCalls: last.local.sendCalls,
-      localRecvCalls: last.local.recvCalls,
-      localAlign: plan.align.local,
-      remoteAlign: plan.align.remote,
-      localOffset: plan.offset.local,
-      remoteOffset: plan.offset.remote,
-      firstBurst: plan.firstBurst,
-      confidenceLevel: plan.confidenceLevel,
-      confidenceIntervalPct: plan.iterationMax > 1 ? plan.confidenceInterval * 100 : -1,
-      iterations: this.figures.length,
-      confidenceWidthsPct: this.confidence?.widthsPct(),
-      localCpuBind: plan.cpuAffinity.local,
-      remoteCpuBind: plan.cpuAffinity.remote,
-      localCpuCount: plan.localCpu ? this.cpus : 0,
-      localNoDelay: plan.noDelay,
-      localSocketPrio: plan.socketPrio.local,
-      remoteSocketPrio: plan.socketPrio.remote,
-      localSocketTos: plan.socketTos.local,
-      remoteSocketTos: plan.socketTos.remote,
-      localDataPort: String(plan.localDataPort),
-      localDataAddress: plan.localDataAddress ?? (this.dataFamily === "ipv6" ? "::" : "0.0.0.0"),
-      localDataFamily: plan.dataFamily === "ipv4" ? 2 : plan.dataFamily === "ipv6" ? 10 : 0,
-      remoteDataPort: String(plan.remoteDataPort),
-      remoteDataAddress: plan.remoteDataAddress ?? plan.host,
-      remoteDataFamily: this.dataFamily === "ipv6" ? 10 : 2,
-      localTransportRetrans: this.localRetrans,
-      transportMss: this.transportMss,
-      localCongestion: testShape(plan.test).protocol === "tcp" ? plan.congestion.local || defaultCongestion() : "",
-      remoteCongestion: this.wantCong ? last.results.congControl : "",
-      localFillFile: plan.fillFile.local,
-      remoteFillFile: plan.fillFile.remote,
-      brand: plan.brand,
-      uuid: plan.uuid ?? this.uuid,
-      commandLine: plan.commandLine,
-    };
+        uuid: this.uuid,
+      }),
+    );
   }
 }
 

@@ -72,19 +72,21 @@ export function phaseSoFar(run: TestRun, plane: MeasuredPlane): StreamCounters |
 }
 
 /**
- * netperf's one timed data phase, omni's and the classic tests' alike: `plane` (connected, not started) joins its
- * Test, whose window opens before the -l timer starts, so the elapsed time is never shorter than -l (a Worker still
- * starting up, 100-400 ms on a busy host, is not part of the time netperf counts); the streams then run until the
- * timer, their own count (-l -N), a signal (netperf takes SIGINT as "time is up") or the caller stops the plane.
+ * netperf's one timed data phase, omni's and the classic tests' alike: `plane` (connected at `openedAtMs`, not
+ * started) joins its Test, whose window counts from the connection, as netperf's clock does (a netserver sending, as
+ * in TCP_MAERTS, starts at its accept; a Worker still starting up, 100-400 ms on a busy host, is not part of the
+ * time), and opens before the -l timer starts, so the elapsed time is never shorter than -l; the streams then run
+ * until the timer, their own count (-l -N), a signal (netperf takes SIGINT as "time is up") or the caller stops the
+ * plane.
  * `whileRunning` starts with the streams (omni's -D interim lines) and its returned function runs once they ended.
  */
 export async function runDataPhase(
   plane: DataPlane,
-  o: { plan: NetperfPlan; signal: AbortSignal; peer: string; shape: PhaseShape },
+  o: { plan: NetperfPlan; signal: AbortSignal; peer: string; shape: PhaseShape; openedAtMs: number },
   whileRunning?: (run: TestRun) => () => void,
 ): Promise<PhaseEnd> {
   const run = phaseRun("netperf", "client", o.peer, o.shape, o.plan.testLength);
-  run.attach(plane, phaseSide(o.shape, "client"));
+  run.attach(plane, phaseSide(o.shape, "client"), o.openedAtMs);
   const stop = () => void plane.stop();
   const timer = o.plan.testLength > 0 ? setTimeout(stop, o.plan.testLength * 1000) : undefined;
   o.signal.addEventListener("abort", stop, { once: true });

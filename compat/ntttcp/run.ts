@@ -361,7 +361,12 @@ export async function runSender(p: NtttcpPlan, io: RunIo): Promise<NtttcpResults
       }
     } else {
       if (p.dialect === "linux") io.log("INFO", "Starting sender activity (no sync) ...");
-      plane = await openPlane(layout, p.dialect === "windows", io.signal);
+      plane = await openPlane(layout, p.dialect === "windows", io.signal).catch((e: unknown) => {
+        // A failed data connect is a run-time failure like a refused sync port: 24, not the generic 1. (1.4.3 itself
+        // logs the refused connect, then waits for its data thread forever.)
+        if (p.dialect !== "linux" || !(e instanceof UserError) || e.code === undefined) throw e;
+        throw new UserError(e.message, LINUX_EXIT_RUNTIME, e.code);
+      });
       created();
       if (p.sync.kind === "windows") {
         const sync = p.sync;

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { xmlLeaves } from "../../compat/ntttcp/xml-tree.ts";
 import { expectClose, expectOk, linuxRate, linuxTotalBytes, pair, windowsRate } from "./ntttcp-harness.ts";
+import { freePorts } from "../support/processes.ts";
 
 /**
  * anyperf ↔ anyperf over loopback in every ntttcp mode: Linux sync and -N, TCP and UDP, multi-client, the Windows
@@ -41,6 +42,14 @@ describe("ntttcp-for-linux dialect, both sides anyperf", () => {
       expect(rx.stdout).not.toContain("retrans segs");
       expectClose(linuxRate(rx.stdout), linuxRate(tx.stdout), 0.03);
     }
+  }, T);
+
+  test("a -N sender whose data connect is refused: one line naming the port, exit 24 like a refused sync port", async () => {
+    const { spawnOurs } = await import("./ntttcp-harness.ts");
+    const port = freePorts(28690, 28700, 1);
+    const r = await spawnOurs(words(`-s127.0.0.1 -N -P 1 -p ${port} -t 1`)).done;
+    expect(r.stderr).toBe(`anyperf: connection to 127.0.0.1:${port} refused: start the server there first, or check host and port\n`);
+    expect(r.code).toBe(24);
   }, T);
 
   test("warm-up and cool-down: cycle W+t+C negotiated, 'E' confirmed by the receiver", async () => {

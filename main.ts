@@ -123,7 +123,8 @@ try {
     // Exit explicitly: Deno's Workers cannot be unref'd and would keep the process alive.
     await exit(e.exitCode);
   } else if (e instanceof Error && e.name === "TypeError" && "code" in e && String(e.code).startsWith("ERR_PARSE_ARGS")) {
-    console.error(`anyperf: ${e.message}; see --help`);
+    // node's parseArgs explains a value starting with '-' in three lines; the user gets them as one.
+    console.error(`anyperf: ${e.message.split("\n").map((l) => l.replace(/\.$/, "")).join("; ")}; see --help`);
     await exit(2);
   } else if (!process.env.ANYPERF_DEBUG) {
     // Safety net: a fault that escaped its mode is still one line (tests/fuzz/argv.test.ts fails on "please report").

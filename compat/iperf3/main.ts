@@ -25,7 +25,8 @@ export async function main(argv: string[]): Promise<number> {
   } catch (e) {
     if (!(e instanceof UserError)) throw e;
     process.stderr.write(`iperf3: ${e.message}\n\n${USAGE_HINT}`);
-    return e.exitCode;
+    // 3.12 exits 1 for every error, a bad argument too (a size or rate from src/units.ts says 2 elsewhere).
+    return 1;
   }
   if (parsed.kind === "help") {
     process.stdout.write(HELP);

@@ -1,6 +1,8 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { UserError } from "../../src/errors.ts";
+import { optionError } from "../../src/option-error.ts";
+import { negativeValues, valuedFlags } from "../../src/negative-values.ts";
 import { resolveToken } from "../../src/access/secret.ts";
 import { SERVE_PORTS } from "../ntttcp/serve-receiver.ts";
 
@@ -45,6 +47,21 @@ One process that answers stock iperf3, iperf 2, netperf and ntttcp (Linux and Wi
   (an iperf 2 header, or ntttcp's 'A' bytes); UDP on that port is iperf 2's.
   every server option also applies: --allow, --max-tests, --max-streams, --max-duration, --max-rate, --http`;
 
+const SERVE_OPTIONS = {
+  port: { type: "string", short: "p" },
+  iperf3: { type: "string" },
+  iperf: { type: "string" },
+  netserver: { type: "string" },
+  ntttcp: { type: "string" },
+  bind: { type: "string", short: "B" },
+  token: { type: "string" },
+  "token-file": { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+/** The flag of each plan field, for optionError. */
+const SERVE_FLAGS = { port: "--port", iperf3: "--iperf3", iperf: "--iperf", netserver: "--netserver", ntttcp: "--ntttcp", bind: "--bind", token: "--token" } as const;
+
 function portOrOff(flag: string, text: string | undefined, fallback: number): number | null {
   if (text === undefined) return fallback;
   if (text === "off") return null;
@@ -56,26 +73,11 @@ export type ServeCommand = { kind: "help" } | { kind: "run"; plan: ServePlan };
 
 /** `tokenOffset`: Windows sync token ports sit this far above the data ports (1000; tests move it). */
 export function parseServeArgs(argv: string[], nativePort: number, tokenOffset: number): ServeCommand {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: false,
-    options: {
-      port: { type: "string", short: "p" },
-      iperf3: { type: "string" },
-      iperf: { type: "string" },
-      netserver: { type: "string" },
-      ntttcp: { type: "string" },
-      bind: { type: "string", short: "B" },
-      token: { type: "string" },
-      "token-file": { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
-  });
+  const { values } = parseArgs({ args: negativeValues(argv, valuedFlags(SERVE_OPTIONS)), strict: true, allowPositionals: false, options: SERVE_OPTIONS });
   if (values.help) return { kind: "help" };
   const port = portOrOff("--port", values.port, nativePort);
   if (port === null) throw new UserError("-p off: anyperf client's port cannot be turned off; pass a port 1-65535", 2);
-  const plan = ServePlan.parse({
+  const input = {
     port,
     iperf3: portOrOff("--iperf3", values.iperf3, DIALECTS.iperf3.port),
     iperf: portOrOff("--iperf", values.iperf, DIALECTS.iperf.port),
@@ -83,7 +85,10 @@ export function parseServeArgs(argv: string[], nativePort: number, tokenOffset: 
     ntttcp: portOrOff("--ntttcp", values.ntttcp, DIALECTS.ntttcp.port),
     bind: values.bind,
     token: resolveToken({ flag: "--token", value: values.token, file: values["token-file"], envName: "ANYPERF_TOKEN", env: process.env }),
-  });
+  };
+  const parsed = ServePlan.safeParse(input);
+  if (!parsed.success) throw optionError(parsed.error, SERVE_FLAGS, { input }) ?? parsed.error;
+  const plan = parsed.data;
   const b = plan.ntttcp;
   if (b !== null && (b < 2 || b + SERVE_PORTS - 1 + tokenOffset > 65535)) {
     throw new UserError(`--ntttcp ${b}: ntttcp also listens on PORT-1 and PORT+${SERVE_PORTS - 1 + tokenOffset}; pass a port 2-${65536 - SERVE_PORTS - tokenOffset}`, 2);

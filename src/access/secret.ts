@@ -20,6 +20,7 @@ export function readTokenFile(flag: string, file: string): string {
 
 export function resolveToken(o: { flag: string; value?: string; file?: string; envName: string; env: Record<string, string | undefined> }): string | undefined {
   if (o.value !== undefined && o.file !== undefined) throw new UserError(`${o.flag} and ${o.flag}-file both given: pass one`, 2);
+  if (o.value === "") throw new UserError(`${o.flag} '': an empty token; pass the token, or drop ${o.flag}`, 2);
   if (o.value !== undefined) return o.value;
   if (o.file !== undefined) return readTokenFile(`${o.flag}-file`, o.file);
   const fromEnv = o.env[o.envName]?.trim();

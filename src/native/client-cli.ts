@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { negativeValues, valuedFlags } from "../negative-values.ts";
 import { UserError } from "../errors.ts";
 import { resolveToken } from "../access/secret.ts";
 import type { TestRun } from "../engine/test-run.ts";
@@ -38,10 +39,13 @@ export const CLIENT_OPTIONS = {
   paused: { type: "boolean" },
 } as const;
 
+/** Options that take a value: a negative number after one is its value (to be range-checked), not an option. */
+const CLIENT_VALUED = valuedFlags(CLIENT_OPTIONS);
+
 /** argv → plan, target and output choices for `anyperf client`. */
 export function parseClientArgs(argv: string[]) {
   const { values, positionals } = parseArgs({
-    args: argv,
+    args: negativeValues(argv, CLIENT_VALUED),
     strict: true,
     allowPositionals: true,
     options: CLIENT_OPTIONS,

@@ -11,6 +11,7 @@ import { loadNet } from "../net/net.ts";
 import { QueuedWriter } from "../net/queued-writer.ts";
 import type { TcpSocket } from "../net/types.ts";
 import { loadSockopt } from "../sockopt/sockopt.ts";
+import { connectTcp } from "../worker/sockets.ts";
 import type { Plan } from "../plan.ts";
 import { receivers, senders } from "../plan-streams.ts";
 import type { RemoteEnd, Results } from "../report/result.ts";
@@ -65,13 +66,14 @@ async function connectControl(
   signal: AbortSignal,
   handlers: { data(d: Uint8Array): void; drain(): void; close(): void },
 ): Promise<TcpSocket<undefined>> {
-  const net = await loadNet();
+  const [net, sockopt] = await Promise.all([loadNet(), loadSockopt()]);
   const at = `${bracket(target.host)}:${target.port}`;
-  const pending = net.connect<undefined>({
-    hostname: target.host,
-    port: target.port,
-    data: undefined,
-    socket: { data: (_s, d) => handlers.data(d), drain: () => handlers.drain(), close: () => handlers.close(), error: () => {} },
+  // Through connectTcp: the runtime calls every failed connect "refused"; SO_ERROR names the real cause.
+  const pending = connectTcp<undefined>({ net, sockopt }, { host: target.host, port: target.port }, undefined, {}, undefined, {
+    data: (_s, d) => handlers.data(d),
+    drain: () => handlers.drain(),
+    close: () => handlers.close(),
+    error: () => {},
   });
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<never>((_, reject) => {
@@ -82,8 +84,8 @@ async function connectControl(
   } catch (e) {
     pending.then((s) => s.terminate(), () => {});
     if (e instanceof Interrupted) throw new UserError(`interrupted while connecting to ${at}`, interruptedExitCode(signal));
-    if (e instanceof UserError) throw e;
     const code = (e as { code?: string }).code;
+    if (code !== "ECONNREFUSED" && e instanceof UserError) throw e;
     if (code === "ECONNREFUSED") throw new UserError(`connection to ${at} refused: start 'anyperf serve' there, or pass its port with -p (native default ${NATIVE_DEFAULT_PORT})`, 1, code);
     throw explainSocketError(e, { host: target.host, port: target.port, role: "connect" });
   } finally {

@@ -91,7 +91,8 @@ export const MAX_WINDOW_BYTES = 512 << 20;
 export function num(name: string, v: string | undefined, fallback: number): number {
   if (v === undefined) return fallback;
   const n = Number(v);
-  if (!Number.isFinite(n)) throw new UserError(`--${name} ${v}: not a number; pass e.g. --${name} 5`, 2);
+  // Number("") is 0: an empty value would silently pass as zero.
+  if (v.trim() === "" || !Number.isFinite(n)) throw new UserError(`--${name} ${v.trim() === "" ? "''" : v}: not a number; pass e.g. --${name} 5`, 2);
   return n;
 }
 

@@ -42,6 +42,11 @@ export function newId(): string {
   return randomBytes(4).toString("hex");
 }
 
+/** `--history ''`: a usage error wherever the flag is read (runs, history, compare, report). */
+export function emptyHistoryPath(): UserError {
+  return new UserError("--history '': empty file name; pass a file name after --history, or --no-history", 2);
+}
+
 /** Fails before the test when the file cannot be created or appended to (the flag is the user's). */
 export function checkHistoryPath(path: string): void {
   try {
@@ -95,6 +100,7 @@ function endsCut(path: string): boolean {
  * left (not JSON) are passed over and counted in `cut`; a JSON line that is not an entry is named, with the fix.
  */
 export function readHistory(path: string): HistoryEntry[] & { cut?: number } {
+  if (path === "") throw emptyHistoryPath();
   if (!existsSync(path)) throw new UserError(`history ${path}: no such file; run a test first, or pass --history FILE`, 1);
   const out: HistoryEntry[] & { cut?: number } = [];
   const lines = readFileSync(path, "utf8").split("\n");

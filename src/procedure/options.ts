@@ -1,6 +1,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { UserError } from "../errors.ts";
+import { emptyHistoryPath } from "./history.ts";
 
 /** What --sweep can vary, and the command's own flag each point passes (so every check of that flag applies). */
 export const SWEEP_FLAGS = { streams: "-P", length: "-l", window: "-w", rate: "-b" } as const;
@@ -51,6 +52,7 @@ export function takeProcedureOptions(argv: readonly string[]): ProcedureOptions 
       repeat = Number(value);
       if (!Number.isInteger(repeat) || repeat < 1 || repeat > 1000) throw new UserError(`--repeat ${value}: pass a whole number of runs, 1-1000`, 2);
     } else if (m[1] === "--history") {
+      if (value === "") throw emptyHistoryPath();
       history = value;
       historyGiven = true;
     } else sweeps.push(parseSweep(value));

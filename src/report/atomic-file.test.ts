@@ -191,6 +191,6 @@ describe("checkOutputPath", () => {
     expect(msg(join(dir, "no", "x.json"))).toBe(`-j ${join(dir, "no", "x.json")}: directory ${join(dir, "no")} does not exist; create it first (mkdir -p ${join(dir, "no")}) or pass a path in an existing directory`);
     expect(msg(dir)).toBe(`-j ${dir}: is a directory; pass a file name inside it`);
     expect(msg(join(dir, "file", "x"))).toMatch(/file is not a directory; pass a path in an existing directory$/);
-    expect(msg("")).toBe("-j : empty file name; pass a file name after -j");
+    expect(msg("")).toBe("-j '': empty file name; pass a file name after -j");
   });
 });

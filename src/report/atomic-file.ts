@@ -68,7 +68,8 @@ export function checkOutputPath(flag: string, path: string, exitCode = 1): void 
 }
 
 function checkPath(flag: string, path: string, fail: (cause: string, fix: string) => UserError): void {
-  if (path === "") throw fail("empty file name", `pass a file name after ${flag}`);
+  // An empty name is a usage error (exit 2) wherever the flag is.
+  if (path === "") throw new UserError(`${flag} '': empty file name; pass a file name after ${flag}`, 2);
   if (statOf(path, false)?.isDirectory()) throw fail("is a directory", "pass a file name inside it");
   const t = resolveTarget(path);
   if (!t.replaceable) {

@@ -3,7 +3,8 @@
  * that fits it. Bun reports every failed connect as ECONNREFUSED, so "start the server there first" came out for
  * an unreachable network too. All traffic stays inside a network namespace this test makes (aplost-…): a veth
  * pair with no default route; 10.99.0.1 has no route (ENETUNREACH), 10.98.0.2 gets no ARP answer (EHOSTUNREACH),
- * 10.98.0.3 has a fixed neighbour that drops every SYN (ETIMEDOUT after tcp_syn_retries=1, about 3 s).
+ * 10.98.0.3 has a fixed neighbour that drops every SYN (ETIMEDOUT after tcp_syn_retries=1, about 3 s); 10.97/16 is a
+ * prohibit route (EACCES), 10.96/16 a blackhole (EINVAL), 10.95/16 an unreachable route (EHOSTUNREACH).
  * Ports 33400-33499 (inside the namespace).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -34,6 +35,9 @@ describe.skipIf(!root)("connect errors name the real cause", () => {
     x("link", "set", "aplost-va", "up");
     x("link", "set", "aplost-vb", "up");
     x("neigh", "add", DROPS_SYN, "lladdr", "02:00:00:00:00:03", "dev", "aplost-va", "nud", "permanent");
+    x("route", "add", "prohibit", "10.97.0.0/16");
+    x("route", "add", "blackhole", "10.96.0.0/16");
+    x("route", "add", "unreachable", "10.95.0.0/16");
   });
   afterAll(() => {
     Bun.spawnSync(["ip", "netns", "del", NS]);
@@ -63,6 +67,23 @@ describe.skipIf(!root)("connect errors name the real cause", () => {
     }
   }
 
+  // anyperf client's own control connection (issue 29 item 2: it said "refused" or "Failed to connect").
+  const native = [
+    { host: UNREACHABLE_NET, line: "cannot connect to 10.99.0.1:33406: Network is unreachable (no route to its network): check the address, or the routes and default gateway (ip route)" },
+    { host: NO_NEIGHBOUR, line: "cannot connect to 10.98.0.2:33406: No route to host (no answer for that address on its network, or an unreachable route): check that the host is up, the address is right and the routes (ip route get 10.98.0.2)" },
+    { host: "10.95.0.1", line: "cannot connect to 10.95.0.1:33406: No route to host (no answer for that address on its network, or an unreachable route): check that the host is up, the address is right and the routes (ip route get 10.95.0.1)" },
+    { host: "10.97.0.1", line: "cannot connect to 10.97.0.1:33406: prohibited (a prohibit route or a firewall rule refuses it): check the routes (ip route) and the firewall" },
+    { host: "10.96.0.1", line: "cannot connect to 10.96.0.1:33406: the route to it discards everything (a blackhole route): check the routes (ip route get 10.96.0.1)" },
+    { host: "127.0.0.1", line: "connection to 127.0.0.1:33406 refused: start 'anyperf serve' there, or pass its port with -p (native default 5300)" },
+  ];
+  for (const c of native) {
+    test(`anyperf client ${c.host}: the errno's meaning and the fix, one line`, async () => {
+      const f = await ours(["client", c.host, "-p", "33406", "-t", "1"]);
+      expect(f.code).toBe(1);
+      expect(f.stderr).toBe(`anyperf: ${c.line}\n`);
+    }, 30_000);
+  }
+
   // Last: fewer SYN retries would also end the ARP cases above before their EHOSTUNREACH.
   test("a connect whose SYNs are dropped says timed out, not refused (iperf, iperf3, ntttcp)", async () => {
     const r = Bun.spawnSync(["ip", "netns", "exec", NS, "sysctl", "-qw", "net.ipv4.tcp_syn_retries=1"]);
@@ -71,6 +92,7 @@ describe.skipIf(!root)("connect errors name the real cause", () => {
       ours(["iperf", "-c", DROPS_SYN, "-p", "33404", "-t", "1"]),
       ours(["iperf3", "-c", DROPS_SYN, "-p", "33404", "-t", "1"]),
       ours(["ntttcp", `-s${DROPS_SYN}`, "-p", "33405", "-t", "1"]),
+      ours(["client", DROPS_SYN, "-p", "33406", "-t", "1"]),
     ]);
     for (const f of runs) {
       expect(f.code).not.toBe(0);

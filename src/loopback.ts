@@ -46,5 +46,6 @@ export async function runLoopback(plan: Plan, hooks: { signal?: AbortSignal; onR
   }
   const buffers = socketBuffers(plan.socket.sendBuffer, { send: tx, recv: rx });
   const r = run.results();
-  return { ...r, ...(buffers ? { socket_buffers: buffers } : {}), flows: flows.figures(r.streams) };
+  const targetBps = plan.bitsPerSecond * plan.streams;
+  return { ...r, ...(buffers ? { socket_buffers: buffers } : {}), ...(targetBps > 0 ? { target_bps: targetBps } : {}), flows: flows.figures(r.streams) };
 }

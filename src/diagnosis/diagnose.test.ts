@@ -173,6 +173,16 @@ describe("verdicts", () => {
     expect(run({ transport: "udp", throughput_bps: 94e6, target_bps: 100e6, receiver: host(2, { 0: { user: 99 } }) }).verdict).toBe("receiver-cpu");
   });
 
+  test("a sender that missed its -b pace is said so, whatever the verdict (issue 29: -u -b 1G ran 672 Mbit/s unsaid)", () => {
+    const d = run({ transport: "udp", throughput_bps: 600e6, sent_bps: 672e6, target_bps: G, loss_percent: 10.7, sender: host(2, { 0: { user: 99 } }) });
+    expect(d.verdict).toBe("sender-cpu");
+    expect(d.evidence[1]).toBe("the sender missed its -b pace: sent 672 Mbit/s, 67 % of 1.00 Gbit/s");
+    // Within TARGET_REACHED_PERCENT of its pace, or without -b, nothing is said of it.
+    const kept = run({ transport: "udp", throughput_bps: 600e6, sent_bps: (limits.TARGET_REACHED_PERCENT / 100) * G, target_bps: G, loss_percent: 10.7, sender: host(2, { 0: { user: 99 } }) });
+    expect(kept.evidence.join("\n")).not.toContain("-b pace");
+    expect(run({ transport: "udp", throughput_bps: 600e6, sent_bps: 672e6, loss_percent: 10.7 }).evidence.join("\n")).not.toContain("-b pace");
+  });
+
   test("request/response is never a link or window verdict", () => {
     const d = run({ test: "rr", throughput_bps: 9.9 * G, rtt_us: 10_000 });
     expect(d.verdict).toBe("unclear");

@@ -117,9 +117,14 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
     if (path.bottleneck_bps !== undefined) out.bottleneck_bps = path.bottleneck_bps;
     if (path.queueing_delay_us !== undefined) out.queueing_delay_us = path.queueing_delay_us;
   }
-  const done = (verdict: Diagnosis["verdict"], ...evidence: (string | undefined)[]): Diagnosis => ({
+  // A sender below its -b pace is said whatever the verdict (the verdict says why, if anything held it).
+  const missedPace =
+    stream && input.target_bps !== undefined && input.sent_bps !== undefined && utilizationPercent(input.sent_bps, input.target_bps) < TARGET_REACHED_PERCENT
+      ? `the sender missed its -b pace: sent ${formatBits(input.sent_bps)}, ${percent(utilizationPercent(input.sent_bps, input.target_bps))} of ${formatBits(input.target_bps)}`
+      : undefined;
+  const done = (verdict: Diagnosis["verdict"], first: string, ...evidence: (string | undefined)[]): Diagnosis => ({
     verdict,
-    evidence: [...evidence, foreignNote].filter((e): e is string => e !== undefined).slice(0, 3),
+    evidence: [first, missedPace, ...evidence, foreignNote].filter((e): e is string => e !== undefined).slice(0, 3),
     ...out,
   });
 

@@ -68,6 +68,8 @@ describe("diagnosisInput", () => {
       segments_sent: 800_000,
       link,
       window_bytes: 4_194_304,
+      // The senders' own rate (their Results' sender figures), for a -b pace they missed.
+      sent_bps: 950e6,
       sender: { cores: 2, perCpu: clientHost.perCpu, tcp: clientHost.tcp },
       receiver: { cores: 4, perCpu: serverHost.perCpu, tcp: serverHost.tcp, process: serverHost.process },
     });

@@ -61,5 +61,6 @@ export function diagnosisInput(s: DiagnosisSources): DiagnosisInput {
   if (path !== undefined) input.path = path;
   if (s.windowBytes !== undefined) input.window_bytes = s.windowBytes;
   if (s.targetBps !== undefined && s.targetBps > 0) input.target_bps = s.targetBps;
+  if (r.sender !== undefined) input.sent_bps = r.sender.throughput_bps;
   return input;
 }

@@ -60,6 +60,8 @@ export const DiagnosisInput = z.object({
   loss_percent: z.number().nonnegative().optional(),
   /** The sender's paced rate (-b), bits/s, when it set one. */
   target_bps: z.number().positive().optional(),
+  /** What the senders sent over the window, bits/s (a UDP receiver's goodput is less by the loss). */
+  sent_bps: z.number().nonnegative().optional(),
   link: LinkFacts,
   /** The window one stream can reach (link-buffers.ts streamWindowBytes), bytes. */
   window_bytes: z.number().positive().optional(),

@@ -214,8 +214,9 @@ export async function runNativeClient(plan: Plan, target: ClientTarget, hooks: {
     let final: Results | undefined;
     try {
       const buffers = socketBuffers(plan.socket.sendBuffer, { send: tx, recv: rx });
-      const results = withFlows(combine({ ...run.results(), ...(buffers ? { socket_buffers: buffers } : {}) }, remote, sends && !receives && plan.test === "stream"), flows);
-      const diagnosis = await diagnoseRun(results, { server: target.host, localSends: sends, linkSpeedBps: target.linkSpeedBps, targetBps: plan.bitsPerSecond * plan.streams });
+      const targetBps = plan.bitsPerSecond * plan.streams;
+      const results = withFlows(combine({ ...run.results(), ...(buffers ? { socket_buffers: buffers } : {}), ...(targetBps > 0 ? { target_bps: targetBps } : {}) }, remote, sends && !receives && plan.test === "stream"), flows);
+      const diagnosis = await diagnoseRun(results, { server: target.host, localSends: sends, linkSpeedBps: target.linkSpeedBps, targetBps });
       final = diagnosis ? { ...results, diagnosis } : results;
       return final;
     } finally {

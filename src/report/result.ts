@@ -136,5 +136,10 @@ export const RemoteEnd = Core.pick({ version: true, role: true, phases: true, su
 export type RemoteEnd = z.infer<typeof RemoteEnd>;
 
 /** `diagnosis`: what limited a two-host run (src/diagnosis), judged from both ends over the window. */
-export const Results = Core.extend({ remote: RemoteEnd.optional(), diagnosis: Diagnosis.optional() });
+export const Results = Core.extend({
+  remote: RemoteEnd.optional(),
+  diagnosis: Diagnosis.optional(),
+  /** The senders' -b pace over all streams, bits/s, when one was asked for (a sender that missed it is said so). */
+  target_bps: z.number().positive().optional(),
+});
 export type Results = z.infer<typeof Results>;

@@ -1,6 +1,8 @@
 import { formatBits, formatBytes } from "../units.ts";
 import type { Figures, RemoteEnd, Results, SocketBuffers } from "./result.ts";
 import { diagnosisLines } from "../diagnosis/text.ts";
+import { TARGET_REACHED_PERCENT } from "../diagnosis/thresholds.ts";
+import { utilizationPercent } from "../formulas.ts";
 
 const pct = (v: number | undefined, d = 1) => (v === undefined ? "n/a" : `${v.toFixed(d)} %`);
 /** A latency in µs as the report prints it: µs below a millisecond, ms above. */
@@ -40,8 +42,16 @@ function flowsLines(label: string, f: Results["flows"]): string[] {
   return [`${label}: ${f.count}, memory ${formatBytes(f.memory_per_flow_bytes)} per flow (RSS ${formatBytes(f.rss_before_bytes)} → ${formatBytes(f.rss_with_flows_bytes)}, Workers' start-up included), slowest/fastest flow ${f.slowest_to_fastest.toFixed(2)}`];
 }
 
+/** A sender below its -b pace by more than TARGET_REACHED_PERCENT allows: said, not left to be noticed. */
+function missedPaceLine(label: string, sent: Figures | undefined, target: number | undefined): string[] {
+  if (sent === undefined || target === undefined) return [];
+  const share = utilizationPercent(sent.throughput_bps, target);
+  if (share >= TARGET_REACHED_PERCENT) return [];
+  return [`${label} missed its -b pace: sent ${formatBits(sent.throughput_bps)}, ${share.toFixed(1)} % of ${formatBits(target)}`];
+}
+
 /** The server's end over the same window: its streams, its sums and its CPU. */
-function remoteLines(r: RemoteEnd, transport: Results["transport"]): string[] {
+function remoteLines(r: RemoteEnd, transport: Results["transport"], target: number | undefined): string[] {
   const out = [`remote (${r.role}, anyperf ${r.version}):`];
   for (const s of r.streams) out.push(`[${String(s.id).padStart(3)}] ${s.side.padEnd(6)}  ${figuresLine(s)}`);
   if (r.receiver && r.sender) {
@@ -51,6 +61,7 @@ function remoteLines(r: RemoteEnd, transport: Results["transport"]): string[] {
     const side = r.streams.some((s) => s.side === "recv") ? "recv" : r.streams.some((s) => s.side === "send") ? "send" : "server";
     out.push(`[SUM] ${side.padEnd(6)}  ${figuresLine(r.summary)}`);
   }
+  out.push(...missedPaceLine("remote sender", r.sender, target));
   out.push(...flowsLines("remote flows", r.flows));
   out.push(cpuLine("remote CPU", r.cpu, r.retransmits, transport));
   if (r.socket_buffers) out.push(socketBuffersLine("remote socket buffers", r.socket_buffers));
@@ -65,15 +76,19 @@ export function textReport(r: Results): string {
   // A client that only sends shows its senders (the server's receivers follow under "remote").
   const reporting = r.streams.filter((s) => s.side === "recv" || s.side === "client");
   const receivers = reporting.length > 0 ? reporting : r.streams;
+  // A client with --bidir sends streams of its own beside those it receives: each is a row (loopback's send streams
+  // are the same flows as its receive streams, so it lists the receivers only).
+  const rows = r.remote && reporting.some((s) => s.side === "recv") ? [...reporting, ...r.streams.filter((s) => s.side === "send")] : receivers;
   out.push(
     `anyperf ${r.mode}: ${kind}, ${receivers.length} stream${receivers.length === 1 ? "" : "s"}, ${r.summary.seconds.toFixed(2)} s measured` +
       (r.phases.warmup_s || r.phases.cooldown_s ? ` (warm-up ${r.phases.warmup_s} s, cool-down ${r.phases.cooldown_s} s)` : "") +
       (r.interrupted ? " — interrupted, partial results" : ""),
   );
   out.push(`[ ID] side    ${"bytes".padStart(11)}  ${"throughput".padStart(14)}`);
-  for (const s of receivers) out.push(`[${String(s.id).padStart(3)}] ${s.side.padEnd(6)}  ${figuresLine(s)}`);
+  for (const s of rows) out.push(`[${String(s.id).padStart(3)}] ${s.side.padEnd(6)}  ${figuresLine(s)}`);
   if (!r.remote || reporting.length > 0) out.push(`[SUM] ${(r.test === "stream" ? "recv" : "client").padEnd(6)}  ${figuresLine(r.summary)}`);
   if (r.sender) out.push(`[SUM] send    ${figuresLine(r.sender)}`);
+  out.push(...missedPaceLine("sender", r.sender, r.target_bps));
   const s = r.summary;
   if (s.jitter_ms !== undefined) out.push(`UDP: jitter ${s.jitter_ms.toFixed(3)} ms, out of order ${s.out_of_order ?? 0}${s.send_errors ? `, send errors ${s.send_errors}` : ""}`);
   if (s.latency_us) {
@@ -83,7 +98,7 @@ export function textReport(r: Results): string {
   out.push(...flowsLines("flows", r.flows));
   out.push(cpuLine("CPU", r.cpu, r.retransmits, r.transport));
   if (r.socket_buffers) out.push(socketBuffersLine("socket buffers", r.socket_buffers));
-  if (r.remote) out.push(...remoteLines(r.remote, r.transport));
+  if (r.remote) out.push(...remoteLines(r.remote, r.transport, r.target_bps));
   if (r.diagnosis) out.push(...diagnosisLines(r.diagnosis));
   for (const e of r.errors) out.push(`error: ${e}`);
   return out.join("\n");

@@ -1,0 +1,39 @@
+/**
+ * The human report of real runs (src/testdata/report/, `anyperf client --json` over loopback): issue 29 item 3.
+ */
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Results } from "./result.ts";
+import { textReport } from "./text.ts";
+
+const fixture = (name: string) => Results.parse(JSON.parse(readFileSync(join(import.meta.dir, "..", "testdata", "report", name), "utf8")));
+
+describe("client --bidir", () => {
+  test("every stream this end has is a row: the streams it receives and the streams it sends", () => {
+    const r = fixture("client-bidir.json");
+    const lines = textReport(r).split("\n");
+    const rows = lines.filter((l) => /^\[\s*\d+\] (recv|send) /.test(l));
+    const own = rows.slice(0, r.streams.length).map((l) => l.slice(0, 12));
+    const row = (s: (typeof r.streams)[number]) => `[${String(s.id).padStart(3)}] ${s.side.padEnd(6)}`;
+    expect(own).toEqual([...r.streams.filter((s) => s.side === "recv").map(row), ...r.streams.filter((s) => s.side === "send").map(row)]);
+    expect(own.filter((l) => l.includes(" send "))).toHaveLength(2);
+    expect(own.filter((l) => l.includes(" recv "))).toHaveLength(2);
+  });
+});
+
+describe("a sender below its -b pace", () => {
+  test("is said in the report: client -u -b 1G that sent 934 Mbit/s", () => {
+    const r = fixture("client-udp-b1g.json");
+    expect(r.target_bps).toBe(1e9);
+    expect(textReport(r)).toContain("\nsender missed its -b pace: sent 934 Mbit/s, 93.4 % of 1.00 Gbit/s\n");
+    expect(r.diagnosis?.evidence).toContain("the sender missed its -b pace: sent 934 Mbit/s, 93 % of 1.00 Gbit/s");
+  });
+
+  test("a sender at its pace, or without -b, has no such line", () => {
+    // The fixture's diagnosis says it too (above): the report's own line is what is looked at here.
+    const r = { ...fixture("client-udp-b1g.json"), diagnosis: undefined };
+    expect(textReport({ ...r, target_bps: r.sender!.throughput_bps })).not.toContain("missed its -b pace");
+    expect(textReport({ ...r, target_bps: undefined })).not.toContain("missed its -b pace");
+  });
+});

@@ -68,7 +68,7 @@ describe("parameters", () => {
   });
 
   test("unknown keys from later clients are ignored", () => {
-    expect(decodeParams(enc('{"tcp":true,"mptcp":1,"gso":1,"skip_rx_copy":1,"parallel":2}')).parallel).toBe(2);
+    expect(decodeParams(enc('{"tcp":true,"a_later_key":1,"gso":0,"gro":0,"parallel":2}')).parallel).toBe(2);
   });
 
   test("3.12's unsigned -1 reads as -1 and then fails range checks clearly", () => {
@@ -103,6 +103,20 @@ describe("parameters", () => {
     expect(failure('{"tcp":true,"num":10,"blockcount":2}').iErrno).toBe(IErrno.IEENDCONDITIONS);
     expect(failure('{"tcp":true,"reverse":true,"bidirectional":true}').iErrno).toBe(IErrno.IEREVERSEBIDIR);
     expect(failure('{"sctp":true}').iErrno).toBe(IErrno.IEPROTOCOL);
+  });
+
+  test("3.16-3.21 options the server does not run are refused with IEUNIMP, their absence (gso/gro 0) is not", () => {
+    for (const [json, name] of [
+      ['{"tcp":true,"mptcp":true}', "mptcp"],
+      ['{"udp":true,"gso":1,"gso_dg_size":1460,"gso_bf_size":65000,"gro":1,"gro_bf_size":65000}', "gso"],
+      ['{"udp":true,"gso":0,"gro":1}', "gro"],
+      ['{"tcp":true,"skip_rx_copy":1}', "skip_rx_copy"],
+    ] as const) {
+      const e = failure(json);
+      expect(e.iErrno).toBe(IErrno.IEUNIMP);
+      expect(e.message).toContain(name);
+    }
+    expect(decodeParams(enc('{"udp":true,"gso":0,"gso_dg_size":0,"gso_bf_size":0,"gro":0,"gro_bf_size":0,"skip_rx_copy":0}')).protocol).toBe("udp");
   });
 
   test("flags are read by presence, as 3.12 does", () => {

@@ -28,10 +28,11 @@ import { jsonDocumentText, jsonStreamLine } from "./json-report.ts";
 import type { Output } from "./output.ts";
 import type { ClientPlan } from "./plan.ts";
 import { settleReceived, StreamSampler, type LiveStream } from "./sampler.ts";
-import { CpuWindow, IPERF_VERSION_STRING, SideReport, blankStream, modeOf, plainAddress, sendsOn, streamId, systemInfo, testRunPeer } from "./side.ts";
+import { CpuWindow, IPERF_VERSION_STRING, SideReport, blankStream, plainAddress, sendsOn, streamId, systemInfo, testRunPeer } from "./side.ts";
 import { adoptedTcpSpec, clientSendBlocks, clientUdpRecvSpec, clientUdpSendSpec, onCpu, socketOptions } from "./stream-specs.ts";
 import { DONE, connectedLine, connectingLines } from "./text-report.ts";
-import { atTime, everyInterval, type GridTimer } from "./timers.ts";
+import { TestClock } from "./test-clock.ts";
+import { handTcp } from "./tcp-hand-off.ts";
 
 const errnoOf = (e: unknown) => errnoOfError(e, Errno.EIO);
 const UDP_HELLO_TIMEOUT_MS = 30_000;
@@ -52,8 +53,7 @@ class Iperf3Client {
   private testRun?: TestRun;
   private readonly cpu = new CpuWindow();
   private timers: Array<ReturnType<typeof setTimeout>> = [];
-  private exact: Array<{ stop(): void }> = [];
-  private intervalTimer?: GridTimer;
+  private clock?: TestClock;
   private tick?: ReturnType<typeof setInterval>;
   private congestion?: string;
   private ctrlMss = 0;
@@ -61,7 +61,6 @@ class Iperf3Client {
   private lastCookieMs: number | undefined;
   private ended = false;
   private opening: Promise<void> = Promise.resolve();
-  private endDueMs: number | undefined;
   private starting: Promise<void> = Promise.resolve();
   private finished!: (code: number) => void;
   private readonly done = new Promise<number>((r) => (this.finished = r));
@@ -312,23 +311,11 @@ class Iperf3Client {
       throw new Iperf3ProtocolError(`data connection to ${plan.host}:${plan.port} failed: ${(e as Error).message}`, IErrno.IESTREAMCONNECT, errnoOf(e));
     }
     const cookie = encodeCookie(this.side.start.cookie!);
-    const local = s.fd !== undefined ? this.fd.localAddress(s.fd) : undefined;
-    const r = this.report(i, sender, local?.port ?? s.localPort ?? 0);
-    const localHost = local?.host ?? s.localAddress;
-    if (localHost) r.localHost = plainAddress(localHost);
-    const handed = this.fd.detach(s);
-    const keep = handed.info;
-    if (p.congestion) {
-      try {
-        this.fd.setCongestion(keep, p.congestion);
-      } catch (e) {
-        if (keep !== undefined) this.fd.close(keep);
-        if (!handed.local) this.fd.close(handed.fd);
-        throw e;
-      }
-    }
-    if (keep !== undefined) this.congestion ??= this.fd.congestion(keep);
-    this.side.start.sockBufs.push({ sockBufsize: p.window, sndbufActual: (keep !== undefined ? this.fd.sndbuf(keep) : undefined) ?? 0, rcvbufActual: (keep !== undefined ? this.fd.rcvbuf(keep) : undefined) ?? 0 });
+    const { handed, info: keep, local, congestion, sockBuf } = handTcp(this.fd, s, p);
+    const r = this.report(i, sender, local.port);
+    if (local.host) r.localHost = plainAddress(local.host);
+    this.congestion ??= congestion;
+    this.side.start.sockBufs.push(sockBuf);
     // The server starts its clock when the last cookie arrives, so the cookie goes out only once the stream holds
     // the socket: our sender can then start right at TEST_START instead of a Worker hand-off later.
     let plane: DataPlane;
@@ -400,14 +387,8 @@ class Iperf3Client {
   private startTest(t0: number): void {
     const p = this.params;
     const side = this.side;
-    const now = t0;
     side.test.streams = this.live.map((s) => s.report);
     side.test.congestionUsed = p.protocol === "tcp" ? this.congestion : undefined;
-    const run = this.testRun!;
-    // With -i the intervals are cut on iperf3's clock, once, for its reports and /status alike.
-    if (this.plan.output.intervalS > 0) run.cutsIntervals();
-    this.sampler = new StreamSampler([...this.live], p.protocol === "udp", run);
-    side.test.senderHasRetransmits = p.protocol === "tcp" && side.test.mode !== "receiver" && this.sampler.hasRetransmits ? 1 : 0;
     side.start.testStart = {
       protocol: p.protocol === "tcp" ? "TCP" : "UDP", numStreams: p.parallel, blksize: p.len, omit: p.omitS, duration: p.timeS,
       bytes: p.bytes, blocks: p.blocks, reverse: p.reverse, tos: p.tos, targetBitrate: p.bandwidth,
@@ -418,32 +399,25 @@ class Iperf3Client {
     }
     if (this.stream) this.out.out(jsonStreamLine("start", side.jsonStart()));
     this.cpu.restart();
-    // iperf3's omitted seconds are the engine's warm-up: counted apart, left out of the measured window. TCP streams
-    // count from their first byte, UDP ones from here.
-    const tcp = p.protocol === "tcp";
-    this.sampler.start(now, p.omitS, p.omitS === 0 ? run.beginMeasuring(t0, tcp) : run.beginWarmup(t0, tcp));
-    const iv = this.plan.output.intervalS;
-    const startIntervals = () => {
-      this.intervalTimer?.stop();
-      if (iv > 0) this.intervalTimer = everyInterval(iv * 1000, () => this.sampleInterval(), intervalStart);
-    };
-    let intervalStart = t0;
-    startIntervals();
-    if (p.omitS > 0) {
-      this.exact.push(
-        atTime(t0 + p.omitS * 1000, () => {
-          intervalStart = performance.now();
-          this.sampler?.omitEnd(intervalStart);
-          this.testRun?.beginMeasuring(intervalStart);
-          this.flushIntervals();
-          startIntervals();
-        }),
-      );
-    }
-    if (p.timeS > 0) {
-      this.endDueMs = t0 + (p.timeS + p.omitS) * 1000;
-      this.exact.push(atTime(this.endDueMs, () => this.endTest()));
-    }
+    const clock = new TestClock({
+      run: this.testRun!,
+      streams: [...this.live],
+      params: p,
+      intervalS: this.plan.output.intervalS,
+      t0Ms: t0,
+      flush: () => this.flushIntervals(),
+      // When the end and an interval boundary fall together, end first: its last interval is then the whole one,
+      // not a sliver after the boundary (3.12 drops such slivers because its senders stopped; ours may not have yet).
+      beforeInterval: (now) => {
+        if (clock.endDueMs === undefined || now < clock.endDueMs - 20) return false;
+        this.endTest();
+        return true;
+      },
+      atEnd: () => this.endTest(),
+    });
+    this.clock = clock;
+    this.sampler = clock.sampler;
+    side.test.senderHasRetransmits = p.protocol === "tcp" && side.test.mode !== "receiver" && this.sampler.hasRetransmits ? 1 : 0;
     if (p.bytes > 0 || p.blocks > 0) {
       // 3.12 ends as soon as the bytes (or blocks) sent or received reach the target; check often (the stock
       // server, sending for -R, stops only on our TEST_END).
@@ -455,14 +429,6 @@ class Iperf3Client {
       }, 1);
       this.timers.push(poll as unknown as ReturnType<typeof setTimeout>);
     }
-  }
-
-  private sampleInterval(): void {
-    // When the end and an interval boundary fall together, end first: its last interval is then the whole one,
-    // not a sliver after the boundary (3.12 drops such slivers because its senders stopped; ours may not have yet).
-    if (this.endDueMs !== undefined && performance.now() >= this.endDueMs - 20) return this.endTest();
-    this.sampler?.sample(performance.now());
-    this.flushIntervals();
   }
 
   private flushIntervals(): void {
@@ -526,10 +492,7 @@ class Iperf3Client {
   private clearTimers(): void {
     for (const t of this.timers) clearTimeout(t);
     this.timers = [];
-    for (const t of this.exact) t.stop();
-    this.exact = [];
-    this.intervalTimer?.stop();
-    this.intervalTimer = undefined;
+    this.clock?.stop();
   }
 
   private release(): void {

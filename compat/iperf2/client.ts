@@ -25,6 +25,8 @@ import { within } from "./waits.ts";
 
 /** -R / UDP -R: the server ends the test; give up this long after the requested duration. */
 const REVERSE_GRACE_MS = 10_000;
+/** UDP -R: how often a stream whose server stream has not begun sends its request again. */
+const REQUEST_AGAIN_MS = 250;
 /** Datagrams per send call: small bursts, because a stock server at its default 208 KB buffer drops long ones. */
 const UDP_BATCH = 8;
 
@@ -405,38 +407,57 @@ async function udpForward(plan: ClientPlan, io: ClientIo, localHost: string, g: 
   return 0;
 }
 
-/** UDP -R: one datagram with the request from our receiving socket, then the server's stream until its FIN. */
+/** UDP -R: from each of -P receiving sockets one datagram with the request, then the server's stream until its FIN. */
 async function udpReverse(plan: ClientPlan, io: ClientIo, localHost: string, g: ReportGroup): Promise<number> {
   const session = new UdpClientSession(request(plan), plan.len);
   udpBanner(plan, io, {});
-  const plane = await DataPlane.open([
-    { kind: "udp-recv", id: 0, listen: { host: plan.bind?.host ?? (plan.ipv6 ? "::" : "0.0.0.0"), port: plan.bind?.port ?? 0 }, datagramSize: 65535, format: "iperf2", endOn: "fin" },
-  ]);
+  const host = plan.bind?.host ?? (plan.ipv6 ? "::" : "0.0.0.0");
+  // A -B port is the first stream's: the others cannot bind it too.
+  const specs: StreamSpecInput[] = Array.from({ length: plan.parallel }, (_, i) => ({
+    kind: "udp-recv" as const, id: i, listen: { host, port: i === 0 ? (plan.bind?.port ?? 0) : 0 }, datagramSize: 65535, format: "iperf2" as const, endOn: "fin" as const,
+  }));
+  const plane = await DataPlane.open(specs);
   g.attach(plane, "recv");
-  const local = { host: localHost, port: plane.localPorts[0] ?? 0 };
   const server = { host: plan.host, port: plan.port };
-  io.printer.info(connectionLine(1, withInterface(local, plan.enhanced), server, connectionNotes({ direction: "reverse", enhanced: plan.enhanced, at: new Date() })));
-  // Its window opens at the first datagram.
-  const m: Member = { id: "*1", numericId: 1, stream: { plane, index: 0 }, transport: "udp", role: "recv", startMs: 0, client: local, server };
+  const notes = connectionNotes({ direction: "reverse", enhanced: plan.enhanced, at: new Date() });
+  // Each stream's window opens at its first datagram.
+  const members: Member[] = specs.map((_, i) => {
+    const local = { host: localHost, port: plane.localPorts[i] ?? 0 };
+    io.printer.info(connectionLine(i + 1, withInterface(local, plan.enhanced), server, notes));
+    return { id: `*${i + 1}`, numericId: i + 1, stream: { plane, index: i }, transport: "udp", role: "recv", startMs: 0, client: local, server };
+  });
+  const started = (m: Member) => {
+    if (m.startMs !== 0) return;
+    m.startMs = performance.now();
+    g.add(m, true);
+  };
+  let fins = 0;
   let finished!: () => void;
-  const fin = new Promise<void>((r) => (finished = r));
+  const allFins = new Promise<void>((r) => (finished = r));
   plane.onEvent((e) => {
-    if (e.name === "connected" && m.startMs === 0) {
-      m.startMs = performance.now();
-      g.add(m, true);
-    }
-    if (e.name === "fin") {
+    const m = members[e.stream];
+    if (!m) return;
+    if (e.name === "connected") started(m);
+    if (e.name === "fin" && m.endMs === undefined) {
+      started(m);
       g.ended(m);
-      finished();
+      if (++fins === members.length) finished();
     }
   });
   plane.go();
-  plane.send(0, session.datagram(1, wallSeconds()), server);
-  await runTest(plan, io, g, { ended: fin, stopSending: async () => {}, stop: () => plane.stop(), peerEnds: true });
-  if (m.startMs === 0) {
-    m.startMs = performance.now();
-    g.add(m, true);
+  // A stock server takes one request at a time on its port (it connects a socket to each peer in turn): a stream
+  // whose server stream has not begun asks again, as stock's client does.
+  const ask = () => members.forEach((m, i) => m.startMs === 0 && plane.send(i, session.datagram(1, wallSeconds()), server));
+  ask();
+  const again = setInterval(() => (members.every((m) => m.startMs !== 0) ? clearInterval(again) : ask()), REQUEST_AGAIN_MS);
+  try {
+    await runTest(plan, io, g, { ended: allFins, stopSending: async () => {}, stop: () => plane.stop(), peerEnds: true });
+  } finally {
+    clearInterval(again);
   }
-  g.ended(m);
+  for (const m of members) {
+    started(m);
+    g.ended(m);
+  }
   return 0;
 }

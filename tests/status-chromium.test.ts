@@ -187,6 +187,7 @@ const READ_END = `JSON.stringify({
   ends: [...document.querySelectorAll("#ends tr")].slice(1).map((tr) => [...tr.cells].map((td) => td.textContent)),
   coreCharts: document.querySelectorAll("#cores svg svg").length,
   coreTitles: [...document.querySelectorAll("#cores svg svg > title")].map((t) => t.textContent),
+  liveCores: document.querySelector("#livecores svg > title")?.textContent ?? "",
 })`;
 interface EndState {
   phase: string;
@@ -197,10 +198,11 @@ interface EndState {
   ends: string[][];
   coreCharts: number;
   coreTitles: string[];
+  liveCores: string;
 }
 
 test.skipIf(!chromium)(
-  "a real client run against a real serve: when it ends the page shows both ends, the diagnosis and CPU per core; TCP streams show no packet or retransmit column",
+  "a real client run against a real serve: CPU per core while it runs; when it ends, both ends, the diagnosis and both ends' cores; TCP streams show no packet or retransmit column",
   async () => {
     const main = join(import.meta.dir, "..", "main.ts");
     const native = freePorts(41500, 41600, 2);
@@ -227,7 +229,10 @@ test.skipIf(!chromium)(
       // The client waits for POST /start: the page (Chromium starts slowly on a loaded host) sees the run from its start.
       await until((s) => s.phase === "waiting", "the waiting client", 30_000);
       expect((await fetch(`http://127.0.0.1:${http}/start`, { method: "POST" })).status).toBe(200);
-      const live = await until((s) => s.phase === "measuring" && s.streamRows.length > 0, "a measuring run", 30_000);
+      const live = await until((s) => s.phase === "measuring" && s.streamRows.length > 0 && s.liveCores !== "", "a measuring run with its cores", 30_000);
+      expect(live.liveCores).toStartWith("CPU per core by mode, this end, last interval");
+      const shotLive = process.env.ANYPERF_SCREENSHOT_DIR ? join(process.env.ANYPERF_SCREENSHOT_DIR, "live-running.png") : join(dir, "live-running.png");
+      await page.screenshot(shotLive);
       // TCP: the stream table has no datagram, loss or retransmit column (they were always 0 and "–").
       expect(live.streamColumns).toEqual(["id", "side", "now", "average", "bytes"]);
       const done = await until((s) => s.ends.length === 2 && s.coreCharts === 2 && s.diagnosis !== "", "both ends, the diagnosis and both ends' cores", 40_000);
@@ -239,6 +244,8 @@ test.skipIf(!chromium)(
       expect(done.diagnosis).toMatch(/^(link|sender-cpu|receiver-cpu|window|loss|unclear): ./);
       expect(done.coreTitles[0]).toStartWith("CPU per core by mode, this end");
       expect(done.coreTitles[1]).toStartWith("CPU per core by mode, remote end");
+      // Done: the live per-core chart gives way to both ends'.
+      expect(done.liveCores).toBe("");
       const shot = process.env.ANYPERF_SCREENSHOT_DIR ? join(process.env.ANYPERF_SCREENSHOT_DIR, "live-end.png") : join(dir, "live-end.png");
       await page.screenshot(shot);
       expect(readFileSync(shot).subarray(1, 4).toString()).toBe("PNG");

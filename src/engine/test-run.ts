@@ -110,8 +110,11 @@ export class TestRun {
   private readonly tcpInfoFds = new Map<MeasuredPlane, Map<number, { fd: number; sockopt: Sockopt }>>();
   readonly intervals: Interval[] = [];
   readonly errors: string[] = [];
-  /** Host (100 = every core) and process (100 = one core) CPU over the last interval, while intervals are watched. */
-  liveCpu: { busyPercent: number; processPercent: number } | undefined;
+  /**
+   * Host (100 = every core) and process (100 = one core) CPU over the last interval, while intervals are watched, and
+   * each core's modes (the live page's CPU per core).
+   */
+  liveCpu: { busyPercent: number; processPercent: number; perCpu?: HostWindow["perCpu"] } | undefined;
   /** /proc/stat and /proc/self/stat only: read every interval, where the window's sampler reads everything twice. */
   private liveHost: { sampler: HostSampler; prev: HostSample } | undefined;
   interrupted = false;
@@ -354,7 +357,7 @@ export class TestRun {
     if (this.liveHost) {
       const host = this.liveHost.sampler.sample();
       const w = hostWindow(this.liveHost.prev, host);
-      if (w.cpu?.busy !== undefined && w.process) this.liveCpu = { busyPercent: Math.max(0, w.cpu.busy), processPercent: w.process.total };
+      if (w.cpu?.busy !== undefined && w.process) this.liveCpu = { busyPercent: Math.max(0, w.cpu.busy), processPercent: w.process.total, ...(w.perCpu ? { perCpu: w.perCpu } : {}) };
       this.liveHost.prev = host;
     }
     if (interval.phase === "measuring") this.intervals.push(interval);

@@ -194,7 +194,7 @@ test("GET / is one self-contained page", async () => {
   expect(res.headers.get("content-security-policy")).toContain("default-src 'none'");
   const html = await res.text();
   expect(html).toContain('<div id="chart"');
-  expect(html).toContain('fetch("chart.svg"');
+  expect(html).toContain(`swapSvg("chart.svg"`);
   // Nothing loaded from elsewhere: no external script, style, image or font.
   expect(html).not.toMatch(/(src|href)=["']?(https?:)?\/\//);
   expect(html).not.toMatch(/@import|url\(/);
@@ -203,7 +203,7 @@ test("GET / is one self-contained page", async () => {
 test("unknown paths say what exists", async () => {
   const res = await createStatusApp(new MemorySource({ mode: "loopback", role: "both" })).request("/nope");
   expect(res.status).toBe(404);
-  expect((await res.json()).error).toBe("no such page /nope: try /, /status, /chart.svg, /metrics, /events, /results, /healthz or /readyz");
+  expect((await res.json()).error).toBe("no such page /nope: try /, /status, /chart.svg, /cpu.svg, /metrics, /events, /results, /healthz or /readyz");
 });
 
 describe("GET /events", () => {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { CpuPercent } from "../host/window.ts";
 import { coresChart } from "../report/cores-chart.ts";
+import type { TestView } from "./schema.ts";
 
 /**
  * GET /results/<id>/cpu.svg: a finished test's CPU per core by mode at this end and, where the peer sent its half (an
@@ -27,4 +28,10 @@ export function endCpuSvg(results: unknown): string | undefined {
   // Each chart is a whole <svg> of its own, placed by its x.
   const placed = charts.map((svg, i) => svg.replace("<svg ", `<svg x="${i * (WIDTH + GAP)}" `));
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="260" viewBox="0 0 ${width} 260" data-ends="${charts.length}">${placed.join("")}</svg>`;
+}
+
+/** GET /cpu.svg: the shown test's CPU per core by mode at this end over the last interval; undefined before any. */
+export function liveCpuSvg(view: TestView | undefined): string | undefined {
+  const cores = view?.cpu?.perCore;
+  return cores?.length ? coresChart("this end, last interval", cores) : undefined;
 }

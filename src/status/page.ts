@@ -32,6 +32,7 @@ export const PAGE_HTML = `<!doctype html>
   th, td { border: 1px solid #ddd; padding: .2em .6em; text-align: right; font-variant-numeric: tabular-nums; }
   th { background: #f0f0f0; } #error { color: #a00; }
   #end .diagnosis { background: #fff; border-left: 4px solid #1f77b4; padding: .4em .8em; max-width: 60em; }
+  #livecores svg { width: 100%; max-width: 40em; height: auto; background: #fff; border: 1px solid #ddd; border-radius: .4em; }
   #cores svg { width: 100%; max-width: 80em; height: auto; background: #fff; border: 1px solid #ddd; border-radius: .4em; }
 </style>
 </head>
@@ -41,6 +42,7 @@ export const PAGE_HTML = `<!doctype html>
 <div id="error"></div>
 <div id="figures"></div>
 <div id="chart" data-points="0" data-test=""></div>
+<div id="livecores"></div>
 <div id="end"></div>
 <h2>Streams</h2>
 <table id="streams"><thead><tr></tr></thead><tbody></tbody></table>
@@ -86,21 +88,28 @@ function rows(id, list) {
 }
 
 let charting = false;
+let shownRunning = false;
 let chartAgain = false;
+// An SVG of the server's, parsed as XML (no script runs) and swapped into box; null when there is none.
+async function swapSvg(path, box) {
+  const res = await fetch(path, { headers, cache: "no-store" });
+  if (!res.ok) return null;
+  const svg = new DOMParser().parseFromString(await res.text(), "image/svg+xml").documentElement;
+  if (svg.nodeName !== "svg") return null;
+  box.replaceChildren(document.importNode(svg, true));
+  return svg;
+}
 async function refreshChart() {
   if (charting) { chartAgain = true; return; }
   charting = true;
   try {
-    const res = await fetch("chart.svg", { headers, cache: "no-store" });
-    if (res.ok) {
-      const svg = new DOMParser().parseFromString(await res.text(), "image/svg+xml").documentElement;
-      if (svg.nodeName === "svg") {
-        const box = $("chart");
-        box.replaceChildren(document.importNode(svg, true));
-        box.dataset.points = svg.getAttribute("data-points") || "0";
-        box.dataset.test = svg.getAttribute("data-test") || "";
-      }
+    const svg = await swapSvg("chart.svg", $("chart"));
+    if (svg) {
+      $("chart").dataset.points = svg.getAttribute("data-points") || "0";
+      $("chart").dataset.test = svg.getAttribute("data-test") || "";
     }
+    // CPU per core over the last interval while the test runs; once it is done, both ends' below.
+    if (shownRunning) await swapSvg("cpu.svg", $("livecores")); else $("livecores").replaceChildren();
   } catch (e) { /* the next poll tries again */ } finally {
     charting = false;
     if (chartAgain) { chartAgain = false; refreshChart(); }
@@ -132,6 +141,7 @@ function render(doc) {
     figs.push(figure("bytes", bytes(t.bytes)));
   }
   $("figures").replaceChildren(...figs);
+  shownRunning = Boolean(t && t.phase !== "done" && t.cpu && t.cpu.perCore);
   // Per stream only what the test counts: datagrams and loss for UDP, transactions for request/response (TCP has no
   // packet count of its own, and retransmits are the test's, in the figures above).
   const udp = Boolean(t && t.packetsPerSecond), rr = Boolean(t && t.transactionsPerSecond);
@@ -183,11 +193,7 @@ async function showEnd(t) {
     const cores = el("div", undefined, { id: "cores" });
     parts.push(cores);
     $("end").replaceChildren(...parts);
-    const svgRes = await fetch("results/" + encodeURIComponent(t.id) + "/cpu.svg", { headers, cache: "no-store" });
-    if (svgRes.ok) {
-      const svg = new DOMParser().parseFromString(await svgRes.text(), "image/svg+xml").documentElement;
-      if (svg.nodeName === "svg") cores.replaceChildren(document.importNode(svg, true));
-    }
+    await swapSvg("results/" + encodeURIComponent(t.id) + "/cpu.svg", cores);
   } catch (e) { endOf = null; /* the next poll tries again */ }
 }
 

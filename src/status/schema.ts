@@ -1,4 +1,8 @@
 import { z } from "zod";
+import { CpuPercent } from "../host/window.ts";
+
+/** Cores a CPU view lists at most (a history line keeps as many). */
+export const MAX_CORES = 256;
 
 /**
  * What the live status endpoint shows. The engine's registry of live tests fills these shapes (see source.ts);
@@ -44,6 +48,8 @@ export const CpuView = z.object({
   busyPercent: z.number().nonnegative(),
   /** This process: 100 = one core. */
   processPercent: z.number().nonnegative(),
+  /** Each core's modes, % of that core (GET /cpu.svg draws the busiest). */
+  perCore: z.array(CpuPercent.extend({ cpu: z.number().int().nonnegative() })).max(MAX_CORES).optional(),
 });
 export type CpuView = z.infer<typeof CpuView>;
 

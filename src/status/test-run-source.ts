@@ -1,7 +1,7 @@
 import type { TestRun } from "../engine/test-run.ts";
 import { throughputBps } from "../formulas.ts";
 import type { Interval } from "../report/result.ts";
-import type { BytesByDirection, CpuView, IntervalEvent, IntervalSample, Role, StreamView, TestView } from "./schema.ts";
+import { MAX_CORES, type BytesByDirection, type CpuView, type IntervalEvent, type IntervalSample, type Role, type StreamView, type TestView } from "./schema.ts";
 import { directionOf, noBytes } from "./direction.ts";
 import { cumulativeBuckets } from "./latency-buckets.ts";
 import { count } from "../histogram.ts";
@@ -161,7 +161,8 @@ export class TestRunSource implements StatusSource {
     t.recent.push(sample);
     if (t.recent.length > KEEP_INTERVALS) t.recent.shift();
     this.keepPerStream(t, i, end);
-    if (t.run.liveCpu) t.cpu = { ...t.run.liveCpu };
+    const live = t.run.liveCpu;
+    if (live) t.cpu = { busyPercent: live.busyPercent, processPercent: live.processPercent, ...(live.perCpu ? { perCore: live.perCpu.slice(0, MAX_CORES) } : {}) };
     const event: IntervalEvent = {
       ...sample,
       testId: t.id,

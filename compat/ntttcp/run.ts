@@ -45,6 +45,9 @@ export interface RunIo {
   os: string;
 }
 
+/** How early a Linux sync receiver's state turns "finished" before its cycle's end (see runReceiver). */
+const CYCLE_END_MARGIN_MS = 250;
+
 /** The real sender's run-time failure status (-1000 & 0xff). */
 export const LINUX_EXIT_RUNTIME = 24;
 
@@ -200,6 +203,7 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
   const stop = linked(io.signal);
   const listeners: TcpListener[] = [];
   let syncRx: LinuxSyncReceiver | undefined;
+  let cycleEnd: ReturnType<typeof setTimeout> | undefined;
   // The run (and its /proc sampler) exists before the start trigger, so starting costs only a snapshot.
   let run: TestRun | undefined;
   const prepare = (cycle: number | undefined) => {
@@ -227,6 +231,13 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
         else if (e.type === "start") {
           // A sender that never proposed a cycle runs on the receiver's own -t.
           prepare(undefined);
+          // 1.4.3's state turns "finished" when its one cycle timer ends, before its sender (which starts on our reply)
+          // ends its own cycle and sends 'E' whenever -W or -C made the cycle longer than the test. Our phases' timers
+          // run one after another and a busy event loop runs them late, so such a normal 'E' could arrive while we are
+          // still in the cool-down and read as an interruption: our state turns "finished" at the cycle's end, less a
+          // margin for that lateness (a sender interrupted by Ctrl+C sends its 'E' well before).
+          const { warmupS, durationS, cooldownS } = run!.timing;
+          if (durationS > 0) cycleEnd = setTimeout(() => rx.finish(), Math.max(0, (warmupS + durationS + cooldownS) * 1000 - CYCLE_END_MARGIN_MS));
           resolveStart(true);
         } else if (e.type === "interrupted") stop.abort("peer");
       });
@@ -293,6 +304,7 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
     r.finish();
     return results(p, r, layout, plane, io);
   } finally {
+    clearTimeout(cycleEnd);
     const r = run as TestRun | undefined;
     if (r && r.phase !== "done") r.finish();
     await plane.stop();

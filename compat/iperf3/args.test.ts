@@ -44,7 +44,7 @@ describe("captured command lines produce the captured parameter JSON", () => {
 
 describe("getopt_long tokenizing", () => {
   test("clusters, attached values, long prefixes, =values", () => {
-    expect(tokenize(["-uR", "-P4", "-l128K", "--bid", "--time=3", "--json-s", "-c", "h"]).tokens).toEqual([
+    expect(tokenize(["-uR", "-P4", "-l128K", "--bid", "--time=3", "--json-stream", "-c", "h"]).tokens).toEqual([
       { name: "udp" },
       { name: "reverse" },
       { name: "parallel", value: "4" },
@@ -62,6 +62,14 @@ describe("getopt_long tokenizing", () => {
       { name: "debug" },
       { name: "timestamps", value: "%T" },
     ]);
+  });
+
+  test("--timestamps, --debug and -d run without a value (their argument is optional)", () => {
+    expect(client("-c h --timestamps").output.timestamps).toBe("%c ");
+    expect(client("-c h --timestamps=%T").output.timestamps).toBe("%T");
+    expect(client("-c h -d").output.debug).toBe(true);
+    expect(client("-c h --debug").output.debug).toBe(true);
+    expect(server("-s --timestamps -d").output).toMatchObject({ timestamps: "%c ", debug: true });
   });
 
   test("ambiguous and unknown options", () => {
@@ -114,6 +122,10 @@ describe("client defaults and limits (docs/protocols/iperf3.md §1)", () => {
     expect(fails("-c h -A abc")).toContain("unable to set CPU affinity");
     expect(fails("-c h -A 2000")).toContain("unable to set CPU affinity");
     expect(fails("-c h --sctp")).toContain("--sctp is not supported by anyperf");
+    for (const f of ["--mptcp", "-m", "--gsro", "--skip-rx-copy", "--cntl-ka", "--cntl-ka=10/5/3", "--json-stream-full-output"]) {
+      expect(fails(`-c h ${f}`)).toMatch(/^--(mptcp|gsro|skip-rx-copy|cntl-ka|json-stream-full-output) is not supported by anyperf \(.+\): drop it$/);
+    }
+    expect(fails("-s --mptcp")).toContain("--mptcp is not supported by anyperf");
   });
 
   test("everything a stock client may send", () => {

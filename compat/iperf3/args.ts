@@ -86,6 +86,15 @@ const PLAN_FLAGS: Record<string, string> = {
   congestion: "-C", serverAffinity: "-A",
 };
 
+/** Later iperf3's options anyperf does not run, refused by name rather than run as a different test. */
+const UNRUN: [string, string][] = [
+  ["mptcp", "no IPPROTO_MPTCP sockets"],
+  ["gsro", "no UDP_SEGMENT/UDP_GRO batching"],
+  ["skip-rx-copy", "no MSG_TRUNC reads"],
+  ["cntl-ka", "no keepalive on the control connection"],
+  ["json-stream-full-output", "--json-stream prints the events only"],
+];
+
 export function parseIperf3Args(argv: readonly string[]): ParsedCommand {
   try {
     return parse(argv);
@@ -120,6 +129,9 @@ function parse(argv: readonly string[]): ParsedCommand {
   }
   if (str("file") !== undefined) throw new UserError("-F/--file is not supported by anyperf: drop it (data is generated in memory)", 1);
   if (flag("sctp")) throw new UserError("--sctp is not supported by anyperf: drop it for TCP, or use -u for UDP", 1);
+  for (const [name, why] of UNRUN) {
+    if (o[name] !== undefined) throw new UserError(`--${name} is not supported by anyperf (${why}): drop it`, 1);
+  }
 
   let port: number = Defaults.port;
   if (str("port") !== undefined) {

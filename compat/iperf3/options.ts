@@ -80,6 +80,12 @@ export const OPTIONS: Record<string, OptionDef> = {
   debug: { short: "d", arg: "optional", role: "both" },
   help: { short: "h", arg: "none", role: "both" },
   "max-tests": { arg: "required", role: "server" },
+  // 3.13-3.21 options, refused by name in args.ts (anyperf does not run them).
+  "cntl-ka": { arg: "optional", role: "client" },
+  "skip-rx-copy": { arg: "none", role: "client" },
+  mptcp: { short: "m", arg: "none", role: "both" },
+  gsro: { arg: "none", role: "client" },
+  "json-stream-full-output": { arg: "none", role: "both" },
   "server-max-duration": { arg: "required", role: "server" },
 };
 
@@ -166,5 +172,6 @@ export function tokenize(argv: readonly string[]): { tokens: Token[]; positional
 
 /** Tokens in the `--long` / `--long=value` form parseArgs reads. */
 export function toParseArgsArgv(tokens: readonly Token[]): string[] {
-  return tokens.map((t) => (t.value === undefined ? `--${t.name}` : `--${t.name}=${t.value}`));
+  // parseArgs gives an optional argument a string type, which must carry a value: "" stands for none given.
+  return tokens.map((t) => (t.value !== undefined ? `--${t.name}=${t.value}` : OPTIONS[t.name]?.arg === "optional" ? `--${t.name}=` : `--${t.name}`));
 }

@@ -290,3 +290,13 @@ test("one expected plane: the window opens as the data phase's plane joins (netp
   expect(run.measured().stream(plane, 0)!.bytes).toBe(12);
   expect(run.measured().seconds).toBeGreaterThan(0);
 });
+
+test("cwnd is the senders': a bulk receiver's socket has only its unused initial window (issue 29 item 7)", () => {
+  const tcp = { transport: "tcp", test: "stream" } as const;
+  const stream = (cwnd: number): StreamCounters => ({ ...blankCounters(), bytes: 1e6, tcpRttUs: 50, tcpCwnd: cwnd });
+  expect(figures([stream(10)], 1, tcp, true).cwnd).toBeUndefined();
+  expect(figures([stream(10)], 1, tcp, true).rtt_us).toBe(50);
+  expect(figures([stream(312), stream(200)], 1, tcp, false).cwnd).toBe(512);
+  // Request/response sockets both send: each end's window is its own figure.
+  expect(figures([stream(10)], 1, { transport: "tcp", test: "rr" }, true).cwnd).toBe(10);
+});

@@ -581,6 +581,9 @@ export class TestRun {
     const sum = (side: Side, key: "bytes" | "packets" | "transactions") =>
       sides.has(side) ? this.streamCounters(origin, total, [side]).reduce((a, s) => a + s[key], 0) : undefined;
     const summary = this.sideFigures(start, end, seconds, this.reportingSide());
+    const sender = sides.has("send") && sides.has("recv") ? this.sideFigures(start, end, seconds, ["send"]) : undefined;
+    // The receivers' figures lead; the congestion window is the senders' (a receiving socket's is unused).
+    if (sender?.cwnd !== undefined) summary.cwnd = sender.cwnd;
     const sentPackets = sum("send", "packets");
     const receivedPackets = sum("recv", "packets");
     if (this.info.transport === "udp" && sentPackets !== undefined && receivedPackets !== undefined && this.unstamped()) {
@@ -604,7 +607,7 @@ export class TestRun {
       interrupted: this.interrupted,
       phases: { warmup_s: this.timing.warmupS, measured_s: seconds, cooldown_s: this.timing.cooldownS },
       summary,
-      sender: sides.has("send") && sides.has("recv") ? this.sideFigures(start, end, seconds, ["send"]) : undefined,
+      sender,
       receiver: sides.has("send") && sides.has("recv") ? summary : undefined,
       totals: {
         sent_bytes: sum("send", "bytes"),
@@ -665,7 +668,8 @@ export function figures(streams: StreamCounters[], seconds: number, info: Pick<T
   if (info.transport === "tcp" && rttN > 0) {
     f.retransmits = retrans;
     f.rtt_us = rttSum / rttN;
-    f.cwnd = cwnd;
+    // A bulk receiver's socket sends no data: its cwnd is the untouched initial window, not a figure of the test.
+    if (!receiving || info.test !== "stream") f.cwnd = cwnd;
   }
   if (info.transport === "udp" && info.test === "stream") {
     f.packets = packets;

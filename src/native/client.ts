@@ -242,6 +242,7 @@ function withFlows(r: Results, flows: FlowWatch): Results {
  */
 function combine(local: Results, remote: RemoteEnd | undefined, weOnlySend: boolean): Results {
   if (!remote) return { ...local, errors: [...local.errors, "the server sent no results"] };
-  if (!weOnlySend) return { ...local, remote };
-  return { ...local, summary: remote.summary, sender: local.summary, receiver: remote.summary, remote };
+  // The congestion window shown is the sending end's: with -R the server's.
+  if (!weOnlySend) return { ...local, summary: { ...local.summary, cwnd: local.summary.cwnd ?? remote.sender?.cwnd ?? remote.summary.cwnd }, remote };
+  return { ...local, summary: { ...remote.summary, cwnd: local.summary.cwnd }, sender: local.summary, receiver: remote.summary, remote };
 }

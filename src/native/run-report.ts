@@ -1,5 +1,6 @@
 import { Results } from "../report/result.ts";
 import { textReport } from "../report/text.ts";
+import { jsonDocument } from "../report/json-numbers.ts";
 import { liveIntervalsCsv } from "../report/csv.ts";
 import { attachIntervalLines } from "../report/progress.ts";
 import { checkOutputPath } from "../report/atomic-file.ts";
@@ -43,7 +44,7 @@ export async function measureRun(
  * 1 when a stream failed or the results were not delivered).
  */
 export async function printRun(results: Results, out: { json: boolean } & PushTargets): Promise<number> {
-  console.log(out.json ? JSON.stringify(results, null, 2) : textReport(results));
+  console.log(out.json ? jsonDocument(results) : textReport(results));
   const undelivered = await pushResults(out, results);
   for (const line of undelivered) console.error(`anyperf: ${line}`);
   return interruptedExitCode(shutdownSignal()) ?? (results.errors.length > 0 || undelivered.length > 0 ? 1 : 0);

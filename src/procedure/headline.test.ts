@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { aggregate, headlineOf } from "./headline.ts";
-import { bestPoint, sweepTable, type PointOutcome } from "./report.ts";
+import { bestPoint, repeatText, sweepTable, type PointOutcome } from "./report.ts";
 import type { Results } from "../report/result.ts";
 
 describe("median and spread of the headline figures", () => {
@@ -29,7 +29,15 @@ describe("median and spread of the headline figures", () => {
     const points = [pt("1", [1e9, 2e9]), pt("2", [3e9, 3e9, 9e9]), pt("4", [2e9])];
     expect(bestPoint(points, "throughput_bps")).toBe(1);
     const lines = sweepTable(points, "throughput_bps", 1).split("\n");
-    expect(lines[3]).toMatch(/^\*\s+streams=2\s+3\s+3(\.00)? Gbit\/s\s+±200\.0 %$/);
-    expect(lines[2]).toMatch(/^ \s+streams=1\s+2\s+1\.50 Gbit\/s\s+±66\.7 %$/);
+    expect(lines[1]).toMatch(/throughput range \(% of median\)$/);
+    expect(lines[3]).toMatch(/^\*\s+streams=2\s+3\s+3(\.00)? Gbit\/s\s+200\.0 %$/);
+    expect(lines[2]).toMatch(/^ \s+streams=1\s+2\s+1\.50 Gbit\/s\s+66\.7 %$/);
+  });
+
+  test("--repeat prints the range as a range, never as ± (which reads as half of it)", () => {
+    const text = repeatText([{}, {}, {}] as Results[], aggregate([1e9, 2e9, 3e9].map((b) => ({ throughput_bps: b }))));
+    expect(text).toContain("median and range (min – max; the range, max − min, as % of the median)");
+    expect(text).toMatch(/^  throughput\s+2(\.00)? Gbit\/s   1(\.00)? Gbit\/s – 3(\.00)? Gbit\/s \(range 100\.0 % of the median\)$/m);
+    expect(text).not.toContain("±");
   });
 });

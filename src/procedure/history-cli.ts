@@ -5,9 +5,11 @@ import { HEADLINE_KEYS, primaryKey } from "./headline.ts";
 import { defaultHistoryPath } from "./options.ts";
 import { readHistory, type HistoryEntry } from "./history.ts";
 import { formatFigure, LABELS } from "./report.ts";
+import { testKind } from "./test-kind.ts";
 
 export const HISTORY_USAGE = `usage: anyperf history [FILE | --history FILE] [--json]   list the recorded runs (default ${defaultHistoryPath()})`;
-export const COMPARE_USAGE = `usage: anyperf compare ID_A ID_B [--history FILE]   two runs side by side, the change in %, what differed`;
+export const COMPARE_USAGE = `usage: anyperf compare ID_A ID_B [--history FILE] [--any-kind]   two runs side by side, the change in %, what differed
+  runs of different kinds (TCP bulk, UDP bulk, TCP RR, TCP CRR...) are refused unless --any-kind`;
 
 function headlineText(e: HistoryEntry): string {
   const k = primaryKey(e.test);
@@ -31,10 +33,10 @@ export async function historyMain(argv: string[]): Promise<number> {
     console.log(JSON.stringify(entries, null, 2));
     return 0;
   }
-  console.log(`${"id".padEnd(8)}  ${"time".padEnd(24)}  ${"mode".padEnd(8)}  ${"peer".padEnd(15)}  ${"point".padEnd(12)}  headline`);
+  console.log(`${"id".padEnd(8)}  ${"time".padEnd(24)}  ${"mode".padEnd(8)}  ${"kind".padEnd(9)}  ${"peer".padEnd(15)}  ${"point".padEnd(12)}  headline`);
   for (const e of entries) {
     const point = Object.entries(e.point).map(([k, v]) => `${k}=${v}`).join(" ");
-    console.log(`${e.id.padEnd(8)}  ${e.time.padEnd(24)}  ${e.mode.padEnd(8)}  ${(e.peer ?? "").padEnd(15)}  ${point.padEnd(12)}  ${headlineText(e)}${e.errors.length ? "  (failed)" : ""}`);
+    console.log(`${e.id.padEnd(8)}  ${e.time.padEnd(24)}  ${e.mode.padEnd(8)}  ${testKind(e).padEnd(9)}  ${(e.peer ?? "").padEnd(15)}  ${point.padEnd(12)}  ${headlineText(e)}${e.errors.length ? "  (failed)" : ""}`);
   }
   return 0;
 }
@@ -76,7 +78,10 @@ export function setupDifferences(a: HistoryEntry, b: HistoryEntry): string[] {
 }
 
 export async function compareMain(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, strict: true, allowPositionals: true, options: { history: { type: "string" }, help: { type: "boolean", short: "h" } } });
+  const { values, positionals } = parseArgs({
+    args: argv, strict: true, allowPositionals: true,
+    options: { history: { type: "string" }, "any-kind": { type: "boolean" }, help: { type: "boolean", short: "h" } },
+  });
   if (values.help) {
     console.log(COMPARE_USAGE);
     return 0;
@@ -85,6 +90,9 @@ export async function compareMain(argv: string[]): Promise<number> {
   const path = values.history ?? defaultHistoryPath();
   const entries = readHistory(path);
   const [a, b] = positionals.map((id) => findRun(entries, id, path)) as [HistoryEntry, HistoryEntry];
+  // An RR run's throughput against a UDP run's is a number (+85360 %) that means nothing.
+  const [ka, kb] = [testKind(a), testKind(b)];
+  if (ka !== kb && !values["any-kind"]) throw new UserError(`compare: ${a.id} is a ${ka} run, ${b.id} a ${kb} run: their figures do not compare; pass --any-kind to set them side by side anyway`, 2);
   const out = [`${"".padEnd(16)}  ${`A ${a.id}`.padStart(16)}  ${`B ${b.id}`.padStart(16)}  change`];
   for (const k of HEADLINE_KEYS) {
     const x = a.results[k], y = b.results[k];

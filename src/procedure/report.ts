@@ -19,13 +19,15 @@ export function formatFigure(k: HeadlineKey, v: number): string {
   return v >= 100 ? Math.round(v).toLocaleString("en-US") : v.toFixed(1);
 }
 
-const spreadText = (k: HeadlineKey, s: Spread) => `${formatFigure(k, s.min)} – ${formatFigure(k, s.max)} (±${s.spread_percent.toFixed(1)} %)`;
+/** The range as a range: "±" would read as half of it. */
+const rangeText = (s: Spread) => `range ${s.spread_percent.toFixed(1)} % of the median`;
+const spreadText = (k: HeadlineKey, s: Spread) => `${formatFigure(k, s.min)} – ${formatFigure(k, s.max)} (${rangeText(s)})`;
 
 /** --repeat: one line per figure, its median and spread over the runs. */
 export function repeatText(runs: readonly Results[], agg: Aggregate): string {
   const counted = Math.max(0, ...Object.values(agg).map((s) => s.n));
   const left = runs.length - counted;
-  const out = [`${counted} runs${left > 0 ? ` (${left} failed or interrupted, not counted)` : ""}: median and spread (min – max, relative spread = (max − min) / median)`];
+  const out = [`${counted} runs${left > 0 ? ` (${left} failed or interrupted, not counted)` : ""}: median and range (min – max; the range, max − min, as % of the median)`];
   for (const k of HEADLINE_KEYS) {
     const s = agg[k];
     if (s) out.push(`  ${LABELS[k].padEnd(16)} ${formatFigure(k, s.median).padStart(16)}   ${spreadText(k, s)}`);
@@ -47,9 +49,9 @@ export function sweepTable(points: readonly PointOutcome[], primary: HeadlineKey
     pointLabel(p.point),
     String(p.runs.length),
     ...keys.map((k) => (p.aggregate[k] ? formatFigure(k, p.aggregate[k]!.median) : "n/a")),
-    p.aggregate[primary] ? `±${p.aggregate[primary]!.spread_percent.toFixed(1)} %` : "n/a",
+    p.aggregate[primary] ? `${p.aggregate[primary]!.spread_percent.toFixed(1)} %` : "n/a",
   ]);
-  const head = [" ", "point", "runs", ...keys.map((k) => LABELS[k]), `${LABELS[primary]} spread`];
+  const head = [" ", "point", "runs", ...keys.map((k) => LABELS[k]), `${LABELS[primary]} range (% of median)`];
   const widths = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
   const fmt = (r: string[]) => r.map((v, c) => (c < 2 ? v.padEnd(widths[c]!) : v.padStart(widths[c]!))).join("  ").trimEnd();
   return [`sweep: medians per point; * best ${LABELS[primary]}`, fmt(head), ...rows.map(fmt)].join("\n");

@@ -1,5 +1,6 @@
 import { UserError } from "../errors.ts";
 import type { Results } from "../report/result.ts";
+import { jsonDocument } from "../report/json-numbers.ts";
 import type { TestRun } from "../engine/test-run.ts";
 import { interruptedExitCode, shutdownSignal } from "../signals.ts";
 import { measureRun, printRun } from "../native/run-report.ts";
@@ -81,7 +82,7 @@ export async function runProcedure(p: ProcedureOptions, cmd: ProcedureCommand, o
   const best = bestPoint(done, primary);
   if (cmd.out.json) {
     const doc = p.sweeps.length === 0 ? { runs: done[0]?.runs ?? [], aggregate: done[0]?.aggregate ?? {} } : { points: done, best: done[best]?.point ?? null };
-    console.log(JSON.stringify({ ...doc, ...(failure ? { stopped: failure } : {}) }, null, 2));
+    console.log(jsonDocument({ ...doc, ...(failure ? { stopped: failure } : {}) }));
   } else if (p.sweeps.length === 0) {
     console.log(repeatText(done[0]?.runs ?? [], done[0]?.aggregate ?? {}));
   } else console.log(sweepTable(done, primary, best));

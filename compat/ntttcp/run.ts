@@ -137,14 +137,15 @@ function results(p: NtttcpPlan, run: TestRun, layout: StreamLayout, plane: DataP
     r.ios = (r.ios ?? 0) + (moved[i]?.packets ?? 0);
   });
   const list = [...threads.values()];
-  const snap = run.cut().get(plane)!;
+  // Connections the senders opened over the whole test, set-up included.
+  const sinceOpen = run.since(run.originAt(0)).streams(plane) ?? [];
   return {
     role: p.role,
     protocol: p.protocol,
     seconds,
     threads: list,
     totalBytes: list.reduce((n, t) => n + t.bytes, 0),
-    connections: p.role === "sender" ? snap.streams.reduce((n, s) => n + (p.protocol === "udp" ? 1 : s.connections), 0) : 0,
+    connections: p.role === "sender" ? sinceOpen.reduce((n, s) => n + (p.protocol === "udp" ? 1 : s.connections), 0) : 0,
     host: {
       ...hostFigures(doc.cpu.host, {
         protocol: p.protocol,

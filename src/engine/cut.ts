@@ -9,8 +9,7 @@ import type { MeasuredPlane } from "./measured-plane.ts";
  * (`TestRun.interval(atMs)`, iperf3's TEST_START), else when it was taken. A front end keeps cuts only to measure
  * windows from them (`TestRun.since`, `TestRun.between`); it reads no counters out of a cut itself.
  *
- * A cut is a Map from plane to snapshot for the callers that still read raw snapshots (iperf 2 and netperf, until
- * they read windows): that Map is the engine's own, not a front end's.
+ * A cut is a Map from plane to snapshot for the engine's own reading (a Window's streams()); no front end reads it.
  */
 export class Cut extends Map<MeasuredPlane, Snapshot> {
   constructor(

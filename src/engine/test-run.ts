@@ -49,8 +49,8 @@ interface Group {
 }
 
 /**
- * How a Test opens and closes its measured window when a session, not a timer, decides (iperf 2's LiveTest becomes
- * these options; netperf's data phases are Tests with expectedPlanes 1 and fromOpen).
+ * How a Test opens and closes its measured window when a session, not a timer, decides: iperf 2's tests (the
+ * client's -P planes, counted from the accept), netperf's data phases (expectedPlanes 1, fromOpen).
  */
 export interface TestOptions {
   /**

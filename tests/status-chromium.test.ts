@@ -260,6 +260,27 @@ test.skipIf(!chromium)(
   150_000,
 );
 
+test.skipIf(!chromium)("request/response: the page shows the latency percentiles and each stream's transactions", async () => {
+  const { source, run } = fakeSource({ intervals: 50, rr: true, mode: "netperf", role: "client" });
+  run.step();
+  run.step();
+  const status = startStatusServer({ host: "127.0.0.1", port: 0 }, source);
+  const proc = Bun.spawn([...HEADLESS, `--user-data-dir=${join(dir, "profile-rr")}`, "--virtual-time-budget=3000", "--dump-dom", status.url], { stdout: "pipe", stderr: "ignore" });
+  const killer = setTimeout(() => proc.kill("SIGKILL"), 60_000);
+  try {
+    const dom = await new Response(proc.stdout).text();
+    expect(dom).toContain('<div class="k">latency p50 / p99</div><div class="v">17.0 µs / 34.0 µs</div>');
+    expect(dom).toContain('<div class="k">latency p99.9</div><div class="v">120.0 µs</div>');
+    expect(dom).toContain("<th>transactions</th>");
+    expect(dom).not.toContain("<th>datagrams</th>");
+  } finally {
+    clearTimeout(killer);
+    proc.kill();
+    await proc.exited;
+    await status.stop();
+  }
+}, 90_000);
+
 test.skipIf(!chromium)("without the token the page says how to pass it", async () => {
   const { source } = fakeSource({ intervals: 5 });
   const status = startStatusServer({ host: "127.0.0.1", port: 0, token: TOKEN }, source);

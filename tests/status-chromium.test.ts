@@ -48,6 +48,19 @@ async function cdp(wsUrl: string) {
 /** Chromium headless, quiet: no GPU, no network of its own (updates, sync, QUIC probes). */
 const HEADLESS = [chromium!, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
+/** The page's DOM after 3 s of virtual time (its polls and fetches done), as Chromium's --dump-dom prints it. */
+async function dumpDom(url: string, profileName: string): Promise<string> {
+  const proc = Bun.spawn([...HEADLESS, `--user-data-dir=${join(dir, profileName)}`, "--virtual-time-budget=3000", "--dump-dom", url], { stdout: "pipe", stderr: "ignore" });
+  const killer = setTimeout(() => proc.kill("SIGKILL"), 30_000);
+  try {
+    return await new Response(proc.stdout).text();
+  } finally {
+    clearTimeout(killer);
+    proc.kill();
+    await proc.exited;
+  }
+}
+
 /** Headless Chromium on `url`, driven through its DevTools protocol; `origin` tells our page from Chromium's own. */
 async function openPage(url: string, origin: string, profileName: string, windowSize = "1000,900") {
   const profile = join(dir, profileName);
@@ -265,18 +278,13 @@ test.skipIf(!chromium)("request/response: the page shows the latency percentiles
   run.step();
   run.step();
   const status = startStatusServer({ host: "127.0.0.1", port: 0 }, source);
-  const proc = Bun.spawn([...HEADLESS, `--user-data-dir=${join(dir, "profile-rr")}`, "--virtual-time-budget=3000", "--dump-dom", status.url], { stdout: "pipe", stderr: "ignore" });
-  const killer = setTimeout(() => proc.kill("SIGKILL"), 60_000);
   try {
-    const dom = await new Response(proc.stdout).text();
+    const dom = await dumpDom(status.url, "profile-rr");
     expect(dom).toContain('<div class="k">latency p50 / p99</div><div class="v">17.0 µs / 34.0 µs</div>');
     expect(dom).toContain('<div class="k">latency p99.9</div><div class="v">120.0 µs</div>');
     expect(dom).toContain("<th>transactions</th>");
     expect(dom).not.toContain("<th>datagrams</th>");
   } finally {
-    clearTimeout(killer);
-    proc.kill();
-    await proc.exited;
     await status.stop();
   }
 }, 90_000);
@@ -284,24 +292,9 @@ test.skipIf(!chromium)("request/response: the page shows the latency percentiles
 test.skipIf(!chromium)("without the token the page says how to pass it", async () => {
   const { source } = fakeSource({ intervals: 5 });
   const status = startStatusServer({ host: "127.0.0.1", port: 0, token: TOKEN }, source);
-  const proc = Bun.spawn(
-    [
-      ...HEADLESS,
-      `--user-data-dir=${join(dir, "profile2")}`,
-      "--virtual-time-budget=3000",
-      "--dump-dom",
-      status.url,
-    ],
-    { stdout: "pipe", stderr: "ignore" },
-  );
-  const killer = setTimeout(() => proc.kill("SIGKILL"), 30_000);
   try {
-    const dom = await new Response(proc.stdout).text();
-    expect(dom).toContain("This status server needs its token: open /#token=TOKEN");
+    expect(await dumpDom(status.url, "profile2")).toContain("This status server needs its token: open /#token=TOKEN");
   } finally {
-    clearTimeout(killer);
-    proc.kill();
-    await proc.exited;
     await status.stop();
   }
 }, 40_000);

@@ -28,8 +28,8 @@ import { atTime } from "./timers.ts";
  * 3.12's i_errno for "test duration too long" and "number of parallel streams too large": a stock client prints
  * those words (with its own compiled-in maximum); our log line names the real limit and its flag.
  */
-const IEDURATION = 5;
 const IENUMSTREAMS = 6;
+const IEDURATION = 5;
 const REFUSAL_ERRNO: Record<string, number> = { streams: IENUMSTREAMS, duration: IEDURATION, rate: IErrno.IETOTALRATE };
 const TICK_MS = 100;
 /** 3.12's words when Ctrl+C or SIGTERM ends the server (iperf_got_sigend with IESERVERTERM). */
@@ -129,12 +129,15 @@ export class ServerTest {
       case "prepare": {
         const p = e.params;
         const streams = streamCount(p);
+        // iperf3's own --server-max-duration works as 3.20's: omitted seconds count, a test with no time bound (-n,
+        // -k) is refused, and the client hears i_errno 37. The global --max-duration keeps 3.12's IEDURATION words.
+        const own = this.server.limits.maxDurationS?.flag === "--server-max-duration";
         const no = checkTest(this.server.limits, {
           streams,
-          durationS: p.bytes > 0 || p.blocks > 0 ? undefined : p.timeS,
+          durationS: own ? (p.timeS > 0 ? p.timeS + p.omitS : Infinity) : p.bytes > 0 || p.blocks > 0 ? undefined : p.timeS,
           rateBps: p.bandwidth > 0 ? p.bandwidth * streams : undefined,
         });
-        if (no) return this.refuse(no.message, REFUSAL_ERRNO[no.limit]!);
+        if (no) return this.refuse(no.message, own && no.limit === "duration" ? IErrno.IEMAXSERVERTESTDURATIONEXCEEDED : REFUSAL_ERRNO[no.limit]!);
         this.prepare(p);
         return;
       }

@@ -7,6 +7,7 @@ import { strerror } from "../../lib/errno.ts";
 export const IErrno = {
   IENONE: 0,
   IEUNIMP: 13,
+  IEMAXSERVERTESTDURATIONEXCEEDED: 37,
   IEENDCONDITIONS: 16,
   IEREVERSEBIDIR: 25,
   IETOTALRATE: 27,
@@ -46,6 +47,7 @@ interface ErrText {
 const TEXT: Record<number, ErrText> = {
   0: { text: "no error", withErrno: false },
   13: { text: "an option you are trying to set is not implemented yet", withErrno: false },
+  37: { text: "client's requested duration exceeds the server's maximum permitted limit", withErrno: false },
   16: { text: "only one test end condition (-t, -n, -k) may be specified", withErrno: false },
   25: { text: "cannot be both reverse and bidirectional", withErrno: false },
   27: { text: "total required bandwidth is larger than server limit", withErrno: false },

@@ -55,6 +55,7 @@ describe("checkTest", () => {
   test("each limit, its value and its flag", () => {
     expect(checkTest(limits, { streams: 64 })).toEqual({ limit: "streams", message: "test asks for 64 streams; this server allows 16 (--max-streams)" });
     expect(checkTest(limits, { durationS: 60 })?.message).toBe("test asks for 60 s; this server allows 30 s (--max-duration)");
+    expect(checkTest(limits, { durationS: Infinity })?.message).toBe("test asks for no time bound; this server allows 30 s (--max-duration)");
     expect(checkTest(limits, { rateBps: 2e9 })?.message).toBe("test asks for 2 Gbit/s; this server allows 100 Mbit/s (--max-rate)");
   });
   test("at the limit, or unknown, passes", () => {

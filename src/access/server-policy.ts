@@ -180,8 +180,8 @@ function rateText(bps: number): string {
 }
 
 /**
- * Checks what a test asks for: `streams` it will open, `durationS` it asks to run (0/undefined = by bytes or until
- * the client stops), `rateBps` total it asks to send (0/undefined = unlimited, only measurable later). The message
+ * Checks what a test asks for: `streams` it will open, `durationS` it asks to run (undefined = not checked, Infinity
+ * = no bound: by bytes or until the client stops), `rateBps` total it asks to send (0/undefined = unlimited, only measurable later). The message
  * names the request, the limit and the flag.
  */
 export function checkTest(limits: TestLimits, ask: { streams?: number; durationS?: number; rateBps?: number }): Refusal | undefined {
@@ -190,7 +190,8 @@ export function checkTest(limits: TestLimits, ask: { streams?: number; durationS
     return { limit: "streams", message: `test asks for ${ask.streams} streams; this server allows ${maxStreams.value} (${maxStreams.flag})` };
   }
   if (maxDurationS && ask.durationS !== undefined && ask.durationS > maxDurationS.value) {
-    return { limit: "duration", message: `test asks for ${ask.durationS} s; this server allows ${maxDurationS.value} s (${maxDurationS.flag})` };
+    const asked = ask.durationS === Infinity ? "no time bound" : `${ask.durationS} s`;
+    return { limit: "duration", message: `test asks for ${asked}; this server allows ${maxDurationS.value} s (${maxDurationS.flag})` };
   }
   if (maxRateBps && ask.rateBps !== undefined && ask.rateBps > maxRateBps.value) {
     return { limit: "rate", message: `test asks for ${rateText(ask.rateBps)}; this server allows ${rateText(maxRateBps.value)} (${maxRateBps.flag})` };

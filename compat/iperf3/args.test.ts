@@ -122,9 +122,14 @@ describe("client defaults and limits (docs/protocols/iperf3.md §1)", () => {
     expect(fails("-c h -A abc")).toContain("unable to set CPU affinity");
     expect(fails("-c h -A 2000")).toContain("unable to set CPU affinity");
     expect(fails("-c h --sctp")).toContain("--sctp is not supported by anyperf");
-    for (const f of ["--mptcp", "-m", "--gsro", "--skip-rx-copy", "--cntl-ka", "--cntl-ka=10/5/3", "--json-stream-full-output"]) {
-      expect(fails(`-c h ${f}`)).toMatch(/^--(mptcp|gsro|skip-rx-copy|cntl-ka|json-stream-full-output) is not supported by anyperf \(.+\): drop it$/);
+    for (const f of ["--mptcp", "-m", "--gsro", "--skip-rx-copy", "--json-stream-full-output"]) {
+      expect(fails(`-c h ${f}`)).toMatch(/^--(mptcp|gsro|skip-rx-copy|json-stream-full-output) is not supported by anyperf \(.+\): drop it$/);
     }
+    expect(client("-c h --cntl-ka").cntlKa).toEqual({});
+    expect(client("-c h --cntl-ka=10/5/3").cntlKa).toEqual({ idleS: 10, intervalS: 5, count: 3 });
+    expect(client("-c h --cntl-ka=/5").cntlKa).toEqual({ intervalS: 5 });
+    expect(client("-c h").cntlKa).toBeUndefined();
+    expect(fails("-c h --cntl-ka=0")).toContain("--cntl-ka values must be positive");
     expect(fails("-s --mptcp")).toContain("--mptcp is not supported by anyperf");
   });
 

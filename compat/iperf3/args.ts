@@ -91,9 +91,16 @@ const UNRUN: [string, string][] = [
   ["mptcp", "no IPPROTO_MPTCP sockets"],
   ["gsro", "no UDP_SEGMENT/UDP_GRO batching"],
   ["skip-rx-copy", "no MSG_TRUNC reads"],
-  ["cntl-ka", "no keepalive on the control connection"],
   ["json-stream-full-output", "--json-stream prints the events only"],
 ];
+
+/** --cntl-ka[=idle/interval/count], each part optional as in 3.21 ("/5" sets the interval only). */
+function parseCntlKa(v: string | undefined): ClientPlan["cntlKa"] {
+  if (v === undefined) return undefined;
+  const [idle, interval, count] = v.split("/", 3).map((t) => (t === "" ? undefined : integer(t, "--cntl-ka")));
+  if ([idle, interval, count].some((n) => n !== undefined && n < 1)) throw paramError("--cntl-ka values must be positive", "pass --cntl-ka=IDLE/INTERVAL/COUNT in seconds and probes, each 1 or more");
+  return { idleS: idle, intervalS: interval, count };
+}
 
 export function parseIperf3Args(argv: readonly string[]): ParsedCommand {
   try {
@@ -307,6 +314,7 @@ function parseClient(host: string, o: Record<string, string | boolean | undefine
   }
   let connectTimeoutMs: number | undefined;
   if (str("connect-timeout") !== undefined) connectTimeoutMs = size(str("connect-timeout")!, "--connect-timeout");
+  const cntlKa = parseCntlKa(str("cntl-ka"));
   let cport: number | undefined;
   if (str("cport") !== undefined) {
     cport = integer(str("cport")!, "--cport");
@@ -345,5 +353,5 @@ function parseClient(host: string, o: Record<string, string | boolean | undefine
     dontFragment: flag("dont-fragment"),
     serverAffinity: parseAffinity(str("affinity")).serverAffinity,
   });
-  return ClientPlan.parse({ role: "client", ...common, host, cport, connectTimeoutMs, params, udpLenFromMss });
+  return ClientPlan.parse({ role: "client", ...common, host, cport, connectTimeoutMs, cntlKa, params, udpLenFromMss });
 }

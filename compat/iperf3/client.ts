@@ -103,6 +103,7 @@ class Iperf3Client {
       // A connect the server's full backlog holds (SYNs dropped, up to 2 min) must not hold Ctrl+C: 3.12 exits at once.
       const ctrl = await unlessAborted(this.connectControl(), signal, (s) => s.terminate());
       this.ctrlFd = ctrl.fd ?? -1;
+      if (this.plan.cntlKa) this.sockoptFor("--cntl-ka").setKeepalive(this.ctrlFd, this.plan.cntlKa);
       this.startControl(ctrl);
     } catch (e) {
       // onAbort has reported the interrupt already.

@@ -65,6 +65,8 @@ export const ClientPlan = z.object({
   /** Local port for the data streams (--cport); stream i uses cport + i. */
   cport: z.int().min(1).max(65535).optional(),
   connectTimeoutMs: z.int().min(0).optional(),
+  /** --cntl-ka[=idle/interval/count]: keepalive on the control connection; absent parts keep the kernel's values. */
+  cntlKa: z.object({ idleS: z.int().min(1).optional(), intervalS: z.int().min(1).optional(), count: z.int().min(1).optional() }).optional(),
   params: TestParams,
   /** UDP without -l: the block size follows the control connection's MSS, as in 3.12. */
   udpLenFromMss: z.boolean().default(false),

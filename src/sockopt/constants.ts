@@ -23,6 +23,9 @@ export const IP_TOS = 1;
 export const IPPROTO_TCP = 6;
 export const TCP_NODELAY = 1;
 export const TCP_MAXSEG = 2;
+export const TCP_KEEPIDLE = 4;
+export const TCP_KEEPINTVL = 5;
+export const TCP_KEEPCNT = 6;
 export const TCP_INFO = 11;
 export const TCP_CONGESTION = 13;
 

@@ -31,6 +31,10 @@ import {
   TCP_INFO,
   TCP_MAXSEG,
   TCP_NODELAY,
+  TCP_KEEPIDLE,
+  TCP_KEEPINTVL,
+  TCP_KEEPCNT,
+  SO_KEEPALIVE,
   TcpState,
 } from "./constants.ts";
 import { SyscallError, errnoName } from "./errno.ts";
@@ -149,6 +153,23 @@ export class Sockopt {
     this.#linger.fill(0);
     if (this.c.setsockopt(fds[0]!, SOL_SOCKET, SO_LINGER, this.#linger, 8) !== 0) this.#fail("setsockopt(SO_LINGER)");
     return fds;
+  }
+
+  /**
+   * TCP keepalive on, with the idle time, probe interval and probe count given (the kernel's own where absent),
+   * each read back: a value the kernel holds differently is refused like one it rejects.
+   */
+  setKeepalive(fd: number, k: { idleS?: number; intervalS?: number; count?: number }): void {
+    const set = (label: string, level: number, opt: number, value: number, max = 32767) => {
+      this.#int[0] = value;
+      if (this.c.setsockopt(fd, level, opt, this.#int, 4) !== 0 || this.getInt(fd, level, opt) !== value) {
+        throw new UserError(`keepalive ${label} ${value} refused by the kernel (${errnoName(this.c.errno())}): pick a value from 1 to ${max}`);
+      }
+    };
+    set("on", SOL_SOCKET, SO_KEEPALIVE, 1);
+    if (k.idleS !== undefined) set("idle time", IPPROTO_TCP, TCP_KEEPIDLE, k.idleS);
+    if (k.intervalS !== undefined) set("interval", IPPROTO_TCP, TCP_KEEPINTVL, k.intervalS);
+    if (k.count !== undefined) set("probe count", IPPROTO_TCP, TCP_KEEPCNT, k.count, 127);
   }
 
   /** listen() again on a listening socket to set the backlog Bun ignores (runtime notes, C7). */

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { freePorts } from "../support/processes.ts";
-import { dataSockets, type SsSocket } from "../support/ss.ts";
+import { dataSockets, ssSockets, type SsSocket } from "../support/ss.ts";
 import { hasStockIperf3, hasTrixieIperf3, json, ours, stock, trixie, waitListening, type Finished, type Proc } from "./iperf3-harness.ts";
 
 const T = 60_000;
@@ -61,6 +61,24 @@ describe.skipIf(!hasStockIperf3())("iperf3 data-socket options against stock 3.1
     for (const dir of [[], ["-R"]]) {
       const r = await run(stock, ours, "client", ["-t", "3", "-w", "256K", ...dir]);
       expect(r.sockets.map((s) => [s.sndbuf, s.rcvbuf])).toEqual([[512 * 1024, 512 * 1024]]);
+    }
+  }, T);
+
+  test("--cntl-ka=20/5/3: our client's control connection has keepalive with that idle time, read back from the kernel", async () => {
+    const p = port();
+    const srv = stock(["-s", "-p", String(p)]);
+    try {
+      await waitListening(p);
+      const cli = ours(["-c", "127.0.0.1", "-p", String(p), "-t", "3", "--cntl-ka=20/5/3"]);
+      await dataSockets(cli.pid, p, 100_000);
+      const control = ssSockets(cli.pid, p).filter((s) => s.bytes < 100_000);
+      expect(control.length).toBe(1);
+      expect(control[0]!.keepaliveS).toBeGreaterThan(10);
+      expect(control[0]!.keepaliveS).toBeLessThanOrEqual(20);
+      expect((await cli.done).code).toBe(0);
+    } finally {
+      srv.kill();
+      await srv.done;
     }
   }, T);
 

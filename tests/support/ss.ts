@@ -18,12 +18,20 @@ export interface SsSocket {
   /** SO_MAX_PACING_RATE in bytes/s (ss prints bits/s); undefined when unlimited. */
   maxPacing: number | undefined;
   bytes: number;
+  /** The keepalive timer runs (SO_KEEPALIVE), and its seconds to the next probe. */
+  keepaliveS: number | undefined;
 }
 
 const num = (line: string, re: RegExp): number | undefined => {
   const m = re.exec(line);
   return m ? Number(m[1]) : undefined;
 };
+
+/** Seconds to the next keepalive probe ("19sec", "1min3sec", "800ms"); undefined when no keepalive timer runs. */
+function keepalive(line: string): number | undefined {
+  const m = /timer:\(keepalive,(?:(\d+)min)?(?:(\d+)(?:\.\d+)?sec)?(?:(\d+)ms)?,/.exec(line);
+  return m ? Number(m[1] ?? 0) * 60 + Number(m[2] ?? 0) : undefined;
+}
 
 export function parseSs(text: string): SsSocket[] {
   const out: SsSocket[] = [];
@@ -42,6 +50,7 @@ export function parseSs(text: string): SsSocket[] {
       mss: num(line, / mss:(\d+)/) ?? 0,
       advmss: num(line, / advmss:(\d+)/) ?? 0,
       maxPacing: pacing ? Number(pacing[1]) / 8 : undefined,
+      keepaliveS: keepalive(line),
       bytes: Math.max(num(line, /bytes_acked:(\d+)/) ?? 0, num(line, /bytes_received:(\d+)/) ?? 0),
     });
   }

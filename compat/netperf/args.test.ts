@@ -46,6 +46,16 @@ describe("netperf command line", () => {
     expect(plan("--instances=4 -H 127.0.0.1").instances).toBe(4);
   });
 
+  test("omni: -r without -d is request/response, as in netperf 2.7.0; an explicit -d wins in either order", () => {
+    expect(plan("-t omni -- -r 1")).toMatchObject({ test: "TCP_RR", requestSize: 1, responseSize: 1 });
+    expect(plan("-t omni -- -r 64K -b 12")).toMatchObject({ test: "TCP_RR", requestSize: 65536, responseSize: 65536, firstBurst: 12 });
+    expect(plan("-t omni -- -T udp -r ,4")).toMatchObject({ test: "UDP_RR", requestSize: 1, responseSize: 4 });
+    expect(plan("-t omni -- -d send -r 1,1")).toMatchObject({ test: "TCP_STREAM", requestSize: 1, responseSize: 1 });
+    expect(plan("-t omni -- -r 1 -d recv").test).toBe("TCP_MAERTS");
+    expect(plan("-t omni -- -m 1").test).toBe("TCP_STREAM");
+    expect(plan("-t TCP_STREAM -- -r 1").test).toBe("TCP_STREAM");
+  });
+
   test("glued values, clustered flags, optional CPU rate only before a digit", () => {
     const p = plan("-l2 -cC -H 127.0.0.1 -p 26001");
     expect(p).toMatchObject({ testLength: 2, localCpu: true, remoteCpu: true, remoteCpuRate: 0, controlPort: 26001 });

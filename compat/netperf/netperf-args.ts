@@ -328,7 +328,8 @@ export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
     const host = p.host || (p.family === "ipv6" ? "::1" : "localhost");
     return { kind: "calibrate", side: calibrate, host, controlPort: p.controlPort, family: p.family, verbosity: p.verbosity, passphrase: p.passphrase };
   }
-  const o = { direction: XMIT, protocol: "tcp" as "tcp" | "udp", connect: false };
+  // `direction`: undefined until -d names one; omni then sends, or runs request/response when -r gave sizes.
+  const o = { direction: undefined as number | undefined, sizesGiven: false, protocol: "tcp" as "tcp" | "udp", connect: false };
   const t = {
     localSendSize: 0,
     remoteSendSize: -1,
@@ -445,6 +446,7 @@ export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
       }
       case "r":
         setHalves(t, ["requestSize", "responseSize"], value, convert);
+        o.sizesGiven = true;
         return;
       case "R":
         t.routingAllowed = atoi(value) !== 0;
@@ -487,9 +489,11 @@ export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
 
   let test: MigratedTest;
   if (omni) {
-    const named = omniTest(o.direction, o.protocol, o.connect);
+    // netperf 2.7.0 runs `-t omni -- -r 1` as request/response; an explicit -d wins, before or after -r.
+    const direction = o.direction ?? (o.sizesGiven ? XMIT | RECV : XMIT);
+    const named = omniTest(direction, o.protocol, o.connect);
     if (!named) {
-      throw new UserError(`netperf: -t omni with -d ${o.direction & RECV ? "recv" : "send"}${o.connect ? " -c" : ""} over ${o.protocol} is not supported by anyperf: use -d send, -d recv or -d rr (with -c for TCP connect/request/response)`);
+      throw new UserError(`netperf: -t omni with -d ${direction & RECV ? "recv" : "send"}${o.connect ? " -c" : ""} over ${o.protocol} is not supported by anyperf: use -d send, -d recv or -d rr (with -c for TCP connect/request/response)`);
     }
     test = named;
     // An omni test without -o/-O/-k prints the -O table.

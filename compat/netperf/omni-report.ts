@@ -1,5 +1,5 @@
 import type { ClientRound } from "../../interop/netperf/client-session.ts";
-import { isRequestResponse, testShape } from "../../interop/netperf/test-request.ts";
+import { testShape } from "../../interop/netperf/test-request.ts";
 import { confidenceWarning, type ConfidenceTracker } from "./confidence.ts";
 import { defaultCongestion } from "./data-specs.ts";
 import type { Figures } from "./figures.ts";
@@ -63,7 +63,6 @@ export function reportText(plan: NetperfPlan, o: RoundOutcome): string {
 /** Every selector's source for -o/-O/-k. */
 function selectorContext(plan: NetperfPlan, o: RoundOutcome): SelectorContext {
   const { f, last } = o;
-  const rr = isRequestResponse(plan.test);
   return {
     test: plan.test,
     f,
@@ -72,8 +71,9 @@ function selectorContext(plan: NetperfPlan, o: RoundOutcome): SelectorContext {
     sockets: o.setup.localSockets,
     sendSize: o.setup.sendSize,
     recvSize: o.setup.recvSize,
-    requestSize: rr ? plan.requestSize : -1,
-    responseSize: rr ? plan.responseSize : -1,
+    // netperf prints the -r sizes of a stream too (-1 where -r gave none).
+    requestSize: plan.requestSize,
+    responseSize: plan.responseSize,
     remoteSocketBuffers: plan.socketBuffers.remote,
     sendWidth: o.setup.request.sendWidth,
     recvWidth: o.setup.request.recvWidth,

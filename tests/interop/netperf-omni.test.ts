@@ -48,6 +48,12 @@ describe.skipIf(!available)("netperf -t omni against stock netserver", () => {
     ["-d recv -k", ["-t", "omni", "--", "-d", "recv", "-k"], /^OMNI Receive TEST .*\nRSS_SIZE_END=\d+\nLSR_SIZE_END=\d+\nREMOTE_SEND_SIZE=16384\n/],
     ["-d maerts -O list", ["-t", "omni", "--", "-d", "maerts", "-O", "THROUGHPUT,DIRECTION,PROTOCOL"], /\n[\d.]+ +Receive +TCP +\n$/],
     ["-T udp (send)", ["-t", "omni", "--", "-T", "udp"], /^OMNI Send TEST .*\n(.*\n){4}212992 /],
+    // Issue 25: -r without -d makes omni request/response (runemomni*.sh rely on it); an explicit -d wins in either order.
+    ["-r 1 without -d", ["-t", "omni", "--", "-r", "1"], /^OMNI Send\|Recv TEST .*\n(.*\n){4}\d+ +\d+ +\d+ +\d+ +1 +1 +[\d.]+ +[\d.]+ +Trans\/s/],
+    ["-r 64K -b 12", ["-t", "omni", "--", "-r", "64K", "-b", "12", "-O", "THROUGHPUT_UNITS,DIRECTION,REQUEST_SIZE,RESPONSE_SIZE"], /\nTrans\/s +Send\|Recv +65536 +65536 +\n$/],
+    ["-r ,4 keeps the default request", ["-t", "omni", "--", "-r", ",4", "-o", "DIRECTION,REQUEST_SIZE,RESPONSE_SIZE"], /\nSend\|Recv,1,4\n$/],
+    ["-d send -r 1,1: -d wins", ["-t", "omni", "--", "-d", "send", "-r", "1,1", "-o", "THROUGHPUT_UNITS,DIRECTION,REQUEST_SIZE,RESPONSE_SIZE"], /\n10\^6bits\/s,Send,1,1\n$/],
+    ["-r 1 -d recv: -d wins", ["-t", "omni", "--", "-r", "1", "-d", "recv", "-o", "THROUGHPUT_UNITS,DIRECTION"], /\n10\^6bits\/s,Receive\n$/],
   ];
   for (const [name, args, expected] of cases) {
     test(name, async () => {

@@ -16,7 +16,7 @@ import { connectTcp } from "../../src/worker/sockets.ts";
 import { ConfidenceTracker } from "./confidence.ts";
 import { cpuCount } from "./cpu-stats.ts";
 import { clientCounters, clientSpec, transportRetrans } from "./data-specs.ts";
-import { averageFigures, computeFigures, defaultFormat, type CpuStats, type Figures, type LatencyStats } from "./figures.ts";
+import { averageFigures, computeFigures, defaultFormat, type CpuStats, type Figures, type LatencyStats, type LocalSockets } from "./figures.ts";
 import { InterimClock, interimText, interimUnits } from "./interim.ts";
 import { combineLatency, latencyStats, type LatencyParts } from "./latency.ts";
 import { count as samples } from "../../src/histogram.ts";
@@ -24,7 +24,7 @@ import { packetsPerSecond } from "../../src/formulas.ts";
 import { peerName, phaseSoFar, runDataPhase } from "./test-runs.ts";
 import { topHeader } from "./legacy-output.ts";
 import { reportText } from "./omni-report.ts";
-import { omniSetup, type OmniSetup } from "./omni-setup.ts";
+import { omniSetup, socketsAtEnd, type OmniSetup } from "./omni-setup.ts";
 import type { NetperfPlan } from "./plan.ts";
 import { tcpInfoDump, transportMss, wantsTcpInfoDump } from "./tcp-info-dump.ts";
 
@@ -135,6 +135,7 @@ class Instance {
     if (plan.iterationMax > 1) this.confidence = new ConfidenceTracker(plan.confidenceLevel, plan.confidenceInterval, plan.resultConfidenceOnly);
     if (plan.demoIntervalS !== undefined) this.interim = new InterimClock(performance.now());
     this.setup = omniSetup(plan, dataFamily);
+    this.localSockets = this.setup.localSockets;
   }
 
   async run(): Promise<InstanceResult> {
@@ -347,6 +348,7 @@ class Instance {
     this.lastLatency = latencyStats(timed);
     if (this.lastLatency) this.latencyParts = timed;
     this.localCpuStats = phase.localCpu;
+    this.localSockets = socketsAtEnd(this.setup.localSockets, phase.buffers);
     if (plan.test === "UDP_STREAM") this.localPackets = snap.packets;
     this.localRetrans = transportRetrans(shape, snap);
     const info = plane.lastTcpInfo(0);
@@ -361,6 +363,8 @@ class Instance {
 
   private response: OmniResponse | undefined;
   private localCpuStats: CpuStats | undefined;
+  /** This side's sockets, their final sizes read as each data phase ends. */
+  private localSockets: LocalSockets;
   private localPackets = 0;
   private localRetrans = -1;
   private transportMss = -1;
@@ -396,7 +400,7 @@ class Instance {
       local: r.local,
       localSendSize: this.setup.sendSize,
       localRecvSize: this.setup.recvSize,
-      sockets: this.setup.localSockets,
+      sockets: this.localSockets,
       response: r.response,
       results: r.results,
       localCpu: this.localCpuStats,
@@ -420,6 +424,7 @@ class Instance {
     this.print(
       reportText(plan, {
         setup: this.setup,
+        sockets: this.localSockets,
         f,
         last,
         iterations: this.figures.length,

@@ -2,7 +2,7 @@ import type { ClientRound } from "../../interop/netperf/client-session.ts";
 import { testShape } from "../../interop/netperf/test-request.ts";
 import { confidenceWarning, type ConfidenceTracker } from "./confidence.ts";
 import { defaultCongestion } from "./data-specs.ts";
-import type { Figures } from "./figures.ts";
+import type { Figures, LocalSockets } from "./figures.ts";
 import { legacyBody } from "./legacy-output.ts";
 import { renderOmni } from "./omni-output.ts";
 import type { OmniSetup } from "./omni-setup.ts";
@@ -12,6 +12,8 @@ import type { SelectorContext } from "./selectors.ts";
 /** What an omni test's report is made of: its set-up, its figures (averaged over -i rounds), the last round. */
 export interface RoundOutcome {
   setup: OmniSetup;
+  /** This side's sockets with their sizes at the end of the last data phase. */
+  sockets: LocalSockets;
   f: Figures;
   last: ClientRound;
   iterations: number;
@@ -68,7 +70,7 @@ function selectorContext(plan: NetperfPlan, o: RoundOutcome): SelectorContext {
     f,
     response: last.response,
     results: last.results,
-    sockets: o.setup.localSockets,
+    sockets: o.sockets,
     sendSize: o.setup.sendSize,
     recvSize: o.setup.recvSize,
     // netperf prints the -r sizes of a stream too (-1 where -r gave none).

@@ -1,5 +1,6 @@
 import { OmniRequest } from "../../interop/netperf/omni-request.ts";
 import { buildOmniRequest, isRequestResponse, testShape } from "../../interop/netperf/test-request.ts";
+import type { SocketBufferSizes } from "../../src/worker/messages.ts";
 import { effectiveBuffers } from "./data-specs.ts";
 import type { LocalSockets } from "./figures.ts";
 import { resolveSelection } from "./omni-output.ts";
@@ -79,4 +80,9 @@ export function omniSetup(plan: NetperfPlan, dataFamily: "ipv4" | "ipv6"): OmniS
   // netperf reports 0 for the I/O sizes of RR tests.
   const rr = isRequestResponse(plan.test);
   return { request, localSockets, sendSize: rr ? 0 : built.local.sendSize, recvSize: rr ? 0 : built.local.recvSize, blocks, wantCong };
+}
+
+/** This side's sockets once the data phase read their final sizes (the set-up's where it read none, as for UDP). */
+export function socketsAtEnd(s: LocalSockets, end: SocketBufferSizes | undefined): LocalSockets {
+  return end ? { ...s, sendEnd: end.send, recvEnd: end.recv } : s;
 }

@@ -325,6 +325,7 @@ class ServerTest {
     const c = phase?.counters;
     const retrans = transportRetrans({ protocol: setup.protocol, connectPerTransaction: setup.connectPerTransaction }, c);
     const info = this.plane?.lastTcpInfo(0);
+    const end = this.plane?.socketBuffers(0);
     if (info && retrans !== -1 && wantsTcpInfoDump(process.env)) this.server.io.err(tcpInfoDump(info));
     const counts = c
       ? serverCounters(setup, c, this.maertsRun?.sendSize)
@@ -337,8 +338,9 @@ class ServerTest {
     this.session.dataEnded(
       {
         ...counts,
-        recvBufSize: this.buffers.recv,
-        sendBufSize: this.buffers.send,
+        // netserver reads its socket sizes again as the data phase ends (autotuning grows them): RSS/RSR_SIZE_END.
+        recvBufSize: end?.recv ?? this.buffers.recv,
+        sendBufSize: end?.send ?? this.buffers.send,
         transportRetrans: retrans,
         congestionName: setup.congestion ?? this.server.congestion,
         cpu,

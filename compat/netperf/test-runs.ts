@@ -3,6 +3,7 @@ import type { DataPlane } from "../../src/engine/data-plane.ts";
 import type { MeasuredPlane } from "../../src/engine/measured-plane.ts";
 import { TestRun, type Side, type TestInfo } from "../../src/engine/test-run.ts";
 import type { HostWindow } from "../../src/host/window.ts";
+import type { SocketBufferSizes } from "../../src/worker/messages.ts";
 import { cpuStats } from "./cpu-stats.ts";
 import type { CpuStats } from "./figures.ts";
 import type { NetperfPlan } from "./plan.ts";
@@ -56,6 +57,8 @@ export interface PhaseEnd {
   elapsedS: number;
   /** netperf's local CPU figures (-c), from the host over the window. */
   localCpu: CpuStats | undefined;
+  /** SO_SNDBUF/SO_RCVBUF of the data socket as the phase ended (autotuning grows them): netperf's *_SIZE_END. */
+  buffers: SocketBufferSizes | undefined;
 }
 
 /** The data phase is over (ended, stopped or failed): the Test's window closes (idempotent) and gives its figures. */
@@ -100,5 +103,5 @@ export async function runDataPhase(
   clearTimeout(timer);
   o.signal.removeEventListener("abort", stop);
   ended?.();
-  return { counters: phase.counters, elapsedS: phase.elapsedS, localCpu: o.plan.localCpu ? cpuStats(phase.host) : undefined };
+  return { counters: phase.counters, elapsedS: phase.elapsedS, localCpu: o.plan.localCpu ? cpuStats(phase.host) : undefined, buffers: plane.socketBuffers(0) };
 }

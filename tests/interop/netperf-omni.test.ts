@@ -136,3 +136,44 @@ describe.skipIf(!available)("TCP_MSS and TCP_SENDFILE (classic DO_TCP_STREAM)", 
     expect(mbps).toBeGreaterThan(100);
   });
 });
+
+describe.skipIf(!available)("the *_SIZE_END selectors are the socket sizes as the data phase ended", () => {
+  const SIZES = "LSS_SIZE,LSS_SIZE_END,LSR_SIZE,LSR_SIZE_END,RSS_SIZE,RSS_SIZE_END,RSR_SIZE,RSR_SIZE_END";
+  const sizes = (out: string) => Object.fromEntries([...out.matchAll(/^(\w+)=(-?\d+)$/gm)].map((m) => [m[1]!, Number(m[2])]));
+  const run = (netperf: typeof stockNetperf, port: number, direction: string) =>
+    finish(netperf(["-H", "127.0.0.1", "-p", String(port), "-l", "1", "-P", "0", "-t", "omni", "--", "-d", direction, "-k", SIZES]), LIMIT_MS);
+
+  // Loopback's first segments already grow the send buffer to its autotuned size; a receiver's grows as data arrives.
+  test("anyperf netperf against stock netserver: the local ends grew as stock's do", async () => {
+    for (const direction of ["send", "recv"]) {
+      const [stock, ours] = await Promise.all([run(stockNetperf, STOCK, direction), run(oursNetperf, STOCK, direction)]);
+      expect(ours.code).toBe(0);
+      const s = sizes(stock.out);
+      const o = sizes(ours.out);
+      expect(o.LSS_SIZE).toBe(s.LSS_SIZE!);
+      expect(o.LSS_SIZE_END).toBe(s.LSS_SIZE_END!);
+      expect(s.LSS_SIZE_END!).toBeGreaterThan(s.LSS_SIZE!);
+      if (direction === "recv") {
+        expect(s.LSR_SIZE_END!).toBeGreaterThan(s.LSR_SIZE!);
+        expect(o.LSR_SIZE_END!).toBeGreaterThan(o.LSR_SIZE!);
+      }
+    }
+  });
+
+  test("stock netperf against anyperf netserver: the remote ends grew as stock netserver's do", async () => {
+    for (const direction of ["send", "recv"]) {
+      const stock = await run(stockNetperf, STOCK, direction);
+      const ours = await run(stockNetperf, OURS, direction);
+      expect(ours.code).toBe(0);
+      const s = sizes(stock.out);
+      const o = sizes(ours.out);
+      expect(o.RSS_SIZE).toBe(s.RSS_SIZE!);
+      expect(o.RSS_SIZE_END).toBe(s.RSS_SIZE_END!);
+      expect(s.RSS_SIZE_END!).toBeGreaterThan(s.RSS_SIZE!);
+      if (direction === "send") {
+        expect(s.RSR_SIZE_END!).toBeGreaterThan(s.RSR_SIZE!);
+        expect(o.RSR_SIZE_END!).toBeGreaterThan(o.RSR_SIZE!);
+      }
+    }
+  });
+});

@@ -1,5 +1,6 @@
 import { hostname } from "node:os";
 import { UserError } from "../errors.ts";
+import { jsonDocument } from "../report/json-numbers.ts";
 import type { Results } from "../report/result.ts";
 import { dialectOf, peerAddress, renderExposition, type Family } from "../status/metrics.ts";
 
@@ -94,7 +95,7 @@ export async function pushResults(targets: PushTargets, results: Results, backof
   const jobs: Promise<void>[] = [];
   if (targets.push !== undefined) {
     const url = targets.push;
-    const body = JSON.stringify(results);
+    const body = jsonDocument(results, 0);
     jobs.push(send(url, { method: "POST", headers: { "Content-Type": "application/json" }, body }, backoffMs).then((why) => {
       if (why !== undefined) failed.push(`--push ${url}: results not delivered (${why}); check the URL and that the receiver is up`);
     }));

@@ -3,8 +3,9 @@
  * (`bdp_bytes 335257.9167`, `mode_percent 56.99999999999999`): bytes, bits/s and bytes/s are whole numbers, a
  * percent (a `*_percent` field, or a CPU mode's share: user, system, softirq... of a host, a core or the process)
  * has two decimals, a time in seconds, milliseconds or microseconds stops at the microsecond's hundredth. Whole
- * numbers and every other field are left as they are. Only the printed document is rounded: the history file, the
- * status endpoint and the formulas keep the exact values.
+ * numbers and every other field are left as they are. Only the documents a user reads are rounded (`--json`, and
+ * `--push`, which sends what `--json` prints): the history file, the status endpoint and the formulas keep the exact
+ * values.
  */
 const CPU_MODES = new Set(["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal", "guest", "guest_nice", "busy", "total"]);
 
@@ -25,7 +26,7 @@ function rounded(key: string, v: unknown): unknown {
   return Math.round(v * f) / f;
 }
 
-/** The document as `--json` prints it (indented two spaces), its figures rounded as above. */
-export function jsonDocument(value: unknown): string {
-  return JSON.stringify(value, rounded, 2);
+/** The document as `--json` prints it (indented two spaces; `indent` 0: on one line), its figures rounded as above. */
+export function jsonDocument(value: unknown, indent = 2): string {
+  return JSON.stringify(value, rounded, indent);
 }

@@ -20,6 +20,8 @@ import {
   cpuNonIdleFraction,
   median,
   queueingDelayUs,
+  roundTripsPerMinute,
+  addedLatencyUs,
   senderTimeShares,
   throttledPercent,
   relativeSpreadPercent,
@@ -214,6 +216,12 @@ describe("link and window", () => {
     expect(bottleneckBps(295_582_016, 277_749_193)).toBe(295_582_016);
     expect(queueingDelayUs(3595, 8)).toBe(3587);
     expect(queueingDelayUs(5, 8)).toBe(0);
+    // The draft's example: a 100 ms round trip is 600 RPM; a 4 ms one 15,000.
+    expect(roundTripsPerMinute(100_000)).toBe(600);
+    expect(roundTripsPerMinute(4_000)).toBe(15_000);
+    expect(roundTripsPerMinute(0)).toBe(0);
+    expect(addedLatencyUs(212_400, 180)).toBe(212_220);
+    expect(addedLatencyUs(150, 180)).toBe(-30);
     expect(throttledPercent(94, 100)).toBe(94);
     expect(throttledPercent(3, 0)).toBe(0);
     // A loopback 1-byte RR: each process at 17.8 % of a core over 14,086.5 transactions/s.

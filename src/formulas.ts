@@ -170,6 +170,19 @@ export function queueingDelayUs(srttUs: number, minRttUs: number): number {
   return Math.max(0, srttUs - minRttUs);
 }
 
+/**
+ * Round trips per minute (the IETF responsiveness draft's RPM) = 60 s / round trip: 60·10⁶ / µs; 0 without a round
+ * trip. The draft averages several probe kinds; anyperf's probe is one TCP 1-byte request/response, its median.
+ */
+export function roundTripsPerMinute(roundTripUs: number): number {
+  return per(60e6, roundTripUs);
+}
+
+/** Latency added under load (µs) = loaded − idle; negative when the loaded phase measured less. */
+export function addedLatencyUs(loadedUs: number, idleUs: number): number {
+  return loadedUs - idleUs;
+}
+
 /** CPU per transaction (µs) = process CPU (% of one core) / 100 · 10⁶ / transactions per second; 0 without any. */
 export function cpuPerTransactionUs(processPercent: number, transactionsPerSecond: number): number {
   return per((processPercent / 100) * 1e6, transactionsPerSecond);

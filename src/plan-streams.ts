@@ -43,7 +43,7 @@ export function senders(plan: Plan, to: { host: string; ports: number[] }): Stre
   return to.ports.map((port, id): StreamSpecInput => {
     const connect = { host: to.host, port };
     if (plan.test !== "stream") {
-      return { kind: "rr-client", id, transport: plan.transport, connect, requestSize: plan.requestBytes, responseSize: plan.responseBytes, perTransactionConnect: plan.test === "crr", options };
+      return { kind: "rr-client", id, transport: plan.transport, connect, requestSize: plan.requestBytes, responseSize: plan.responseBytes, perTransactionConnect: plan.test === "crr", gapMs: plan.transactionGapMs, options };
     }
     const limitBytes = shareOf(plan.bytes, to.ports.length, id);
     if (plan.transport === "udp") {

@@ -34,6 +34,8 @@ export const Plan = z
     packetsPerSecond: z.number().min(0).default(0),
     requestBytes: z.number().int().min(1).max(1 << 20).default(1),
     responseBytes: z.number().int().min(1).max(1 << 20).default(1),
+    /** --rr over TCP: start a transaction at most every this many ms (a paced latency probe); 0 = back to back. */
+    transactionGapMs: z.number().min(0).max(60_000).default(0),
     socket: SocketOptions.default({}),
   })
   .refine((p) => !(p.transport === "udp" && p.test === "crr"), { message: "--crr needs TCP: drop --udp" });

@@ -173,6 +173,13 @@ export const RrClientSpec = z.object({
   /** Transactions kept in flight (netperf -b burst + 1). */
   inFlight: z.number().int().min(1).max(1024).default(1),
   endMarker: z.enum(["none", "zero-length-x3"]).default("none"),
+  /**
+   * Start a transaction at most every gapMs (0 = back to back): a latency probe's samples then spread evenly over time,
+   * where a closed loop takes thousands while a queue is empty and a few while it is full.
+   */
+  gapMs: z.number().min(0).max(60_000).default(0),
+}).refine((s) => s.gapMs === 0 || (s.transport === "tcp" && !s.perTransactionConnect && s.inFlight === 1), {
+  message: "a transaction gap paces one TCP transaction at a time on one connection: drop it for UDP, CRR or several in flight",
 }).refine((s) => (s.requestSize > 0 && s.responseSize > 0) || (s.perTransactionConnect && s.transport === "tcp" && s.requestSize === 0 && s.responseSize === 0), {
   message: "an empty request or response is only a TCP connect-and-close client's (both sizes 0)",
 });

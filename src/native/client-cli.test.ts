@@ -20,6 +20,14 @@ describe("anyperf client's command line", () => {
     expect(c).toMatchObject({ durationS: 3, streams: 4, transport: "udp", bitsPerSecond: 100e6, datagramBytes: 1200, warmupS: 1, cooldownS: 2, intervalS: 0.5 });
   });
 
+  test("--responsiveness: 4 load streams per direction unless -P says otherwise", () => {
+    const r = parseClientArgs(["h", "--responsiveness", "-t", "3"]);
+    expect(r.responsiveness).toBe(true);
+    expect(r.plan).toMatchObject({ streams: 4, durationS: 3, test: "stream", transport: "tcp" });
+    expect(parseClientArgs(["h", "--responsiveness", "-P", "8"]).plan.streams).toBe(8);
+    expect(parseClientArgs(["h"]).responsiveness).toBe(false);
+  });
+
   test("-p, -R, --bidir, --token, --link-speed, -n, an IPv6 host in brackets", () => {
     const r = parseClientArgs(["[::1]", "-p", "6000", "-R", "--token", "T", "--link-speed", "1G", "-n", "10M"]);
     expect(r.target).toEqual({ host: "::1", port: 6000, token: "T", direction: "reverse", linkSpeedBps: 1e9 });
@@ -36,6 +44,13 @@ describe("anyperf client's command line", () => {
       [["h", "--rr", "1,1", "-R"], /-R applies to bulk tests/],
       [["h", "-n", "1M", "-t", "2"], /-n and -t both given/],
       [["h", "-n", "1M", "--crr"], /-n counts bulk bytes/],
+      [["h", "--responsiveness", "--rr", "1,1"], /^--rr does not apply to --responsiveness/],
+      [["h", "--responsiveness", "-R"], /^-R does not apply to --responsiveness/],
+      [["h", "--responsiveness", "--bidir"], /^--bidir does not apply/],
+      [["h", "--responsiveness", "-u"], /^-u does not apply/],
+      [["h", "--responsiveness", "-n", "1M"], /^-n does not apply/],
+      [["h", "--responsiveness", "--csv", "x.csv"], /^--csv does not apply/],
+      [["h", "--responsiveness", "--link-speed", "1G"], /^--link-speed does not apply/],
     ] as const) {
       try {
         parseClientArgs([...argv]);

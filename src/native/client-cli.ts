@@ -9,6 +9,8 @@ import { OUTPUT_USAGE, PLAN_OPTIONS, num, planFromValues, planUsage } from "./pl
 import { runNativeClient, type ClientTarget } from "./client.ts";
 import { NATIVE_DEFAULT_PORT } from "./server.ts";
 import { parseLinkSpeed } from "../host/link.ts";
+import { LOAD_WARMUP_S, RESPONSIVENESS_STREAMS } from "./responsiveness.ts";
+import { responsivenessMain } from "./responsiveness-cli.ts";
 import { parseStartAt, waitUntil } from "../fleet/start-at.ts";
 import { startRouteEnabled, waitForStart } from "../status/readiness.ts";
 import { interruptedExitCode, shutdownSignal } from "../signals.ts";
@@ -23,6 +25,8 @@ ${planUsage("1")}
       --start-at T     connect and start at this RFC 3339 time (2026-12-03T12:00:00Z): N clients start together
       --paused         wait for POST /start on the status endpoint (needs --http) before connecting
       --link-speed R   the link's rate (1G) for the diagnosis, where this host cannot read it (shaped, virtual)
+      --responsiveness latency under load: a 1-byte request/response probe idle, then beside -P bulk streams
+                       (default ${RESPONSIVENESS_STREAMS}) up, down and both ways, -t seconds each after --warmup (default ${LOAD_WARMUP_S})
 ${PROCEDURE_USAGE}
 ${OUTPUT_USAGE}`;
 
@@ -37,6 +41,7 @@ export const CLIENT_OPTIONS = {
   "link-speed": { type: "string" },
   "start-at": { type: "string" },
   paused: { type: "boolean" },
+  responsiveness: { type: "boolean" },
 } as const;
 
 /** Options that take a value: a negative number after one is its value (to be range-checked), not an option. */
@@ -56,7 +61,12 @@ export function parseClientArgs(argv: string[]) {
   }
   const port = num("port", values.port, NATIVE_DEFAULT_PORT);
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new UserError(`-p ${values.port}: not a port; pass 1-65535`, 2);
-  const plan = planFromValues(values, { streams: 1 });
+  const responsive = values.responsiveness ?? false;
+  const plan = planFromValues(values, { streams: responsive ? RESPONSIVENESS_STREAMS : 1 });
+  if (responsive) {
+    const clash = values.rr !== undefined ? "--rr" : values.crr ? "--crr" : values.udp ? "-u" : values.reverse ? "-R" : values.bidir ? "--bidir" : values.bytes !== undefined ? "-n" : values.csv !== undefined ? "--csv" : values.push !== undefined ? "--push" : values.pushgateway !== undefined ? "--pushgateway" : values["link-speed"] !== undefined ? "--link-speed" : undefined;
+    if (clash) throw new UserError(`${clash} does not apply to --responsiveness (its own probe, TCP load both ways, -t seconds per phase): drop one`, 2);
+  }
   if (values.reverse && values.bidir) throw new UserError("-R and --bidir both given: pass one", 2);
   if ((values.reverse || values.bidir) && plan.test !== "stream") throw new UserError(`${values.reverse ? "-R" : "--bidir"} applies to bulk tests: drop it for --rr/--crr (the server answers every transaction anyway)`, 2);
   const target: ClientTarget = {
@@ -68,7 +78,7 @@ export function parseClientArgs(argv: string[]) {
   };
   if (values.paused && values["start-at"] !== undefined) throw new UserError("--paused and --start-at both given: pass one", 2);
   const startAtMs = values["start-at"] === undefined ? undefined : parseStartAt(values["start-at"], Date.now());
-  return { plan, target, json: values.json ?? false, csv: values.csv, push: values.push, pushgateway: values.pushgateway, help, startAtMs, paused: values.paused ?? false };
+  return { plan, target, json: values.json ?? false, csv: values.csv, push: values.push, pushgateway: values.pushgateway, help, startAtMs, paused: values.paused ?? false, responsiveness: responsive };
 }
 
 export async function clientMain(argv: string[], hooks: { onRun?: (run: TestRun) => void } = {}): Promise<number> {
@@ -88,6 +98,7 @@ export async function clientMain(argv: string[], hooks: { onRun?: (run: TestRun)
     console.error(`waiting until ${new Date(opts.startAtMs).toISOString()} (${Math.max(0, (opts.startAtMs - Date.now()) / 1000).toFixed(1)} s)`);
     if (!(await waitUntil(opts.startAtMs, signal))) return interruptedExitCode(signal) ?? 130;
   }
+  if (opts.responsiveness) return responsivenessMain(proc, opts, signal, hooks.onRun);
   const prepare = (a: string[]) => {
     const { plan, target } = parseClientArgs(a);
     return (h: Parameters<typeof runNativeClient>[2]) => runNativeClient(plan, target, h);

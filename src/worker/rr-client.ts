@@ -52,6 +52,8 @@ export class RrClient implements Runner {
   private udp: UdpSocket | undefined;
   private readonly req: Uint8Array;
   private udpTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The next paced transaction's start (gapMs). */
+  private gapTimer: ReturnType<typeof setTimeout> | undefined;
   private crrOpen: TcpSocket<Conn> | undefined;
   private stopped: (() => void) | undefined;
   private udpPending: number[] = [];
@@ -116,6 +118,9 @@ export class RrClient implements Runner {
       this.crrBlocking = this.crrBlockingTarget();
       if (this.crrBlocking) this.crrBlockingSlice();
       else void this.crrNext();
+    } else if (this.spec.gapMs > 0) {
+      // Paced: the socket's events drive it, as a blocking read would hold the Worker through each gap.
+      this.tcpSend(this.tcp!);
     } else {
       this.blocking = BlockingSocket.take(this.env, this.tcp!, () => (this.tcp!.data = { ...this.tcp!.data, detached: true }));
       const wire: Wire = this.blocking ?? this.tcp!;
@@ -198,6 +203,16 @@ export class RrClient implements Runner {
     if (writeAll(s, this.req)) this.ctx.c[this.ctx.o + Slot.bytes]! += this.req.byteLength;
   }
 
+  /** The next transaction: at once, or gapMs after the last one started. */
+  private next(s: Wire, lastSentAt: number): void {
+    const wait = lastSentAt + this.spec.gapMs - nowMs();
+    if (wait <= 0) return this.tcpSend(s);
+    this.gapTimer = setTimeout(() => {
+      this.gapTimer = undefined;
+      if (this.running) this.tcpSend(s);
+    }, wait);
+  }
+
   private tcpResponse(s: Wire, n: number): void {
     const st = s.data;
     st.got += n;
@@ -207,8 +222,9 @@ export class RrClient implements Runner {
       // Before the server's close reaches Bun, which closes the fd with it.
       if (this.spec.perTransactionConnect) this.firstTcpInfo(s.fd);
       st.got -= resp;
-      this.done(st.sentAt.shift()!);
-      if (this.running && !this.spec.perTransactionConnect) this.tcpSend(s);
+      const sentAt = st.sentAt.shift()!;
+      this.done(sentAt);
+      if (this.running && !this.spec.perTransactionConnect) this.next(s, sentAt);
     }
     if (this.spec.perTransactionConnect && st.sentAt.length === 0) st.got = 0;
   }
@@ -337,6 +353,7 @@ export class RrClient implements Runner {
 
   private armUdpTimer(): void {
     if (this.udpTimer) clearTimeout(this.udpTimer);
+    clearTimeout(this.gapTimer);
     this.udpTimer = setTimeout(() => {
       this.udpTimer = undefined;
       if (!this.running) return;

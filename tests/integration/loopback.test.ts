@@ -61,6 +61,16 @@ describe("loopback runs reconcile sender and receiver", () => {
     expect(Math.abs(server - r.summary.transactions!)).toBeLessThanOrEqual(1);
   });
 
+  test("TCP_RR paced (a latency probe): one transaction started per gap, each still timed alone", async () => {
+    const r = await run({ test: "rr", streams: 1, durationS: 1, transactionGapMs: 20 });
+    // One start per 20 ms is 50/s; a late timer only lowers it, and the window's edges add at most one transaction.
+    const perS = r.summary.transactions_per_second!;
+    expect(perS).toBeGreaterThan(45);
+    expect(perS).toBeLessThanOrEqual(50 + 1 / r.summary.seconds);
+    // The gap is not in the latency: a loopback round trip stays far below it.
+    expect(r.summary.latency_us!.p50).toBeLessThan(5_000);
+  });
+
   test("UDP_RR runs", async () => {
     const r = await run({ test: "rr", transport: "udp", streams: 1, requestBytes: 32, responseBytes: 64 });
     expect(r.summary.transactions).toBeGreaterThan(100);

@@ -56,6 +56,10 @@ export interface PairOptions {
   tag: string;
   /** tc tbf rate on both veth ends, e.g. "1gbit"; none when absent. */
   rate?: string;
+  /** tbf's latency: how long a packet may wait in its queue, which bounds the queue (default 5ms). */
+  latency?: string;
+  /** tbf's bucket (default 256kb); its queue holds latency's worth of the rate plus this. */
+  burst?: string;
 }
 
 /** TCP LISTEN (state 0A) on `port` in /proc/net/tcp{,6} text. */
@@ -96,7 +100,7 @@ export function makePair(options: PairOptions): NetnsPair {
       if (options.rate) {
         // tbf's clock is high-resolution, so a small burst holds the rate; a large one lets the first bytes of
         // each test through unshaped (1.25 MB is 0.2 % of a 5 s test at 1 Gbit/s). latency bounds the queue.
-        must(["tc", "-n", end.ns, "qdisc", "add", "dev", end.dev, "root", "tbf", "rate", options.rate, "burst", "256kb", "latency", "5ms"]);
+        must(["tc", "-n", end.ns, "qdisc", "add", "dev", end.dev, "root", "tbf", "rate", options.rate, "burst", options.burst ?? "256kb", "latency", options.latency ?? "5ms"]);
       }
     }
   } catch (err) {

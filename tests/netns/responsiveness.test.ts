@@ -1,0 +1,74 @@
+/**
+ * `anyperf client --responsiveness` between two network namespaces on a veth shaped by tc tbf to 50 Mbit/s on both
+ * ends: with a deep queue (tbf latency 200 ms) the load fills it and the probe waits in it, each way; with a shallow
+ * one (4 ms) it cannot. The bucket is small (15 kB) so the queue is what tbf's latency says, not a 256 kB burst more.
+ * The tbf is on the sending host's own interface, where TCP Small Queues let each socket hold only a few tens of kB
+ * in the qdisc: 8 streams are what builds a queue of tens of ms there (a router's queue would take all they send).
+ * Ports are picked free at run time from 32000-32999.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { z } from "zod";
+import { Responsiveness } from "../../src/native/responsiveness-report.ts";
+import { makePair, netnsSkipReason, type NetnsPair } from "../support/netns.ts";
+import { freePorts, jsonDoc } from "../support/processes.ts";
+
+const ROOT = join(import.meta.dir, "..", "..");
+const MAIN = join(ROOT, "main.ts");
+const BUN = process.execPath;
+const T = 180_000;
+
+const SKIP = netnsSkipReason();
+if (SKIP) console.warn(`tests/netns skipped: ${SKIP}`);
+
+const Doc = z.object({ responsiveness: Responsiveness });
+
+/** A pair shaped to 50 Mbit/s with this tbf latency, a serve in b; the client's --json document. */
+function shaped(tag: string, latency: string, streams: number) {
+  let pair: NetnsPair;
+  let port = 0;
+  beforeAll(async () => {
+    pair = makePair({ tag, rate: "50mbit", burst: "15kb", latency });
+    port = freePorts(32000, 33000, 1);
+    const serve = pair.run(pair.b, [BUN, MAIN, "serve", "-p", String(port), "--iperf3", "off", "--iperf", "off", "--netserver", "off", "--ntttcp", "off"], 600_000);
+    await pair.waitListening(pair.b, port, serve);
+  }, T);
+  afterAll(() => pair?.teardown());
+  return async () => {
+    const c = await pair.run(pair.a, [BUN, MAIN, "client", pair.b.addr, "-p", String(port), "--responsiveness", "-t", "3", "-P", String(streams), "--json"], 120_000).done;
+    expect(c.code, c.stderr).toBe(0);
+    const r = jsonDoc(Doc, c).responsiveness;
+    const p50 = (n: "idle" | "upload" | "download" | "bidir") => r[n]!.latency_us.p50;
+    console.log(`tbf 50 Mbit/s, latency ${latency}: p50 idle ${p50("idle")} µs, upload ${p50("upload")}, download ${p50("download")}, bidir ${p50("bidir")}; RPM ${r.rpm}; ${r.evidence.join(" | ")}`);
+    return r;
+  };
+}
+
+describe.skipIf(SKIP !== undefined)("--responsiveness, tbf 50 Mbit/s with a 200 ms queue", () => {
+  const run = shaped("r200", "200ms", 8);
+  test("loaded p50 at least 20 ms both ways, idle under 5 ms; the grown queue named by direction", async () => {
+    const r = await run();
+    expect(r.idle!.latency_us.p50).toBeLessThan(5_000);
+    for (const n of ["upload", "download", "bidir"] as const) {
+      expect(r[n]!.latency_us.p50).toBeGreaterThanOrEqual(20_000);
+      expect(r[n]!.added_latency_us!).toBeGreaterThan(15_000);
+      // The load filled the shaped path: tbf's rate, less headers.
+      expect(r[n]!.throughput_bps).toBeGreaterThan(40e6);
+    }
+    expect(r.rpm).toBeLessThan(3_000);
+    expect(r.evidence[0]).toStartWith("upload: client → server (upload) queue grew");
+    expect(r.evidence[1]).toStartWith("download: server → client (download) queue grew");
+    expect(r.evidence[2]).toMatch(/^bidir: client → server \(upload\) queue grew: .*; server → client \(download\) queue grew/);
+  }, T);
+});
+
+describe.skipIf(SKIP !== undefined)("--responsiveness, tbf 50 Mbit/s with a 4 ms queue", () => {
+  const run = shaped("r4", "4ms", 4);
+  test("loaded p50 under 15 ms", async () => {
+    const r = await run();
+    for (const n of ["upload", "download", "bidir"] as const) {
+      expect(r[n]!.latency_us.p50).toBeLessThan(15_000);
+      expect(r[n]!.throughput_bps).toBeGreaterThan(30e6);
+    }
+  }, T);
+});

@@ -62,5 +62,5 @@ function parse(argvIn: readonly string[], env: ParseEnv): ParsedCommand {
     if (w === "-ns") notes.push("-ns was read the ntttcp-for-linux way, as -n s (threads per port 's' → 1; sync stays on); pass --windows for Windows' no-sync");
     if (w === "-xml") notes.push("-xml was read the ntttcp-for-linux way, as -x ml (XML to a file named 'ml'); pass --windows for Windows' -xml");
   }
-  return { kind: "run", dialect, plan: planFromLinux(r.options), linux: r.options, messages: r.messages, notes, evidence };
+  return { kind: "run", dialect, plan: planFromLinux(r.options, env), linux: r.options, messages: r.messages, notes, evidence };
 }

@@ -28,8 +28,17 @@ export const NtttcpPlan = z.object({
   basePort: z.number().int().min(1).max(65535),
   sync: z.discriminatedUnion("kind", [
     z.object({ kind: z.literal("none") }),
-    /** One TCP connection to basePort−1 (4-byte big-endian messages). */
-    z.object({ kind: z.literal("linux"), port: z.number().int().min(1).max(65535), multiClient: z.boolean(), lastClient: z.boolean() }),
+    /**
+     * One TCP connection to basePort−1 (4-byte big-endian messages). `windowsTokens`: a receiver that also serves the
+     * senders that never contact it (Windows tokens on data port + this offset, no-sync senders by their first byte).
+     */
+    z.object({
+      kind: z.literal("linux"),
+      port: z.number().int().min(1).max(65535),
+      multiClient: z.boolean(),
+      lastClient: z.boolean(),
+      windowsTokens: z.number().int().positive().optional(),
+    }),
     /** One TCP connection per thread to data port + offset (1 byte each way). */
     z.object({ kind: z.literal("windows"), offset: z.number().int().positive() }),
   ]),
@@ -71,7 +80,7 @@ function checkPort(p: number, what: string): number {
   return p;
 }
 
-export function planFromLinux(o: LinuxOptions): NtttcpPlan {
+export function planFromLinux(o: LinuxOptions, opts: WindowsPlanOptions = {}): NtttcpPlan {
   const threads: PlanThread[] = [];
   const cpu = o.cpuAffinity >= 0 ? o.cpuAffinity : null;
   if (o.role === "receiver") {
@@ -88,6 +97,10 @@ export function planFromLinux(o: LinuxOptions): NtttcpPlan {
   if (o.daemon) ignored.push({ option: "-D", reason: "daemon mode is not offered; run it in the background with your shell" });
   if (o.epoll) ignored.push({ option: "-e", reason: "the receiver always uses the runtime's event loop" });
   const udp = o.udp;
+  // A TCP receiver in sync mode (not -M, whose senders all speak Linux sync) also answers Windows token contacts,
+  // as `anyperf serve` does (docs/protocols/ntttcp-interop.md §5.2), where every token port is a real port.
+  const offset = opts.tokenOffset ?? WINDOWS_TOKEN_PORT_OFFSET;
+  const tokens = o.role === "receiver" && !udp && !o.multiClient && o.basePort + o.ports - 1 + offset <= 65535 ? { windowsTokens: offset } : {};
   return NtttcpPlan.parse({
     dialect: "linux",
     role: o.role,
@@ -96,7 +109,7 @@ export function planFromLinux(o: LinuxOptions): NtttcpPlan {
     basePort: checkPort(o.basePort, "base port"),
     sync: o.noSync
       ? { kind: "none" }
-      : { kind: "linux", port: checkPort(o.basePort - 1, "sync port (base port − 1)"), multiClient: o.multiClient, lastClient: o.lastClient },
+      : { kind: "linux", port: checkPort(o.basePort - 1, "sync port (base port − 1)"), multiClient: o.multiClient, lastClient: o.lastClient, ...tokens },
     threads,
     ports: [...new Set(threads.map((t) => t.port))].sort((a, b) => a - b),
     totalConnections: o.role === "sender" ? o.ports * o.threadsPerPort * o.connsPerThread : 0,

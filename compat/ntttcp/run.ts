@@ -1,4 +1,3 @@
-import type { Snapshot } from "../../src/counters.ts";
 import { DataPlane } from "../../src/engine/data-plane.ts";
 import { TestRun } from "../../src/engine/test-run.ts";
 import { UserError } from "../../src/errors.ts";
@@ -11,6 +10,7 @@ import type { Transport } from "../../interop/ntttcp/transport.ts";
 import { WINDOWS_CONNECT_RETRIES, WINDOWS_CONNECT_RETRY_MS, WindowsTokenGate } from "../../interop/ntttcp/windows-token.ts";
 import { connectControl, listenControl } from "./control.ts";
 import { cycleTiming } from "./cycle.ts";
+import { sleep, until } from "./plane-wait.ts";
 import { hostFigures } from "./host-figures.ts";
 import type { NtttcpPlan } from "./plan.ts";
 import type { NtttcpResults, ThreadResult } from "./results.ts";
@@ -19,6 +19,7 @@ import { peerAllowed, policyLimits, serverPolicy } from "../../src/access/server
 import { peerText } from "../../src/access/peer-text.ts";
 import { RefusalLog } from "../../src/access/refusal-log.ts";
 import { SyncSeats } from "./sync-seats.ts";
+import { listenTokens, OtherSenders } from "./other-senders.ts";
 
 /**
  * Runs one ntttcp plan: the data plane on the engine, the start protocol the plan names (Linux sync, Windows tokens,
@@ -51,12 +52,6 @@ const CYCLE_END_MARGIN_MS = 250;
 /** The real sender's run-time failure status (-1000 & 0xff). */
 export const LINUX_EXIT_RUNTIME = 24;
 
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => (clearTimeout(t), resolve()), { once: true });
-  });
-
 function syncHost(p: NtttcpPlan): string {
   return p.threads[0]!.host;
 }
@@ -87,15 +82,6 @@ async function openPlane(layout: StreamLayout, retry: boolean, signal: AbortSign
       await sleep(WINDOWS_CONNECT_RETRY_MS, signal);
     }
   }
-}
-
-/** Resolves when `test` is true of a fresh snapshot (polled; the data plane reports accepts only through counters). */
-async function until(plane: DataPlane, test: (s: Snapshot) => boolean, signal: AbortSignal): Promise<boolean> {
-  while (!signal.aborted) {
-    if (test(plane.snapshot())) return true;
-    await sleep(2, signal);
-  }
-  return false;
 }
 
 function phaseLogs(run: TestRun, p: NtttcpPlan, io: RunIo, timing: { warmupS: number; cooldownS: number }): void {
@@ -204,6 +190,7 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
   const stop = linked(io.signal);
   const listeners: TcpListener[] = [];
   let syncRx: LinuxSyncReceiver | undefined;
+  let others: OtherSenders | undefined;
   let cycleEnd: ReturnType<typeof setTimeout> | undefined;
   // The run (and its /proc sampler) exists before the start trigger, so starting costs only a snapshot.
   let run: TestRun | undefined;
@@ -243,6 +230,16 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
         } else if (e.type === "interrupted") stop.abort("peer");
       });
       syncRx = rx;
+      const tokens = p.sync.windowsTokens;
+      others =
+        tokens === undefined
+          ? undefined
+          : new OtherSenders({ net: io.net, plan: p, plane, offset: tokens, admit: access.admit, log: io.log }, () => {
+              prepare(undefined);
+              // A Linux sync sender that asks now is told a test is running, as with a second Linux sender.
+              rx.runningElsewhere();
+              resolveStart(true);
+            }, listeners);
       // Up to 8 senders take part in one test; 16 seats, and idle or half-message holders give theirs up.
       const seats = new SyncSeats<Transport>(16);
       listeners.push(
@@ -250,6 +247,7 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
           const seat = seats.admit(t);
           if (seat === null) return null;
           seat.evict?.close();
+          others?.linuxContact();
           const c = rx.attach(t);
           return { onData: (b) => (seats.received(t, b.length), c.onData(b)), onClose: () => (seats.leave(t), c.onClose()) };
         }, access.admit),
@@ -267,18 +265,7 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
           io.signal.addEventListener("abort", () => done(false), { once: true });
           if (io.signal.aborted) done(false);
           const gate = new WindowsTokenGate(p.threads.length, () => done(true), (i) => io.log("ERR", `token exchange on port ${p.threads[i]!.port + sync.offset} failed`));
-          p.threads.forEach((t, i) => {
-            let taken = false;
-            listeners.push(
-              listenControl(io.net, t.host, t.port + sync.offset, (tr) => {
-                if (taken) return null;
-                taken = true;
-                const x = gate.exchange(i, tr);
-                queueMicrotask(() => x.start());
-                return { onData: (b) => x.onData(b), onClose: () => x.onClose() };
-              }, access.admit),
-            );
-          });
+          listenTokens({ net: io.net, plan: p, offset: sync.offset, admit: access.admit }, (i, tr) => gate.exchange(i, tr), listeners);
           return all;
         })();
       } else if (p.protocol === "udp") {
@@ -294,6 +281,7 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
       }
     }
     const began = await started;
+    others?.stop();
     if (!began && refused !== undefined) throw new UserError(`refused the sender's test: ${refused}`, 1);
     if (!began || !run) throw new UserError("interrupted before the test started: no sender connected", 1);
     const r: TestRun = run;
@@ -305,6 +293,7 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
     r.finish();
     return results(p, r, layout, plane, io);
   } finally {
+    others?.stop();
     clearTimeout(cycleEnd);
     const r = run as TestRun | undefined;
     if (r && r.phase !== "done") r.finish();

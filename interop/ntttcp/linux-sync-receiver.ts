@@ -59,6 +59,11 @@ export class LinuxSyncReceiver {
     this.waiting.clear();
   }
 
+  /** A test began without this session (a sender that never contacted the sync port): 'X' is answered 12 until it ends. */
+  runningElsewhere(): void {
+    this.state = TestState.running;
+  }
+
   /** -H: get ready for the next test. */
   reset(): void {
     this.state = TestState.notStarted;

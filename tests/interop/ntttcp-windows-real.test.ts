@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { expectSameConsole } from "../fixtures/ntttcp/windows-real.ts";
 import { freePorts, waitBound } from "../support/processes.ts";
 import { runWindowsNtttcp, windowsNtttcp } from "../support/windows-ntttcp.ts";
-import { expectClose, expectOk, spawnOurs, windowsTotalBytes, type Finished } from "./ntttcp-harness.ts";
+import { expectClose, expectOk, linuxTotalBytes, spawnOurs, windowsTotalBytes, type Finished } from "./ntttcp-harness.ts";
 
 /**
  * Against the real NTttcp for Windows 5.40 under Wine (tests/support/windows-ntttcp.ts finds it; skipped when it is
@@ -78,4 +78,18 @@ describe("the real Windows NTttcp 5.40 (Wine)", () => {
     expectOk(real, rx);
     expectSameConsole(real.stdout, rx.stdout);
   }, T);
+
+  // The Azure guide's receiver, read the ntttcp-for-linux way (sync on, no --windows): a real sync sender's tokens on
+  // data port + 1000 and a real -ns sender's first bytes start it. Ports 36200-36299 and their token ports 37200-37299.
+  for (const ns of ["", "-ns"]) {
+    test.skipIf(absent)(`the default receiver (-r -m 1,*,IP -t 2 -P 1) takes the real ${ns || "sync"} sender`, async () => {
+      const p = freePorts(36201, 36299, 1, [-1, 1000]);
+      const ours = spawnOurs(words(`-r -m 1,*,127.0.0.1 -t 2 -P 1 -p ${p}`));
+      await waitBound(p, "tcp", 30_000);
+      const real = await within(runWindowsNtttcp(words(`-s -m 1,*,127.0.0.1 ${ns} -t 2 -p ${p}`)), 40_000, "the real sender");
+      const rx = await within(ours, 20_000, "our receiver");
+      expectOk(real, rx);
+      expectClose(linuxTotalBytes(rx.stdout), windowsTotalBytes(real.stdout), 0.1);
+    }, T);
+  }
 });

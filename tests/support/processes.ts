@@ -104,15 +104,15 @@ const FALLBACK = { from: 13000, to: 16000 } as const;
  * before, or else in the fallback range. Test ranges partly fall in the kernel's ephemeral range, where other
  * processes' client sockets take ports at random and a fixed port may not bind.
  */
-export function freePorts(from: number, to: number, count: number): number {
+export function freePorts(from: number, to: number, count: number, alsoAt: readonly number[] = []): number {
   const used = portsInUse();
   const free = (p: number) => !used.has(p) && !handedOut.has(p);
+  // `alsoAt`: offsets where `count` more ports must be free too (ntttcp's Windows token ports, data port + 1000).
+  const at = (p: number) => [0, ...alsoAt].flatMap((o) => Array.from({ length: count }, (_, k) => p + o + k));
   for (const [lo, hi] of [[from, to], [FALLBACK.from, FALLBACK.to]] as const) {
     for (let p = lo; p + count <= hi; p++) {
-      let ok = true;
-      for (let k = 0; k < count && ok; k++) ok = free(p + k);
-      if (!ok) continue;
-      for (let k = 0; k < count; k++) handedOut.add(p + k);
+      if (!at(p).every(free)) continue;
+      for (const q of at(p)) handedOut.add(q);
       return p;
     }
   }

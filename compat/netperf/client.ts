@@ -16,11 +16,12 @@ import { connectTcp } from "../../src/worker/sockets.ts";
 import { ConfidenceTracker } from "./confidence.ts";
 import { cpuCount } from "./cpu-stats.ts";
 import { clientCounters, clientSpec, transportRetrans } from "./data-specs.ts";
-import { averageFigures, computeFigures, defaultFormat, type CpuStats, type Figures, type LatencyStats, type LocalSockets } from "./figures.ts";
+import { averageFigures, calcThruput, computeFigures, defaultFormat, type CpuStats, type Figures, type LatencyStats, type LocalSockets } from "./figures.ts";
+import { CommonWindow, type CommonCounts } from "./common-window.ts";
 import { InterimClock, interimText, interimUnits } from "./interim.ts";
 import { combineLatency, latencyStats, type LatencyParts } from "./latency.ts";
 import { count as samples } from "../../src/histogram.ts";
-import { packetsPerSecond } from "../../src/formulas.ts";
+import { packetsPerSecond, transactionsPerSecond } from "../../src/formulas.ts";
 import { peerName, phaseSoFar, runDataPhase } from "./test-runs.ts";
 import { topHeader } from "./legacy-output.ts";
 import { reportText } from "./omni-report.ts";
@@ -131,6 +132,8 @@ class Instance {
     private readonly remoteIp: string,
     private readonly dataFamily: "ipv4" | "ipv6",
     private readonly live: boolean,
+    /** With --instances: the window all instances' data phases share. */
+    private readonly common?: CommonWindow,
   ) {
     if (plan.iterationMax > 1) this.confidence = new ConfidenceTracker(plan.confidenceLevel, plan.confidenceInterval, plan.resultConfidenceOnly);
     if (plan.demoIntervalS !== undefined) this.interim = new InterimClock(performance.now());
@@ -339,7 +342,7 @@ class Instance {
     const s = testShape(plan.test);
     const shape = { protocol: s.protocol, sends: s.clientSends, receives: s.clientReceives, connectPerTransaction: s.connectPerTransaction };
     const peer = peerName(plan.remoteDataAddress ?? this.remoteIp, dataPort);
-    const phase = await runDataPhase(plane, { plan, signal: this.io.signal, peer, shape, openedAtMs }, (run) => this.interimLines(run, plane));
+    const phase = await runDataPhase(plane, { plan, signal: this.io.signal, peer, shape, openedAtMs, common: this.common }, (run) => this.interimLines(run, plane));
     const snap = phase.counters;
     const elapsedS = phase.elapsedS;
     const local: ClientDataCounters = clientCounters({ ...plan, sendSize: this.setup.sendSize }, snap, elapsedS);
@@ -476,7 +479,7 @@ export function dataFamilyOf(plan: NetperfPlan, controlIp: string): "ipv4" | "ip
 }
 
 /** One test. `live`: print standard output as it comes instead of returning it. */
-export async function runInstance(plan: NetperfPlan, io: ClientIo, live = false): Promise<InstanceResult> {
+export async function runInstance(plan: NetperfPlan, io: ClientIo, live = false, common?: CommonWindow): Promise<InstanceResult> {
   const failed = (failure: string): InstanceResult => {
     if (live) io.out(failure);
     return { exitCode: 255, stdout: live ? "" : failure, stderr: "" };
@@ -492,11 +495,15 @@ export async function runInstance(plan: NetperfPlan, io: ClientIo, live = false)
     if ("failure" in d) return failed(d.failure);
     resolved[key] = d.ip;
   }
-  return new Instance(resolved, io, r.ip, dataFamilyOf(resolved, r.ip), live).run();
+  return new Instance(resolved, io, r.ip, dataFamilyOf(resolved, r.ip), live, common).run();
 }
 
-/** The line after N instances: the sum of each one's main figure (trans/s for RR, pps for UDP_STREAM). */
-export function aggregateText(plan: NetperfPlan, results: InstanceResult[]): string {
+/**
+ * The lines after N instances: the sum of each one's main figure (trans/s for RR, pps for UDP_STREAM), then the same
+ * figure over the window where all of them ran (common-window.ts), which the sum overstates when their windows
+ * differ.
+ */
+export function aggregateText(plan: NetperfPlan, results: InstanceResult[], common: CommonCounts | undefined): string {
   const ok = results.filter((r) => r.exitCode === 0 && r.figures);
   const sum = (f: (r: InstanceResult) => number) => ok.reduce((s, r) => s + f(r), 0);
   const units = ok[0]?.figures?.unitsText ?? "";
@@ -509,11 +516,21 @@ export function aggregateText(plan: NetperfPlan, results: InstanceResult[]): str
   if (plan.test === "UDP_STREAM") {
     line += `, ${sum((r) => r.sentPps ?? 0).toFixed(2)} packets/s sent, ${sum((r) => r.receivedPps ?? 0).toFixed(2)} packets/s received`;
   }
+  line += `\n${commonWindowText(plan, results.length, common, ok[0]?.figures?.libfmt, units)}`;
   const timed = ok.flatMap((r) => (r.latency ? [r.latency] : []));
   const l = timed.length > 0 ? latencyStats(combineLatency(timed)) : undefined;
   if (!l) return `${line}\n`;
   // Every transaction of every instance, as if one test had timed them all.
   return `${line}\nLatency of ${timed.length} instances of ${plan.test} (usec): min ${l.min} mean ${l.mean.toFixed(2)} p50 ${l.p50} p90 ${l.p90} p99 ${l.p99} max ${l.max} stddev ${l.stddev.toFixed(2)}\n`;
+}
+
+/** The aggregate over the common window, in the sum's units; or why there is none. */
+function commonWindowText(plan: NetperfPlan, n: number, c: CommonCounts | undefined, libfmt: string | undefined, units: string): string {
+  if (!c || c.seconds <= 0) return `No window in which all ${n} instances ran: one ended or failed before the last one started; the sum above adds rates over windows that do not overlap`;
+  const head = `Over the ${c.seconds.toFixed(2)} s in which all ${n} instances ran: `;
+  const tail = "; the sum above adds each instance's rate over its own window";
+  if (isRequestResponse(plan.test) && (libfmt ?? "x") === "x") return `${head}${transactionsPerSecond(c.transactions, c.seconds).toFixed(2)} Trans/s${tail}`;
+  return `${head}${calcThruput(c.bytes, c.seconds, libfmt ?? "m").toFixed(2)} ${units}/sec${tail}`;
 }
 
 export async function runNetperf(plan: NetperfPlan, io: ClientIo): Promise<number> {
@@ -524,11 +541,12 @@ export async function runNetperf(plan: NetperfPlan, io: ClientIo): Promise<numbe
     io.err(r.stderr);
     return r.exitCode;
   }
-  const results = await Promise.all(Array.from({ length: plan.instances }, () => runInstance(plan, io)));
+  const common = new CommonWindow(plan.instances);
+  const results = await Promise.all(Array.from({ length: plan.instances }, () => runInstance(plan, io, false, common)));
   for (const r of results) {
     io.out(r.stdout);
     io.err(r.stderr);
   }
-  io.out(aggregateText(plan, results));
+  io.out(aggregateText(plan, results, common.result()));
   return results.every((r) => r.exitCode === 0) ? 0 : (results.find((r) => r.exitCode !== 0)?.exitCode ?? 1);
 }

@@ -592,7 +592,7 @@ Global options:
     -y local,remote   Set the socket priority
     -Y local,remote   Set the IP_TOS. Use hexadecimal.
     -Z passphrase     Set and pass to netserver a passphrase
-    --instances N     (anyperf) run N independent tests and print their sum
+    --instances N     (anyperf) run N independent tests; their sum, and over the window all ran
 
 For those options taking two parms, at least one must be specified;
 specifying one value without a comma will set both parms to that

@@ -283,6 +283,30 @@ describe("--instances", () => {
   );
 });
 
+describe("--instances: the aggregate over the window all instances share", () => {
+  test(
+    "8 TCP_RR instances against stock netserver: the common window's rate beside the sum, its transactions within theirs",
+    async () => {
+      const r = await finish(oursNetperf(["-H", "127.0.0.1", "-p", String(STOCK), "-l", "2", "-P", "0", "-t", "TCP_RR", "--instances", "8", "--", "-r", "1,1"]), LIMIT_MS);
+      expect(r.code).toBe(0);
+      const runs = [...r.out.matchAll(/^\d+ +\d+ +1 +1 +(\d+\.\d\d) +(\d+\.\d\d) +$/gm)].map((m) => ({ elapsed: Number(m[1]), rate: Number(m[2]) }));
+      expect(runs.length).toBe(8);
+      const sum = Number(/\(8 completed, 0 failed\): (\d+\.\d\d) Trans\/s\n/.exec(r.out)?.[1]);
+      const common = /\nOver the (\d+\.\d\d) s in which all 8 instances ran: (\d+\.\d\d) Trans\/s; the sum above adds each instance's rate over its own window\n/.exec(r.out);
+      expect(common).not.toBeNull();
+      const [seconds, rate] = [Number(common![1]), Number(common![2])];
+      expect(seconds).toBeGreaterThan(0.5);
+      expect(seconds).toBeLessThanOrEqual(Math.min(...runs.map((x) => x.elapsed)) + 0.01);
+      expect(rate).toBeGreaterThan(0);
+      // The window's transactions are some of those every instance counted over its own run.
+      const total = runs.reduce((a, x) => a + x.rate * x.elapsed, 0);
+      expect(rate * seconds).toBeLessThanOrEqual(total * 1.01);
+      expect(rate).toBeLessThan(sum * 1.5);
+    },
+    LIMIT_MS + 5000,
+  );
+});
+
 describe("anyperf netserver without -D", () => {
   test(
     "detaches as netserver does: the start line, exit 0, and the server keeps serving",

@@ -16,6 +16,7 @@ import {
   cpuModePercent,
   changePercent,
   concurrentSum,
+  countInWindow,
   linuxSocketBufferBytes,
   cpuNonIdleFraction,
   median,
@@ -478,6 +479,17 @@ describe("repeated runs", () => {
     expect(relativeSpreadPercent(90, 110, 100)).toBe(20);
     expect(relativeSpreadPercent(1, 3, 2)).toBe(100);
     expect(relativeSpreadPercent(0, 0, 0)).toBe(0);
+  });
+  test("interim rates counted inside a window: each interval's share of it at its own rate", () => {
+    const interims = [
+      { rate: 100, seconds: 1, endS: 11 },
+      { rate: 200, seconds: 1, endS: 12 },
+      { rate: 400, seconds: 0.5, endS: 12.5 },
+    ];
+    expect(countInWindow(interims, 10.5, 11.5)).toBe(150);
+    expect(countInWindow(interims, 10, 20)).toBe(500);
+    expect(countInWindow(interims, 12.25, 12.5)).toBe(100);
+    expect(countInWindow(interims, 13, 14)).toBe(0);
   });
   test("concurrent instances: the sum of their figures", () => {
     expect(concurrentSum([100, 250.5, 0])).toBe(350.5);

@@ -372,3 +372,20 @@ export function changePercent(before: number, after: number): number {
 export function concurrentSum(values: readonly number[]): number {
   return values.reduce((a, v) => a + v, 0);
 }
+
+/** One interim figure: `rate` per second over the `seconds` that ended at `endS` (netperf -D's interim lines). */
+export interface InterimRate {
+  rate: number;
+  seconds: number;
+  endS: number;
+}
+
+/**
+ * What interim figures counted inside [fromS, toS] = Σ rate · (the part of its interval inside the window), each
+ * interval taken at its own rate throughout.
+ */
+export function countInWindow(interims: readonly InterimRate[], fromS: number, toS: number): number {
+  let n = 0;
+  for (const { rate, seconds, endS } of interims) n += rate * Math.max(0, Math.min(endS, toS) - Math.max(endS - seconds, fromS));
+  return n;
+}

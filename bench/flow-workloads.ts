@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
-import { neperRr, netperfNumbers, sockperfMessageRate, sockperfPingPong } from "./peer-output.ts";
+import { neperRr, netperfInterims, netperfNumbers, sockperfMessageRate, sockperfPingPong } from "./peer-output.ts";
 import { Child, failure, waitListening } from "./processes.ts";
 import { median } from "./stats.ts";
 import { type Ctx, type Sample, type SideSpec, type Workload, HOST, both, clientServer, deadline, figure, loopback, loopbackHow, nativeServe, need } from "./workloads.ts";
 import { Results } from "../src/report/result.ts";
 import { fdsNeeded } from "../src/host/fd-limit.ts";
-import { concurrentSum, countInWindow, transactionsPerSecond, type InterimRate } from "../src/formulas.ts";
+import { concurrentSum, countInWindow, transactionsPerSecond } from "../src/formulas.ts";
 
 /**
  * Issue 20's rows: many concurrent request/response flows (against neper and against as many netperf processes),
@@ -54,18 +54,9 @@ function instancesSample(texts: string[], n: number, common: { rate: number; sec
   return { value: common.rate, cpuSeconds: 0, extra: { ...rrExtra(p99), sum_trans_s: concurrentSum(rates), common_s: common.seconds } };
 }
 
-/** A stock netperf's -D interim figures (keyval output): each interval's rate, length and end (epoch seconds). */
-function interimRates(text: string): InterimRate[] {
-  const of = (key: string) => netperfNumbers(text.replace(new RegExp(`^${key}\\[\\d+\\]=`, "gm"), `${key}=`), key);
-  const rates = of("NETPERF_INTERIM_RESULT");
-  const seconds = of("NETPERF_INTERVAL");
-  const ends = of("NETPERF_ENDING");
-  return rates.map((rate, i) => ({ rate, seconds: seconds[i] ?? 0, endS: ends[i] ?? 0 }));
-}
-
 /** The stock processes' rate over the window in which all of them ran: from the last first interval's start to the first last interval's end. */
 function commonRate(texts: string[]): { rate: number; seconds: number } {
-  const runs = texts.map(interimRates);
+  const runs = texts.map(netperfInterims);
   if (runs.some((r) => r.length === 0)) throw new Error("a netperf process printed no interim (-D) figures");
   const fromS = Math.max(...runs.map((r) => r[0]!.endS - r[0]!.seconds));
   const toS = Math.min(...runs.map((r) => r[r.length - 1]!.endS));

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { iperf2CsvTotal, iperf3Received, neperRr, netperfKeyval, netperfNumber, netperfNumbers, ntttcpReceiverBps, sockperfMessageRate, sockperfPingPong } from "./peer-output.ts";
+import { iperf2CsvTotal, iperf3Received, neperRr, netperfInterims, netperfKeyval, netperfNumber, netperfNumbers, ntttcpReceiverBps, sockperfMessageRate, sockperfPingPong } from "./peer-output.ts";
 
 /** testdata files hold the exact command on their first line and the tool's verbatim output below it. */
 function fixture(name: string): string {
@@ -92,6 +92,16 @@ describe("sockperf", () => {
   test("a refused connection is an error, not a zero", () => {
     expect(() => sockperfPingPong("sockperf: ERROR: Can`t connect socket (errno=111 Connection refused)\n")).toThrow("no valid-duration summary");
     expect(() => sockperfMessageRate("")).toThrow("no message rate");
+  });
+});
+
+describe("netperfInterims", () => {
+  test("-D 1 with -k: each interval's rate, length and end, the final keys left out", () => {
+    expect(netperfInterims(fixture("netperf-tcp-rr-interim.txt"))).toEqual([
+      { rate: 31933.06, seconds: 1.467, endS: 1796404221.178 },
+      { rate: 35535.17, seconds: 0.533, endS: 1796404221.711 },
+    ]);
+    expect(netperfInterims("THROUGHPUT=5\n")).toEqual([]);
   });
 });
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { InterimRate } from "../src/formulas.ts";
 
 /** Readers of the stock tools' machine-readable output: the figures the bench compares, nothing else. */
 
@@ -142,4 +143,14 @@ export function netperfNumbers(text: string, key: string): number[] {
     }
   }
   return out;
+}
+
+/** A netperf's -D interim figures in -k output (`NETPERF_INTERIM_RESULT[i]`...): each interval's rate, length and end (epoch seconds). */
+export function netperfInterims(text: string): InterimRate[] {
+  const of = (key: string) => netperfNumbers(text.replace(new RegExp(`^${key}\\[\\d+\\]=`, "gm"), `${key}=`), key);
+  const rates = of("NETPERF_INTERIM_RESULT");
+  const seconds = of("NETPERF_INTERVAL");
+  const ends = of("NETPERF_ENDING");
+  if (seconds.length !== rates.length || ends.length !== rates.length) throw new Error("netperf interim figures without their interval or end time");
+  return rates.map((rate, i) => ({ rate, seconds: seconds[i]!, endS: ends[i]! }));
 }

@@ -39,7 +39,8 @@ export async function main(argv: string[]): Promise<number> {
   const out = (s: string) => process.stdout.write(plan.dialect === "windows" ? windowsLines(s) : s);
   const log = (level: LogLevel, text: string) => {
     if (plan.dialect === "windows") {
-      if (level === "ERR") process.stderr.write(`ERROR: ${text}\r\n`);
+      // 5.40 prints its ERROR lines with the rest, on stdout.
+      if (level === "ERR") out(`ERROR: ${text}\n`);
       else if (level === "INFO" || plan.outputs.verbose) out(`${text}\n`);
       return;
     }

@@ -1,5 +1,6 @@
 import { DataPlane } from "../../src/engine/data-plane.ts";
 import { TestRun } from "../../src/engine/test-run.ts";
+import type { Cut } from "../../src/engine/cut.ts";
 import { UserError } from "../../src/errors.ts";
 import { Interrupted, unlessAborted } from "../../src/signals.ts";
 import type { Net, TcpListener } from "../../src/net/types.ts";
@@ -48,6 +49,9 @@ export interface RunIo {
 
 /** How early a Linux sync receiver's state turns "finished" before its cycle's end (see runReceiver). */
 const CYCLE_END_MARGIN_MS = 250;
+
+/** How close to its end a Windows receiver's sender may close without "Unexpected disconnect" (see runReceiver). */
+const DISCONNECT_MARGIN_MS = 300;
 
 /** The real sender's run-time failure status (-1000 & 0xff). */
 export const LINUX_EXIT_RUNTIME = 24;
@@ -183,6 +187,25 @@ function receiverPolicy(p: NtttcpPlan, io: RunIo) {
   };
 }
 
+/**
+ * 5.40's receiver thread whose recv() returns 0 before the test ends (its sender closed first, or was killed) fails
+ * with these lines, and the run says so after every thread; the results are printed all the same and the exit status
+ * stays 0 (docs/protocols/ntttcp-windows.md §5.1). In count mode a close after the thread's -n buffers is the normal
+ * end. (ntttcp-for-linux says nothing: its receiver prints the results and then never exits.)
+ */
+function reportDisconnects(p: NtttcpPlan, sinceOpen: { closed: number; bytes: number }[], io: RunIo): void {
+  const early = (s: { closed: number; bytes: number }) => s.closed > 0 && (p.countBytesPerThread === null || s.bytes < p.countBytesPerThread);
+  const failed = p.threads.filter((_, i) => sinceOpen[i] !== undefined && early(sinceOpen[i]!));
+  for (const t of failed) {
+    io.log("ERR", "DoSendsReceives failed: Unexpected disconnect");
+    io.log("ERR", "DoSendsReceives failed: error in send/recv");
+    io.log("ERR", `StartSenderReceiver in thread: ${t.index} failed: error in send/recv`);
+  }
+  if (failed.length === 0) return;
+  io.log("ERR", "DoWork failed: one or more worker threads failed");
+  io.log("ERR", "main failed: one or more worker threads failed");
+}
+
 export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResults> {
   const access = receiverPolicy(p, io);
   const layout = receiverSpecs(p, { sockopt: (await loadSockopt()) !== undefined, allow: serverPolicy().allow });
@@ -287,7 +310,15 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
     const r: TestRun = run;
     // 5.40's receiver says so once every thread has its connection (and token), as its sender does.
     if (p.dialect === "windows") io.log("INFO", "Network activity progressing...");
+    // A Windows receiver counts a sender's close as an error only well before its own end: its clock starts when the
+    // last connection is seen (polled), so a sender ending on its own clock may close a moment before ours ends.
+    const { warmupS, durationS, cooldownS } = r.timing;
+    let tail: Cut | undefined;
+    const windows = p.dialect === "windows" && p.protocol === "tcp";
+    const tailTimer = windows && durationS > 0 ? setTimeout(() => (tail = r.cut()), Math.max(0, (warmupS + durationS + cooldownS) * 1000 - DISCONNECT_MARGIN_MS)) : undefined;
     await r.runTimed(stop.signal);
+    clearTimeout(tailTimer);
+    if (windows && (durationS === 0 || tail)) reportDisconnects(p, r.between(r.originAt(0), tail ?? r.cut()).streams(plane) ?? [], io);
     syncRx?.finish();
     if (p.dialect === "linux") io.log("INFO", "Test cycle finished.");
     r.finish();

@@ -14,7 +14,7 @@ export interface Finished {
 
 export interface Child {
   done: Promise<Finished>;
-  kill(): void;
+  kill(signal?: NodeJS.Signals): void;
 }
 
 export function spawnOurs(args: string[], env: Record<string, string> = {}, cwd?: string): Child {
@@ -23,7 +23,7 @@ export function spawnOurs(args: string[], env: Record<string, string> = {}, cwd?
     const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
     return { code, stdout, stderr };
   })();
-  return { done, kill: () => p.kill() };
+  return { done, kill: (signal) => p.kill(signal) };
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

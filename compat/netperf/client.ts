@@ -323,8 +323,8 @@ class Instance {
         family: this.dataFamily,
         localAddress: plan.localDataAddress,
         localPort: plan.localDataPort,
-        sendSize: Math.max(1, this.setup.sendSize),
-        recvSize: Math.max(1, this.setup.recvSize),
+        sendSize: Math.max(1, this.setup.sendCall),
+        recvSize: Math.max(1, this.setup.recvCall),
         requestSize: plan.requestSize,
         responseSize: plan.responseSize,
         firstBurst: plan.firstBurst,
@@ -345,7 +345,7 @@ class Instance {
     const phase = await runDataPhase(plane, { plan, signal: this.io.signal, peer, shape, openedAtMs, common: this.common }, (run) => this.interimLines(run, plane));
     const snap = phase.counters;
     const elapsedS = phase.elapsedS;
-    const local: ClientDataCounters = clientCounters({ ...plan, sendSize: this.setup.sendSize }, snap, elapsedS);
+    const local: ClientDataCounters = clientCounters({ ...plan, sendSize: this.setup.sendCall }, snap, elapsedS);
     // A stream test's timed calls are its histogram's samples; a request/response test's are its transactions.
     const timed = isRequestResponse(plan.test) ? snap : { ...snap, transactions: samples(snap.histogram) };
     this.lastLatency = latencyStats(timed);

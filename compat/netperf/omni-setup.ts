@@ -17,6 +17,9 @@ export interface OmniSetup {
   /** The I/O sizes netperf reports (0 for request/response tests). */
   sendSize: number;
   recvSize: number;
+  /** The bytes each send and receive call moves. */
+  sendCall: number;
+  recvCall: number;
   /** The -o/-O/-k selectors, in their output lines; none for the legacy output. */
   blocks: Selector[][];
   /** REMOTE_CONG_CONTROL is asked for: the request asks the netserver for it. */
@@ -79,7 +82,8 @@ export function omniSetup(plan: NetperfPlan, dataFamily: "ipv4" | "ipv6"): OmniS
   const request = OmniRequest.parse(built.request);
   // netperf reports 0 for the I/O sizes of RR tests.
   const rr = isRequestResponse(plan.test);
-  return { request, localSockets, sendSize: rr ? 0 : built.local.sendSize, recvSize: rr ? 0 : built.local.recvSize, blocks, wantCong };
+  const { sendCall, recvCall } = built.local;
+  return { request, localSockets, sendSize: rr ? 0 : built.local.sendSize, recvSize: rr ? 0 : built.local.recvSize, sendCall, recvCall, blocks, wantCong };
 }
 
 /** This side's sockets once the data phase read their final sizes (the set-up's where it read none, as for UDP). */

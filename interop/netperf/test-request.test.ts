@@ -27,6 +27,16 @@ describe("buildOmniRequest", () => {
     expect(local.recvSize).toBe(131072);
   });
 
+  test("a stream given -r sizes moves them per call and reports only the -m/-M it was given, as netperf 2.7.0", () => {
+    const send = buildOmniRequest({ test: "TCP_STREAM", testLength: 1, localSendBuf: 16384, localRecvBuf: 131072, requestSize: 100, responseSize: 100 });
+    expect(send.local).toMatchObject({ sendSize: 0, sendCall: 100 });
+    const sized = buildOmniRequest({ test: "TCP_STREAM", testLength: 1, localSendBuf: 16384, localRecvBuf: 131072, requestSize: 100, localSendSize: 1000 });
+    expect(sized.local).toMatchObject({ sendSize: 1000, sendCall: 100 });
+    const recv = buildOmniRequest({ test: "TCP_MAERTS", testLength: 1, localSendBuf: 16384, localRecvBuf: 131072, requestSize: 100, responseSize: 200 });
+    expect(recv.local).toMatchObject({ recvSize: 0, recvCall: 200 });
+    expect(buildOmniRequest({ test: "TCP_STREAM", testLength: 1, localSendBuf: 16384, localRecvBuf: 131072 }).local).toMatchObject({ sendSize: 16384, sendCall: 16384 });
+  });
+
   test("UDP_STREAM routing stays off unless -R 1; REMOTE_CONG_CONTROL sets the same bit", () => {
     const base = { test: "UDP_STREAM", testLength: 1, localSendBuf: 212992, localRecvBuf: 212992 } as const;
     expect(OmniRequest.parse(buildOmniRequest(base).request).flags).toBe(0);

@@ -105,8 +105,12 @@ export type TestRequestParamsInput = z.input<typeof TestRequestParams>;
 
 /** The client's own I/O sizes that go with the request. */
 export interface LocalIo {
+  /** The send and receive sizes netperf reports (LOCAL_SEND_SIZE, LOCAL_RECV_SIZE). */
   sendSize: number;
   recvSize: number;
+  /** The bytes of each send and receive call: a stream given -r sizes moves them, whatever it reports. */
+  sendCall: number;
+  recvCall: number;
 }
 
 const UDP_MAX = 65507;
@@ -127,13 +131,17 @@ export function buildOmniRequest(input: TestRequestParamsInput): { request: Omni
   let recvWidth = p.recvWidth;
   let sendSize = p.localSendSize;
   let recvSize = p.localRecvSize;
+  let sendCall = sendSize;
+  let recvCall = recvSize;
   if (shape.clientSends) {
     if (rr) {
       if (sendWidth === 0) sendWidth = 1;
-      sendSize = requestSize;
+      sendSize = sendCall = requestSize;
     } else {
-      if (sendSize === 0) sendSize = chooseSendSize(p.localSendBuf, shape.protocol);
-      if (sendWidth === 0) sendWidth = Math.floor(p.localSendBuf / sendSize) + 1;
+      // netperf 2.7.0 sends the -r request size per call in a stream too, and then works out no default send size.
+      if (requestSize > 0) sendCall = requestSize;
+      else sendCall = sendSize = sendSize === 0 ? chooseSendSize(p.localSendBuf, shape.protocol) : sendSize;
+      if (sendWidth === 0) sendWidth = Math.floor(p.localSendBuf / sendCall) + 1;
       // netperf bumps a width of 1 even when the user asked for it.
       if (sendWidth === 1) sendWidth = 2;
     }
@@ -141,11 +149,13 @@ export function buildOmniRequest(input: TestRequestParamsInput): { request: Omni
   if (shape.clientReceives) {
     if (rr) {
       if (recvWidth === 0) recvWidth = 1;
-      recvSize = responseSize;
+      recvSize = recvCall = responseSize;
     } else {
-      if (recvSize === 0) recvSize = p.localRecvBuf > 0 ? p.localRecvBuf : 4096;
+      // As for sending: a stream given a -r response size receives that much per call.
+      if (responseSize > 0) recvCall = responseSize;
+      else recvCall = recvSize = recvSize === 0 ? (p.localRecvBuf > 0 ? p.localRecvBuf : 4096) : recvSize;
       if (recvWidth === 0) {
-        recvWidth = Math.floor(p.localRecvBuf / recvSize) + 1;
+        recvWidth = Math.floor(p.localRecvBuf / recvCall) + 1;
         if (recvWidth === 1) recvWidth = 2;
       }
     }
@@ -205,5 +215,5 @@ export function buildOmniRequest(input: TestRequestParamsInput): { request: Omni
     congControl: p.remoteCongestion,
     fillFile: p.remoteFillFile,
   };
-  return { request, local: { sendSize, recvSize } };
+  return { request, local: { sendSize, recvSize, sendCall, recvCall } };
 }

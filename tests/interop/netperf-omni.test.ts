@@ -137,6 +137,26 @@ describe.skipIf(!available)("TCP_MSS and TCP_SENDFILE (classic DO_TCP_STREAM)", 
   });
 });
 
+describe.skipIf(!available)("a stream given -r sizes moves them per call, as stock netperf does", () => {
+  const kv = (out: string) => Object.fromEntries([...out.matchAll(/^(\w+)=(-?\d+)/gm)].map((m) => [m[1]!, Number(m[2])]));
+  for (const [args, size, bytes, calls, each] of [
+    [["-d", "send", "-r", "100"], "LOCAL_SEND_SIZE", "LOCAL_BYTES_SENT", "LOCAL_SEND_CALLS", 100],
+    [["-d", "recv", "-r", "100,200"], "LOCAL_RECV_SIZE", "LOCAL_BYTES_RECVD", "LOCAL_RECV_CALLS", 200],
+  ] as const) {
+    test(`-- ${args.join(" ")} against stock netserver`, async () => {
+      const { stock, ours } = await both(["-P", "0", "-t", "omni", "--", ...args, "-k", `${size},${bytes},${calls}`]);
+      expect(ours.code).toBe(0);
+      for (const out of [stock.out, ours.out]) {
+        const k = kv(out);
+        expect(k[size]).toBe(0);
+        // A receive call returns at most its size; the loopback hands over whole sends.
+        expect(k[bytes]! / k[calls]!).toBeLessThanOrEqual(each);
+        expect(k[bytes]! / k[calls]!).toBeGreaterThan(each / 2);
+      }
+    });
+  }
+});
+
 describe.skipIf(!available)("the *_SIZE_END selectors are the socket sizes as the data phase ended", () => {
   const SIZES = "LSS_SIZE,LSS_SIZE_END,LSR_SIZE,LSR_SIZE_END,RSS_SIZE,RSS_SIZE_END,RSR_SIZE,RSR_SIZE_END";
   const sizes = (out: string) => Object.fromEntries([...out.matchAll(/^(\w+)=(-?\d+)$/gm)].map((m) => [m[1]!, Number(m[2])]));

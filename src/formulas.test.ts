@@ -22,6 +22,7 @@ import {
   median,
   queueingDelayUs,
   roundTripsPerMinute,
+  queueDrainUs,
   addedLatencyUs,
   senderTimeShares,
   throttledPercent,
@@ -223,6 +224,9 @@ describe("link and window", () => {
     expect(roundTripsPerMinute(0)).toBe(0);
     expect(addedLatencyUs(212_400, 180)).toBe(212_220);
     expect(addedLatencyUs(150, 180)).toBe(-30);
+    // tbf 50mbit holding 490,536 bytes (captured: tests/fixtures/rtnetlink/tbf-50mbit-backlog.hex).
+    expect(queueDrainUs(490_536, 50e6)).toBeCloseTo(78_485.76, 2);
+    expect(queueDrainUs(1000, 0)).toBe(0);
     expect(throttledPercent(94, 100)).toBe(94);
     expect(throttledPercent(3, 0)).toBe(0);
     // A loopback 1-byte RR: each process at 17.8 % of a core over 14,086.5 transactions/s.

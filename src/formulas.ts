@@ -178,6 +178,11 @@ export function roundTripsPerMinute(roundTripUs: number): number {
   return per(60e6, roundTripUs);
 }
 
+/** A queue's delay (µs) = its bytes · 8 / the rate it drains at (bits/s) · 10⁶; 0 at no rate. */
+export function queueDrainUs(backlogBytes: number, rateBps: number): number {
+  return per(backlogBytes * 8 * 1e6, rateBps);
+}
+
 /** Latency added under load (µs) = loaded − idle; negative when the loaded phase measured less. */
 export function addedLatencyUs(loadedUs: number, idleUs: number): number {
   return loadedUs - idleUs;

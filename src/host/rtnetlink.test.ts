@@ -25,24 +25,29 @@ function read(bytes: Uint8Array, splits: number[] = []): TcDumpReader {
 const ROOT = 0xffffffff;
 const captured: Record<string, TcEntry[]> = {
   "tbf-300mbit.hex": [
-    { what: "qdisc", ifindex: 1, handle: 0, parent: ROOT, kind: "noqueue" },
-    { what: "qdisc", ifindex: 2, handle: 0x800d0000, parent: ROOT, kind: "tbf", rate_bps: 300e6 },
+    { what: "qdisc", ifindex: 1, handle: 0, parent: ROOT, kind: "noqueue", backlog_bytes: 0 },
+    { what: "qdisc", ifindex: 2, handle: 0x800d0000, parent: ROOT, kind: "tbf", rate_bps: 300e6, backlog_bytes: 0 },
   ],
   "tbf-40gbit.hex": [
-    { what: "qdisc", ifindex: 1, handle: 0, parent: ROOT, kind: "noqueue" },
-    { what: "qdisc", ifindex: 2, handle: 0x800d0000, parent: ROOT, kind: "tbf", rate_bps: 40e9 },
+    { what: "qdisc", ifindex: 1, handle: 0, parent: ROOT, kind: "noqueue", backlog_bytes: 0 },
+    { what: "qdisc", ifindex: 2, handle: 0x800d0000, parent: ROOT, kind: "tbf", rate_bps: 40e9, backlog_bytes: 0 },
   ],
   "htb-qdisc.hex": [
-    { what: "qdisc", ifindex: 1, handle: 0, parent: ROOT, kind: "noqueue" },
-    { what: "qdisc", ifindex: 2, handle: 0x10000, parent: ROOT, kind: "htb" },
+    { what: "qdisc", ifindex: 1, handle: 0, parent: ROOT, kind: "noqueue", backlog_bytes: 0 },
+    { what: "qdisc", ifindex: 2, handle: 0x10000, parent: ROOT, kind: "htb", backlog_bytes: 0 },
   ],
   "htb-class.hex": [
     { what: "class", ifindex: 2, handle: 0x10010, parent: 0x10001, kind: "htb", rate_bps: 50e6, ceil_bps: 200e6 },
     { what: "class", ifindex: 2, handle: 0x10001, parent: ROOT, kind: "htb", rate_bps: 100e6, ceil_bps: 200e6 },
   ],
+  "tbf-50mbit-backlog.hex": [
+    { what: "qdisc", ifindex: 1, handle: 0, parent: ROOT, kind: "noqueue", backlog_bytes: 0 },
+    // 490,536 bytes waiting: 78 ms at 50 Mbit/s.
+    { what: "qdisc", ifindex: 2, handle: 0x80460000, parent: ROOT, kind: "tbf", rate_bps: 50e6, backlog_bytes: 490_536 },
+  ],
   "noqueue.hex": [
-    { what: "qdisc", ifindex: 1, handle: 0, parent: ROOT, kind: "noqueue" },
-    { what: "qdisc", ifindex: 2, handle: 0, parent: ROOT, kind: "noqueue" },
+    { what: "qdisc", ifindex: 1, handle: 0, parent: ROOT, kind: "noqueue", backlog_bytes: 0 },
+    { what: "qdisc", ifindex: 2, handle: 0, parent: ROOT, kind: "noqueue", backlog_bytes: 0 },
   ],
 };
 

@@ -19,6 +19,10 @@ export const NLMSG_MAX = 64 * 1024;
 
 const TCA_KIND = 1;
 const TCA_OPTIONS = 2;
+const TCA_STATS2 = 7;
+/** In TCA_STATS2: struct gnet_stats_queue { qlen, backlog, drops, requeues, overlimits }, u32 each. */
+const TCA_STATS_QUEUE = 3;
+const QUEUE_BACKLOG_AT = 4;
 const TCA_TBF_PARMS = 1;
 const TCA_TBF_RATE64 = 4;
 const TCA_HTB_PARMS = 1;
@@ -37,6 +41,8 @@ export interface TcEntry {
   kind: string;
   rate_bps?: number;
   ceil_bps?: number;
+  /** Bytes waiting in it when the kernel answered (a root tbf's include its inner queue's). */
+  backlog_bytes?: number;
 }
 
 /** The dump request for one interface's qdiscs or classes (the class dump needs the interface; the qdisc dump is filtered by us too). */
@@ -84,6 +90,9 @@ function entry(type: number, body: Uint8Array): TcEntry | undefined {
   const nul = kindBytes.indexOf(0);
   const kind = new TextDecoder().decode(kindBytes.subarray(0, nul < 0 ? kindBytes.length : nul));
   const e: TcEntry = { what: type === RTM_NEWQDISC ? "qdisc" : "class", ifindex: v.getInt32(4, true), handle: v.getUint32(8, true), parent: v.getUint32(12, true), kind };
+  const stats = a.get(TCA_STATS2);
+  const backlog = stats && e.what === "qdisc" ? u32(attrs(stats, 0, stats.length).get(TCA_STATS_QUEUE), QUEUE_BACKLOG_AT) : undefined;
+  if (backlog !== undefined) e.backlog_bytes = backlog;
   const opts = a.get(TCA_OPTIONS);
   if (!opts) return e;
   const o = attrs(opts, 0, opts.length);
@@ -145,12 +154,17 @@ export class TcDumpReader {
 /** TC_H_ROOT: a root qdisc's parent. */
 const TC_H_ROOT = 0xffffffff;
 
+/** The interface's root qdisc among a dump's. */
+export function rootQdisc(ifindex: number, qdiscs: readonly TcEntry[]): TcEntry | undefined {
+  return qdiscs.find((q) => q.ifindex === ifindex && q.parent === TC_H_ROOT);
+}
+
 /**
  * The rate an interface is shaped to, from its root qdisc and classes: a root tbf's rate, or a root htb's widest
  * top-level class ceiling (what traffic may borrow up to); undefined when the root shapes nothing.
  */
 export function shapedRate(ifindex: number, qdiscs: readonly TcEntry[], classes: readonly TcEntry[]): { kind: string; rate_bps: number } | undefined {
-  const root = qdiscs.find((q) => q.ifindex === ifindex && q.parent === TC_H_ROOT);
+  const root = rootQdisc(ifindex, qdiscs);
   if (!root) return undefined;
   if (root.kind === "tbf" && root.rate_bps !== undefined) return { kind: "tbf", rate_bps: root.rate_bps };
   if (root.kind === "htb") {

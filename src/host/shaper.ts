@@ -1,13 +1,15 @@
 import { netlinkExchange } from "../sockopt/netlink.ts";
 import { readIfPresent } from "./link.ts";
 import type { LinkFacts } from "./link-facts.ts";
-import { encodeTcDump, RTM_GETQDISC, RTM_GETTCLASS, shapedRate, TcDumpReader, type TcEntry } from "./rtnetlink.ts";
+import { encodeTcDump, rootQdisc, RTM_GETQDISC, RTM_GETTCLASS, shapedRate, TcDumpReader, type TcEntry } from "./rtnetlink.ts";
 
 /** A shaping qdisc on an interface (tbf, htb) and the rate it holds traffic to, bits/s. */
 export interface Shaper {
   interface: string;
   kind: string;
   rate_bps: number;
+  /** Bytes in its queue when read. */
+  backlog_bytes?: number;
 }
 
 let seq = 1;
@@ -31,7 +33,8 @@ export async function readShaper(iface: string | undefined): Promise<Shaper | un
   if (!qdiscs) return undefined;
   const classes = qdiscs.some((q) => q.ifindex === ifindex && q.kind === "htb") ? ((await dump(RTM_GETTCLASS, ifindex)) ?? []) : [];
   const shaped = shapedRate(ifindex, qdiscs, classes);
-  return shaped && { interface: iface, ...shaped };
+  const backlog = rootQdisc(ifindex, qdiscs)?.backlog_bytes;
+  return shaped && { interface: iface, ...shaped, ...(backlog === undefined ? {} : { backlog_bytes: backlog }) };
 }
 
 /**

@@ -4,9 +4,16 @@ import { diagnose } from "../diagnosis/diagnose.ts";
 import { diagnosisInput } from "../diagnosis/from-results.ts";
 import type { Diagnosis } from "../diagnosis/schema.ts";
 import { readLink } from "../host/link.ts";
+import type { LinkFacts } from "../host/link-facts.ts";
 import { readShaper, shapedLink } from "../host/shaper.ts";
 import { readTcpBufferCeilings, streamWindowBytes } from "../host/link-buffers.ts";
 import type { Results } from "../report/result.ts";
+
+/** The link this host routes to the server by (its name resolved first), with --link-speed when given. */
+export async function routeToServer(server: string, linkSpeedBps?: number): Promise<LinkFacts> {
+  const address = isIP(server) === 0 ? await lookup(server).then((a) => a.address, () => server) : server;
+  return readLink(address, { override: linkSpeedBps });
+}
 
 /**
  * The diagnosis of a finished two-host run: both ends' windows, the link to the server as this host routes to it,
@@ -16,9 +23,7 @@ import type { Results } from "../report/result.ts";
 export async function diagnoseRun(r: Results, opts: { server: string; localSends: boolean; linkSpeedBps?: number; targetBps?: number }): Promise<Diagnosis | undefined> {
   const remote = r.remote;
   if (!remote) return undefined;
-  let address = opts.server;
-  if (isIP(address) === 0) address = await lookup(address).then((a) => a.address, () => address);
-  const route = readLink(address, { override: opts.linkSpeedBps });
+  const route = await routeToServer(opts.server, opts.linkSpeedBps);
   const link = shapedLink(route, await readShaper(route.interface));
   const ours = readTcpBufferCeilings();
   // With -w both ends set the buffer the user asked for, each capped by its own *_set_max ceiling.

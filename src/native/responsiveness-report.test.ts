@@ -47,8 +47,8 @@ describe("--responsiveness's phases", () => {
     const p = phaseFigures(probe(31_000, 40_000, 50_000), load, idle);
     expect([p.upload_bps, p.download_bps, p.throughput_bps]).toEqual([45e6, 40e6, 85e6]);
     expect(p.queueing_delay_us).toEqual({ upload: 30_000, download: 500 });
-    // Only the direction past QUEUE_GREW_US is named.
-    expect(queueEvidence("bidir", p)).toBe("bidir: client → server (upload) queue grew: its flows' RTT 30.00 ms over their minimum; the probe's p50 +30.92 ms over idle");
+    // Both ways loaded, each flow's ACKs wait in the other direction's queue: its RTT is not one direction's.
+    expect(queueEvidence("bidir", p)).toBe("bidir: queues grew: the upload flows' RTT 30.00 ms, the download flows' RTT 500.0 µs over their minimum (each crosses both directions' queues, its ACKs the other's); the probe's p50 +30.92 ms over idle");
     const r = Responsiveness.parse(responsiveness({ idle, bidir: p }));
     expect(r.rpm).toBe(p.rpm);
     expect(r.evidence).toHaveLength(1);
@@ -60,6 +60,16 @@ describe("--responsiveness's phases", () => {
     expect(queueEvidence("download", calm)).toBe("download: no queue grew (the load flows' RTT 250.0 µs over their minimum); the probe's p50 −10.0 µs over idle");
     const blind = phaseFigures(probe(70, 100, 200), results({ streams: [stream(0, "recv", 9e6)] }), idle);
     expect(queueEvidence("download", blind)).toBe("download: the load flows' RTT unknown (no TCP_INFO); the probe's p50 −10.0 µs over idle");
+  });
+
+  test("this host's shaper, where readable: its queue's median and largest backlog, and their drain time at its rate", () => {
+    const load = results({ streams: [stream(0, "send", 48e6)], path: path(45_080, 80), remote: { streams: [stream(0, "recv", 47.5e6)] } });
+    const qdisc = { interface: "veth-a", kind: "tbf", rate_bps: 50e6, backlog_bytes: 490_536, backlog_max_bytes: 600_000 };
+    const p = phaseFigures(probe(43_280, 60_000, 90_000), load, idle, qdisc);
+    expect(p.client_qdisc).toEqual(qdisc);
+    expect(queueEvidence("upload", p)).toBe(
+      "upload: client → server (upload) queue grew: its flows' RTT 45.00 ms over their minimum; the probe's p50 +43.20 ms over idle; this host's tbf on veth-a held 479 KiB at the median (78.49 ms at its 50.0 Mbit/s), 586 KiB at most",
+    );
   });
 
   test("a probe with no transaction is an error, not a zero latency", () => {
@@ -78,7 +88,7 @@ describe("--responsiveness's phases", () => {
     expect(text[3]).toBe("bidir       85.0 Mbit/s   31.00 ms   40.00 ms   50.00 ms   +30.92 ms     1935");
     expect(text[4]).toBe("bidir: 45.0 Mbit/s up, 40.0 Mbit/s down");
     expect(text[5]).toBe("responsiveness: 1935 RPM (60 s ÷ the probe's median round trip, both directions loaded)");
-    expect(text[6]).toStartWith("queue: bidir: client → server (upload) queue grew: its flows' RTT 30.00 ms");
+    expect(text[6]).toStartWith("queue: bidir: queues grew: the upload flows' RTT 30.00 ms, the download flows' RTT 20.00 ms");
   });
 
   test("the probe: one paced 1-byte request/response stream of the load's duration, its own warm-up", () => {

@@ -5,10 +5,11 @@
  */
 import { z } from "zod";
 import { UserError } from "../errors.ts";
-import { addedLatencyUs, queueingDelayUs, roundTripsPerMinute } from "../formulas.ts";
+import { addedLatencyUs, queueDrainUs, queueingDelayUs, roundTripsPerMinute } from "../formulas.ts";
+import type { BacklogSeen } from "../host/backlog-watch.ts";
 import type { Results, StreamFigures } from "../report/result.ts";
 import type { TcpPath } from "../diagnosis/schema.ts";
-import { formatBits } from "../units.ts";
+import { formatBits, formatBytes } from "../units.ts";
 import { formatMicroseconds } from "../report/text.ts";
 
 export const LOADED_PHASES = ["upload", "download", "bidir"] as const;
@@ -32,6 +33,10 @@ export const ResponsivenessPhase = z.object({
   rpm: z.number().nonnegative(),
   /** The load flows' smoothed RTT − min RTT per direction (their senders' TCP_INFO): the queue each built. */
   queueing_delay_us: z.object({ upload: z.number().optional(), download: z.number().optional() }),
+  /** This host's shaping qdisc on the route to the server (tbf, htb), read every 200 ms over the probe's window. */
+  client_qdisc: z
+    .object({ interface: z.string(), kind: z.string(), rate_bps: z.number(), backlog_bytes: z.number(), backlog_max_bytes: z.number() })
+    .optional(),
 });
 export type ResponsivenessPhase = z.infer<typeof ResponsivenessPhase>;
 
@@ -57,7 +62,7 @@ const queueOf = (p: TcpPath | undefined) =>
  * One phase from the probe's results and the load's (none idle). The load's upload is what the server received, its
  * download what we received; each direction's queue is read from that direction's senders.
  */
-export function phaseFigures(probe: Results, load: Results | undefined, idle: ResponsivenessPhase | undefined): ResponsivenessPhase {
+export function phaseFigures(probe: Results, load: Results | undefined, idle: ResponsivenessPhase | undefined, qdisc?: BacklogSeen): ResponsivenessPhase {
   const l = probe.summary.latency_us;
   if (!l) throw new UserError(`the probe completed no transaction over ${probe.phases.measured_s.toFixed(1)} s: every request was lost or held; check the path, or raise -t`);
   const upload = received(load?.remote?.streams);
@@ -73,21 +78,32 @@ export function phaseFigures(probe: Results, load: Results | undefined, idle: Re
     ...(load && idle ? { added_latency_us: addedLatencyUs(l.p50, idle.latency_us.p50) } : {}),
     rpm: roundTripsPerMinute(l.p50),
     queueing_delay_us: { ...(up === undefined ? {} : { upload: up }), ...(down === undefined ? {} : { download: down }) },
+    ...(qdisc ? { client_qdisc: qdisc } : {}),
   };
 }
 
 const ms = formatMicroseconds;
 const towards = { upload: "client → server (upload)", download: "server → client (download)" } as const;
 
-/** One line per loaded phase: the direction whose queue grew and by how much, or that none did. */
+/**
+ * One line per loaded phase: the direction whose queue grew and by how much, or that none did. Loaded one way, the
+ * load flows' RTT inflation is that direction's queue (their ACKs cross an idle one); both ways, each flow's ACKs
+ * wait in the other direction's queue, so its RTT holds both and only this host's qdisc, where readable, tells them apart.
+ */
 export function queueEvidence(name: LoadedPhase, p: ResponsivenessPhase): string {
   const dirs = (["upload", "download"] as const).filter((d) => p.queueing_delay_us[d] !== undefined);
   const grew = dirs.filter((d) => p.queueing_delay_us[d]! >= QUEUE_GREW_US);
-  const probe = p.added_latency_us === undefined ? "" : `; the probe's p50 ${p.added_latency_us >= 0 ? "+" : "−"}${ms(Math.abs(p.added_latency_us))} over idle`;
+  const q = p.client_qdisc;
+  const held = q ? `; this host's ${q.kind} on ${q.interface} held ${formatBytes(q.backlog_bytes)} at the median (${ms(queueDrainUs(q.backlog_bytes, q.rate_bps))} at its ${formatBits(q.rate_bps)}), ${formatBytes(q.backlog_max_bytes)} at most` : "";
+  const probe = `${p.added_latency_us === undefined ? "" : `; the probe's p50 ${p.added_latency_us >= 0 ? "+" : "−"}${ms(Math.abs(p.added_latency_us))} over idle`}${held}`;
   if (dirs.length === 0) return `${name}: the load flows' RTT unknown (no TCP_INFO)${probe}`;
   if (grew.length === 0) {
     const most = Math.max(...dirs.map((d) => p.queueing_delay_us[d]!));
     return `${name}: no queue grew (the load flows' RTT ${ms(most)} over their minimum)${probe}`;
+  }
+  if (name === "bidir") {
+    const rtts = dirs.map((d) => `the ${d} flows' RTT ${ms(p.queueing_delay_us[d]!)}`).join(", ");
+    return `${name}: queues grew: ${rtts} over their minimum (each crosses both directions' queues, its ACKs the other's)${probe}`;
   }
   const parts = grew.map((d) => `${towards[d]} queue grew: its flows' RTT ${ms(p.queueing_delay_us[d]!)} over their minimum`);
   return `${name}: ${parts.join("; ")}${probe}`;

@@ -9,6 +9,8 @@ import type { Results } from "../report/result.ts";
 import type { TestRun } from "../engine/test-run.ts";
 import { WorkerPool, cores } from "../engine/worker-pool.ts";
 import { runNativeClient, type ClientTarget } from "./client.ts";
+import { routeToServer } from "./diagnose-run.ts";
+import { BacklogWatch } from "../host/backlog-watch.ts";
 import type { Direction } from "./request.ts";
 import { LOADED_PHASES, phaseFigures, responsiveness, type LoadedPhase, type PhaseName, type Responsiveness, type ResponsivenessPhase } from "./responsiveness-report.ts";
 
@@ -68,6 +70,7 @@ export async function runResponsiveness(plan: Plan, target: ClientTarget, hooks:
         onRun?.(r);
       },
     });
+  const iface = (await routeToServer(target.host)).interface;
   const idleProbe = await run(probePlan(plan, 0), "forward");
   if (idleProbe.interrupted && !idleProbe.summary.latency_us) return responsiveness(phases);
   phases.idle = phaseFigures(idleProbe, undefined, undefined);
@@ -75,11 +78,13 @@ export async function runResponsiveness(plan: Plan, target: ClientTarget, hooks:
   for (const name of LOADED_PHASES) {
     if (hooks.signal.aborted) break;
     const load = Plan.parse({ ...plan, warmupS, cooldownS: LOAD_OVERHANG_S });
-    const both = await beside((onRun) => run(load, DIRECTION[name], onRun), () => run(probePlan(plan, warmupS), "forward"));
+    const watch = new BacklogWatch(iface);
+    const measuring = (r: TestRun) => r.onPhase((p) => p === "measuring" && watch.start());
+    const both = await beside((onRun) => run(load, DIRECTION[name], onRun), () => run(probePlan(plan, warmupS), "forward", measuring)).finally(() => watch.stop());
     // Ctrl+C before the load sent (no probe), or during the phase: the phases before it are the report.
     if (!both || both[0].interrupted || both[1].interrupted) break;
     const [loaded, probe] = both;
-    phases[name] = phaseFigures(probe, loaded, phases.idle);
+    phases[name] = phaseFigures(probe, loaded, phases.idle, watch.stop());
     hooks.onPhase?.(name, phases[name]!);
   }
   return responsiveness(phases);

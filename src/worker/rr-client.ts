@@ -353,7 +353,6 @@ export class RrClient implements Runner {
 
   private armUdpTimer(): void {
     if (this.udpTimer) clearTimeout(this.udpTimer);
-    clearTimeout(this.gapTimer);
     this.udpTimer = setTimeout(() => {
       this.udpTimer = undefined;
       if (!this.running) return;
@@ -375,6 +374,7 @@ export class RrClient implements Runner {
     if (!this.running && this.ctx.ended) return;
     this.running = false;
     if (this.udpTimer) clearTimeout(this.udpTimer);
+    clearTimeout(this.gapTimer);
     if (this.udp) {
       if (this.spec.endMarker === "zero-length-x3") {
         for (let i = 0; i < 3; i++) {

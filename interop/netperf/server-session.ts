@@ -160,7 +160,9 @@ export class NetserverSession {
         receiveSize = req.requestSize;
         recvWidth = req.recvWidth === 0 ? 1 : req.recvWidth;
       } else {
-        if (req.receiveSize === -1) receiveSize = bound.recvBufSize > 0 ? bound.recvBufSize : 4096;
+        // netserver 2.7.0 takes a stream's request size, where netperf gave one (-r), as its receive size.
+        if (req.requestSize > 0) receiveSize = req.requestSize;
+        else if (req.receiveSize === -1) receiveSize = bound.recvBufSize > 0 ? bound.recvBufSize : 4096;
         recvWidth = req.recvWidth === 0 ? Math.max(2, Math.floor(bound.recvBufSize / receiveSize) + 1) : req.recvWidth;
       }
     }
@@ -170,6 +172,10 @@ export class NetserverSession {
       if (rr) {
         sendSize = req.responseSize;
         sendWidth = req.sendWidth === 0 ? 1 : req.sendWidth;
+      } else if (req.responseSize > 0) {
+        // ...and its response size as the size of each send.
+        sendSize = req.responseSize;
+        sendWidth = req.sendWidth === 0 ? Math.max(2, Math.floor(bound.sendBufSize / sendSize) + 1) : req.sendWidth;
       } else {
         if (req.sendSize === -1) {
           sendSize = bound.sendBufSize > 0 ? bound.sendBufSize : 4096;

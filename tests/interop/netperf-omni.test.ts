@@ -157,6 +157,31 @@ describe.skipIf(!available)("a stream given -r sizes moves them per call, as sto
   }
 });
 
+describe.skipIf(!available)("stock netperf's stream with -r sizes against anyperf netserver, as against stock netserver", () => {
+  const kv = (out: string) => Object.fromEntries([...out.matchAll(/^(\w+)=(-?\d+)/gm)].map((m) => [m[1]!, Number(m[2])]));
+  const run = (port: number, args: string[], keys: string) =>
+    finish(stockNetperf(["-H", "127.0.0.1", "-p", String(port), "-l", "1", "-P", "0", "-t", "omni", "--", ...args, "-k", keys]), LIMIT_MS);
+
+  test("-d send -r 100: the netserver reports 100 as its receive size", async () => {
+    for (const port of [STOCK, OURS]) {
+      const r = await run(port, ["-d", "send", "-r", "100"], "REMOTE_RECV_SIZE");
+      expect(r.code).toBe(0);
+      expect(kv(r.out).REMOTE_RECV_SIZE).toBe(100);
+    }
+  });
+
+  test("-d recv -r 100,200: the netserver sends 200 bytes per call and reports 200 as its send size", async () => {
+    for (const port of [STOCK, OURS]) {
+      const r = await run(port, ["-d", "recv", "-r", "100,200"], "REMOTE_SEND_SIZE,REMOTE_SEND_CALLS,REMOTE_BYTES_SENT");
+      expect(r.code).toBe(0);
+      const k = kv(r.out);
+      expect(k.REMOTE_SEND_SIZE).toBe(200);
+      expect(k.REMOTE_BYTES_SENT! / k.REMOTE_SEND_CALLS!).toBeGreaterThan(199);
+      expect(k.REMOTE_BYTES_SENT! / k.REMOTE_SEND_CALLS!).toBeLessThanOrEqual(200);
+    }
+  });
+});
+
 describe.skipIf(!available)("the *_SIZE_END selectors are the socket sizes as the data phase ended", () => {
   const SIZES = "LSS_SIZE,LSS_SIZE_END,LSR_SIZE,LSR_SIZE_END,RSS_SIZE,RSS_SIZE_END,RSR_SIZE,RSR_SIZE_END";
   const sizes = (out: string) => Object.fromEntries([...out.matchAll(/^(\w+)=(-?\d+)$/gm)].map((m) => [m[1]!, Number(m[2])]));

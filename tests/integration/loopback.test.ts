@@ -64,10 +64,10 @@ describe("loopback runs reconcile sender and receiver", () => {
   test("TCP_RR paced (a latency probe): one transaction started per gap, each still timed alone", async () => {
     const r = await run({ test: "rr", streams: 1, durationS: 1, transactionGapMs: 20 });
     // One start per 20 ms: at most seconds / 0.02 + 1 starts fall in the window (fence posts), and one transaction
-    // begun before it may end inside it; a late timer only lowers the count.
+    // begun before it may end inside it; a late timer (a loaded machine) only lowers the count, so the floor is loose.
     const n = r.summary.transactions!;
     expect(n).toBeLessThanOrEqual(Math.floor(r.summary.seconds / 0.02) + 2);
-    expect(n / r.summary.seconds).toBeGreaterThan(45);
+    expect(n / r.summary.seconds).toBeGreaterThan(25);
     // The gap is not in the latency: a loopback round trip stays far below it.
     expect(r.summary.latency_us!.p50).toBeLessThan(5_000);
   });

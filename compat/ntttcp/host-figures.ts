@@ -22,16 +22,19 @@ export function hostFigures(
     if (o.interruptsMatching) interrupts = w.interrupts.lines.filter((l) => l.description.includes(o.interruptsMatching!)).reduce((n, l) => n + l.count, 0);
     else if (o.allInterrupts) interrupts = w.interrupts.total;
   }
+  // 1.4.3 reads a counter the kernel no longer has (TCPForwardRetrans is gone from newer kernels' TcpExt) as 0, and so
+  // do we once both tables were read: one missing name must not turn every rate into n/a.
+  const perSec = (v: number | undefined) => rate(v ?? 0)!;
   const retransRates =
-    tcp && ext && [tcp.retransSegs, ext.lostRetransmit, ext.synRetrans, ext.fastRetrans, ext.forwardRetrans, ext.slowStartRetrans, ext.retransFail].every((v) => v !== undefined) && s > 0
+    tcp && ext && s > 0
       ? {
-          retransSegsPerSec: rate(tcp.retransSegs)!,
-          lostRetransPerSec: rate(ext.lostRetransmit)!,
-          synRetransPerSec: rate(ext.synRetrans)!,
-          fastRetransPerSec: rate(ext.fastRetrans)!,
-          forwardRetransPerSec: rate(ext.forwardRetrans)!,
-          slowStartRetransPerSec: rate(ext.slowStartRetrans)!,
-          retransFailPerSec: rate(ext.retransFail)!,
+          retransSegsPerSec: perSec(tcp.retransSegs),
+          lostRetransPerSec: perSec(ext.lostRetransmit),
+          synRetransPerSec: perSec(ext.synRetrans),
+          fastRetransPerSec: perSec(ext.fastRetrans),
+          forwardRetransPerSec: perSec(ext.forwardRetrans),
+          slowStartRetransPerSec: perSec(ext.slowStartRetrans),
+          retransFailPerSec: perSec(ext.retransFail),
         }
       : undefined;
   return {

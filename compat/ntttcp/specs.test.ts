@@ -68,6 +68,17 @@ test("host window → ntttcp figures; absent counters stay absent", () => {
   });
 });
 
+test("--show-tcp-retrans: a TcpExt counter this kernel lacks (TCPForwardRetrans) reads 0, as 1.4.3 reads it; the other rates stay", () => {
+  const w = {
+    seconds: 2,
+    tcp: { retransSegs: 4, inSegs: 100, outSegs: 200, attemptFails: 1 },
+    tcpExt: { lostRetransmit: 2, synRetrans: 0, fastRetrans: 6, slowStartRetrans: 0, retransFail: 0 },
+  };
+  expect(hostFigures(w, { protocol: "tcp" }).tcpRetrans).toEqual({
+    retransSegsPerSec: 2, lostRetransPerSec: 1, synRetransPerSec: 0, fastRetransPerSec: 3, forwardRetransPerSec: 0, slowStartRetransPerSec: 0, retransFailPerSec: 0,
+  });
+});
+
 test("-m CPU: every stream of a mapping runs on that CPU's Worker; '*' leaves streams unpinned", () => {
   const win = senderSpecs(plan("-s -m 2,1,127.0.0.1 1,*,127.0.0.1 -ns -t 1 -p 28001")).specs;
   expect(win.map((s) => s.cpu)).toEqual([1, 1, undefined]);

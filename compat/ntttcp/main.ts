@@ -11,7 +11,7 @@ import { LINUX_EXIT_USAGE } from "./linux-args.ts";
 import { pinMainThread } from "./affinity.ts";
 import { runReceiver, runSender, type LogLevel, type RunIo } from "./run.ts";
 import { NTTTCP_USAGE } from "./usage.ts";
-import { WINDOWS_BANNER, windowsComputerName, windowsConsole, windowsLines, windowsXml } from "./windows-output.ts";
+import { WINDOWS_BANNER, windowsComputerName, windowsConsole, windowsFlagDump, windowsLines, windowsTimestamp, windowsXml } from "./windows-output.ts";
 
 /** `anyperf ntttcp …`, or the binary run through a link named ntttcp / ntttcps / ntttcpr. */
 export async function main(argv: string[]): Promise<number> {
@@ -39,9 +39,10 @@ export async function main(argv: string[]): Promise<number> {
   const out = (s: string) => process.stdout.write(plan.dialect === "windows" ? windowsLines(s) : s);
   const log = (level: LogLevel, text: string) => {
     if (plan.dialect === "windows") {
-      // 5.40 prints its ERROR lines with the rest, on stdout.
-      if (level === "ERR") out(`ERROR: ${text}\n`);
-      else if (level === "INFO" || plan.outputs.verbose) out(`${text}\n`);
+      // 5.40 prints its ERROR lines with the rest, on stdout; -v stamps every message with the time.
+      if (level === "DBG" && !plan.outputs.verbose) return;
+      const stamp = plan.outputs.verbose ? windowsTimestamp(new Date()) : "";
+      out(`${stamp}${level === "ERR" ? "ERROR: " : ""}${text}\n`);
       return;
     }
     if (level === "DBG" && !plan.outputs.verbose) return;
@@ -71,6 +72,7 @@ export async function main(argv: string[]): Promise<number> {
     if (linux && linux.cpuAffinity >= 0) await pinMainThread(linux.cpuAffinity, log);
   } else {
     out(`${WINDOWS_BANNER}\n`);
+    if (plan.outputs.verbose && cmd.windows) out(`${windowsFlagDump(plan, cmd.windows).join("\n")}\n`);
   }
 
   const signal = shutdownSignal();
@@ -103,6 +105,7 @@ export async function main(argv: string[]): Promise<number> {
       if (xml) saveOutput("-x", xml.path, () => writeFileAtomic(xml.path, linuxXml(plan, results, { showTcpRetrans: linux.showTcpRetrans })));
       if (json) saveOutput("-j", json, () => writeFileAtomic(json, linuxJson(plan, results, { showTcpRetrans: linux.showTcpRetrans })));
     } else if (cmd.windows) {
+      log("DBG", "PrintOutput");
       // NTttcp appends one document per test (-H runs several); each lands whole or not at all.
       const [xml, windows] = [plan.outputs.xml, cmd.windows];
       if (xml) saveOutput("-xml", xml.path, () => appendFileAtomic(xml.path, windowsXml(plan, windows, results)));

@@ -89,7 +89,14 @@ async function openPlane(layout: StreamLayout, retry: boolean, signal: AbortSign
 }
 
 function phaseLogs(run: TestRun, p: NtttcpPlan, io: RunIo, timing: { warmupS: number; cooldownS: number }): void {
-  if (p.dialect !== "linux") return;
+  if (p.dialect === "windows") {
+    // 5.40's -v progress lines (DBG: printed only with -v), one sample as without -sam.
+    run.onPhase((ph) => {
+      if (ph === "measuring") io.log("DBG", "start recording results for sample 0");
+      if (ph === "cool-down") io.log("DBG", "stop recording results for sample 0");
+    });
+    return;
+  }
   run.onPhase((ph) => {
     if (ph === "measuring" && timing.warmupS > 0) io.log("INFO", "Test warmup completed.");
     if (ph === "cool-down") {
@@ -99,6 +106,13 @@ function phaseLogs(run: TestRun, p: NtttcpPlan, io: RunIo, timing: { warmupS: nu
       if (timing.cooldownS > 0) io.log("INFO", "Test cooldown is in progress...");
     }
   });
+}
+
+/** 5.40 says so once every thread has its connection (and token), both roles; -v adds its progress lines around. */
+function windowsStart(io: RunIo): void {
+  io.log("DBG", "All threads ready!");
+  io.log("INFO", "Network activity progressing...");
+  io.log("DBG", "test start");
 }
 
 function newRun(p: NtttcpPlan, io: RunIo, timing: { warmupS: number; durationS: number; cooldownS: number }): TestRun {
@@ -121,10 +135,13 @@ function results(p: NtttcpPlan, run: TestRun, layout: StreamLayout, plane: DataP
   const moved = run.measured().streams(plane) ?? [];
   const seconds = doc.phases.measured_s;
   const threads = new Map<number, ThreadResult>(p.threads.map((t) => [t.index, { index: t.index, bytes: 0, ios: 0, seconds }]));
+  // A read callback can hand over more than one -l buffer (the event loop reads what is there); 5.40 would have made
+  // one recv() per -l bytes at most, so a stream's I/O count is at least its bytes over -l (Avg B / Compl <= -l).
+  const ioSize = p.role === "sender" ? p.writeSize : p.readSize;
   layout.threadOf.forEach((thread, i) => {
     const r = threads.get(thread)!;
     r.bytes += doc.streams[i]?.bytes ?? 0;
-    r.ios = (r.ios ?? 0) + (moved[i]?.packets ?? 0);
+    r.ios = (r.ios ?? 0) + Math.max(moved[i]?.packets ?? 0, Math.ceil((moved[i]?.bytes ?? 0) / ioSize));
   });
   const list = [...threads.values()];
   // Connections the senders opened over the whole test, set-up included.
@@ -308,8 +325,7 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
     if (!began && refused !== undefined) throw new UserError(`refused the sender's test: ${refused}`, 1);
     if (!began || !run) throw new UserError("interrupted before the test started: no sender connected", 1);
     const r: TestRun = run;
-    // 5.40's receiver says so once every thread has its connection (and token), as its sender does.
-    if (p.dialect === "windows") io.log("INFO", "Network activity progressing...");
+    if (p.dialect === "windows") windowsStart(io);
     // A Windows receiver counts a sender's close as an error only well before its own end: its clock starts when the
     // last connection is seen (polled), so a sender ending on its own clock may close a moment before ours ends.
     const { warmupS, durationS, cooldownS } = r.timing;
@@ -317,6 +333,7 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
     const windows = p.dialect === "windows" && p.protocol === "tcp";
     const tailTimer = windows && durationS > 0 ? setTimeout(() => (tail = r.cut()), Math.max(0, (warmupS + durationS + cooldownS) * 1000 - DISCONNECT_MARGIN_MS)) : undefined;
     await r.runTimed(stop.signal);
+    if (p.dialect === "windows") io.log("DBG", "test finish");
     clearTimeout(tailTimer);
     if (windows && (durationS === 0 || tail)) reportDisconnects(p, r.between(r.originAt(0), tail ?? r.cut()).streams(plane) ?? [], io);
     syncRx?.finish();
@@ -420,7 +437,7 @@ export async function runSender(p: NtttcpPlan, io: RunIo): Promise<NtttcpResults
         if (!ok && io.signal.aborted) throw interruptedBeforeTest();
         if (!ok) throw new UserError(`token exchange on data port + ${sync.offset} failed: start the receiver in Windows sync mode, or pass -ns on both sides`, 1);
       }
-      if (p.dialect === "windows") io.log("INFO", "Network activity progressing...");
+      if (p.dialect === "windows") windowsStart(io);
     }
     const pl = plane!;
     const timing = cycleTiming(p, cycle);
@@ -430,6 +447,7 @@ export async function runSender(p: NtttcpPlan, io: RunIo): Promise<NtttcpResults
     if (timing.warmupS === 0) run.beginMeasuring();
     pl.go();
     await run.runTimed(stop.signal);
+    if (p.dialect === "windows") io.log("DBG", "test finish");
     const interrupted = run.interrupted;
     if (p.dialect === "linux") io.log("INFO", "Test cycle finished.");
     run.finish();

@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { parseCommand } from "./parse.ts";
 import type { NtttcpResults } from "./results.ts";
-import { windowsConsole, windowsXml } from "./windows-output.ts";
+import { windowsConsole, windowsFlagDump, windowsTimestamp, windowsXml } from "./windows-output.ts";
 import { xmlLeaves } from "./xml-tree.ts";
 
 /**
@@ -102,5 +104,20 @@ describe("Windows XML", () => {
     const bps = leaves.filter((l) => l.path === "ntttcpr/thread/throughput" && l.attrs.metric === "Bps").map((l) => l.text);
     // 6135347200 B / 10.002 s each.
     expect(bps).toEqual(["613412242.4", "613412242.4"]);
+  });
+});
+
+describe("-v", () => {
+  test("the flag dump is the real 5.40's for the same command (tests/fixtures/ntttcp/windows-5.40-verbose-sender.txt)", () => {
+    const text = readFileSync(join(import.meta.dir, "../../tests/fixtures/ntttcp/windows-5.40-verbose-sender.txt"), "utf8");
+    const lines = text.split("\n").slice(1).map((l) => l.replace(/\r$/, ""));
+    const real = lines.slice(1, lines.findIndex((l) => /^\d+\/\d+\/\d+ /.test(l)));
+    const v = parseCommand("-s -m 1,*,127.0.0.1 -ns -t 1 -p 36601 -v".split(" "), { cpus: 2 });
+    if (v.kind !== "run" || !v.windows) throw new Error("parse");
+    expect(windowsFlagDump(v.plan, v.windows)).toEqual(real);
+  });
+
+  test("messages are stamped as 5.40 stamps them: month/day/year hour:minute:second, no padding", () => {
+    expect(windowsTimestamp(new Date(2026, 11, 4, 7, 5, 3))).toBe("12/4/2026 7:5:3 ");
   });
 });

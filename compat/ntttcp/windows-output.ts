@@ -145,3 +145,59 @@ export function windowsXml(p: NtttcpPlan, o: WindowsOptions, r: NtttcpResults): 
   );
   return windowsLines(buildXml(el(r.role === "sender" ? "ntttcps" : "ntttcpr", kids, { computername: r.computerName, version: "5.40" })));
 }
+
+/**
+ * 5.40's -v dump of its flags, printed after the banner (docs/protocols/ntttcp-windows.md §1.2 -v): one `name: value`
+ * line per field of its flags structure, booleans as 0/1, times in ms, then each mapping's thread count.
+ */
+export function windowsFlagDump(p: NtttcpPlan, o: WindowsOptions): string[] {
+  const b = (v: boolean) => (v ? "1" : "0");
+  const ms = (s: number) => String(Math.round(s * 1000));
+  return [
+    `buffers_length: ${o.bufferLen}`,
+    `num_buffers_to_send: ${o.buffers ?? "9223372036854775807"}`,
+    `send_socket_buff: ${o.sendBuffer}`,
+    `recv_socket_buff: ${o.recvBuffer}`,
+    `port: ${o.basePort}`,
+    `sync_port: ${b(o.syncPorts)}`,
+    `no_sync: ${b(o.noSync)}`,
+    `wait_timeout_milliseconds: ${o.timeoutMs === 0 ? -1 : o.timeoutMs}`,
+    `async_flag: ${b(o.asyncBuffers !== null)}`,
+    `verbose_flag: ${b(o.verbose)}`,
+    "wsa_flag: 0",
+    `use_ipv6_flag: ${b(o.ipv6)}`,
+    `send_flag: ${b(p.role === "sender")}`,
+    `udp_flag: ${b(o.udp)}`,
+    "udp_unconnected_flag: 0",
+    `verify_data_flag: ${b(o.verify)}`,
+    "wait_all_flag: 0",
+    `run_time: ${ms(o.runTime ?? 0)}`,
+    `warmup_time: ${ms(o.warmup)}`,
+    `cooldown_time: ${ms(o.cooldown)}`,
+    `dash_n_timeout: ${o.countTimeoutMs}`,
+    `bind_sender_flag: ${b(o.nic !== undefined)}`,
+    `sender_name: ${o.nic ?? ""}`,
+    `max_active_threads: ${o.maxActiveThreads}`,
+    `no_delay: ${b(o.noDelay)}`,
+    "node_affinity: -1",
+    "udp_uso_size: 0",
+    "udp_receive_coalescing: 0",
+    "tp_flag: 0",
+    "use_hvsocket_flag: 0",
+    "no_stdio_buffer: 0",
+    `throughput_Bpms: ${Math.floor((o.throttleKBps * 1024) / 1000)}`,
+    "cpu_burn: 0",
+    "latency_measurement: 0",
+    "use_io_compl_ports: 0",
+    "cpu_from_idle_flag: 0",
+    "get_estats: 0",
+    "qos_flag: 0",
+    "packet_period: 0",
+    "jitter_measurement: 0",
+    ...o.mappings.map((m, i) => `mapping[${i}]: ${m.threads}`),
+  ];
+}
+
+/** 5.40's -v timestamp before each message: local month/day/year hour:minute:second, no zero padding. */
+export const windowsTimestamp = (d: Date): string =>
+  `${d.getMonth() + 1}/${d.getDate()}/${d.getFullYear()} ${d.getHours()}:${d.getMinutes()}:${d.getSeconds()} `;

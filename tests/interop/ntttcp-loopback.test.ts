@@ -104,6 +104,16 @@ describe("Windows dialect, both sides anyperf", () => {
     expectClose(windowsRate(rx.stdout), windowsRate(tx.stdout), 0.03);
   }, T);
 
+  test("-l 1k: Avg B / Compl never exceeds -l, on the receiver either (a read can hand over several buffers)", async () => {
+    const { rx, tx } = await pair(words("-r -m 2,*,127.0.0.1 -ns -t 2 -l 1k -p 28531"), words("-s -m 2,*,127.0.0.1 -ns -t 2 -l 1k -p 28531"));
+    expectOk(rx, tx);
+    for (const out of [rx.stdout, tx.stdout]) {
+      const rows = out.split("\r\n").filter((l) => /^\s+\d+\s+[\d.]+\s+[\d.]+\s+[\d.]+$/.test(l));
+      expect(rows).toHaveLength(2);
+      for (const r of rows) expect(Number(r.trim().split(/\s+/)[3])).toBeLessThanOrEqual(1024);
+    }
+  }, T);
+
   test("token handshake (offset emulated at +100) and -xml appended", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ntttcp-"));
     const env = { ANYPERF_NTTTCP_TOKEN_OFFSET: "100" };
@@ -112,6 +122,10 @@ describe("Windows dialect, both sides anyperf", () => {
       expectOk(rx, tx);
       expect(rx.stdout).not.toContain("Bytes(MEG)");
       expect(tx.stdout).toContain("Network activity progressing...");
+      // -v: 5.40's flag dump after the banner, and its progress lines stamped with the time.
+      expect(tx.stdout).toContain("\r\nbuffers_length: 65536\r\nnum_buffers_to_send: 9223372036854775807\r\n");
+      expect(tx.stdout).toMatch(/\r\n\d+\/\d+\/\d+ \d+:\d+:\d+ Network activity progressing\.\.\.\r\n\d+\/\d+\/\d+ \d+:\d+:\d+ test start\r\n/);
+      expect(rx.stdout).not.toContain("test start");
     }
     const xml = readFileSync(join(dir, "r.xml"), "utf8");
     expect(xml.match(/<ntttcpr /g)).toHaveLength(2);

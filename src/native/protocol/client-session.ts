@@ -54,11 +54,15 @@ export class ClientSession {
     this.send({ type: "go" });
   }
 
-  /** `now`: a window start waits for the server's "started" (it may hold the first byte back until then). */
+  /**
+   * `now`: a window start waits for the server's "started" (it may hold the first byte back until then), as long as
+   * any running message: the control connection may cross a path that a load already fills (--responsiveness starts
+   * its probe's window beside a running load; a 200 ms queue dropping on tbf took the answer past 5 s).
+   */
   window(edge: "start" | "end", now: number): void {
     if (this.phase !== "running") return;
     this.send({ type: "window", edge });
-    if (edge === "start") this.wait(now, DEADLINE_MS.handshake);
+    if (edge === "start") this.wait(now, DEADLINE_MS.running);
   }
 
   alive(): void {

@@ -233,16 +233,16 @@ describe("native client session", () => {
     }
   });
 
-  test("a window start waits for the server's 'started' within the handshake deadline; a late one after finish is ignored", () => {
+  test("a window start waits for the server's 'started' within the running deadline; a late one after finish is ignored", () => {
     const { c, events } = client();
     c.start(0);
     c.receive(encodeFrame({ type: "welcome", protocol: PROTOCOL_VERSION, version: "0.1.0" }), 0);
     c.request(REQ, [], 0);
     c.receive(encodeFrame({ type: "ready", ports: [1] }), 0);
     c.window("start", 10);
-    c.check(10 + DEADLINE_MS.handshake - 1);
+    c.check(10 + DEADLINE_MS.running - 1);
     expect(events.at(-1)?.kind).toBe("ready");
-    c.check(10 + DEADLINE_MS.handshake + 1);
+    c.check(10 + DEADLINE_MS.running + 1);
     expect(events.at(-1)).toMatchObject({ kind: "failed", cause: "timeout" });
 
     const late = client();

@@ -91,6 +91,8 @@ export function windowsFigures(r: NtttcpResults, bufferLen: number) {
         : ntttcpWindowsCyclesPerByte(avgCpu, h.cpuCores, h.cpuMHz, B, t),
     interruptsPerSec: h.interrupts === undefined ? undefined : eventsPerSecond(h.interrupts, t),
     packetsPerInterrupt: both(h.segmentsIn, h.interrupts, packetsPerEvent),
+    dpcsPerSec: h.dpcs === undefined ? undefined : eventsPerSecond(h.dpcs, t),
+    packetsPerDpc: both(h.segmentsIn, h.dpcs, packetsPerEvent),
     avgBytesPerCompl: ios === undefined ? undefined : bytesPerCompletion(B, ios),
     // NTttcp's "threads_avg_bytes_per_compl": the plain mean of each thread's Avg B / Compl.
     threadsAvgBytesPerCompl: perThreadAvg.some((x) => x === undefined) ? undefined : mean(perThreadAvg as number[]),

@@ -54,5 +54,6 @@ export function hostFigures(
     nicTxPackets: nic?.txPackets,
     nicRxPackets: nic?.rxPackets,
     interrupts,
+    dpcs: w.softirqs?.total,
   };
 }

@@ -40,6 +40,8 @@ export const HostFigures = z.object({
   nicTxPackets: opt,
   nicRxPackets: opt,
   interrupts: opt,
+  /** Softirqs over the window, every kind: what the Windows dialect reports as DPCs (Linux has no DPCs). */
+  dpcs: opt,
   /** Mean tcpi_rtt over sender threads, µs. */
   tcpRttUs: opt,
 });

@@ -27,7 +27,7 @@ const results: NtttcpResults = {
   ],
   totalBytes: B,
   connections: 0,
-  host: { segmentsOut: 693310, segmentsIn: 1372280, retransSegs: 0, errors: 0, idlePct: 100 - 18.412, interrupts: 200149, cpuCores: 2, cpuMHz: 2600 },
+  host: { segmentsOut: 693310, segmentsIn: 1372280, retransSegs: 0, errors: 0, idlePct: 100 - 18.412, interrupts: 200149, dpcs: 400298, cpuCores: 2, cpuMHz: 2600 },
   computerName: "h",
   os: "Linux",
 };
@@ -53,9 +53,9 @@ describe("Windows console tables", () => {
     expect(row("   Bytes(MEG)    realtime(s) Avg Frame Size Throughput(MB/s)")).toBe("    11702.250000      10.002       8941.833         1169.991");
     // Cycles/Byte = 18.412 % · 2 processors · 2600e6 Hz / (12270694400 B / 10.002 s) = 0.780.
     expect(row("Throughput(Buffers/s) Cycles/Byte       Buffers")).toBe("            18719.856       0.780    187236.000");
-    // Linux has no DPCs: n/a, right-aligned in their columns.
-    // 200149 interrupts / 10.002 s; 1372280 packets received / 200149 interrupts.
-    expect(row("DPCs(count/s) Pkts(num/DPC)   Intr(count/s) Pkts(num/intr)")).toBe("          n/a           n/a       20010.898          6.856");
+    // DPCs are Linux's softirqs: 400298 / 10.002 s; 1372280 packets received / 400298. 200149 interrupts / 10.002 s;
+    // 1372280 / 200149.
+    expect(row("DPCs(count/s) Pkts(num/DPC)   Intr(count/s) Pkts(num/intr)")).toBe("    40021.796         3.428       20010.898          6.856");
     expect(row("Packets Sent Packets Received Retransmits Errors Avg. CPU %")).toBe("      693310          1372280           0      0     18.412");
   });
   test("a CPU above 4294 MHz: Cycles/Byte wraps MHz · 10⁶ in 32 bits as 5.40 does", () => {
@@ -84,7 +84,9 @@ describe("Windows XML", () => {
     expect([p("port"), p("sync_port"), p("no_sync"), p("run_time"), p("recv_socket_buff")]).toEqual(["5003", "False", "True", "10000", "-1"]);
     expect(leaves.find((l) => l.path === "ntttcpr/total_bytes")!.text).toBe("11702.250000");
     expect(leaves.find((l) => l.path === "ntttcpr/bufferCount")!.text).toBe("9223372036854775807");
-    expect(leaves.find((l) => l.path === "ntttcpr/dpcs")!.text).toBe("n/a");
+    // Numbers where 5.40 has numbers (a parser reads them as such): DPCs are the softirqs.
+    expect(leaves.find((l) => l.path === "ntttcpr/dpcs")!.text).toBe("40021.796");
+    expect(leaves.find((l) => l.path === "ntttcpr/avg_packets_per_dpc")!.text).toBe("3.428");
   });
   test("max_active_threads: the thread count, or -icp's value (5.40's IOCP concurrency)", () => {
     const at = (argv: string) => {

@@ -41,8 +41,8 @@ export function windowsConsole(p: NtttcpPlan, r: NtttcpResults): string {
   lines.push("Throughput(Buffers/s) Cycles/Byte       Buffers", "===================== =========== =============");
   lines.push(`${num(f.buffersPerSec, 21, 3)} ${num(f.cyclesPerByte, 11, 3)} ${num(f.buffers, 13, 3)}`, "", "");
   lines.push("DPCs(count/s) Pkts(num/DPC)   Intr(count/s) Pkts(num/intr)", "============= ============= =============== ==============");
-  // Linux has no DPCs: those two columns are always n/a here.
-  lines.push(`${num(undefined, 13, 3)} ${num(undefined, 13, 3)}   ${num(f.interruptsPerSec, 13, 3)}  ${num(f.packetsPerInterrupt, 13, 3)}`, "", "");
+  // Linux has no DPCs; its deferred work is the softirqs (/proc/softirqs), counted in their place.
+  lines.push(`${num(f.dpcsPerSec, 13, 3)} ${num(f.packetsPerDpc, 13, 3)}   ${num(f.interruptsPerSec, 13, 3)}  ${num(f.packetsPerInterrupt, 13, 3)}`, "", "");
   lines.push("Packets Sent Packets Received Retransmits Errors Avg. CPU %", "============ ================ =========== ====== ==========");
   lines.push(`${uint(h.segmentsOut, 12)} ${uint(h.segmentsIn, 16)} ${uint(r.protocol === "udp" ? 0 : h.retransSegs, 11)} ${uint(h.errors, 6)} ${num(f.avgCpu, 10, 3)}`);
   if (f.avgCpu !== undefined && f.avgCpu <= 0) lines.push("", "NOTE::Avg CPU% drops below 0% if test duration is too short", "");
@@ -130,8 +130,8 @@ export function windowsXml(p: NtttcpPlan, o: WindowsOptions, r: NtttcpResults): 
     el("throughput", f.buffersPerSec.toFixed(3), { metric: "buffers/s" }),
     el("avg_packets_per_interrupt", fx(f.packetsPerInterrupt, 3), { metric: "packets/interrupt" }),
     el("interrupts", fx(f.interruptsPerSec, 3), { metric: "count/sec" }),
-    el("dpcs", NA, { metric: "count/sec" }),
-    el("avg_packets_per_dpc", NA, { metric: "packets/dpc" }),
+    el("dpcs", fx(f.dpcsPerSec, 3), { metric: "count/sec" }),
+    el("avg_packets_per_dpc", fx(f.packetsPerDpc, 3), { metric: "packets/dpc" }),
     el("cycles", fx(f.cyclesPerByte, 3), { metric: "cycles/byte" }),
     el("packets_sent", int(h.segmentsOut)),
     el("packets_received", int(h.segmentsIn)),

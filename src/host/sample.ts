@@ -29,6 +29,8 @@ export interface HostSample {
   netstat?: SnmpTables;
   /** /proc/interrupts. */
   interrupts?: Interrupts;
+  /** /proc/softirqs (its layout is /proc/interrupts'). */
+  softirqs?: Interrupts;
   /** This process's cgroup's cpu.stat throttling counters and its quota. */
   cgroupCpu?: CgroupCpuStat;
 }

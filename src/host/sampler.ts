@@ -21,6 +21,8 @@ export const HOST_SOURCES = {
   snmp: "/proc/net/snmp",
   netstat: "/proc/net/netstat",
   interrupts: "/proc/interrupts",
+  /** The same layout as /proc/interrupts: Linux's deferred work per kind (NTttcp's DPCs are its Windows kin). */
+  softirqs: "/proc/softirqs",
   /** The cgroup's cpu.stat, found through this file (cgroup-cpu.ts). */
   cgroup: "/proc/self/cgroup",
 } as const;
@@ -76,6 +78,8 @@ export function createHostSampler(
       if (netstat) sample.netstat = netstat;
       const interrupts = parsed("interrupts", parseInterrupts);
       if (interrupts) sample.interrupts = interrupts;
+      const softirqs = parsed("softirqs", parseInterrupts);
+      if (softirqs) sample.softirqs = softirqs;
       const cpuStat = parsed("cgroup", parseCgroupCpuStat);
       if (cpuStat) sample.cgroupCpu = cgroup?.quota_cores === undefined ? cpuStat : { ...cpuStat, quota_cores: cgroup.quota_cores };
       return sample;

@@ -113,6 +113,20 @@ describe("hostWindow", () => {
     });
   });
 
+  test("softirqs (the layout of /proc/interrupts): the same window, ntttcp's Windows DPCs", () => {
+    const at = (net: number, timer: number): HostSample["softirqs"] => ({ cpus: 2, lines: [{ id: "NET_RX", count: net, description: "" }, { id: "TIMER", count: timer, description: "" }] });
+    const s = hostWindow({ ...a, softirqs: at(1000, 50) }, { ...b, softirqs: at(1400, 250) });
+    expect(s.softirqs).toEqual({
+      total: 600,
+      perSecond: 300,
+      lines: [
+        { id: "NET_RX", description: "", count: 400 },
+        { id: "TIMER", description: "", count: 200 },
+      ],
+    });
+    expect(w.softirqs).toBeUndefined();
+  });
+
   test("the window is valid against its own schema and survives JSON", () => {
     expect(HostWindow.parse(JSON.parse(JSON.stringify(w)))).toEqual(w);
   });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { bytesPerSecond, cpuBusyPercent, cpuModePercent, cpuNonIdleFraction, eventsPerSecond, mean, packetsPerSecond, processCpuPercent } from "../formulas.ts";
+import type { Interrupts } from "./interrupts.ts";
 import type { NicCounters } from "./net-dev.ts";
 import { CPU_MODES, type CpuTimes } from "./proc-stat.ts";
 import { USER_HZ } from "./process-stat.ts";
@@ -82,6 +83,7 @@ export const InterruptsWindow = z.object({
   /** Only the lines that moved; `description` lets a caller sum lines naming a device (ntttcp --show-dev-interrupts). */
   lines: z.array(InterruptLineWindow),
 });
+export type InterruptsWindow = z.infer<typeof InterruptsWindow>;
 
 /**
  * What cycles/byte needs besides the byte count (src/formulas.ts):
@@ -125,6 +127,8 @@ export const HostWindow = z.object({
   tcpExt: TcpExtWindow.optional(),
   udp: UdpWindow.optional(),
   interrupts: InterruptsWindow.optional(),
+  /** /proc/softirqs over the window, every kind summed (ntttcp's Windows DPC figures). */
+  softirqs: InterruptsWindow.optional(),
   cgroup: CgroupWindow.optional(),
 });
 export type HostWindow = z.infer<typeof HostWindow>;
@@ -262,19 +266,24 @@ export function hostWindow(a: HostSample, b: HostSample): HostWindow {
     }
   }
 
+  put(w, "interrupts", interruptsWindow(a.interrupts, b.interrupts, seconds));
+  put(w, "softirqs", interruptsWindow(a.softirqs, b.softirqs, seconds));
+  return w;
+}
+
+function interruptsWindow(a: Interrupts | undefined, b: Interrupts | undefined, seconds: number): InterruptsWindow | undefined {
   // A changed CPU count drops or adds whole columns, so per-line sums are not comparable across it.
-  if (a.interrupts && b.interrupts && a.interrupts.cpus === b.interrupts.cpus) {
-    const before = new Map(a.interrupts.lines.map((l) => [l.id, l.count]));
-    let total = 0;
-    const lines: InterruptLineWindow[] = [];
-    for (const l of b.interrupts.lines) {
-      const d = delta(before.get(l.id), l.count);
-      if (d === undefined) continue;
-      total += d;
-      if (d > 0) lines.push({ id: l.id, description: l.description, count: d });
-    }
-    w.interrupts = { total, lines };
-    if (seconds > 0) w.interrupts.perSecond = eventsPerSecond(total, seconds);
+  if (!a || !b || a.cpus !== b.cpus) return undefined;
+  const before = new Map(a.lines.map((l) => [l.id, l.count]));
+  let total = 0;
+  const lines: InterruptLineWindow[] = [];
+  for (const l of b.lines) {
+    const d = delta(before.get(l.id), l.count);
+    if (d === undefined) continue;
+    total += d;
+    if (d > 0) lines.push({ id: l.id, description: l.description, count: d });
   }
+  const w: InterruptsWindow = { total, lines };
+  if (seconds > 0) w.perSecond = eventsPerSecond(total, seconds);
   return w;
 }

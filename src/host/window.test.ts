@@ -116,14 +116,8 @@ describe("hostWindow", () => {
   test("softirqs (the layout of /proc/interrupts): the same window, ntttcp's Windows DPCs", () => {
     const at = (net: number, timer: number): HostSample["softirqs"] => ({ cpus: 2, lines: [{ id: "NET_RX", count: net, description: "" }, { id: "TIMER", count: timer, description: "" }] });
     const s = hostWindow({ ...a, softirqs: at(1000, 50) }, { ...b, softirqs: at(1400, 250) });
-    expect(s.softirqs).toEqual({
-      total: 600,
-      perSecond: 300,
-      lines: [
-        { id: "NET_RX", description: "", count: 400 },
-        { id: "TIMER", description: "", count: 200 },
-      ],
-    });
+    expect([s.softirqs?.total, s.softirqs?.perSecond]).toEqual([600, 300]);
+    expect(s.softirqs?.lines.map((l) => `${l.id} ${l.count}`)).toEqual(["NET_RX 400", "TIMER 200"]);
     expect(w.softirqs).toBeUndefined();
   });
 

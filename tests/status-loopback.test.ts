@@ -145,10 +145,11 @@ test("request/response on the engine: /metrics' latency histogram counts the tra
       expect(count).toBeGreaterThan(0);
       expect(v.get(`anyperf_latency_seconds_bucket{${l},le="+Inf"}`)).toBe(count);
       // Transactions and the histogram come from one cut; a Worker's histogram may run the few transactions ahead of
-      // its counters that completed while the cut was copied (seen: 5 at 80,000/s), never a warm-up's or the server
-      // side's worth (before: 2x).
+      // its counters that completed while the cut was copied (seen: 5 at 80,000/s on a quiet machine, 0.19 % when the
+      // copying thread was preempted at a load of 10 on 2 cores), never a warm-up's or the server side's worth
+      // (before: 2x).
       const transactions = v.get(`anyperf_transactions_total{${l}}`)!;
-      expect(Math.abs(count - transactions)).toBeLessThanOrEqual(Math.max(16, count * 0.001));
+      expect(Math.abs(count - transactions)).toBeLessThanOrEqual(Math.max(16, count * 0.005));
       expect(v.get(`anyperf_latency_seconds_sum{${l}}`)! / count).toBeGreaterThan(0);
       // TCP: no datagram counter reading 0.
       expect(text).not.toContain("anyperf_packets_total");

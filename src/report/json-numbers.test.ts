@@ -39,3 +39,20 @@ test("bytes and bits/s are whole, percents have at most two decimals, and each m
   expect(Results.safeParse(JSON.parse(jsonDocument(raw))).success).toBe(true);
   expect(jsonDocument({ a: 1 })).toBe('{\n  "a": 1\n}');
 });
+
+test("a statistic of one quantity is rounded in that quantity's unit (--repeat's aggregate, latency percentiles)", () => {
+  const doc = JSON.parse(jsonDocument({
+    aggregate: { throughput_bps: { n: 3, median: 24078659473.260124, min: 19551775166.055946, max: 34486879557.00893, spread_percent: 62.02631175438609 } },
+    latency_us: { p50: 28.123456, max: 1002.5049 },
+    at: new Date(0),
+    cpu: { host: { perCpu: [{ user: 12.345678 }] } },
+    label: 1.23456789,
+  })) as Record<string, unknown>;
+  expect(doc).toEqual({
+    aggregate: { throughput_bps: { n: 3, median: 24078659473, min: 19551775166, max: 34486879557, spread_percent: 62.03 } },
+    latency_us: { p50: 28.12, max: 1002.5 },
+    at: "1970-01-01T00:00:00.000Z",
+    cpu: { host: { perCpu: [{ user: 12.35 }] } },
+    label: 1.23456789,
+  });
+});

@@ -18,15 +18,21 @@ function decimals(key: string): number | undefined {
   return undefined;
 }
 
-function rounded(key: string, v: unknown): unknown {
-  if (typeof v !== "number" || Number.isInteger(v) || !Number.isFinite(v)) return v;
-  const d = decimals(key);
-  if (d === undefined) return v;
+/**
+ * A figure whose own key names no unit takes its parent's: the statistics of one quantity (`latency_us: { p50, max }`,
+ * `--repeat`'s `throughput_bps: { median, min, max }`) are in that quantity's unit.
+ */
+function roundedDeep(v: unknown, key: string, inherited: number | undefined): unknown {
+  const d = decimals(key) ?? inherited;
+  if (Array.isArray(v)) return v.map((x) => roundedDeep(x, key, inherited));
+  // A value that says how it is written (a Date) is left to JSON.stringify.
+  if (v !== null && typeof v === "object" && typeof (v as { toJSON?: unknown }).toJSON !== "function") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, roundedDeep(x, k, d)]));
+  if (typeof v !== "number" || Number.isInteger(v) || !Number.isFinite(v) || d === undefined) return v;
   const f = 10 ** d;
   return Math.round(v * f) / f;
 }
 
 /** The document as `--json` prints it (indented two spaces; `indent` 0: on one line), its figures rounded as above. */
 export function jsonDocument(value: unknown, indent = 2): string {
-  return JSON.stringify(value, rounded, indent);
+  return JSON.stringify(roundedDeep(value, "", undefined), null, indent);
 }

@@ -39,7 +39,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Connects, retrying refused attempts (`attempts` × `delayMs`, Windows' 100 × 100 ms; 1 = no retry like the Linux
- * sender). `bind` is accepted for symmetry with -a/-nic but only honoured by the data plane.
+ * sender). `from`: the local address to bind first (Linux -a, Windows -nic), as both originals bind their sync and
+ * token sockets like their data sockets, so a receiver sees one peer address.
  */
 export async function connectControl(
   net: Net,
@@ -47,13 +48,14 @@ export async function connectControl(
   port: number,
   make: (t: Transport) => ControlHandlers,
   retry: { attempts: number; delayMs: number } = { attempts: 1, delayMs: 0 },
+  from?: string,
 ): Promise<Transport> {
   let last: unknown;
   for (let i = 0; i < retry.attempts; i++) {
     const state = newState();
     try {
       // Through Sockopt where there is one, so a failure names its real errno (Bun says ECONNREFUSED for all).
-      const s = await connectTcp({ net, sockopt: await loadSockopt() }, { host, port }, undefined, {}, state, handlersFor());
+      const s = await connectTcp({ net, sockopt: await loadSockopt() }, { host, port }, from === undefined ? undefined : { host: from, port: 0 }, {}, state, handlersFor());
       const t = new SocketTransport(s);
       state.handlers = make(t);
       return t;

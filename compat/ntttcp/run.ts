@@ -391,7 +391,7 @@ export async function runSender(p: NtttcpPlan, io: RunIo): Promise<NtttcpResults
             else if (e.type === "failed") reject(new UserError(`${e.message}: check the receiver (same -p, started first, not busy)`, LINUX_EXIT_RUNTIME));
           });
           return { onData: (b) => session!.onData(b), onClose: () => session!.onClose() };
-        }), io.signal, (late) => late.close());
+        }, undefined, p.sourceAddress), io.signal, (late) => late.close());
       } catch (e) {
         if (io.signal.aborted) throw interruptedBeforeTest();
         io.log("ERR", `failed to connect to receiver: ${syncHost(p)}:${sync.port}`);
@@ -429,7 +429,7 @@ export async function runSender(p: NtttcpPlan, io: RunIo): Promise<NtttcpResults
               const x = gate.exchange(i, tr);
               queueMicrotask(() => x.start());
               return { onData: (b) => x.onData(b), onClose: () => x.onClose() };
-            }, { attempts: WINDOWS_CONNECT_RETRIES, delayMs: WINDOWS_CONNECT_RETRY_MS }),
+            }, { attempts: WINDOWS_CONNECT_RETRIES, delayMs: WINDOWS_CONNECT_RETRY_MS }, p.sourceAddress),
           ),
         ).catch(() => done(false));
         io.signal.addEventListener("abort", () => done(false), { once: true });

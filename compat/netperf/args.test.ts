@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { UserError } from "../../src/errors.ts";
 import { atoi, breakArgs, breakArgsExplicit, convert } from "./getopt.ts";
-import { parseNetperfArgs, unappliedOptionNotes } from "./netperf-args.ts";
-import { parseNetserverArgs } from "./netserver-args.ts";
+import { GLOBAL_SPEC, parseNetperfArgs, unappliedOptionNotes } from "./netperf-args.ts";
+import { NETSERVER_SPEC, parseNetserverArgs } from "./netserver-args.ts";
 import type { NetperfPlan } from "./plan.ts";
 
 const plan = (argv: string): NetperfPlan => {
@@ -196,5 +196,31 @@ describe("the tests netperf runs with its classic messages", () => {
 
   test("a name this netperf does not know either is refused in one line naming the ones it runs", () => {
     expect(() => parseNetperfArgs(["-t", "STREAM_RR"])).toThrow(/test 'STREAM_RR' is not supported by anyperf: use .*TCP_CC, TCP_SENDFILE.*UUID/);
+  });
+});
+
+describe("option tables", () => {
+  // Each letter with its ':' when it takes a value, in any order.
+  const letters = (spec: string) => [...spec.matchAll(/.:?/g)].map((m) => m[0]).sort();
+
+  test("the derived getopt strings accept exactly netperf 2.7.0's and netserver 2.7.0's letters", () => {
+    expect(letters(GLOBAL_SPEC)).toEqual(letters("A:a:b:B:CcdD:f:F:H:hi:I:jk:K:l:L:n:NO:o:P:p:rSs:t:T:v:VW:w:y:Y:Z:46"));
+    expect(letters(NETSERVER_SPEC)).toEqual(letters("DdfhL:n:Np:v:VZ:46"));
+  });
+
+  test("the shared options mean the same to netperf and netserver", () => {
+    const server = (argv: string[]) => {
+      const cmd = parseNetserverArgs(argv);
+      if (cmd.kind !== "run") throw new Error(`expected a run, got ${JSON.stringify(cmd)}`);
+      return cmd.plan;
+    };
+    expect(parseNetserverArgs(["-V"]) as unknown).toEqual(parseNetperfArgs(["-V"]));
+    for (const argv of [["-4"], ["-6"], ["-6", "-4"], ["-Z", "x".repeat(700)]]) {
+      const c = plan(argv.join(" "));
+      expect(server(argv)).toMatchObject({ family: c.family, passphrase: c.passphrase });
+    }
+    // netserver keeps the family it has when -L names none it knows; netperf's -L resets it.
+    expect(server(["-6", "-L", "h,x"]).family).toBe("ipv6");
+    expect(plan("-6 -L h,x").family).toBe("any");
   });
 });

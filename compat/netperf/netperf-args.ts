@@ -5,6 +5,7 @@ import { MigratedTest } from "../../interop/netperf/test-request.ts";
 import { atoi, breakArgs, breakArgsExplicit, convert, getopt } from "./getopt.ts";
 import { NetperfPlan, type OutputMode } from "./plan.ts";
 import { selectorListing } from "./selectors.ts";
+import { acceptedWithoutEffect, addressFamily, getoptSpec, parseWithTable, SHARED_OPTIONS, type OptionContext, type OptionTable } from "./option-table.ts";
 
 /**
  * netperf 2.7.0's command line: global options, `--`, then the omni test options (docs/protocols/netperf.md §12). The
@@ -14,10 +15,8 @@ import { selectorListing } from "./selectors.ts";
  * the next word does not start with '-'.
  */
 
-export const GLOBAL_SPEC = "A:a:b:B:CcdD:f:F:H:hi:I:jk:K:l:L:n:NO:o:P:p:rSs:t:T:v:VW:w:y:Y:Z:46";
 export const TEST_SPEC = "aBb:cCd:De:FgG:hH:i:Ij:kK:l:L:m:M:nNoOp:P:r:R:s:S:t:T:u:UVw:W:46";
 
-export const NETPERF_VERSION = "2.7.0";
 /** netperf -D 0 would print on every send; interim lines come at most this often. */
 const MIN_DEMO_INTERVAL_S = 0.01;
 
@@ -102,12 +101,6 @@ function takeInstances(argv: string[]): { rest: string[]; instances: number } {
   return { rest, instances };
 }
 
-function family(text: string): "any" | "ipv4" | "ipv6" {
-  // netperf's parse_address_family: substring tests, "6" first.
-  if (text.includes("6")) return "ipv6";
-  if (text.includes("inet") || text.includes("4")) return "ipv4";
-  return "any";
-}
 
 /** netperf's break_args on "a,b" (a lone value stands for both): each half given is parsed into its own field. */
 function setHalves<K extends string>(target: Record<K, number>, keys: readonly [K, K], value: string, parse: (s: string) => number): void {
@@ -131,10 +124,8 @@ export function parseIpQos(text: string): number {
   throw new UserError(`netperf: unknown IP QoS '${text}': use a number or a DSCP name (ef, af11..af43, cs0..cs7)`);
 }
 
-export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
-  const { rest: argv, instances } = takeInstances([...argvIn]);
-  const commandLine = ["netperf", ...argvIn].join(" ");
-  const p = {
+function globalDefaults() {
+  return {
     host: "",
     controlPort: 12865,
     localControlPort: undefined as number | undefined,
@@ -168,149 +159,138 @@ export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
     recvWidth: 0,
     waitSeconds: 0,
   };
+}
+type GlobalState = ReturnType<typeof globalDefaults>;
+
+/** -c/-C: an optional CPU rate, taken only when the next word starts with a digit. */
+function cpuRate(c: OptionContext): number {
+  const next = c.peek();
+  if (next === undefined || !/^\d/.test(next)) return 0;
+  c.consume();
+  return Number.parseFloat(next) || 0;
+}
+
+/** netperf's global options (before `--`), applied to the plan in the order given. */
+const GLOBAL_OPTIONS: OptionTable<GlobalState> = [
+  ...SHARED_OPTIONS,
+  { letters: "h", takesValue: false, apply: (_, c) => c.printOnce(netperfUsage(), 1) },
+  { letters: "a", takesValue: true, apply: (p, c) => setHalves(p.align.local, ["send", "recv"], c.value, convert) },
+  { letters: "A", takesValue: true, apply: (p, c) => setHalves(p.align.remote, ["send", "recv"], c.value, convert) },
+  { letters: "o", takesValue: true, apply: (p, c) => setHalves(p.offset.local, ["send", "recv"], c.value, convert) },
+  { letters: "O", takesValue: true, apply: (p, c) => setHalves(p.offset.remote, ["send", "recv"], c.value, convert) },
+  { letters: "c", takesValue: false, apply: (p, c) => void ((p.localCpuRate = cpuRate(c)), (p.localCpu = true)) },
+  { letters: "C", takesValue: false, apply: (p, c) => void ((p.remoteCpuRate = cpuRate(c)), (p.remoteCpu = true)) },
+  { letters: "f", takesValue: true, apply: (p, c) => void (p.format = c.value[0]) },
+  {
+    letters: "F",
+    takesValue: true,
+    apply: (p, c) => {
+      const [l, r] = breakArgsExplicit(c.value);
+      // The local name has netperf's BUFSIZ buffer; only the remote one travels in a 32-byte field.
+      if (l) p.fillFile.local = l.slice(0, 8191);
+      if (r) {
+        if (r.length > 31) throw new UserError("Remote fill file name must be less than 32 characters");
+        p.fillFile.remote = r;
+      }
+    },
+  },
+  {
+    letters: "HL",
+    takesValue: true,
+    apply: (p, c) => {
+      const [h, fam] = breakArgsExplicit(c.value);
+      if (h) p[c.letter === "H" ? "host" : "localControlHost"] = h;
+      if (fam) p.family = addressFamily(fam);
+    },
+  },
+  {
+    letters: "i",
+    takesValue: true,
+    apply: (p, c) => {
+      const [max, min] = breakArgs(c.value);
+      if (max) p.iterationMax = convert(max);
+      if (min) p.iterationMin = convert(min);
+      if (p.iterationMax < p.iterationMin) p.iterationMax = p.iterationMin;
+      p.iterationMax = Math.min(30, Math.max(3, p.iterationMax));
+      p.iterationMin = Math.min(30, Math.max(3, p.iterationMin));
+      if (p.confidenceLevel === 0) p.confidenceLevel = 99;
+      if (p.confidenceInterval === 0) p.confidenceInterval = 0.05;
+    },
+  },
+  {
+    letters: "I",
+    takesValue: true,
+    apply: (p, c) => {
+      const [level, width] = breakArgs(c.value);
+      if (level) p.confidenceLevel = convert(level);
+      if (p.confidenceLevel !== 95 && p.confidenceLevel !== 99) throw new UserError("Only 95% and 99% confidence level is supported");
+      if (width) p.confidenceInterval = Number.parseFloat(width) / 100 || 0;
+      if (p.iterationMin === 1) p.iterationMin = 3;
+      if (p.iterationMax === 1) p.iterationMax = 10;
+      if (p.confidenceInterval === 0) p.confidenceInterval = 0.05;
+    },
+  },
+  { letters: "l", takesValue: true, apply: (p, c) => void (p.testLength = convert(c.value)) },
+  { letters: "P", takesValue: true, apply: (p, c) => void (p.printHeaders = convert(c.value) !== 0) },
+  {
+    letters: "p",
+    takesValue: true,
+    apply: (p, c) => {
+      const [port, lport] = breakArgsExplicit(c.value);
+      if (port) p.controlPort = portNumber(port, "-p", 1);
+      if (lport) p.localControlPort = portNumber(lport, "-p ,local");
+    },
+  },
+  { letters: "S", takesValue: false, apply: (p) => void (p.keepAlive = true) },
+  { letters: "s", takesValue: true, apply: (p, c) => void (p.waitSeconds = Math.max(0, convert(c.value))) },
+  { letters: "t", takesValue: true, apply: (p, c) => void (p.testName = c.value.toUpperCase()) },
+  { letters: "T", takesValue: true, apply: (p, c) => setHalves(p.cpuAffinity, ["local", "remote"], c.value, convert) },
+  { letters: "v", takesValue: true, apply: (p, c) => void (p.verbosity = convert(c.value)) },
+  {
+    letters: "W",
+    takesValue: true,
+    apply: (p, c) => {
+      const [s, r] = breakArgs(c.value);
+      if (s) p.sendWidth = Math.max(0, convert(s));
+      if (r) p.recvWidth = Math.max(0, convert(r));
+    },
+  },
+  { letters: "y", takesValue: true, apply: (p, c) => setHalves(p.socketPrio, ["local", "remote"], c.value, convert) },
+  { letters: "Y", takesValue: true, apply: (p, c) => setHalves(p.socketTos, ["local", "remote"], c.value, parseIpQos) },
+  { letters: "B", takesValue: true, apply: (p, c) => void (p.brand = c.value) },
+  { letters: "r", takesValue: false, apply: (p) => void (p.resultConfidenceOnly = true) },
+  {
+    letters: "D",
+    takesValue: true,
+    apply: (p, c) => {
+      // atof() of the first part, 1 s when it is empty; a negative interval only asks for exact timestamps.
+      const [interval] = breakArgsExplicit(c.value);
+      const s = interval ? Math.abs(Number.parseFloat(interval) || 0) : 1;
+      p.demoIntervalS = Math.max(MIN_DEMO_INTERVAL_S, s);
+    },
+  },
+  {
+    letters: "N",
+    takesValue: false,
+    apply: () => {
+      throw new UserError("netperf -N (no control connection) is not supported by anyperf: run anyperf netserver on the peer");
+    },
+  },
+  // -b -d -j -k -K -n -w: accepted and, as in this netperf build, without effect on the tests we run.
+  ...acceptedWithoutEffect<GlobalState>("dj", "bkKnw"),
+];
+
+export const GLOBAL_SPEC = getoptSpec(GLOBAL_OPTIONS);
+
+export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
+  const { rest: argv, instances } = takeInstances([...argvIn]);
+  const commandLine = ["netperf", ...argvIn].join(" ");
+  const p = globalDefaults();
   const early: { print?: { text: string; exitCode: number } } = {};
   // Read through a function: the handlers below set it, which flow analysis cannot see.
   const printed = () => early.print;
 
-  const end = getopt(argv, 0, GLOBAL_SPEC, "netperf", ({ letter, value = "" }, peek, consume) => {
-    switch (letter) {
-      case "h":
-        early.print ??= { text: netperfUsage(), exitCode: 1 };
-        return;
-      case "V":
-        early.print ??= { text: `Netperf version ${NETPERF_VERSION}\n`, exitCode: 0 };
-        return;
-      case "a":
-      case "A":
-        setHalves(letter === "a" ? p.align.local : p.align.remote, ["send", "recv"], value, convert);
-        return;
-      case "o":
-      case "O":
-        setHalves(letter === "o" ? p.offset.local : p.offset.remote, ["send", "recv"], value, convert);
-        return;
-      case "c":
-      case "C": {
-        const next = peek();
-        let rate = 0;
-        if (next !== undefined && /^\d/.test(next)) {
-          rate = Number.parseFloat(next) || 0;
-          consume();
-        }
-        if (letter === "c") (p.localCpu = true), (p.localCpuRate = rate);
-        else (p.remoteCpu = true), (p.remoteCpuRate = rate);
-        return;
-      }
-      case "f":
-        p.format = value[0];
-        return;
-      case "F": {
-        const [l, r] = breakArgsExplicit(value);
-        // The local name has netperf's BUFSIZ buffer; only the remote one travels in a 32-byte field.
-        if (l) p.fillFile.local = l.slice(0, 8191);
-        if (r) {
-          if (r.length > 31) throw new UserError("Remote fill file name must be less than 32 characters");
-          p.fillFile.remote = r;
-        }
-        return;
-      }
-      case "H":
-      case "L": {
-        const [h, fam] = breakArgsExplicit(value);
-        if (h) p[letter === "H" ? "host" : "localControlHost"] = h;
-        if (fam) p.family = family(fam);
-        return;
-      }
-      case "i": {
-        const [max, min] = breakArgs(value);
-        if (max) p.iterationMax = convert(max);
-        if (min) p.iterationMin = convert(min);
-        if (p.iterationMax < p.iterationMin) p.iterationMax = p.iterationMin;
-        p.iterationMax = Math.min(30, Math.max(3, p.iterationMax));
-        p.iterationMin = Math.min(30, Math.max(3, p.iterationMin));
-        if (p.confidenceLevel === 0) p.confidenceLevel = 99;
-        if (p.confidenceInterval === 0) p.confidenceInterval = 0.05;
-        return;
-      }
-      case "I": {
-        const [level, width] = breakArgs(value);
-        if (level) p.confidenceLevel = convert(level);
-        if (p.confidenceLevel !== 95 && p.confidenceLevel !== 99) throw new UserError("Only 95% and 99% confidence level is supported");
-        if (width) p.confidenceInterval = Number.parseFloat(width) / 100 || 0;
-        if (p.iterationMin === 1) p.iterationMin = 3;
-        if (p.iterationMax === 1) p.iterationMax = 10;
-        if (p.confidenceInterval === 0) p.confidenceInterval = 0.05;
-        return;
-      }
-      case "l": {
-        const t = convert(value);
-        p.testLength = t;
-        return;
-      }
-      case "P":
-        p.printHeaders = convert(value) !== 0;
-        return;
-      case "p": {
-        const [port, lport] = breakArgsExplicit(value);
-        if (port) p.controlPort = portNumber(port, "-p", 1);
-        if (lport) p.localControlPort = portNumber(lport, "-p ,local");
-        return;
-      }
-      case "S":
-        p.keepAlive = true;
-        return;
-      case "s":
-        p.waitSeconds = Math.max(0, convert(value));
-        return;
-      case "t":
-        p.testName = value.toUpperCase();
-        return;
-      case "T":
-        setHalves(p.cpuAffinity, ["local", "remote"], value, convert);
-        return;
-      case "v":
-        p.verbosity = convert(value);
-        return;
-      case "W": {
-        const [s, r] = breakArgs(value);
-        if (s) p.sendWidth = Math.max(0, convert(s));
-        if (r) p.recvWidth = Math.max(0, convert(r));
-        return;
-      }
-      case "y":
-        setHalves(p.socketPrio, ["local", "remote"], value, convert);
-        return;
-      case "Y":
-        setHalves(p.socketTos, ["local", "remote"], value, parseIpQos);
-        return;
-      case "Z":
-        p.passphrase = value.slice(0, 647);
-        return;
-      case "B":
-        p.brand = value;
-        return;
-      case "4":
-        p.family = "ipv4";
-        return;
-      case "6":
-        p.family = "ipv6";
-        return;
-      case "r":
-        p.resultConfidenceOnly = true;
-        return;
-      case "D": {
-        // atof() of the first part, 1 s when it is empty; a negative interval only asks for exact timestamps.
-        const [interval] = breakArgsExplicit(value);
-        const s = interval ? Math.abs(Number.parseFloat(interval) || 0) : 1;
-        p.demoIntervalS = Math.max(MIN_DEMO_INTERVAL_S, s);
-        return;
-      }
-      case "N":
-        throw new UserError("netperf -N (no control connection) is not supported by anyperf: run anyperf netserver on the peer");
-      default:
-        // -b -d -j -k -K -n -w: accepted and, as in this netperf build, without effect on the tests we run.
-        return;
-    }
-  });
+  const end = parseWithTable(argv, 0, GLOBAL_OPTIONS, "netperf", p, early);
   {
     const pr = printed();
     if (pr) return { kind: "print", ...pr };
@@ -401,7 +381,7 @@ export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
       case "L": {
         const [addr, fam] = breakArgsExplicit(value);
         if (addr) t[letter === "H" ? "remoteDataAddress" : "localDataAddress"] = breakArgsExplicit(addr, "/")[0] || undefined;
-        if (fam) t.dataFamily = family(fam);
+        if (fam) t.dataFamily = addressFamily(fam);
         return;
       }
       case "k":

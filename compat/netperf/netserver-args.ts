@@ -1,6 +1,6 @@
 import { UserError } from "../../src/errors.ts";
-import { atoi, breakArgsExplicit, getopt } from "./getopt.ts";
-import { NETPERF_VERSION } from "./netperf-args.ts";
+import { atoi, breakArgsExplicit } from "./getopt.ts";
+import { acceptedWithoutEffect, addressFamily, getoptSpec, parseWithTable, SHARED_OPTIONS, type OptionTable } from "./option-table.ts";
 import { NetserverPlan } from "./plan.ts";
 import { POLICY_HELP } from "../../src/access/server-policy.ts";
 
@@ -10,8 +10,54 @@ export type NetserverCommand = { kind: "run"; plan: NetserverPlan } | { kind: "p
 
 export const DEFAULT_MAX_TESTS = 1024;
 
+function serverDefaults() {
+  return {
+    port: 12865,
+    listenAddress: undefined as string | undefined,
+    family: "any" as "any" | "ipv4" | "ipv6",
+    foreground: false,
+    serial: false,
+    passphrase: undefined as string | undefined,
+    verbosity: 1,
+    debug: 0,
+  };
+}
+type ServerState = ReturnType<typeof serverDefaults>;
+
+/** netserver 2.7.0's options; -4, -6, -V and -Z are netperf's own. */
+const NETSERVER_OPTIONS: OptionTable<ServerState> = [
+  ...SHARED_OPTIONS,
+  { letters: "h", takesValue: false, apply: (_, c) => c.printOnce(NETSERVER_USAGE, 1) },
+  { letters: "D", takesValue: false, apply: (p) => void (p.foreground = true) },
+  { letters: "d", takesValue: false, apply: (p) => void p.debug++ },
+  { letters: "f", takesValue: false, apply: (p) => void (p.serial = true) },
+  {
+    letters: "L",
+    takesValue: true,
+    apply: (p, c) => {
+      const [name, fam] = breakArgsExplicit(c.value);
+      if (name) p.listenAddress = name;
+      // Unlike netperf's -L, a family netserver cannot read leaves the one already chosen.
+      const f = addressFamily(fam);
+      if (f !== "any") p.family = f;
+    },
+  },
+  {
+    letters: "p",
+    takesValue: true,
+    apply: (p, c) => {
+      const port = atoi(c.value);
+      if (port < 0 || port > 65535 || !/^\s*\d/.test(c.value)) throw new UserError(`netserver: -p ${c.value} is not a port number (0..65535)`);
+      p.port = port;
+    },
+  },
+  { letters: "v", takesValue: true, apply: (p, c) => void (p.verbosity = atoi(c.value)) },
+  // -n (Windows CPU count) and -N (no debug output) change nothing here.
+  ...acceptedWithoutEffect<ServerState>("N", "n"),
+];
+
 /** netserver 2.7.0's getopt string. */
-export const NETSERVER_SPEC = "DdfhL:n:Np:v:VZ:46";
+export const NETSERVER_SPEC = getoptSpec(NETSERVER_OPTIONS);
 
 export function parseNetserverArgs(argvIn: readonly string[]): NetserverCommand {
   const argv: string[] = [];
@@ -26,65 +72,9 @@ export function parseNetserverArgs(argvIn: readonly string[]): NetserverCommand 
     if (v === undefined || !/^\d+$/.test(v) || Number(v) < 1) throw new UserError(`--max-tests needs a positive count, got '${v ?? ""}'`);
     maxTests = Number(v);
   }
-  const p = {
-    port: 12865,
-    listenAddress: undefined as string | undefined,
-    family: "any" as "any" | "ipv4" | "ipv6",
-    foreground: false,
-    serial: false,
-    passphrase: undefined as string | undefined,
-    verbosity: 1,
-    debug: 0,
-    maxTests,
-  };
+  const p = { ...serverDefaults(), maxTests };
   const out: { print?: { text: string; exitCode: number } } = {};
-  getopt(argv, 0, NETSERVER_SPEC, "netserver", ({ letter, value = "" }) => {
-    switch (letter) {
-      case "h":
-        out.print ??= { text: NETSERVER_USAGE, exitCode: 1 };
-        return;
-      case "V":
-        out.print ??= { text: `Netperf version ${NETPERF_VERSION}\n`, exitCode: 0 };
-        return;
-      case "D":
-        p.foreground = true;
-        return;
-      case "d":
-        p.debug++;
-        return;
-      case "f":
-        p.serial = true;
-        return;
-      case "L": {
-        const [name, fam] = breakArgsExplicit(value);
-        if (name) p.listenAddress = name;
-        if (fam.includes("6")) p.family = "ipv6";
-        else if (fam.includes("4") || fam.includes("inet")) p.family = "ipv4";
-        return;
-      }
-      case "p": {
-        const port = atoi(value);
-        if (port < 0 || port > 65535 || !/^\s*\d/.test(value)) throw new UserError(`netserver: -p ${value} is not a port number (0..65535)`);
-        p.port = port;
-        return;
-      }
-      case "v":
-        p.verbosity = atoi(value);
-        return;
-      case "Z":
-        p.passphrase = value.slice(0, 647);
-        return;
-      case "4":
-        p.family = "ipv4";
-        return;
-      case "6":
-        p.family = "ipv6";
-        return;
-      default:
-        // -n (Windows CPU count) and -N (no debug output) change nothing here.
-        return;
-    }
-  });
+  parseWithTable(argv, 0, NETSERVER_OPTIONS, "netserver", p, out);
   if (out.print) return { kind: "print", ...out.print };
   return { kind: "run", plan: NetserverPlan.parse(p) };
 }

@@ -1,0 +1,86 @@
+import { getopt } from "./getopt.ts";
+
+/**
+ * netperf's and netserver's options as tables: each entry names its letters, whether getopt hands it a value, and
+ * how it changes the parser's state. The getopt string is derived from the table, so a letter is accepted exactly
+ * when something applies it (or is listed as accepted without effect).
+ */
+
+/** What a handler may do beyond changing state: print instead of running (first one wins), or read the next word. */
+export interface OptionContext {
+  letter: string;
+  /** The option's argument; "" for a flag. */
+  value: string;
+  /** The word after the option, for netperf's optional arguments (`-c 100`, `-o list`). */
+  peek: () => string | undefined;
+  consume: () => void;
+  /** netperf prints the first of -h/-V it meets and runs nothing. */
+  printOnce: (text: string, exitCode: number) => void;
+}
+
+export interface OptionEntry<S> {
+  letters: string;
+  takesValue: boolean;
+  apply: (state: S, ctx: OptionContext) => void;
+}
+
+export type OptionTable<S> = readonly OptionEntry<S>[];
+
+export interface Printed {
+  text: string;
+  exitCode: number;
+}
+
+/** The getopt string ("a:bc:") the table stands for. */
+export function getoptSpec<S>(table: OptionTable<S>): string {
+  return table.map((e) => [...e.letters].map((l) => (e.takesValue ? `${l}:` : l)).join("")).join("");
+}
+
+/** Walks argv from `start` through the table; the index past `--` (or argv.length) and what was asked to be printed. */
+export function parseWithTable<S>(
+  argv: readonly string[],
+  start: number,
+  table: OptionTable<S>,
+  program: string,
+  state: S,
+  printed: { print?: Printed },
+): number {
+  const byLetter = new Map(table.flatMap((e) => [...e.letters].map((l) => [l, e] as const)));
+  const printOnce = (text: string, exitCode: number) => void (printed.print ??= { text, exitCode });
+  return getopt(argv, start, getoptSpec(table), program, ({ letter, value = "" }, peek, consume) => {
+    byLetter.get(letter)!.apply(state, { letter, value, peek, consume, printOnce });
+  });
+}
+
+/** C's parse_address_family as netperf and netserver use it: substring tests, "6" first. */
+export function addressFamily(text: string): "any" | "ipv4" | "ipv6" {
+  if (text.includes("6")) return "ipv6";
+  if (text.includes("inet") || text.includes("4")) return "ipv4";
+  return "any";
+}
+
+/** The state the options both programs accept change. */
+export interface SharedOptionState {
+  family: "any" | "ipv4" | "ipv6";
+  passphrase: string | undefined;
+}
+
+export const NETPERF_VERSION = "2.7.0";
+
+/** -4, -6, -V and -Z: the options netperf and netserver both accept, with the same meaning. */
+export const SHARED_OPTIONS: OptionTable<SharedOptionState> = [
+  { letters: "4", takesValue: false, apply: (s) => void (s.family = "ipv4") },
+  { letters: "6", takesValue: false, apply: (s) => void (s.family = "ipv6") },
+  { letters: "V", takesValue: false, apply: (_, c) => c.printOnce(`Netperf version ${NETPERF_VERSION}\n`, 0) },
+  // The passphrase field's size in netperf's request.
+  { letters: "Z", takesValue: true, apply: (s, c) => void (s.passphrase = c.value.slice(0, 647)) },
+];
+
+/** Letters a program accepts and ignores (as its own build does for the tests anyperf runs). */
+export function acceptedWithoutEffect<S>(flags: string, withValue: string): OptionTable<S> {
+  const none = () => undefined;
+  return [
+    { letters: flags, takesValue: false, apply: none },
+    { letters: withValue, takesValue: true, apply: none },
+  ];
+}

@@ -15,25 +15,42 @@ const ROOT = join(import.meta.dir, "..", "..");
 const BIN = join(ROOT, "dist", "anyperf");
 const dir = mkdtempSync(join(tmpdir(), "anyperf-output-failures-"));
 
-const ports = {
-  native: freePorts(33100, 33500, 1),
-  iperf3: freePorts(33100, 33500, 1),
-  iperf: freePorts(33100, 33500, 1),
-  netserver: freePorts(33100, 33500, 1),
-  // ntttcp's sync port sits below the base.
-  ntttcp: freePorts(33100, 33500, 17) + 1,
-};
+/** Serve's ports, taken free at run time; ntttcp's sync port sits below its base, its Windows token ports 1000 above. */
+function pickPorts() {
+  return {
+    native: freePorts(33100, 33500, 1),
+    iperf3: freePorts(33100, 33500, 1),
+    iperf: freePorts(33100, 33500, 1),
+    netserver: freePorts(33100, 33500, 1),
+    ntttcp: freePorts(33100, 33500, 17, [1000]) + 1,
+  };
+}
+let ports = pickPorts();
 let serve: Proc | undefined;
 
 beforeAll(async () => {
   // The binary under test is the tree's own: build it (scripts/build, about 15 s).
   const b = Bun.spawnSync([join(ROOT, "scripts", "build")], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
   if (b.exitCode !== 0) throw new Error(`scripts/build failed:\n${b.stderr.toString()}`);
-  serve = spawnProc(
-    [BIN, "serve", "-B", "127.0.0.1", "-p", `${ports.native}`, "--iperf3", `${ports.iperf3}`, "--iperf", `${ports.iperf}`, "--netserver", `${ports.netserver}`, "--ntttcp", `${ports.ntttcp}`],
-    600_000,
-  );
-  for (const p of [ports.native, ports.iperf3, ports.iperf, ports.netserver, ports.ntttcp]) await waitBound(p, "tcp", 20_000);
+  // A port another process took between the pick and serve's bind ends serve at once: pick again, once.
+  for (let attempt = 1; ; attempt++) {
+    serve = spawnProc(
+      [BIN, "serve", "-B", "127.0.0.1", "-p", `${ports.native}`, "--iperf3", `${ports.iperf3}`, "--iperf", `${ports.iperf}`, "--netserver", `${ports.netserver}`, "--ntttcp", `${ports.ntttcp}`],
+      600_000,
+    );
+    const exited = serve.done.then((f) => f);
+    try {
+      for (const p of [ports.native, ports.iperf3, ports.iperf, ports.netserver, ports.ntttcp]) {
+        await Promise.race([waitBound(p, "tcp", 20_000), exited.then((f) => Promise.reject(new Error(`serve exited ${f.code}: ${f.stderr}`)))]);
+      }
+      return;
+    } catch (e) {
+      serve.kill("SIGKILL");
+      const f = await serve.done;
+      if (attempt === 2) throw new Error(`serve never listened on ${JSON.stringify(ports)}: ${(e as Error).message}\nstdout: ${f.stdout}\nstderr: ${f.stderr}`);
+      ports = pickPorts();
+    }
+  }
 }, 180_000);
 
 afterAll(async () => {
@@ -64,19 +81,22 @@ async function run(argv: string[], sink: Sink, limitMs = 30_000): Promise<Finish
 
 const CRASH = /\n\s+at |Bun v\d|error: |please report|Unhandled|uncaught/i;
 
-/** Every mode that prints to stdout: a client runs against the serve above, a server on ports of its own. */
+/**
+ * Every mode that prints to stdout: a client runs against the serve above (its ports read when the test runs: serve
+ * may have moved to others), a server on ports of its own.
+ */
 function modes(): { name: string; argv: string[] }[] {
   const [i3, i2, ns, nt, nw, sv] = [1, 1, 1, 17, 2, 1].map((n) => freePorts(33100, 33500, n)) as [number, number, number, number, number, number];
   return [
     { name: "loopback", argv: ["loopback", "-t", "1", "-P", "1"] },
     { name: "loopback --json", argv: ["loopback", "-t", "1", "-P", "1", "--json"] },
-    { name: "client", argv: ["client", "127.0.0.1", "-p", `${ports.native}`, "-t", "1"] },
-    { name: "client --json", argv: ["client", "127.0.0.1", "-p", `${ports.native}`, "-t", "1", "--json"] },
-    { name: "iperf3 -c", argv: ["iperf3", "-c", "127.0.0.1", "-p", `${ports.iperf3}`, "-t", "1"] },
-    { name: "iperf3 -c -J", argv: ["iperf3", "-c", "127.0.0.1", "-p", `${ports.iperf3}`, "-t", "1", "-J"] },
-    { name: "iperf -c", argv: ["iperf", "-c", "127.0.0.1", "-p", `${ports.iperf}`, "-t", "1"] },
-    { name: "netperf", argv: ["netperf", "-H", "127.0.0.1", "-p", `${ports.netserver}`, "-l", "1"] },
-    { name: "ntttcp -s", argv: ["ntttcp", "-s127.0.0.1", "-p", `${ports.ntttcp}`, "-t", "1", "-P", "1"] },
+    { name: "client", get argv() { return ["client", "127.0.0.1", "-p", `${ports.native}`, "-t", "1"]; } },
+    { name: "client --json", get argv() { return ["client", "127.0.0.1", "-p", `${ports.native}`, "-t", "1", "--json"]; } },
+    { name: "iperf3 -c", get argv() { return ["iperf3", "-c", "127.0.0.1", "-p", `${ports.iperf3}`, "-t", "1"]; } },
+    { name: "iperf3 -c -J", get argv() { return ["iperf3", "-c", "127.0.0.1", "-p", `${ports.iperf3}`, "-t", "1", "-J"]; } },
+    { name: "iperf -c", get argv() { return ["iperf", "-c", "127.0.0.1", "-p", `${ports.iperf}`, "-t", "1"]; } },
+    { name: "netperf", get argv() { return ["netperf", "-H", "127.0.0.1", "-p", `${ports.netserver}`, "-l", "1"]; } },
+    { name: "ntttcp -s", get argv() { return ["ntttcp", "-s127.0.0.1", "-p", `${ports.ntttcp}`, "-t", "1", "-P", "1"]; } },
     { name: "serve", argv: ["serve", "-B", "127.0.0.1", "-p", `${sv}`, "--iperf3", "off", "--iperf", "off", "--netserver", "off", "--ntttcp", "off"] },
     { name: "iperf3 -s", argv: ["iperf3", "-s", "-B", "127.0.0.1", "-p", `${i3}`] },
     { name: "iperf -s", argv: ["iperf", "-s", "-B", "127.0.0.1", "-p", `${i2}`] },

@@ -23,6 +23,8 @@ export const SocketOptions = z.object({
   sendBuffer: z.number().int().positive().optional(),
   recvBuffer: z.number().int().positive().optional(),
   noDelay: z.boolean().optional(),
+  /** TCP_QUICKACK: not sticky in the kernel, so it is applied again after each read it should cover. */
+  quickAck: z.boolean().optional(),
   congestion: z.string().min(1).max(15).optional(),
   mss: z.number().int().min(88).max(65535).optional(),
   /** Full TOS byte (DSCP << 2 | ECN). */

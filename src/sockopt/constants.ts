@@ -27,6 +27,7 @@ export const TCP_KEEPIDLE = 4;
 export const TCP_KEEPINTVL = 5;
 export const TCP_KEEPCNT = 6;
 export const TCP_INFO = 11;
+export const TCP_QUICKACK = 12;
 export const TCP_CONGESTION = 13;
 
 export const IPPROTO_IPV6 = 41;

@@ -13,6 +13,7 @@ import {
   SOL_SOCKET,
   TCP_MAXSEG,
   TCP_NODELAY,
+  TCP_QUICKACK,
   TcpState,
 } from "./constants.ts";
 import { SyscallError } from "./errno.ts";
@@ -110,6 +111,11 @@ describe.skipIf(!live)("Sockopt on live loopback sockets", () => {
     expect(so.getInt(fdOf(c.client), IPPROTO_TCP, TCP_NODELAY)).toBe(0);
     expect(so.getInt(fdOf(c.client), IPPROTO_IP, IP_TOS)).toBe(0x10);
     expect(so.apply(fdOf(c.client), { noDelay: true, pacingRate: 5_000_000_000 })).toEqual({ noDelay: true, pacingRate: 5_000_000_000 });
+  });
+
+  test("TCP_QUICKACK reads back on after it is set (bounceback replies re-arm it)", () => {
+    expect(so.apply(fdOf(c.client), { quickAck: true })).toEqual({ quickAck: true });
+    expect(so.getInt(fdOf(c.client), IPPROTO_TCP, TCP_QUICKACK)).toBe(1);
   });
 
   test("MSS on a connected socket is refused as a programming error (it would change nothing)", () => {

@@ -31,6 +31,7 @@ import {
   TCP_INFO,
   TCP_MAXSEG,
   TCP_NODELAY,
+  TCP_QUICKACK,
   TCP_KEEPIDLE,
   TCP_KEEPINTVL,
   TCP_KEEPCNT,
@@ -52,6 +53,7 @@ export interface AppliedOptions {
   sendBuffer?: number;
   recvBuffer?: number;
   noDelay?: boolean;
+  quickAck?: boolean;
   congestion?: string;
   mss?: number;
   tos?: number;
@@ -258,6 +260,11 @@ export class Sockopt {
       tcpOnly("TCP_NODELAY");
       set(`TCP_NODELAY ${opts.noDelay ? "on" : "off"}`, IPPROTO_TCP, TCP_NODELAY, opts.noDelay ? 1 : 0, generic);
       out.noDelay = this.getInt(fd, IPPROTO_TCP, TCP_NODELAY) !== 0;
+    }
+    if (opts.quickAck !== undefined) {
+      tcpOnly("TCP_QUICKACK");
+      set(`TCP_QUICKACK ${opts.quickAck ? "on" : "off"}`, IPPROTO_TCP, TCP_QUICKACK, opts.quickAck ? 1 : 0, generic);
+      out.quickAck = this.getInt(fd, IPPROTO_TCP, TCP_QUICKACK) !== 0;
     }
     if (opts.congestion !== undefined) {
       tcpOnly(`congestion control "${opts.congestion}"`);

@@ -21,6 +21,7 @@ import { RefusalLog } from "../../src/access/refusal-log.ts";
 import type { ClientRequest } from "../../interop/iperf2/client-request.ts";
 import { type Endpoint, clientBanner, connectionLine, serverBanner } from "./text-report.ts";
 import { timerDelay } from "../../src/timer-delay.ts";
+import { type BouncebackConn, serveBounceback } from "./bounceback-server.ts";
 
 /** How long an accepted connection may take to show its header before we drop it. */
 const HEADER_DEADLINE_MS = 10_000;
@@ -43,7 +44,7 @@ export interface ServerIo {
   warn(text: string): void;
 }
 
-interface Conn extends Queued {
+interface Conn extends Queued, BouncebackConn {
   session?: TcpServerSession;
   timer?: ReturnType<typeof setTimeout>;
   handed: boolean;
@@ -130,7 +131,7 @@ export class TcpServer {
         data: unaccepted(),
         socket: {
           open: (s) => this.accept(s),
-          data: (s, d) => s.data.session?.onData(d),
+          data: (s, d) => (s.data.bounceback ?? s.data.session)?.onData(d),
           drain: (s) => flushQueued(s),
           end: (s) => this.eof(s),
           close: (s) => this.eof(s),
@@ -179,7 +180,8 @@ export class TcpServer {
   private eof(s: TcpSocket<Conn>): void {
     if (!s.data || s.data.handed) return;
     clearTimeout(s.data.timer);
-    s.data.session?.onEof();
+    if (s.data.bounceback) s.data.bounceback.onEof();
+    else s.data.session?.onEof();
   }
 
   private local(s: TcpSocket<Conn>): Endpoint {
@@ -236,6 +238,19 @@ export class TcpServer {
       });
       io.printer.info(connectionLine(id, withInterface(local, plan.enhanced), peer, notes));
     };
+    if (t.bounceback) {
+      s.data.session?.handOff();
+      serveBounceback(s, t.pending, plan, io, {
+        id,
+        startMs,
+        line: (extra) => io.printer.info(connectionLine(id, withInterface(local, plan.enhanced), peer, [...extra, ...connectionNotes({ enhanced: plan.enhanced, sock: s.fd, init, at })])),
+        done: () => {
+          this.tests++;
+          if (plan.singleClient && this.tests >= 1) void this.stop();
+        },
+      });
+      return;
+    }
     // From here the socket belongs to the stream. --full-duplex runs on one stream that sends and counts what it reads:
     // two Workers reading dups of one fd would split the incoming bytes between them.
     s.data.handed = true;

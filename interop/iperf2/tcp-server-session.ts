@@ -1,5 +1,6 @@
 import { type ClientHeader, IPERF_2_1_8, type VersionWords, clientHeaderLength, decodeClientHeader } from "./client-header.ts";
 import { type ClientRequest, type TestAmount, describeClientHeader } from "./client-request.ts";
+import { isBouncebackFlags } from "./bounceback.ts";
 import { encodeServerAck } from "./server-ack.ts";
 import type { StreamTransport } from "./transport.ts";
 import { Iperf2WireError } from "./wire-error.ts";
@@ -27,6 +28,8 @@ export interface TcpServerTest {
   pending: Uint8Array;
   /** -R / --full-duplex: send on this connection. */
   sendHere: ServerSend | null;
+  /** --bounceback: no client header; `pending` holds every byte read so far, the first request's start included. */
+  bounceback: boolean;
   /** -d (now) / -r (after this connection's EOF): open a connection to the client's listener and send. */
   connectBack: (ServerSend & { port: number; when: "now" | "after-eof" }) | null;
 }
@@ -74,6 +77,7 @@ export class TcpServerSession {
     this.buffered = joined;
     try {
       if (this.state === "flags" && this.buffered.length >= 4) {
+        if (isBouncebackFlags(u32(this.buffered, 0))) return this.decide(null, 0, true);
         const length = clientHeaderLength(u32(this.buffered, 0), "tcp");
         if (length === null) return this.decide(null, 0);
         this.state = "header";
@@ -91,7 +95,7 @@ export class TcpServerSession {
     }
   }
 
-  private decide(header: ClientHeader | null, headerBytes: number): void {
+  private decide(header: ClientHeader | null, headerBytes: number, bounceback = false): void {
     const request = header ? describeClientHeader(header, "tcp") : null;
     const pending = this.buffered.slice(headerBytes);
     this.buffered = new Uint8Array(0);
@@ -105,6 +109,7 @@ export class TcpServerSession {
       acked,
       received: this.received,
       pending,
+      bounceback,
       sendHere: request && request.direction !== "forward" ? send : null,
       connectBack:
         request && send && request.connectBack !== "none"

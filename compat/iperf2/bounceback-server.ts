@@ -1,0 +1,89 @@
+import { BB_FLAG, type BbStamp, type BouncebackHeader } from "../../interop/iperf2/bounceback.ts";
+import { BouncebackServerSession } from "../../interop/iperf2/bounceback-server-session.ts";
+import { hasFlag } from "../../interop/iperf2/flags.ts";
+import type { TcpSocket } from "../../src/net/types.ts";
+import { type Queued, SocketTransport } from "../../src/net/write-queue.ts";
+import type { Sockopt } from "../../src/sockopt/sockopt.ts";
+import type { SocketOptions } from "../../src/stream-spec.ts";
+import type { ServerPlan } from "./plan.ts";
+import type { Printer } from "./printer.ts";
+import { HEADER_BW, bwLine } from "./text-report.ts";
+
+export interface BouncebackConn extends Queued {
+  bounceback?: BouncebackServerSession;
+}
+
+export interface BouncebackIo {
+  sockopt: Sockopt | undefined;
+  printer: Printer;
+  warn(text: string): void;
+}
+
+/** Epoch seconds and microseconds: the client subtracts its own wall-clock stamps from these. */
+function wallClock(): BbStamp {
+  const us = Math.floor((performance.timeOrigin + performance.now()) * 1000);
+  return { sec: Math.floor(us / 1e6) >>> 0, usec: us % 1e6 };
+}
+
+/** "(bb w/quickack req/reply/hold=100/100/0)", as the stock server notes a bounceback connection. */
+export function bouncebackNote(h: BouncebackHeader): string {
+  const qa = hasFlag(h.bbFlags, BB_FLAG.quickAck) ? " w/quickack" : "";
+  return `(bb${qa} req/reply/hold=${h.size}/${h.replySize}/${h.holdUs})`;
+}
+
+/**
+ * Serves a `--bounceback` connection on the main thread (a request every few milliseconds at most needs no Worker):
+ * Nagle off as stock servers do, the client's TOS and TCP_QUICKACK applied and read back; each reply re-arms
+ * quickack, which the kernel clears by itself. Prints the connection line once the first request names the sizes,
+ * and the bytes both ways when the client ends.
+ */
+export function serveBounceback(
+  s: TcpSocket<BouncebackConn>,
+  pending: Uint8Array,
+  plan: ServerPlan,
+  io: BouncebackIo,
+  hooks: { line(extra: string[]): void; id: number; startMs: number; done(): void },
+): void {
+  const fd = s.fd;
+  const apply = (opts: SocketOptions, what: string): void => {
+    if (fd === undefined || io.sockopt === undefined) {
+      io.warn(`bounceback: ${what} not applied: this runtime gives no access to the socket's options`);
+      return;
+    }
+    io.sockopt.apply(fd, opts);
+  };
+  let quickAck = false;
+  const session = new BouncebackServerSession(
+    new SocketTransport(s),
+    { now: wallClock, after: (us, fn) => void setTimeout(fn, us / 1000) },
+    {
+      started: (h) => {
+        quickAck = hasFlag(h.bbFlags, BB_FLAG.quickAck);
+        const opts: SocketOptions = { noDelay: true };
+        if (hasFlag(h.bbFlags, BB_FLAG.tos)) opts.tos = h.tos & 0xff;
+        if (quickAck) opts.quickAck = true;
+        try {
+          apply(opts, "TCP_NODELAY/TOS/TCP_QUICKACK");
+        } catch (e) {
+          io.warn(`bounceback: ${e instanceof Error ? e.message : String(e)}`);
+        }
+        hooks.line([bouncebackNote(h)]);
+      },
+      replied: () => {
+        if (quickAck && fd !== undefined) io.sockopt?.apply(fd, { quickAck: true });
+      },
+      end: (received, written) => {
+        const seconds = (performance.now() - hooks.startMs) / 1000;
+        // Stock servers count both directions: requests read plus replies written (2.1.8 and 2.2.1 alike).
+        io.printer.info(HEADER_BW, bwLine({ id: hooks.id, start: 0, end: seconds, bytes: received + written }, plan.format));
+        hooks.done();
+      },
+      error: (e) => {
+        io.warn(`dropped bounceback connection: ${e.message}`);
+        hooks.done();
+      },
+    },
+  );
+  s.data.bounceback = session;
+  session.onData(pending);
+}

@@ -1,0 +1,80 @@
+/**
+ * Stock `iperf -c --bounceback` (2.1.8 and trixie's 2.2.1) against our `iperf -s` and `serve`'s iperf listener. Our
+ * server treated the connection as a plain stream: 2.2.1 reported 0 round trips, 2.1.8 hung. Now each request is
+ * answered: the client counts every burst (10 per --bounceback-period), a --bounceback-hold shows in its round-trip
+ * times, and it ends within its -t; our server counts both directions, as stock servers do.
+ */
+import { describe, expect, test } from "bun:test";
+import { iperf2Peers } from "../support/stock-peers.ts";
+import { freePorts } from "../support/processes.ts";
+import { oursMain, session, stockPeer } from "./iperf2-harness.ts";
+import { TOKEN_OFFSET, serveReady, spawnServe } from "../serve/harness.ts";
+
+/** "10=0.735/0.063/6.508/2.029 ms": count and avg/min/max/stdev of the round trips, from the client's final line. */
+function roundTrips(out: string): { count: number; avgMs: number; minMs: number } {
+  const finals = out.split("\n").filter((l) => /^\[ +1\] 0\.0+-\d+\.\d+ sec .* \d+=[\d.]+\/[\d.]+\/[\d.]+\/[\d.]+ ms/.test(l));
+  const m = /(\d+)=([\d.]+)\/([\d.]+)\//.exec(finals.at(-1) ?? "");
+  if (!m) throw new Error(`no bounceback figures in:\n${out}`);
+  return { count: Number(m[1]), avgMs: Number(m[2]), minMs: Number(m[3]) };
+}
+
+/** The server's closing line for connection `id`: "[  1] 0.0000-1.0010 sec  1.95 KBytes ...". */
+const serverBytes = (out: string): string | undefined => /\] 0\.0+-\d+\.\d+ sec +([\d.]+ \w+)/.exec(out)?.[1];
+
+for (const peer of iperf2Peers()) {
+  const client = stockPeer(peer);
+  describe(`${peer.label} --bounceback`, () => {
+    test.skipIf(!peer.version)("against `iperf -s`: 10 round trips a second, -t kept, both directions counted", async () => {
+      const port = freePorts(27961, 27979, 1);
+      const started = performance.now();
+      const r = await session(oursMain(["-s", "-p", String(port)]), /Server listening/, () => client(["-c", "127.0.0.1", "-p", String(port), "--bounceback", "-t", "2"]), 20_000);
+      const seconds = (performance.now() - started) / 1000;
+      expect(r.client.code, r.client.out).toBe(0);
+      const rt = roundTrips(r.client.out);
+      // Bursts start at 0 and 1 s; 2.1.8 also fits one at the -t edge.
+      expect(rt.count).toBeGreaterThanOrEqual(20);
+      expect(rt.count).toBeLessThanOrEqual(21);
+      expect(seconds).toBeLessThan(10);
+      expect(r.server).toContain("(bb w/quickack req/reply/hold=100/100/0)");
+      expect(serverBytes(r.server)).toBe(`${((rt.count * 200) / 1024).toFixed(2)} KBytes`);
+    }, 60_000);
+
+    test.skipIf(!peer.version)("--bounceback-hold 2 --bounceback-no-quickack: every round trip takes the 2 ms hold", async () => {
+      const port = freePorts(27961, 27979, 1);
+      const r = await session(oursMain(["-s", "-p", String(port)]), /Server listening/, () => client(["-c", "127.0.0.1", "-p", String(port), "--bounceback", "--bounceback-hold", "2", "--bounceback-no-quickack", "-t", "1"]), 20_000);
+      expect(r.client.code, r.client.out).toBe(0);
+      const rt = roundTrips(r.client.out);
+      expect(rt.count).toBeGreaterThanOrEqual(10);
+      expect(rt.minMs).toBeGreaterThanOrEqual(2);
+      expect(r.server).toContain("(bb req/reply/hold=100/100/2000)");
+    }, 60_000);
+
+    test.skipIf(!peer.version?.startsWith("2.2"))("--bounceback-request 200 --bounceback-reply 300 --bounceback-period 0.5: the client reads 300-byte replies", async () => {
+      const port = freePorts(27961, 27979, 1);
+      const args = ["-c", "127.0.0.1", "-p", String(port), "--bounceback", "--bounceback-request", "200", "--bounceback-reply", "300", "--bounceback-period", "0.5", "-t", "1"];
+      const r = await session(oursMain(["-s", "-p", String(port)]), /Server listening/, () => client(args), 20_000);
+      expect(r.client.code, r.client.out).toBe(0);
+      expect(roundTrips(r.client.out).count).toBe(20);
+      expect(r.client.out).toMatch(/Tx=3\.91 KByte Rx=5\.86 KByte/);
+      expect(serverBytes(r.server)).toBe("9.77 KBytes");
+    }, 60_000);
+
+    test.skipIf(!peer.version)("against `serve`'s iperf listener (shared with ntttcp)", async () => {
+      // Ports base (anyperf), base + 1 (ntttcp's Linux sync), base + 2 (iperf and ntttcp data), + TOKEN_OFFSET (Windows sync).
+      const base = freePorts(30900, 30999, 3, [TOKEN_OFFSET]);
+      const [native, shared] = [base, base + 2];
+      const serve = spawnServe(["-p", String(native), "--iperf3", "off", "--netserver", "off", "--iperf", String(shared), "--ntttcp", String(shared)], 60_000);
+      try {
+        await serveReady(serve, 3);
+        const c = await client(["-c", "127.0.0.1", "-p", String(shared), "--bounceback", "-t", "1"]).done;
+        expect(c.code, c.out).toBe(0);
+        expect(roundTrips(c.out).count).toBeGreaterThanOrEqual(10);
+        await Bun.sleep(300);
+        expect(serve.stdout()).toContain("(bb w/quickack req/reply/hold=100/100/0)");
+      } finally {
+        serve.kill();
+        await serve.done;
+      }
+    }, 60_000);
+  });
+}

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { type ClientHeader, IPERF_2_1_8, type Transport, VersionWords } from "./client-header.ts";
-import { HeaderFlag, OptionFlag, hasFlag } from "./flags.ts";
+import { HeaderFlag, LowerOptionFlag, OptionFlag, THREADS_HAVE_TRANSFER_ID, THREAD_COUNT_MASK, TRANSFER_ID_SHIFT, hasFlag } from "./flags.ts";
 import { Iperf2WireError } from "./wire-error.ts";
+import { u16, u32 } from "./words.ts";
 
 /**
  * What a client header asks the server to do, in plain terms. `describeClientHeader` reads it from a decoded header
@@ -40,6 +41,12 @@ export const ClientRequest = z.object({
   version: VersionWords.default(IPERF_2_1_8),
   /** false = the classic 24-byte header of iperf 2.0 and older (only sent when connecting back). */
   extended: z.boolean().default(true),
+  /** 2.2 --sync-transfer-id: the client's own number for this connection, which the server reports it under. */
+  transferId: z.number().int().min(0).max(0x7ff).optional(),
+  /** 2.2 barrier time (offset 60, microseconds), when the lower option word flags it. */
+  barrierUs: z.number().int().nonnegative().optional(),
+  /** 2.2 -Z: the congestion control the client asks the server to use too. */
+  congestion: z.string().max(32).optional(),
 });
 export type ClientRequest = z.infer<typeof ClientRequest>;
 export type ClientRequestInput = z.input<typeof ClientRequest>;
@@ -64,7 +71,9 @@ export function describeClientHeader(h: ClientHeader, transport: Transport): Cli
     : hasFlag(options, OptionFlag.reverse)
       ? "reverse"
       : "forward";
-  const connectBack = !hasFlag(h.flags, HeaderFlag.version1) ? "none" : hasFlag(h.flags, HeaderFlag.runNow) ? "dual" : "tradeoff";
+  // 2.2 sets version1 for --sync-transfer-id too; numThreads then says so, and no connect-back is asked for.
+  const transferId = hasFlag(h.flags, HeaderFlag.version1) && hasFlag(h.numThreads, THREADS_HAVE_TRANSFER_ID) ? (h.numThreads >>> TRANSFER_ID_SHIFT) & 0x7ff : undefined;
+  const connectBack = !hasFlag(h.flags, HeaderFlag.version1) || transferId !== undefined ? "none" : hasFlag(h.flags, HeaderFlag.runNow) ? "dual" : "tradeoff";
   const pps = h.ext !== undefined && (h.ext.rateUnits === RATE_UNITS_PPS || hasFlag(options, OptionFlag.unitsPps));
   // Clients before the extended header carried the UDP rate in the window/bandwidth word.
   const rate = h.ext ? h.ext.rate : transport === "udp" ? Math.max(0, h.winBand) : 0;
@@ -76,7 +85,7 @@ export function describeClientHeader(h: ClientHeader, transport: Transport): Cli
     rate,
     rateUnits: pps ? "pps" : "bps",
     bufLen: Math.max(0, h.bufLen),
-    numThreads: Math.max(1, h.numThreads),
+    numThreads: Math.max(1, transferId !== undefined ? h.numThreads & THREAD_COUNT_MASK : h.numThreads),
     listenPort: h.port >= 0 && h.port <= 65535 ? h.port : 0,
     tos: (h.ext?.tos ?? 0) & 0xff,
     peerDetect: hasFlag(h.flags, HeaderFlag.peerDetect),
@@ -84,7 +93,30 @@ export function describeClientHeader(h: ClientHeader, transport: Transport): Cli
     tripTimes: hasFlag(options, OptionFlag.tripTimes),
     version: h.ext?.version ?? { high: 0, low: 0 },
     extended: h.ext !== undefined,
+    transferId,
+    ...extensions22(h),
   };
+}
+
+/** Offsets past the 60-byte 2.1.8 header, counted into the header's tail. */
+const BARRIER_AT = 60 - 60;
+const CONGESTION_AT = 112 - 60;
+const CONGESTION_MAX = 32;
+
+/** The 2.2 fields the lower option word announces, read from the bytes the header's length covers. */
+function extensions22(h: ClientHeader): { barrierUs?: number; congestion?: string } {
+  const lower = h.ext?.lowerOptions ?? 0;
+  const out: { barrierUs?: number; congestion?: string } = {};
+  if (hasFlag(lower, LowerOptionFlag.barrierTime) && h.tail.length >= BARRIER_AT + 4) out.barrierUs = u32(h.tail, BARRIER_AT);
+  if (hasFlag(lower, LowerOptionFlag.congestion)) {
+    if (h.tail.length < CONGESTION_AT + 2) throw new Iperf2WireError("short", "client header flags a congestion control name its length does not cover");
+    const length = u16(h.tail, CONGESTION_AT);
+    if (length === 0 || length > CONGESTION_MAX || h.tail.length < CONGESTION_AT + 2 + length) {
+      throw new Iperf2WireError("bad-length", `client header congestion control name of ${length} bytes does not fit`);
+    }
+    out.congestion = new TextDecoder("latin1").decode(h.tail.subarray(CONGESTION_AT + 2, CONGESTION_AT + 2 + length));
+  }
+  return out;
 }
 
 /**

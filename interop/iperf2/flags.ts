@@ -44,6 +44,23 @@ export const OptionFlag = {
   tcpQuickAck: 0x8000,
 } as const;
 
+/** Lower 16 bits of the option word (header offset 34): 2.2 blocks the header carries. */
+export const LowerOptionFlag = {
+  /** The congestion-control name field (offset 112: 16-bit length, then the name) is valid: -Z. */
+  congestion: 0x8000,
+  /** Offset 60 holds the client's barrier time in microseconds. */
+  barrierTime: 0x4000,
+  udpL4s: 0x2000,
+} as const;
+
+/**
+ * 2.2 `--sync-transfer-id`: with `version1` in the flags and this bit in numThreads, numThreads is
+ * 1 | transfer id (11 bits) << 20 | thread count (20 bits), and `version1` asks for no connect-back.
+ */
+export const THREADS_HAVE_TRANSFER_ID = 0x80000000;
+export const TRANSFER_ID_SHIFT = 20;
+export const THREAD_COUNT_MASK = 0x000fffff;
+
 /** Bits of the server report's flags word (report datagram offset 16). */
 export const ReportFlag = {
   /** The report carries valid totals. */

@@ -1,0 +1,63 @@
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { decodeClientHeader } from "./client-header.ts";
+import { describeClientHeader } from "./client-request.ts";
+import { type TcpServerTest, TcpServerSession } from "./tcp-server-session.ts";
+import { RecordingStream } from "./transport.ts";
+import { Iperf2WireError } from "./wire-error.ts";
+
+/** name -> 2.2.1 client header bytes, from tests/fixtures/iperf2/iperf2-2.2-headers.txt. */
+const headers = new Map(
+  readFileSync(join(import.meta.dir, "../../tests/fixtures/iperf2/iperf2-2.2-headers.txt"), "utf8")
+    .split("\n")
+    .filter((l) => l !== "" && !l.startsWith("#"))
+    .map((l) => [l.split(" ")[0]!, Uint8Array.from(Buffer.from(l.split(" | ")[1]!, "hex"))] as const),
+);
+const bytes = (name: string): Uint8Array => headers.get(name)!;
+
+/** The session's reading of `b` (plus payload digits) fed in two pieces cut at every offset: all the same. */
+function readings(b: Uint8Array): TcpServerTest[] {
+  const stream = new Uint8Array([...b, ...new TextEncoder().encode("0123456789")]);
+  const out: TcpServerTest[] = [];
+  for (let cut = 0; cut <= stream.length; cut++) {
+    const s = new TcpServerSession(new RecordingStream(), { test: (t) => out.push(t), end: () => {}, error: (e) => { throw e; } });
+    s.onData(stream.subarray(0, cut));
+    s.onData(stream.subarray(cut));
+  }
+  expect(out.length).toBe(stream.length + 1);
+  return out;
+}
+
+describe("iperf 2.2.1 client headers (captured)", () => {
+  test("plain: 64 bytes (the barrier word at 60), version 2.2.1, no 2.2 options", () => {
+    for (const t of readings(bytes("h221"))) {
+      expect(t.header?.tail.length).toBe(4);
+      expect(t.request).toMatchObject({ numThreads: 1, connectBack: "none", version: { high: 0x00020002 } });
+      expect(t.request?.barrierUs).toBeUndefined();
+      expect(t.request?.congestion).toBeUndefined();
+    }
+  });
+  test("-Z cubic: 119 bytes, the name at 112 after its 16-bit length, flagged in the lower option word", () => {
+    for (const t of readings(bytes("h221z"))) {
+      expect(t.header?.ext?.lowerOptions).toBe(0x8000);
+      expect(t.request?.congestion).toBe("cubic");
+    }
+  });
+  test("--trip-times: 80 bytes (start time block at 64)", () => {
+    for (const t of readings(bytes("h221tt"))) expect(t.request).toMatchObject({ tripTimes: true, numThreads: 1 });
+  });
+  test("-P 2 --sync-transfer-id: version1 is set but asks for no connect-back; numThreads carries the transfer id", () => {
+    for (const t of readings(bytes("h221P2"))) {
+      expect(t.request).toMatchObject({ connectBack: "none", numThreads: 2, transferId: 1 });
+      expect(t.connectBack).toBeNull();
+    }
+  });
+  test("a congestion name longer than 32 bytes or past the header's length is a wire error", () => {
+    const b = bytes("h221z").slice();
+    b[113] = 33;
+    expect(() => describeClientHeader(decodeClientHeader(b, "tcp"), "tcp")).toThrow(Iperf2WireError);
+    b[113] = 6;
+    expect(() => describeClientHeader(decodeClientHeader(b, "tcp"), "tcp")).toThrow(/does not fit/);
+  });
+});

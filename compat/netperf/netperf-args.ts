@@ -344,7 +344,7 @@ export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
     const next = peek();
     if (next !== undefined && !next.startsWith("-")) {
       consume();
-      if (next === "?") early.print = { text: selectorListing(mode !== "human"), exitCode: 1 };
+      if (next === "?") early.print ??= { text: selectorListing(mode !== "human"), exitCode: 1 };
       else t.outputSelection = next;
     }
   };

@@ -97,6 +97,11 @@ describe("omni output matches stock netperf", () => {
     expect(parseNetperfArgs(["--", "-O", "?"])).toEqual({ kind: "print", text: selectorListing(false), exitCode: 1 });
   });
 
+  test("the first of -h and the `?` listings is printed, as netperf 2.7.0 exits on the first", () => {
+    expect(parseNetperfArgs(["-t", "omni", "--", "-O", "?", "-k", "?"])).toEqual({ kind: "print", text: selectorListing(false), exitCode: 1 });
+    expect(parseNetperfArgs(["-t", "omni", "--", "-h", "-o", "?"])).toEqual(parseNetperfArgs(["-t", "omni", "--", "-h"]));
+  });
+
   test("unknown names are dropped, names are case-insensitive, ; starts a block", () => {
     const blocks = resolveSelection("throughput,NOPE;p99_latency mean_latency", "TCP_RR", false);
     expect(blocks.map((b) => b.map((s) => s.name))).toEqual([["THROUGHPUT"], ["P99_LATENCY", "MEAN_LATENCY"]]);

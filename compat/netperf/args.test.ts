@@ -4,6 +4,7 @@ import { atoi, breakArgs, breakArgsExplicit, convert } from "./getopt.ts";
 import { GLOBAL_SPEC, parseNetperfArgs, unappliedOptionNotes } from "./netperf-args.ts";
 import { NETSERVER_SPEC, parseNetserverArgs } from "./netserver-args.ts";
 import type { NetperfPlan } from "./plan.ts";
+import { TEST_SPEC } from "./test-options.ts";
 
 const plan = (argv: string): NetperfPlan => {
   const cmd = parseNetperfArgs(argv === "" ? [] : argv.split(" "));
@@ -206,6 +207,7 @@ describe("option tables", () => {
   test("the derived getopt strings accept exactly netperf 2.7.0's and netserver 2.7.0's letters", () => {
     expect(letters(GLOBAL_SPEC)).toEqual(letters("A:a:b:B:CcdD:f:F:H:hi:I:jk:K:l:L:n:NO:o:P:p:rSs:t:T:v:VW:w:y:Y:Z:46"));
     expect(letters(NETSERVER_SPEC)).toEqual(letters("DdfhL:n:Np:v:VZ:46"));
+    expect(letters(TEST_SPEC)).toEqual(letters("aBb:cCd:De:FgG:hH:i:Ij:kK:l:L:m:M:nNoOp:P:r:R:s:S:t:T:u:UVw:W:46"));
   });
 
   test("the shared options mean the same to netperf and netserver", () => {

@@ -88,3 +88,23 @@ export function convert(s: string): number {
   // The C code keeps the result in an int (or unsigned); keep it in 32 bits the same way.
   return base | 0;
 }
+
+/** "a,b" split by netperf's break_args (a lone value stands for both) or `split`: each half given is parsed into its field. */
+export function setHalves<K extends string>(
+  target: Record<K, number>,
+  keys: readonly [K, K],
+  value: string,
+  parse: (s: string, half: 0 | 1) => number,
+  split: (s: string) => [string, string] = breakArgs,
+): void {
+  const [first, second] = split(value);
+  if (first) target[keys[0]] = parse(first, 0);
+  if (second) target[keys[1]] = parse(second, 1);
+}
+
+/** A port given to netperf, by atoi as netperf reads it, refused outside `min`..65535. */
+export function portNumber(text: string, what: string, min = 0): number {
+  const n = atoi(text);
+  if (n < min || n > 65535) throw new UserError(`netperf: ${what} port ${text} is outside ${min}..65535`);
+  return n;
+}

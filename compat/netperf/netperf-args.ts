@@ -2,10 +2,10 @@ import { UserError } from "../../src/errors.ts";
 import { optionError } from "../../src/option-error.ts";
 import { MAX_DATAGRAM_BYTES, MAX_IO_BYTES } from "../../src/stream-spec.ts";
 import { MigratedTest } from "../../interop/netperf/test-request.ts";
-import { atoi, breakArgs, breakArgsExplicit, convert, getopt } from "./getopt.ts";
-import { NetperfPlan, type OutputMode } from "./plan.ts";
-import { selectorListing } from "./selectors.ts";
+import { breakArgs, breakArgsExplicit, convert, portNumber, setHalves } from "./getopt.ts";
+import { NetperfPlan } from "./plan.ts";
 import { acceptedWithoutEffect, addressFamily, getoptSpec, parseWithTable, SHARED_OPTIONS, type OptionContext, type OptionTable } from "./option-table.ts";
+import { CRR_PORTS, omniTest, PAIRS_NOTE, RECV, testOptionDefaults, TEST_OPTIONS, XMIT, type TestKind } from "./test-options.ts";
 
 /**
  * netperf 2.7.0's command line: global options, `--`, then the omni test options (docs/protocols/netperf.md §12). The
@@ -14,8 +14,6 @@ import { acceptedWithoutEffect, addressFamily, getoptSpec, parseWithTable, SHARE
  * take an optional rate only when the next word starts with a digit, and `-o`/`-O`/`-k` take an optional list only when
  * the next word does not start with '-'.
  */
-
-export const TEST_SPEC = "aBb:cCd:De:FgG:hH:i:Ij:kK:l:L:m:M:nNoOp:P:r:R:s:S:t:T:u:UVw:W:46";
 
 /** netperf -D 0 would print on every send; interim lines come at most this often. */
 const MIN_DEMO_INTERVAL_S = 0.01;
@@ -42,44 +40,6 @@ const isClassic = (name: string): name is ClassicTest => Object.hasOwn(CLASSIC, 
 
 export type NetperfCommand = { kind: "run"; plan: NetperfPlan } | { kind: "classic"; test: ClassicTest; plan: NetperfPlan } | { kind: "print"; text: string; exitCode: number } | CalibrateCommand;
 
-/** netperf's NETPERF_XMIT / NETPERF_RECV direction bits (netsh.h), from netperf's own view. */
-const XMIT = 0x2;
-const RECV = 0x4;
-
-/** netperf's parse_direction: names or strtol numbers, '|' joins them. */
-function parseDirection(text: string): number {
-  let bits = 0;
-  for (const part of text.split("|")) {
-    const w = part.toLowerCase();
-    if (["xmit", "send", "stream", "transmit"].includes(w)) bits |= XMIT;
-    else if (["recv", "receive", "maerts"].includes(w)) bits |= RECV;
-    else if (w === "rr") bits |= XMIT | RECV;
-    else if (w !== "") bits |= cNumber(w);
-  }
-  return bits;
-}
-
-/** strtol(s, NULL, 0): the leading number in any base C accepts, 0 when there is none. */
-function cNumber(s: string): number {
-  const m = /^\s*([-+]?)(0x[0-9a-f]+|0[0-7]*|[1-9]\d*)/i.exec(s);
-  if (!m) return 0;
-  const body = m[2]!;
-  const v = /^0x/i.test(body) ? parseInt(body, 16) : body.startsWith("0") ? parseInt(body, 8) || 0 : parseInt(body, 10);
-  return m[1] === "-" ? -v : v;
-}
-
-/** The classic test an omni direction/protocol/connect choice is the same as; undefined when anyperf runs none. */
-function omniTest(direction: number, protocol: "tcp" | "udp", connect: boolean): MigratedTest | undefined {
-  const sends = (direction & XMIT) !== 0;
-  const receives = (direction & RECV) !== 0;
-  // NETPERF_IS_RR: both bits, or neither.
-  const rr = sends === receives;
-  if (protocol === "udp") return connect ? undefined : rr ? "UDP_RR" : sends ? "UDP_STREAM" : undefined;
-  if (rr) return connect ? "TCP_CRR" : "TCP_RR";
-  if (connect) return undefined;
-  return sends ? "TCP_STREAM" : "TCP_MAERTS";
-}
-
 /** Our extension; pulled out before netperf's own parsing since getopt would read "--instances" as `--`. */
 function takeInstances(argv: string[]): { rest: string[]; instances: number } {
   const rest: string[] = [];
@@ -101,13 +61,6 @@ function takeInstances(argv: string[]): { rest: string[]; instances: number } {
   return { rest, instances };
 }
 
-
-/** netperf's break_args on "a,b" (a lone value stands for both): each half given is parsed into its own field. */
-function setHalves<K extends string>(target: Record<K, number>, keys: readonly [K, K], value: string, parse: (s: string) => number): void {
-  const [first, second] = breakArgs(value);
-  if (first) target[keys[0]] = parse(first);
-  if (second) target[keys[1]] = parse(second);
-}
 
 /** IP_TOS value from a number (any base strtoul accepts) or a DSCP name (ef, afXY, csN). */
 export function parseIpQos(text: string): number {
@@ -308,160 +261,10 @@ export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
     const host = p.host || (p.family === "ipv6" ? "::1" : "localhost");
     return { kind: "calibrate", side: calibrate, host, controlPort: p.controlPort, family: p.family, verbosity: p.verbosity, passphrase: p.passphrase };
   }
-  // `direction`: undefined until -d names one; omni then sends, or runs request/response when -r gave sizes.
-  const o = { direction: undefined as number | undefined, sizesGiven: false, protocol: "tcp" as "tcp" | "udp", connect: false };
-  const t = {
-    localSendSize: 0,
-    remoteSendSize: -1,
-    localRecvSize: 0,
-    remoteRecvSize: -1,
-    requestSize: -1,
-    responseSize: -1,
-    socketBuffers: { local: { send: -1, recv: -1 }, remote: { send: -1, recv: -1 } },
-    noDelay: false,
-    localDataPort: 0,
-    remoteDataPort: 0,
-    clientPortMin: CRR_PORTS.min,
-    clientPortMax: CRR_PORTS.max,
-    routingAllowed: undefined as boolean | undefined,
-    dataFamily: "any" as "any" | "ipv4" | "ipv6",
-    remoteDataAddress: undefined as string | undefined,
-    localDataAddress: undefined as string | undefined,
-    congestion: { local: "", remote: "" },
-    firstBurst: 0,
-    receiveTimeout: 0,
-    output: "legacy" as OutputMode,
-    outputSelection: undefined as string | undefined,
-    uuid: undefined as string | undefined,
-    useSendfile: false,
-    fastOpen: false,
-    pktinfo: false,
-    deferAccept: false,
-  };
-  const outputOption = (mode: OutputMode, peek: () => string | undefined, consume: () => void) => {
-    t.output = mode;
-    t.outputSelection = undefined;
-    const next = peek();
-    if (next !== undefined && !next.startsWith("-")) {
-      consume();
-      if (next === "?") early.print ??= { text: selectorListing(mode !== "human"), exitCode: 1 };
-      else t.outputSelection = next;
-    }
-  };
-  getopt(argv, end, TEST_SPEC, "netperf", ({ letter, value = "" }, peek, consume) => {
-    switch (letter) {
-      case "4":
-        t.dataFamily = "ipv4";
-        return;
-      case "6":
-        t.dataFamily = "ipv6";
-        return;
-      case "h":
-        early.print ??= { text: omniUsage(), exitCode: 1 };
-        return;
-      case "a":
-        t.deferAccept = true;
-        return;
-      case "B":
-        t.pktinfo = true;
-        return;
-      case "b":
-        t.firstBurst = Math.max(0, atoi(value));
-        return;
-      case "D":
-        t.noDelay = true;
-        return;
-      case "e":
-        t.receiveTimeout = Math.max(0, atoi(value));
-        return;
-      case "F":
-        t.fastOpen = true;
-        return;
-      case "H":
-      case "L": {
-        const [addr, fam] = breakArgsExplicit(value);
-        if (addr) t[letter === "H" ? "remoteDataAddress" : "localDataAddress"] = breakArgsExplicit(addr, "/")[0] || undefined;
-        if (fam) t.dataFamily = addressFamily(fam);
-        return;
-      }
-      case "k":
-        outputOption("keyval", peek, consume);
-        return;
-      case "o":
-        outputOption("csv", peek, consume);
-        return;
-      case "O":
-        outputOption("human", peek, consume);
-        return;
-      case "K": {
-        const [l, r] = breakArgs(value);
-        if (l) t.congestion.local = l.slice(0, 15);
-        // netperf 2.7.0 tests the third character of the remote name (a bug we keep): shorter names are ignored.
-        if (r.length >= 3) t.congestion.remote = r.slice(0, 15);
-        return;
-      }
-      case "m": {
-        const [l, r] = breakArgsExplicit(value);
-        if (l) t.localSendSize = Math.max(0, convert(l));
-        if (r) t.remoteSendSize = convert(r);
-        return;
-      }
-      case "M": {
-        const [r, l] = breakArgsExplicit(value);
-        if (r) t.remoteRecvSize = convert(r);
-        if (l) t.localRecvSize = Math.max(0, convert(l));
-        return;
-      }
-      case "p": {
-        const [min, max] = breakArgs(value);
-        if (min) t.clientPortMin = portNumber(min, "-p min");
-        if (max) t.clientPortMax = portNumber(max, "-p ,max");
-        return;
-      }
-      case "P": {
-        const [l, r] = breakArgs(value);
-        if (l) t.localDataPort = portNumber(l, "-P local");
-        if (r) t.remoteDataPort = portNumber(r, "-P ,remote");
-        return;
-      }
-      case "r":
-        setHalves(t, ["requestSize", "responseSize"], value, convert);
-        o.sizesGiven = true;
-        return;
-      case "R":
-        t.routingAllowed = atoi(value) !== 0;
-        return;
-      case "s":
-      case "S":
-        setHalves(letter === "s" ? t.socketBuffers.local : t.socketBuffers.remote, ["send", "recv"], value, convert);
-        return;
-      case "u":
-        t.uuid = value.slice(0, 37);
-        return;
-      case "W":
-        p.sendWidth = Math.max(0, convert(value));
-        return;
-      case "c":
-        o.connect = true;
-        return;
-      case "d":
-        // netperf reads -d only for an actual omni test.
-        if (omni) o.direction = parseDirection(value);
-        return;
-      case "T": {
-        if (!omni) return;
-        const proto = value.slice(0, 9).toLowerCase();
-        if (proto !== "tcp" && proto !== "udp") throw new UserError(`netperf: test option -T ${value}: anyperf runs omni over tcp or udp only: use -T tcp or -T udp`);
-        o.protocol = proto;
-        return;
-      }
-      case "t":
-        throw new UserError(`netperf: test option -t is not supported by anyperf: name the test with the global -t`);
-      default:
-        // -C -g -G -i -I -j -l -n -N -U -V -w: accepted; they do not change the tests anyperf runs.
-        return;
-    }
-  });
+  const kind: TestKind = omni ? "omni" : classic ? "classic" : "migrated";
+  const options = testOptionDefaults(p.sendWidth);
+  parseWithTable(argv, end, TEST_OPTIONS, "netperf", options, early, kind);
+  const { direction, sizesGiven, protocol, connect, ...t } = options;
   {
     const pr = printed();
     if (pr) return { kind: "print", ...pr };
@@ -470,10 +273,10 @@ export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
   let test: MigratedTest;
   if (omni) {
     // netperf 2.7.0 runs `-t omni -- -r 1` as request/response; an explicit -d wins, before or after -r.
-    const direction = o.direction ?? (o.sizesGiven ? XMIT | RECV : XMIT);
-    const named = omniTest(direction, o.protocol, o.connect);
+    const omniDirection = direction ?? (sizesGiven ? XMIT | RECV : XMIT);
+    const named = omniTest(omniDirection, protocol, connect);
     if (!named) {
-      throw new UserError(`netperf: -t omni with -d ${direction & RECV ? "recv" : "send"}${o.connect ? " -c" : ""} over ${o.protocol} is not supported by anyperf: use -d send, -d recv or -d rr (with -c for TCP connect/request/response)`);
+      throw new UserError(`netperf: -t omni with -d ${omniDirection & RECV ? "recv" : "send"}${connect ? " -c" : ""} over ${protocol} is not supported by anyperf: use -d send, -d recv or -d rr (with -c for TCP connect/request/response)`);
     }
     test = named;
     // An omni test without -o/-O/-k prints the -O table.
@@ -514,9 +317,6 @@ const PLAN_FLAGS: Record<string, string> = {
   requestSize: "-- -r", responseSize: "-- -r ,response", socketBuffers: "-- -s", "socketBuffers.remote": "-- -S",
 };
 
-/** netperf's TCP_CRR local port range when -p is not given. */
-const CRR_PORTS = { min: 5000, max: 65535 };
-
 /**
  * One line on stderr for each option anyperf reads but cannot honour yet, so a result is never silently different
  * from what was asked for.
@@ -530,12 +330,6 @@ export function unappliedOptionNotes(plan: NetperfPlan): string[] {
     notes.push("anyperf netperf: -i is not applied to TCP_SENDFILE: it runs once (use TCP_STREAM for confidence intervals)\n");
   }
   return notes;
-}
-
-function portNumber(text: string, what: string, min = 0): number {
-  const n = atoi(text);
-  if (n < min || n > 65535) throw new UserError(`netperf: ${what} port ${text} is outside ${min}..65535`);
-  return n;
 }
 
 export function netperfUsage(): string {
@@ -574,55 +368,10 @@ Global options:
     -Z passphrase     Set and pass to netserver a passphrase
     --instances N     (anyperf) run N independent tests; their sum, and over the window all ran
 
-For those options taking two parms, at least one must be specified;
-specifying one value without a comma will set both parms to that
-value, specifying a value with a leading comma will set just the second
-parm, a value with a trailing comma will set just the first. To set
-each parm to unique values, specify both and separate them with a
-comma.
-
+${PAIRS_NOTE}
 * For these options taking two parms, specifying one value with no comma
 will only set the first parms and will leave the second at the default
 value. To set the second value it must be preceded with a comma or be a
 comma-separated pair. This is to retain previous netperf behaviour.
-`;
-}
-
-function omniUsage(): string {
-  return `
-Usage: netperf [global options] -- [test options] 
-
-OMNI and Migrated BSD Sockets Test Options:
-    -b number         Send number requests at start of _RR tests
-    -D [L][,R]        Set TCP_NODELAY locally and/or remotely (TCP_*)
-    -h                Display this text
-    -H name[/mask],fam  Use name (or IP) and family as target of data connection
-    -k [file]         Generate keyval output optionally based on file
-                      Use filename of '?' to get the list of choices
-    -K [lcong][,rcong] Specify the local and/or remote congestion control
-    -L name[/mask],fam  Use name (or IP) and family as source of data connection
-    -m bytes          Set the send size (TCP_STREAM, UDP_STREAM)
-    -M bytes          Set the recv size (TCP_STREAM, UDP_STREAM)
-    -o [file]         Generate CSV output optionally based on file
-                      Use filename of '?' to get the list of choices
-    -O [file]         Generate classic-style output based on file
-                      Use filename of '?' to get the list of choices
-    -p min[,max]      Set the min/max port numbers for TCP_CRR, TCP_TRR
-    -P local[,remote] Set the local/remote port for the data socket
-    -r req,[rsp]      Set request/response sizes (TCP_RR, UDP_RR)
-    -R 0/1            Allow routing of traffic on data connection.
-                      Default: 0 (off) for UDP_STREAM, 1 (on) otherwise
-    -s send[,recv]    Set local socket send/recv buffer sizes
-    -S send[,recv]    Set remote socket send/recv buffer sizes
-    -u uuid           Use the supplied string as the UUID for this test.
-    -4                Use AF_INET (eg IPv4) on both ends of the data conn
-    -6                Use AF_INET6 (eg IPv6) on both ends of the data conn
-
-For those options taking two parms, at least one must be specified;
-specifying one value without a comma will set both parms to that
-value, specifying a value with a leading comma will set just the second
-parm, a value with a trailing comma will set just the first. To set
-each parm to unique values, specify both and separate them with a
-comma.
 `;
 }

@@ -18,13 +18,15 @@ export interface OptionContext {
   printOnce: (text: string, exitCode: number) => void;
 }
 
-export interface OptionEntry<S> {
+/** `K`: the kinds of test a table serves; an entry naming some is accepted without effect by the others. */
+export interface OptionEntry<S, K extends string = never> {
   letters: string;
   takesValue: boolean;
+  tests?: readonly K[];
   apply: (state: S, ctx: OptionContext) => void;
 }
 
-export type OptionTable<S> = readonly OptionEntry<S>[];
+export type OptionTable<S, K extends string = never> = readonly OptionEntry<S, K>[];
 
 export interface Printed {
   text: string;
@@ -32,23 +34,28 @@ export interface Printed {
 }
 
 /** The getopt string ("a:bc:") the table stands for. */
-export function getoptSpec<S>(table: OptionTable<S>): string {
+export function getoptSpec<S, K extends string>(table: OptionTable<S, K>): string {
   return table.map((e) => [...e.letters].map((l) => (e.takesValue ? `${l}:` : l)).join("")).join("");
 }
 
-/** Walks argv from `start` through the table; the index past `--` (or argv.length) and what was asked to be printed. */
-export function parseWithTable<S>(
+/**
+ * Walks argv from `start` through the table for a test of kind `test`; the index past `--` (or argv.length) and what
+ * was asked to be printed.
+ */
+export function parseWithTable<S, K extends string = never>(
   argv: readonly string[],
   start: number,
-  table: OptionTable<S>,
+  table: OptionTable<S, K>,
   program: string,
   state: S,
   printed: { print?: Printed },
+  test?: K,
 ): number {
   const byLetter = new Map(table.flatMap((e) => [...e.letters].map((l) => [l, e] as const)));
   const printOnce = (text: string, exitCode: number) => void (printed.print ??= { text, exitCode });
   return getopt(argv, start, getoptSpec(table), program, ({ letter, value = "" }, peek, consume) => {
-    byLetter.get(letter)!.apply(state, { letter, value, peek, consume, printOnce });
+    const entry = byLetter.get(letter)!;
+    if (entry.tests === undefined || (test !== undefined && entry.tests.includes(test))) entry.apply(state, { letter, value, peek, consume, printOnce });
   });
 }
 
@@ -77,7 +84,7 @@ export const SHARED_OPTIONS: OptionTable<SharedOptionState> = [
 ];
 
 /** Letters a program accepts and ignores (as its own build does for the tests anyperf runs). */
-export function acceptedWithoutEffect<S>(flags: string, withValue: string): OptionTable<S> {
+export function acceptedWithoutEffect<S, K extends string = never>(flags: string, withValue: string): OptionTable<S, K> {
   const none = () => undefined;
   return [
     { letters: flags, takesValue: false, apply: none },

@@ -10,7 +10,8 @@
 import fc from "fast-check";
 import { OPTIONS as IPERF2_OPTIONS } from "../../compat/iperf2/args.ts";
 import { OPTIONS as IPERF3_OPTIONS } from "../../compat/iperf3/options.ts";
-import { GLOBAL_SPEC, TEST_SPEC } from "../../compat/netperf/netperf-args.ts";
+import { GLOBAL_SPEC } from "../../compat/netperf/netperf-args.ts";
+import { TEST_SPEC } from "../../compat/netperf/test-options.ts";
 import { NETSERVER_SPEC } from "../../compat/netperf/netserver-args.ts";
 import { LINUX_LONG, LINUX_SHORT } from "../../compat/ntttcp/linux-args.ts";
 import { POLICY_FLAGS } from "../../src/access/server-policy.ts";

@@ -251,6 +251,7 @@ export class TcpServer {
       });
       return;
     }
+    if (r?.congestion) this.applyCongestion(s.fd, r.congestion);
     // From here the socket belongs to the stream. --full-duplex runs on one stream that sends and counts what it reads:
     // two Workers reading dups of one fd would split the incoming bytes between them.
     s.data.handed = true;
@@ -315,6 +316,23 @@ export class TcpServer {
     if (t.connectBack?.when === "after-eof") await this.connectBack(peer.host, t.connectBack, null);
     this.tests++;
     if (plan.singleClient && this.tests >= 1) void this.stop();
+  }
+
+  /**
+   * A 2.2 client's -Z names the congestion control for the server's side too; stock servers set it and, when the
+   * kernel says no, print why and go on with the default.
+   */
+  private applyCongestion(fd: number | undefined, name: string): void {
+    if (fd === undefined || this.io.sockopt === undefined) {
+      this.io.warn(`Attempt to set '${name}' congestion control failed: this runtime gives no access to the socket's options`);
+      return;
+    }
+    try {
+      const now = this.io.sockopt.apply(fd, { congestion: name }).congestion;
+      if (now !== name) this.io.warn(`Attempt to set '${name}' congestion control failed: the socket reads back '${now ?? "none"}'`);
+    } catch (e) {
+      this.io.warn(`Attempt to set '${name}' congestion control failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
   }
 
   /** Why this connection's test is refused (a limit), or undefined. A connection joining its client's group is no new test. */

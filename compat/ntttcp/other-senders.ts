@@ -1,10 +1,10 @@
 import type { DataPlane } from "../../src/engine/data-plane.ts";
+import type { TestRun } from "../../src/engine/test-run.ts";
 import type { Net, TcpListener } from "../../src/net/types.ts";
 import type { Transport } from "../../interop/ntttcp/transport.ts";
 import { WindowsTokenExchange } from "../../interop/ntttcp/windows-token.ts";
 import { listenControl } from "./control.ts";
 import type { NtttcpPlan } from "./plan.ts";
-import { until } from "./plane-wait.ts";
 import type { LogLevel } from "./run.ts";
 
 type Peer = { host: string | undefined; port: number | undefined };
@@ -46,13 +46,15 @@ export type SenderKind = "windows sync" | "no sync";
 export class OtherSenders {
   private contact: "linux" | "windows" | undefined;
   private readonly tokens = new Set<number>();
-  private readonly polling = new AbortController();
+  private readonly waiting = new AbortController();
   private started = false;
 
   constructor(
     private readonly o: {
       net: Net;
       plan: NtttcpPlan;
+      /** The receiver's Test, `plane` attached. */
+      run: TestRun;
       plane: DataPlane;
       offset: number;
       admit: (peer: Peer) => boolean;
@@ -70,7 +72,7 @@ export class OtherSenders {
       // A busy token port costs only the Windows sync senders; the Linux ones this receiver was asked for still work.
       o.log("DBG", `Windows sync senders not served: ${e instanceof Error ? e.message : String(e)}`);
     }
-    void until(o.plane, (s) => s.streams.some((x) => x.bytes > 0), this.polling.signal).then((seen) => {
+    void o.run.reached("a byte moved", this.waiting.signal).then((seen) => {
       if (seen && this.contact === undefined) this.begin("no sync");
     });
   }
@@ -80,14 +82,15 @@ export class OtherSenders {
   }
 
   stop(): void {
-    this.polling.abort();
+    this.waiting.abort();
   }
 
   private exchanged(thread: number): void {
     this.tokens.add(thread);
     if (this.contact !== "windows") return;
-    const waiting = this.o.plane.snapshot().streams.some((x, i) => x.connections > 0 && !this.tokens.has(i));
-    if (!waiting) this.begin("windows sync");
+    const { run, plane } = this.o;
+    const untokened = (run.since(run.originAt(0)).streams(plane) ?? []).some((x, i) => x.connections > 0 && !this.tokens.has(i));
+    if (!untokened) this.begin("windows sync");
   }
 
   private begin(kind: SenderKind): void {

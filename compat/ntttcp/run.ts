@@ -11,7 +11,7 @@ import type { Transport } from "../../interop/ntttcp/transport.ts";
 import { WINDOWS_CONNECT_RETRIES, WINDOWS_CONNECT_RETRY_MS, WindowsTokenGate } from "../../interop/ntttcp/windows-token.ts";
 import { connectControl, listenControl } from "./control.ts";
 import { cycleTiming } from "./cycle.ts";
-import { sleep, until } from "./plane-wait.ts";
+import { sleep } from "../../lib/sleep.ts";
 import { hostFigures } from "./host-figures.ts";
 import type { NtttcpPlan } from "./plan.ts";
 import type { NtttcpResults, ThreadResult } from "./results.ts";
@@ -232,12 +232,16 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
   let syncRx: LinuxSyncReceiver | undefined;
   let others: OtherSenders | undefined;
   let cycleEnd: ReturnType<typeof setTimeout> | undefined;
-  // The run (and its /proc sampler) exists before the start trigger, so starting costs only a snapshot.
-  let run: TestRun | undefined;
-  const prepare = (cycle: number | undefined) => {
-    if (run) return;
-    run = newRun(p, io, cycleTiming(p, cycle));
-    run.attach(plane, "recv");
+  // The run (and its /proc sampler) exists before the start trigger, so starting costs only a snapshot; the start
+  // triggers are waits on it. A Linux sync sender's cycle, negotiated later, retimes it.
+  const run = newRun(p, io, cycleTiming(p, undefined));
+  run.attach(plane, "recv");
+  // Settled once: the cycle the sender negotiated, or (settle(undefined)) our own -W/-t/-C.
+  let settled = false;
+  const settle = (cycle: number | undefined) => {
+    if (settled) return;
+    settled = true;
+    run.retime({ ...cycleTiming(p, cycle), intervalS: run.timing.intervalS });
   };
   try {
     if (p.dialect === "linux") io.log("INFO", `${p.threads.length + (p.sync.kind === "linux" ? 1 : 0)} threads created`);
@@ -255,16 +259,16 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
           // The sync protocol has no "no": the run ends and the sender sees its sync connection close.
           io.log("ERR", `refused the test: ${refused}`);
           resolveStart(false);
-        } else if (e.type === "negotiated") prepare(e.cycle);
+        } else if (e.type === "negotiated") settle(e.cycle);
         else if (e.type === "start") {
           // A sender that never proposed a cycle runs on the receiver's own -t.
-          prepare(undefined);
+          settle(undefined);
           // 1.4.3's state turns "finished" when its one cycle timer ends, before its sender (which starts on our reply)
           // ends its own cycle and sends 'E' whenever -W or -C made the cycle longer than the test. Our phases' timers
           // run one after another and a busy event loop runs them late, so such a normal 'E' could arrive while we are
           // still in the cool-down and read as an interruption: our state turns "finished" at the cycle's end, less a
           // margin for that lateness (a sender interrupted by Ctrl+C sends its 'E' well before).
-          const { warmupS, durationS, cooldownS } = run!.timing;
+          const { warmupS, durationS, cooldownS } = run.timing;
           if (durationS > 0) cycleEnd = setTimeout(() => rx.finish(), Math.max(0, (warmupS + durationS + cooldownS) * 1000 - CYCLE_END_MARGIN_MS));
           resolveStart(true);
         } else if (e.type === "interrupted") stop.abort("peer");
@@ -274,8 +278,8 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
       others =
         tokens === undefined
           ? undefined
-          : new OtherSenders({ net: io.net, plan: p, plane, offset: tokens, admit: access.admit, log: io.log }, () => {
-              prepare(undefined);
+          : new OtherSenders({ net: io.net, plan: p, run, plane, offset: tokens, admit: access.admit, log: io.log }, () => {
+              settle(undefined);
               // A Linux sync sender that asks now is told a test is running, as with a second Linux sender.
               rx.runningElsewhere();
               resolveStart(true);
@@ -293,13 +297,12 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
         }, access.admit),
       );
     } else {
-      prepare(undefined);
       if (p.sync.kind === "windows") {
         const sync = p.sync;
         started = (async () => {
           // Windows opens its token listeners only once every thread accepted its data connection
           // (docs/protocols/ntttcp-windows.md §4.2).
-          if (p.protocol === "tcp" && !(await until(plane, (s) => s.streams.every((x) => x.connections >= 1), io.signal))) return false;
+          if (p.protocol === "tcp" && !(await run.reached("every stream connected", io.signal))) return false;
           let done!: (v: boolean) => void;
           const all = new Promise<boolean>((r) => (done = r));
           io.signal.addEventListener("abort", () => done(false), { once: true });
@@ -311,20 +314,20 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
       } else if (p.protocol === "udp") {
         // Both originals start a UDP receiver's clock at start-up; the first datagram is the fairer start
         // (docs/protocols/ntttcp-interop.md §5.2).
-        started = until(plane, (s) => s.streams.some((x) => x.bytes > 0), io.signal);
+        started = run.reached("a byte moved", io.signal);
       } else if (p.dialect === "windows") {
-        started = until(plane, (s) => s.streams.every((x) => x.connections >= 1), io.signal);
+        started = run.reached("every stream connected", io.signal);
       } else {
         // ntttcp-for-linux starts at the first accepted connection; its sender only writes once all its connections
         // exist, so the first byte is the same instant for the sender and a fairer one for the receiver.
-        started = until(plane, (s) => s.streams.some((x) => x.bytes > 0), io.signal);
+        started = run.reached("a byte moved", io.signal);
       }
     }
     const began = await started;
     others?.stop();
     if (!began && refused !== undefined) throw new UserError(`refused the sender's test: ${refused}`, 1);
-    if (!began || !run) throw new UserError("interrupted before the test started: no sender connected", 1);
-    const r: TestRun = run;
+    if (!began) throw new UserError("interrupted before the test started: no sender connected", 1);
+    const r = run;
     if (p.dialect === "windows") windowsStart(io);
     // A Windows receiver counts a sender's close as an error only well before its own end: its clock starts when the
     // last connection is seen (polled), so a sender ending on its own clock may close a moment before ours ends.
@@ -343,8 +346,7 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
   } finally {
     others?.stop();
     clearTimeout(cycleEnd);
-    const r = run as TestRun | undefined;
-    if (r && r.phase !== "done") r.finish();
+    if (run.phase !== "done") run.finish();
     await plane.stop();
     // Late 'E' from a sender with a cool-down still gets its 13 before the sync port closes.
     if (syncRx) await sleep(300);

@@ -87,7 +87,8 @@ class ServeTest {
   cycleS = 0;
   /** Data connections accepted into this test (--max-streams), handed to a Worker or about to be. */
   accepted = 0;
-  private poll: ReturnType<typeof setInterval> | undefined;
+  /** Aborted when the test starts or ends: a wait for its first byte is over. */
+  private readonly waiting = new AbortController();
   /** Before the start: the start deadline; after it: the end of the cycle or of --max-duration. */
   private timer: ReturnType<typeof setTimeout>;
   private connections = 0;
@@ -100,7 +101,7 @@ class ServeTest {
   ) {
     this.run = new TestRun({ mode: "ntttcp", role: "receiver", peer, transport: "tcp", test: "stream" }, { warmupS: 0, durationS: 0, cooldownS: 0, intervalS: 1 });
     // No-sync and Windows senders write once all their connections exist: the first byte starts the window.
-    if (mode !== "linux sync") this.poll = setInterval(() => this.firstByte(), 2);
+    if (mode !== "linux sync") void this.run.reached("a byte moved", this.waiting.signal).then((seen) => seen && this.start(0));
     this.timer = setTimeout(() => this.end(), START_DEADLINE_MS);
   }
 
@@ -115,15 +116,11 @@ class ServeTest {
     });
   }
 
-  private firstByte(): void {
-    for (const p of this.planes) if (p.snapshot().streams[0]!.bytes > 0) return this.start(0);
-  }
-
   /** The window opens; `cycleS` > 0 closes it on our clock (Linux sync), else the senders' closes do. */
   start(cycleS: number): void {
     if (this.started || this.ended) return;
     this.started = true;
-    clearInterval(this.poll);
+    this.waiting.abort();
     clearTimeout(this.timer);
     this.run.beginMeasuring();
     const max = policyLimits(this.svc.opts.policy).maxDurationS;
@@ -134,7 +131,7 @@ class ServeTest {
   end(): void {
     if (this.ended) return;
     this.ended = true;
-    clearInterval(this.poll);
+    this.waiting.abort();
     clearTimeout(this.timer);
     this.sync?.finish();
     if (this.started) this.report();

@@ -62,7 +62,7 @@ export function combined(runs: Results[], tests: readonly TestRun[]): Headline {
     const vs = hs.map((h) => h[k]).filter((v): v is number => v !== undefined);
     if (vs.length === hs.length) out[k] = concurrentSum(vs);
   }
-  const latency = figures(tests.flatMap((t) => t.measuredStreams()), 1, runs[0]!).latency_us;
+  const latency = figures(tests.flatMap((t) => t.measured().reported()), 1, runs[0]!).latency_us;
   if (latency) Object.assign(out, { latency_p50_us: latency.p50, latency_p99_us: latency.p99 });
   if (hs[0]!.cpu_busy_percent !== undefined) out.cpu_busy_percent = hs[0]!.cpu_busy_percent;
   return out;

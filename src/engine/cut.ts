@@ -40,8 +40,18 @@ export class Window extends Cut {
     readonly from: Cut,
     to: Cut,
     private readonly readHost?: () => HostWindow | undefined,
+    private readonly reportedPlanes: readonly MeasuredPlane[] = [],
   ) {
     super(to.atMs, to);
+  }
+
+  /**
+   * Every stream of the planes whose figures the Test reports (its counted receivers, else clients, else senders)
+   * over the window, histograms included: for pooling several Tests run side by side into one figure (netperf
+   * --instances). Only a measured window (`TestRun.measured()`) names them; any other holds none.
+   */
+  reported(): StreamCounters[] {
+    return this.reportedPlanes.flatMap((p) => this.streams(p) ?? []);
   }
 
   /**

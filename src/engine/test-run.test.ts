@@ -300,3 +300,45 @@ test("cwnd is the senders': a bulk receiver's socket has only its unused initial
   // Request/response sockets both send: each end's window is its own figure.
   expect(figures([stream(10)], 1, { transport: "tcp", test: "rr" }, true).cwnd).toBe(10);
 });
+
+test("reached: every stream connected, or a first byte; false when the wait is aborted first", async () => {
+  const run = new TestRun(info, quiet);
+  const moved = [{ connections: 0, bytes: 0 }, { connections: 0, bytes: 0 }];
+  const specs = moved.map((_, id) => StreamSpec.parse({ kind: "tcp-recv", id, listen: { host: "127.0.0.1", port: 0 } }));
+  run.attach(new PolledPlane(specs, (i) => moved[i]!), "recv");
+  const signal = new AbortController().signal;
+  const states: string[] = [];
+  const connected = run.reached("every stream connected", signal).then((ok) => states.push(`connected ${ok}`));
+  const byte = run.reached("a byte moved", signal).then((ok) => states.push(`byte ${ok}`));
+  moved[0]!.connections = 1;
+  await Bun.sleep(20);
+  expect(states).toEqual([]); // one stream of two connected, no byte yet
+  moved[1]!.connections = 1;
+  await connected;
+  moved[1]!.bytes = 1;
+  await byte;
+  expect(states).toEqual(["connected true", "byte true"]);
+  moved[0]!.connections = 0;
+  const stop = new AbortController();
+  const waiting = run.reached("every stream connected", stop.signal);
+  stop.abort();
+  expect(await waiting).toBe(false);
+  run.finish();
+});
+
+test("measured().reported(): the reporting side's streams over the window, the senders' left out", () => {
+  const run = new TestRun(info, quiet);
+  const rx = polled("tcp-recv", 2);
+  const tx = polled("tcp-recv", 1);
+  run.attach(tx.plane, "send");
+  run.attach(rx.plane, "recv");
+  expect(run.measured().reported()).toEqual([]); // before the window: nothing reported
+  rx.moved[0]!.bytes = 50;
+  run.beginMeasuring();
+  rx.moved[0]!.bytes += 100;
+  rx.moved[1]!.bytes = 7;
+  tx.moved[0]!.bytes = 1000;
+  run.endMeasuring();
+  expect(run.measured().reported().map((s) => s.bytes)).toEqual([100, 7]);
+  run.finish();
+});

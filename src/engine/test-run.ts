@@ -13,6 +13,7 @@ import { announceRun } from "./registry.ts";
 import { tcpPath } from "./tcp-path.ts";
 import { getProcessLabels } from "../fleet/labels.ts";
 import type { Sockopt } from "../sockopt/sockopt.ts";
+import { sleep } from "../../lib/sleep.ts";
 
 /** Longest a cut across planes may take before it is taken again (see snaps): a few transactions at most. */
 const CUT_MS = 0.02;
@@ -71,6 +72,12 @@ export interface TestOptions {
 
 type IntervalListener = (i: Interval, run: TestRun) => void;
 
+/** An instant a front end's protocol starts its test on, before the window opens (see TestRun.reached). */
+export type StreamsReached = "every stream connected" | "a byte moved";
+
+/** How often reached() reads the counters: a Worker tells accepts and first bytes only through them. */
+const REACHED_POLL_MS = 2;
+
 /**
  * One test, the engine's one measurement path: its data planes, the phase clock (warm-up → measuring → cool-down →
  * done, only the measured window counts, as in ntttcp), the cuts and per-stream deltas, interval samples, the host
@@ -122,11 +129,41 @@ export class TestRun {
 
   constructor(
     readonly info: TestInfo,
-    readonly timing: Timing,
+    private phases: Timing,
     private readonly options: TestOptions = {},
   ) {
     this.sampler = createHostSampler();
     announceRun(this);
+  }
+
+  get timing(): Timing {
+    return this.phases;
+  }
+
+  /**
+   * The phases as the peer's protocol settled them before anything began (ntttcp's negotiated Linux sync cycle): a
+   * Test can exist, and be waited on (reached), before its length is known. Ignored once a phase began.
+   */
+  retime(timing: Timing): void {
+    if (this.phase === "waiting") this.phases = timing;
+  }
+
+  /**
+   * Resolves true once the counted streams reach `state`, false when `signal` aborts first: "every stream connected"
+   * (each stream holds a connection it accepted or opened), "a byte moved" (any stream moved its first byte). For a
+   * front end whose protocol starts its test on such an instant (ntttcp's receivers: all of a sender's connections
+   * accepted, or its first byte).
+   */
+  async reached(state: StreamsReached, signal: AbortSignal): Promise<boolean> {
+    const holds = () => {
+      const streams = this.groups.filter((g) => g.counted).flatMap((g) => g.plane.snapshot(false).streams);
+      return state === "a byte moved" ? streams.some((s) => s.bytes > 0) : streams.length > 0 && streams.every((s) => s.connections > 0);
+    };
+    while (!signal.aborted) {
+      if (holds()) return true;
+      await sleep(REACHED_POLL_MS, signal);
+    }
+    return false;
   }
 
   /**
@@ -295,10 +332,12 @@ export class TestRun {
       return new Window(now, now);
     }
     const start = this.cutOf(this.measureStart, this.measureStartMs);
-    if (this.measureEnd) return new Window(start, this.cutOf(this.measureEnd, this.measureEndMs), () => this.host);
+    const sides = this.reportingSide();
+    const reported = this.groups.filter((g) => g.counted && sides.includes(g.side)).map((g) => g.plane);
+    if (this.measureEnd) return new Window(start, this.cutOf(this.measureEnd, this.measureEndMs), () => this.host, reported);
     const hostStart = this.hostStart;
     const sampler = this.sampler;
-    return new Window(start, this.cut(true), () => (hostStart && sampler ? hostWindow(hostStart, sampler.sample()) : undefined));
+    return new Window(start, this.cut(true), () => (hostStart && sampler ? hostWindow(hostStart, sampler.sample()) : undefined), reported);
   }
 
   /**
@@ -505,15 +544,6 @@ export class TestRun {
       });
     });
     return out;
-  }
-
-  /**
-   * What the reporting side's streams moved over the measured window, histograms included: for a procedure that
-   * pools several Tests run side by side (netperf --instances) into one point, as if one Test had them all.
-   */
-  measuredStreams(): StreamCounters[] {
-    if (!this.measureStartMs) return [];
-    return this.streamCounters(this.measureStart, this.measureEnd ?? this.snaps(true), this.reportingSide());
   }
 
   /**

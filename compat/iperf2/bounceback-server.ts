@@ -53,6 +53,25 @@ export function serveBounceback(
     io.sockopt.apply(fd, opts);
   };
   let quickAck = false;
+  let headed = false;
+  const line = (start: number, end: number, bytes: number): void => {
+    if (!headed) io.printer.info(HEADER_BW);
+    headed = true;
+    io.printer.info(bwLine({ id: hooks.id, start, end, bytes }, plan.format));
+  };
+  // -i: the bytes of each interval, both directions, from the accept on (as the stock server's interval lines).
+  let shown = { at: 0, bytes: 0 };
+  const both = () => session.received + session.written;
+  let tick: ReturnType<typeof setTimeout> | undefined;
+  const every = plan.intervalS;
+  const arm = (): void => {
+    const at = shown.at + every;
+    tick = setTimeout(() => {
+      line(shown.at, at, both() - shown.bytes);
+      shown = { at, bytes: both() };
+      arm();
+    }, Math.max(0, hooks.startMs + at * 1000 - performance.now()));
+  };
   const session = new BouncebackServerSession(
     new SocketTransport(s),
     { now: wallClock, after: (us, fn) => void setTimeout(fn, us / 1000) },
@@ -73,17 +92,21 @@ export function serveBounceback(
         if (quickAck && fd !== undefined) io.sockopt?.apply(fd, { quickAck: true });
       },
       end: (received, written) => {
+        clearTimeout(tick);
         const seconds = (performance.now() - hooks.startMs) / 1000;
+        if (every > 0 && seconds > shown.at) line(shown.at, seconds, both() - shown.bytes);
         // Stock servers count both directions: requests read plus replies written (2.1.8 and 2.2.1 alike).
-        io.printer.info(HEADER_BW, bwLine({ id: hooks.id, start: 0, end: seconds, bytes: received + written }, plan.format));
+        line(0, seconds, received + written);
         hooks.done();
       },
       error: (e) => {
+        clearTimeout(tick);
         io.warn(`dropped bounceback connection: ${e.message}`);
         hooks.done();
       },
     },
   );
   s.data.bounceback = session;
+  if (every > 0) arm();
   session.onData(pending);
 }

@@ -240,11 +240,20 @@ export class TcpServer {
     };
     if (t.bounceback) {
       s.data.session?.handOff();
+      // The header names no duration: --max-duration bounds a bounceback test by the limit and its grace.
+      const max = this.limits.maxDurationS;
+      const cap = max
+        ? setTimeout(() => {
+            io.warn(`ended test from ${peer.host} port ${peer.port} after ${max.value + DURATION_GRACE_S} s: this server allows ${max.value} s (${max.flag})`);
+            s.data.bounceback?.onEof();
+          }, (max.value + DURATION_GRACE_S) * 1000)
+        : undefined;
       serveBounceback(s, t.pending, plan, io, {
         id,
         startMs,
         line: (extra) => io.printer.info(connectionLine(id, withInterface(local, plan.enhanced), peer, [...extra, ...connectionNotes({ enhanced: plan.enhanced, sock: s.fd, init, at })])),
         done: () => {
+          clearTimeout(cap);
           this.tests++;
           if (plan.singleClient && this.tests >= 1) void this.stop();
         },

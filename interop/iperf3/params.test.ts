@@ -52,13 +52,13 @@ describe("parameters", () => {
     const p = TestParams.parse({
       protocol: "udp", omitS: 2, serverAffinity: 1, timeS: 3, mss: 1400, noDelay: true, parallel: 4, reverse: true, window: 262144, len: 1400,
       bandwidth: 1e8, fqRate: 5e8, burst: 10, tos: 0xb8, flowLabel: 7, title: "t", extraData: "x", congestion: "cubic",
-      getServerOutput: true, udpCounters64bit: true, repeatingPayload: true, zerocopy: true, dontFragment: true,
+      getServerOutput: true, udpCounters64bit: true, repeatingPayload: true, zerocopy: true, dontFragment: true, authToken: "dG9r",
     });
     expect(encodeParams(p)).toBe(
       '{"udp":true,"omit":2,"server_affinity":1,"time":3,"num":0,"blockcount":0,"MSS":1400,"nodelay":true,"parallel":4,"reverse":true,' +
         '"window":262144,"len":1400,"bandwidth":100000000,"fqrate":500000000,"pacing_timer":1000,"burst":10,"TOS":184,"flowlabel":7,' +
         '"title":"t","extra_data":"x","congestion":"cubic","get_server_output":1,"udp_counters_64bit":1,"repeating_payload":1,"zerocopy":1,' +
-        '"dont_fragment":1,"client_version":"3.12"}',
+        '"dont_fragment":1,"authtoken":"dG9r","client_version":"3.12"}',
     );
     expect(decodeParams(enc(encodeParams(p)))).toEqual({ ...p, clientVersion: "3.12" });
   });

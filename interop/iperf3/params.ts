@@ -43,7 +43,7 @@ export const ParamsWire = z.looseObject({
   repeating_payload: Flag.optional(),
   zerocopy: WireInt.optional(),
   dont_fragment: WireInt.optional(),
-  authtoken: z.string().optional(),
+  authtoken: z.string().max(4096).optional(),
   client_version: z.string().max(64).optional(),
   /** 3.16-3.21 options anyperf's server does not run (refused in decodeParams). */
   mptcp: Flag.optional(),
@@ -85,6 +85,8 @@ export const TestParams = z.object({
   zerocopy: z.boolean().default(false),
   dontFragment: z.boolean().default(false),
   serverAffinity: z.int().optional(),
+  /** The client's credentials, RSA-encrypted and base64 (auth.ts); only the server's key reads them. */
+  authToken: z.string().optional(),
   clientVersion: z.string().optional(),
 });
 export type TestParams = z.infer<typeof TestParams>;
@@ -155,6 +157,7 @@ export function decodeParams(json: Uint8Array): TestParams {
     zerocopy: (w.zerocopy ?? 0) !== 0,
     dontFragment: (w.dont_fragment ?? 0) !== 0,
     serverAffinity: w.server_affinity,
+    authToken: w.authtoken,
     clientVersion: w.client_version,
   });
 }
@@ -189,6 +192,7 @@ export function encodeParams(p: TestParams): string {
   if (p.repeatingPayload) o.repeating_payload = 1;
   if (p.zerocopy) o.zerocopy = 1;
   if (p.dontFragment) o.dont_fragment = 1;
+  if (p.authToken !== undefined) o.authtoken = p.authToken;
   o.client_version = p.clientVersion ?? IPERF_VERSION;
   return printCompact(o);
 }

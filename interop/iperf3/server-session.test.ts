@@ -338,6 +338,22 @@ describe("bad or idle clients end their own test with a clear error", () => {
     expect(clientSees(h)).toBe("total required bandwidth is larger than server limit");
   });
 
+  test("refused credentials: SERVER_ERROR and i_errno 142 only, then close, as the 3.18 server sends them (strace)", () => {
+    const seen: Array<string | undefined> = [];
+    const h = new Harness({ authorize: (t) => (seen.push(t), t === "good" ? undefined : "user 'mario': wrong password") });
+    h.feed(cookie());
+    const before = h.out.length;
+    h.feed(encodeFrame('{"tcp":true,"authtoken":"bad"}'));
+    expect([...h.out.subarray(before)]).toEqual([0xfe, 0, 0, 0, 142]);
+    expect(h.closed).toBe(true);
+    expect(h.last).toMatchObject({ type: "aborted", failure: { iErrno: IErrno.IEAUTHTEST, detail: "user 'mario': wrong password" } });
+    const ok = new Harness({ authorize: (t) => (seen.push(t), t === "good" ? undefined : "no") });
+    ok.feed(cookie());
+    ok.feed(encodeFrame('{"tcp":true,"authtoken":"good"}'));
+    expect(ok.session.phase).toBe("running");
+    expect(seen).toEqual(["bad", "good"]);
+  });
+
   test("TEST_END that overtakes the data streams waits for them", () => {
     const h = new Harness({}, "ok", false);
     h.session.receive(cookie(), 0);

@@ -61,6 +61,11 @@ export interface ServerSessionOptions {
   /** Refuse tests whose requested total rate (bandwidth x streams) exceeds this (bit/s; 0 = no limit). */
   bitrateLimit?: number;
   limits?: { params: number; results: number };
+  /**
+   * Set when the server requires credentials: judges a test's authtoken (absent when the client sent none) and
+   * returns why it is refused, or undefined to admit it.
+   */
+  authorize?: (authToken: string | undefined) => string | undefined;
 }
 
 export class ServerSession {
@@ -76,7 +81,8 @@ export class ServerSession {
   private eofPending = false;
   private deadline: number;
   private startedMs = 0;
-  private readonly opts: Required<Omit<ServerSessionOptions, "nowMs" | "limits">>;
+  private readonly opts: Required<Omit<ServerSessionOptions, "nowMs" | "limits" | "authorize">>;
+  private readonly authorize: ServerSessionOptions["authorize"];
   private local?: Results;
 
   constructor(
@@ -93,6 +99,7 @@ export class ServerSession {
       maxDurationS: options.maxDurationS ?? 0,
       bitrateLimit: options.bitrateLimit ?? 0,
     };
+    this.authorize = options.authorize;
     this.decoder = new ClientStreamDecoder(options.limits);
     this.deadline = options.nowMs + this.opts.cookieTimeoutMs;
   }
@@ -217,7 +224,11 @@ export class ServerSession {
     if (this.phase === "closed") return;
     // Once the client waits for our results frame it reads a length, not a state: a SERVER_ERROR there would be
     // misread, so we only close and let it report "unable to receive results".
-    if (this.phase !== "results" && this.phase !== "display") this.transport.write(encodeServerError(err.iErrno, err.errno));
+    // A refused login gets the state and i_errno only, as 3.12-3.18 servers send it (docs/protocols/iperf3.md §2).
+    if (this.phase !== "results" && this.phase !== "display") {
+      const bytes = encodeServerError(err.iErrno, err.errno);
+      this.transport.write(err.iErrno === IErrno.IEAUTHTEST ? bytes.subarray(0, 5) : bytes);
+    }
     this.close({ type: "aborted", failure: { iErrno: err.iErrno, errno: err.errno, detail: err.message }, clientTerminated: false });
   }
 
@@ -264,6 +275,8 @@ export class ServerSession {
       }
       case "params": {
         const p = decodeParams(m.json);
+        const refused = this.authorize?.(p.authToken);
+        if (refused !== undefined) throw new Iperf3ProtocolError(refused, IErrno.IEAUTHTEST, Errno.OK);
         // A requested rate above the limit is refused at once; unlimited tests are checked on their measured rate by the glue.
         const total = p.bandwidth * streamCount(p);
         if (this.opts.bitrateLimit > 0 && total > this.opts.bitrateLimit) {

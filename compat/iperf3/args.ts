@@ -11,6 +11,7 @@ import { TestParams } from "../../interop/iperf3/params.ts";
 import { OPTIONS, canonical, toParseArgsArgv, tokenize } from "./options.ts";
 import { ClientPlan, ServerPlan, type Family, type Iperf3Plan, type OutputPlan } from "./plan.ts";
 import { parseDscp } from "./dscp.ts";
+import { clientAuth, serverAuth } from "./auth-files.ts";
 
 export type ParsedCommand = { kind: "run"; plan: Iperf3Plan } | { kind: "help" } | { kind: "version" };
 
@@ -200,6 +201,7 @@ function parse(argv: readonly string[]): ParsedCommand {
       bitrateLimitIntervalS,
       maxDurationS,
       maxTests,
+      auth: serverAuth(o),
     });
     return { kind: "run", plan };
   }
@@ -353,5 +355,6 @@ function parseClient(host: string, o: Record<string, string | boolean | undefine
     dontFragment: flag("dont-fragment"),
     serverAffinity: parseAffinity(str("affinity")).serverAffinity,
   });
-  return ClientPlan.parse({ role: "client", ...common, host, cport, connectTimeoutMs, cntlKa, params, udpLenFromMss });
+  const auth = clientAuth(o, process.env);
+  return ClientPlan.parse({ role: "client", ...common, host, cport, connectTimeoutMs, cntlKa, params, udpLenFromMss, auth });
 }

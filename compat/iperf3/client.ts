@@ -19,6 +19,7 @@ import { IErrno, describeIperfError } from "../../interop/iperf3/error-codes.ts"
 import { Errno, errnoOfError } from "../../lib/errno.ts";
 import { Iperf3ProtocolError } from "../../interop/iperf3/framing.ts";
 import type { TestParams } from "../../interop/iperf3/params.ts";
+import { clientAuthToken } from "./auth-files.ts";
 import { UDP_HELLO } from "../../interop/iperf3/udp.ts";
 import { Entries, type CValue } from "../../interop/iperf3/cjson.ts";
 import { QueuedWriter } from "../../src/net/queued-writer.ts";
@@ -166,6 +167,8 @@ class Iperf3Client {
   private startControl(ctrl: TcpSocket<CtrlState>): void {
     const writer = new QueuedWriter(ctrl as TcpSocket<unknown>);
     const cookie = generateCookie();
+    // Made at connect time: the server compares the token's time with its own clock.
+    if (this.plan.auth) this.params = { ...this.params, authToken: clientAuthToken(this.plan.auth) };
     const session = new ClientSession(writer, (e) => this.onEvent(e), { cookie, params: this.params, nowMs: performance.now() });
     this.session = session;
     ctrl.data.writer = writer;

@@ -34,6 +34,11 @@ Server specific:
   --idle-timeout #          with -1: give up after # seconds without a client
   --server-max-duration #   longest test the server runs, in seconds (0 = client decides); same as --max-duration
   --max-tests #             tests served at once; more get "server is busy" (default 8)
+  --rsa-private-key-path    path to the RSA private key used to decrypt authentication credentials
+  --authorized-users-path   path to the file of user credentials (lines of user,sha256("{user}password"))
+  --time-skew-threshold     time skew threshold (in seconds) between the server and client during the
+                            authentication process (default 10)
+  --use-pkcs1-padding       RSA PKCS#1 v1.5 padding for the credentials instead of OAEP (for 3.12-3.16 peers)
   --max-streams #           streams (-P, twice -P with --bidir) one test may open
   --allow CIDR,...          serve only clients in these networks; others are closed at accept
                             (a refused stock client prints iperf3's own message: "number of parallel streams
@@ -73,6 +78,8 @@ Client specific:
   --udp-counters-64bit      use 64-bit counters in UDP test packets
   --repeating-payload       use repeating pattern in payload, instead of randomized payload
   --dont-fragment           set IPv4 Don't Fragment flag (sent to the server)
+  --username                username for authentication (password from IPERF3_PASSWORD)
+  --rsa-public-key-path     path to the RSA public key used to encrypt authentication credentials
 
 [KMG] indicates options that support a K/M/G suffix for kilo-, mega-, or giga-
 `;

@@ -87,6 +87,12 @@ export const OPTIONS: Record<string, OptionDef> = {
   gsro: { arg: "none", role: "client" },
   "json-stream-full-output": { arg: "none", role: "both" },
   "server-max-duration": { arg: "required", role: "server" },
+  username: { arg: "required", role: "client" },
+  "rsa-public-key-path": { arg: "required", role: "client" },
+  "rsa-private-key-path": { arg: "required", role: "server" },
+  "authorized-users-path": { arg: "required", role: "server" },
+  "time-skew-threshold": { arg: "required", role: "server" },
+  "use-pkcs1-padding": { arg: "none", role: "both" },
 };
 
 const BY_SHORT = new Map<string, string>(

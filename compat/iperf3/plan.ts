@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { Defaults, Limits } from "../../interop/iperf3/constants.ts";
 import { TestParams } from "../../interop/iperf3/params.ts";
+import { AuthPadding } from "../../interop/iperf3/auth.ts";
 
 export const Family = z.enum(["any", "ipv4", "ipv6"]);
 export type Family = z.infer<typeof Family>;
@@ -55,6 +56,15 @@ export const ServerPlan = z.object({
   maxDurationS: z.int().min(0).max(Limits.maxTimeS).default(0),
   /** Tests served at once; beyond it new clients get ACCESS_DENIED like a busy stock server. */
   maxTests: z.int().min(1).max(1024).default(8),
+  /** --rsa-private-key-path with --authorized-users-path: every test must carry credentials the file admits. */
+  auth: z
+    .object({
+      privateKeyPem: z.string().min(1),
+      usersPath: z.string().min(1),
+      skewS: z.int().min(1),
+      padding: AuthPadding,
+    })
+    .optional(),
 });
 export type ServerPlan = z.infer<typeof ServerPlan>;
 
@@ -70,6 +80,8 @@ export const ClientPlan = z.object({
   params: TestParams,
   /** UDP without -l: the block size follows the control connection's MSS, as in 3.12. */
   udpLenFromMss: z.boolean().default(false),
+  /** --username with --rsa-public-key-path; the password comes from IPERF3_PASSWORD. */
+  auth: z.object({ username: z.string().min(1), password: z.string(), publicKeyPem: z.string().min(1), padding: AuthPadding }).optional(),
 });
 export type ClientPlan = z.infer<typeof ClientPlan>;
 export type ClientPlanInput = z.input<typeof ClientPlan>;

@@ -3,6 +3,7 @@
  * (server-streams.ts), the test clock (test-clock.ts, shared with the client), the end and the report.
  */
 import { TestRun } from "../../src/engine/test-run.ts";
+import { authorizer } from "./auth-files.ts";
 import type { TcpSocket } from "../../src/net/types.ts";
 import { IErrno, describeIperfError } from "../../interop/iperf3/error-codes.ts";
 import { Errno } from "../../lib/errno.ts";
@@ -57,6 +58,8 @@ export class ServerTest {
   private lastBytes = -1;
   private lastDataMs = 0;
   private closed = false;
+  /** The client's credentials were refused: a -1 server goes on listening, as 3.x does. */
+  loginRefused = false;
   /** Why this server refused the test (a limit), for our own error line. */
   private refusal?: string;
   private readonly peer: { host: string; port: number };
@@ -75,6 +78,7 @@ export class ServerTest {
       maxDurationS: server.limits.maxDurationS?.value ?? 0,
       // Requested rates are checked in prepare() (our message names the flag); measured rates in onTick().
       bitrateLimit: 0,
+      authorize: plan.auth && authorizer(plan.auth),
     });
     this.tick = setInterval(() => this.onTick(), TICK_MS);
   }
@@ -303,6 +307,7 @@ export class ServerTest {
 
   private abort(clientTerminated: boolean, iErrno: number, errno: number, detail: string): void {
     if (this.closed) return;
+    this.loginRefused = iErrno === IErrno.IEAUTHTEST;
     this.stopTimers();
     // Like 3.12 on CLIENT_TERMINATE: the summary of what was measured, then the reason.
     if (this.sampler && this.t && this.sampler.stopMs === 0) {

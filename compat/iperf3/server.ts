@@ -246,7 +246,7 @@ export class Iperf3Server {
     if (t.cookie) this.byCookie.delete(t.cookie);
     this.out.out(block);
     if (this.interrupted) return;
-    if (this.plan.oneOff) return this.stop(0);
+    if (this.plan.oneOff && !t.loginRefused) return this.stop(0);
     if (!this.plan.output.json) this.out.out(serverListening(this.plan.port, this.nextTest));
   }
 }

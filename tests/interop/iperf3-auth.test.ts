@@ -1,0 +1,149 @@
+/**
+ * iperf3 authentication in both roles against the stock peers: 3.12 (Debian bookworm) encrypts with PKCS#1 v1.5
+ * only, 3.18 (trixie) with OAEP unless --use-pkcs1-padding. Keys made with openssl as iperf3's docs make them; the
+ * users file holds sha256("{user}password"). Good and bad passwords, the other padding, missing key or users file,
+ * each ending promptly with the stock words. Ports 36700-36799.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePorts, spawnProc } from "../support/processes.ts";
+import { iperf3Peers, type StockPeer } from "../support/stock-peers.ts";
+import { ours, waitListening, type Finished, type Proc } from "./iperf3-harness.ts";
+
+const T = 120_000;
+let nextPort = 36700;
+const port = () => {
+  const p = freePorts(nextPort, 36800, 1);
+  nextPort = p + 1;
+  return p;
+};
+
+let dir = "";
+const key = (name: string) => join(dir, name);
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "anyperf-iperf3-auth-"));
+  for (const cmd of [
+    ["openssl", "genrsa", "-out", key("private.pem"), "2048"],
+    ["openssl", "rsa", "-in", key("private.pem"), "-outform", "PEM", "-pubout", "-out", key("public.pem")],
+  ]) {
+    const r = Bun.spawnSync(cmd, { stdout: "pipe", stderr: "pipe" });
+    if (r.exitCode !== 0) throw new Error(`${cmd.join(" ")}: ${r.stderr.toString()}`);
+  }
+  const hash = createHash("sha256").update("{mario}rossi").digest("hex");
+  writeFileSync(key("users.csv"), `# iperf3 credentials\nmario,${hash}\n`);
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const DENIED = "iperf3: error - test authorization failed";
+const clientArgs = (p: number, extra: string[] = []) => ["-c", "127.0.0.1", "-p", String(p), "-t", "1", "--username", "mario", "--rsa-public-key-path", key("public.pem"), ...extra];
+const serverArgs = (p: number, extra: string[] = []) => ["-s", "-p", String(p), "--rsa-private-key-path", key("private.pem"), "--authorized-users-path", key("users.csv"), ...extra];
+
+type Run = (args: string[], env?: Record<string, string>) => Proc;
+const oursWith: Run = (args, env) => (env ? spawnProc([process.execPath, join(import.meta.dir, "iperf3-cli.ts"), ...args], 30_000, env) : ours(args));
+const peerWith =
+  (peer: StockPeer): Run =>
+  (args, env) =>
+    spawnProc([peer.command, ...args], 30_000, env);
+
+/** Clients run one after another against one server; the server is stopped after them (or awaited with -1). */
+async function session(server: Run, serverExtra: string[], clients: Array<{ run: Run; password: string; extra?: string[] }>, oneOff = false) {
+  const p = port();
+  const srv = server(serverArgs(p, oneOff ? [...serverExtra, "-1"] : serverExtra));
+  const results: Array<Finished & { ms: number }> = [];
+  try {
+    await waitListening(p);
+    for (const c of clients) {
+      const t0 = performance.now();
+      const f = await c.run(clientArgs(p, c.extra), { IPERF3_PASSWORD: c.password }).done;
+      results.push({ ...f, ms: performance.now() - t0 });
+    }
+    if (oneOff) return { results, server: await srv.done };
+  } finally {
+    srv.kill();
+  }
+  return { results, server: await srv.done };
+}
+
+const [system, trixie] = iperf3Peers();
+
+for (const peer of [system!, trixie!]) {
+  const stock = peerWith(peer);
+  // 3.12 knows only PKCS#1 v1.5 (and no --use-pkcs1-padding option); 3.17+ default to OAEP.
+  const oldPeer = peer.version === "3.12";
+  const ourPadding = oldPeer ? ["--use-pkcs1-padding"] : [];
+  describe.skipIf(!peer.version)(`iperf3 authentication with ${peer.label}`, () => {
+    test("stock client -> our server: the right password runs, a wrong one is refused in the stock words; -1 waits for a good login", async () => {
+      const { results, server } = await session(
+        oursWith,
+        ourPadding,
+        [
+          { run: stock, password: "wrong" },
+          { run: stock, password: "rossi" },
+        ],
+        true,
+      );
+      const [bad, good] = results as [Finished & { ms: number }, Finished];
+      expect(bad.code).toBe(1);
+      expect(bad.stdout + bad.stderr).toContain(DENIED);
+      expect(bad.ms).toBeLessThan(8000);
+      expect(good.code).toBe(0);
+      expect(good.stdout).toContain("receiver");
+      expect(server.code).toBe(0);
+      expect(server.stdout + server.stderr).toContain("test authorization failed");
+    }, T);
+
+    test("our client -> stock server: the right password runs, a wrong one is refused", async () => {
+      const { results } = await session(stock, [], [
+        { run: oursWith, password: "rossi", extra: ourPadding },
+        { run: oursWith, password: "wrong", extra: ourPadding },
+      ]);
+      const [good, bad] = results as [Finished, Finished & { ms: number }];
+      expect(good.code).toBe(0);
+      expect(good.stdout).toContain("receiver");
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain(DENIED);
+      expect(bad.ms).toBeLessThan(8000);
+    }, T);
+
+    test("the other padding does not decrypt, in both pairings", async () => {
+      const otherPadding = oldPeer ? [] : ["--use-pkcs1-padding"];
+      const toOurs = await session(oursWith, otherPadding, [{ run: stock, password: "rossi" }]);
+      expect(toOurs.results[0]!.code).toBe(1);
+      expect(toOurs.results[0]!.stdout + toOurs.results[0]!.stderr).toContain(DENIED);
+      const toStock = await session(stock, [], [{ run: oursWith, password: "rossi", extra: otherPadding }]);
+      expect(toStock.results[0]!.code).toBe(1);
+      expect(toStock.results[0]!.stderr).toContain(DENIED);
+    }, T);
+  });
+}
+
+describe("iperf3 authentication set up wrong: refused at start in the stock words", () => {
+  const CLIENT = "parameter error - you must specify a username, password, and path to a valid RSA public key";
+  const SERVER = "parameter error - you must specify a path to a valid RSA private key and a user credential file";
+  const cases: Array<[string, string[], Record<string, string>, string]> = [
+    ["client: missing public key file", ["-c", "127.0.0.1", "--username", "mario", "--rsa-public-key-path", "/nonexistent/public.pem"], { IPERF3_PASSWORD: "rossi" }, CLIENT],
+    ["client: --username without a key", ["-c", "127.0.0.1", "--username", "mario"], { IPERF3_PASSWORD: "rossi" }, CLIENT],
+    ["server: missing private key file", ["-s", "--rsa-private-key-path", "/nonexistent/private.pem", "--authorized-users-path", "/etc/hostname"], {}, SERVER],
+    ["server: key without users file", ["-s", "--rsa-private-key-path", "/nonexistent/private.pem"], {}, SERVER],
+    ["server: unreadable users file", ["-s", "--rsa-private-key-path", "/dev/null", "--authorized-users-path", "/nonexistent/users.csv"], {}, "parameter error - cannot access authorized users file"],
+    ["server: skew threshold 0", ["-s", "--time-skew-threshold", "0"], {}, "parameter error - skew threshold must be a positive number"],
+  ];
+  for (const [name, args, env, text] of cases) {
+    test(name, async () => {
+      const f = await oursWith(args, env).done;
+      expect(f.code).toBe(1);
+      expect(f.stderr).toContain(`iperf3: ${text}`);
+    }, T);
+  }
+
+  test("the client without IPERF3_PASSWORD says where the password comes from", async () => {
+    expect(process.env.IPERF3_PASSWORD).toBeUndefined();
+    const f = await oursWith(["-c", "127.0.0.1", "--username", "mario", "--rsa-public-key-path", key("public.pem")], {}).done;
+    expect(f.code).toBe(1);
+    expect(f.stderr).toContain("IPERF3_PASSWORD");
+  }, T);
+});

@@ -21,6 +21,7 @@ import { Iperf3ProtocolError } from "../../interop/iperf3/framing.ts";
 import type { TestParams } from "../../interop/iperf3/params.ts";
 import { clientAuthToken } from "./auth-files.ts";
 import { UDP_HELLO } from "../../interop/iperf3/udp.ts";
+import type { Results as PeerResults } from "../../interop/iperf3/results.ts";
 import { Entries, type CValue } from "../../interop/iperf3/cjson.ts";
 import { QueuedWriter } from "../../src/net/queued-writer.ts";
 import type { FdTools } from "./fd-tools.ts";
@@ -41,6 +42,14 @@ const UDP_HELLO_TIMEOUT_MS = 30_000;
 interface CtrlState {
   writer?: QueuedWriter;
   session?: ClientSession;
+}
+
+/** What a front end other than `anyperf iperf3` reads from a run (`anyperf client` against an iperf3 server). */
+export interface ClientHooks {
+  /** The run's Test, once the control connection is up. */
+  onRun?(run: TestRun): void;
+  /** The server's half of the results exchange: its bytes per stream and its CPU. */
+  onPeerResults?(results: PeerResults): void;
 }
 
 class Iperf3Client {
@@ -74,6 +83,7 @@ class Iperf3Client {
     private readonly out: Output,
     private readonly fd: FdTools,
     private readonly net: Net,
+    private readonly hooks: ClientHooks = {},
   ) {
     this.params = plan.params;
     this.json = plan.output.json;
@@ -195,6 +205,7 @@ class Iperf3Client {
       { mode: "iperf3", role: "client", peer: testRunPeer({ host: this.address, port: this.plan.port }), transport: p.protocol, test: "stream" },
       { warmupS: 0, durationS: p.bytes || p.blocks ? 0 : p.timeS, cooldownS: 0, intervalS: this.plan.output.intervalS || 1 },
     );
+    this.hooks.onRun?.(this.testRun);
     this.tick = setInterval(() => this.session?.tick(performance.now()), 250);
   }
 
@@ -229,6 +240,7 @@ class Iperf3Client {
       case "server-results":
         this.sampler?.mergePeer(e.results);
         this.side.applyPeer(e.results, "client");
+        this.hooks.onPeerResults?.(e.results);
         return;
       case "done":
         this.finish();
@@ -579,7 +591,7 @@ async function settle(sampler: StreamSampler, len: number): Promise<void> {
   }
 }
 
-export async function runClient(plan: ClientPlan, out: Output, fd: FdTools, signal: AbortSignal): Promise<number> {
+export async function runClient(plan: ClientPlan, out: Output, fd: FdTools, signal: AbortSignal, hooks?: ClientHooks): Promise<number> {
   const net = await loadNet();
-  return new Iperf3Client(plan, out, fd, net).run(signal);
+  return new Iperf3Client(plan, out, fd, net, hooks).run(signal);
 }

@@ -28,14 +28,17 @@ export function testRunPeer(peer: { host: string; port: number }): string {
   return peer.host.includes(":") ? `[${peer.host}]:${peer.port}` : `${peer.host}:${peer.port}`;
 }
 
-export function modeOf(p: TestParams, role: "client" | "server"): Mode {
+/** The params that say who sends on which stream. */
+export type Directions = Pick<TestParams, "parallel" | "reverse" | "bidirectional">;
+
+export function modeOf(p: Directions, role: "client" | "server"): Mode {
   if (p.bidirectional) return "bidir";
   const clientSends = !p.reverse;
   return clientSends === (role === "client") ? "sender" : "receiver";
 }
 
 /** Whether this side sends on stream number n (0-based, acceptance/creation order). */
-export function sendsOn(p: TestParams, role: "client" | "server", n: number): boolean {
+export function sendsOn(p: Directions, role: "client" | "server", n: number): boolean {
   if (p.bidirectional) return role === "client" ? n < p.parallel : n >= p.parallel;
   return modeOf(p, role) === "sender";
 }

@@ -240,7 +240,7 @@ function withFlows(r: Results, flows: FlowWatch): Results {
  * Our results with the server's end beside them. When only we send, the receiver that reports is the server: the
  * summary is its figures (as iperf3 reports the receiver), ours stay as `sender`.
  */
-function combine(local: Results, remote: RemoteEnd | undefined, weOnlySend: boolean): Results {
+export function combine(local: Results, remote: RemoteEnd | undefined, weOnlySend: boolean): Results {
   if (!remote) return { ...local, errors: [...local.errors, "the server sent no results"] };
   // The congestion window shown is the sending end's: with -R the server's.
   if (!weOnlySend) return { ...local, summary: { ...local.summary, cwnd: local.summary.cwnd ?? remote.sender?.cwnd ?? remote.summary.cwnd }, remote };

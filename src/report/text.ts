@@ -52,7 +52,7 @@ function missedPaceLine(label: string, sent: Figures | undefined, target: number
 
 /** The server's end over the same window: its streams, its sums and its CPU. */
 function remoteLines(r: RemoteEnd, transport: Results["transport"], target: number | undefined): string[] {
-  const out = [`remote (${r.role}, anyperf ${r.version}):`];
+  const out = [`remote (${r.role}, ${r.peer ? [r.peer.name, r.peer.version].filter((x) => x !== undefined).join(" ") : `anyperf ${r.version}`}):`];
   for (const s of r.streams) out.push(`[${String(s.id).padStart(3)}] ${s.side.padEnd(6)}  ${figuresLine(s)}`);
   if (r.receiver && r.sender) {
     out.push(`[SUM] recv    ${figuresLine(r.receiver)}`);

@@ -13,7 +13,7 @@ type Entry = (argv: string[]) => Promise<number>;
 // load nothing else (the status and access options pull in zod: about 10 ms of a 25 ms start, measured).
 const native: Record<string, () => Promise<Entry>> = {
   loopback: async () => (await import("./src/native/loopback-cli.ts")).loopbackMain,
-  client: async () => (await import("./src/native/client-cli.ts")).clientMain,
+  client: async () => (await import("./compat/client/main.ts")).anyClientMain,
   // serve knows every dialect, so it lives beside them in compat/ (the engine in src/ knows none).
   serve: async () => (await import("./compat/serve/main.ts")).serveMain,
   history: async () => (await import("./src/procedure/history-cli.ts")).historyMain,
@@ -34,7 +34,7 @@ const USAGE = `anyperf ${VERSION}: network throughput, packet rate and latency, 
 usage: anyperf <command> [options]
   loopback        self-test: receiver and sender on 127.0.0.1
   serve           one server for every client: iperf3, iperf, netperf, ntttcp and anyperf client
-  client HOST     test against 'anyperf serve' on HOST (both ends' figures)
+  client HOST     test against 'anyperf serve' or iperf3 -s on HOST (both ends' figures)
   history [FILE]  the runs recorded by --history (loopback, client)
   compare A B     two recorded runs side by side: change in %, what differed in the set-up
   report -o F     the recorded runs as one HTML file with charts (inline SVG, works offline)

@@ -35,11 +35,20 @@ describe("anyperf client's command line", () => {
     expect(parseClientArgs(["h", "--bidir"]).target.direction).toBe("bidir");
   });
 
+  test("HOST:PORT and [V6]:PORT name the port; a bare IPv6 address keeps its colons", () => {
+    for (const [arg, host, port] of [["h:5201", "h", 5201], ["[::1]:5201", "::1", 5201], ["::1", "::1", 5300], ["[fe80::1]", "fe80::1", 5300], ["h", "h", 5300]] as const) {
+      const r = parseClientArgs([arg]);
+      expect([r.target.host, r.target.port, r.portGiven]).toEqual([host, port, port !== 5300]);
+    }
+  });
+
   test("mistakes are one line naming the flag and the fix, exit code 2", () => {
     for (const [argv, pattern] of [
       [[], /no server given: pass the host/],
       [["a", "b"], /one server only/],
       [["h", "-p", "70000"], /-p 70000: not a port/],
+      [["h:70000"], /h:70000: not a port/],
+      [["h:5201", "-p", "5202"], /h:5201 and -p 5202 both name the port: pass one/],
       [["h", "-R", "--bidir"], /-R and --bidir both given/],
       [["h", "--rr", "1,1", "-R"], /-R applies to bulk tests/],
       [["h", "-n", "1M", "-t", "2"], /-n and -t both given/],

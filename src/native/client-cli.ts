@@ -7,6 +7,8 @@ import { runProcedure } from "../procedure/run-procedure.ts";
 import { PROCEDURE_USAGE, takeProcedureOptions } from "../procedure/options.ts";
 import { OUTPUT_USAGE, PLAN_OPTIONS, num, planFromValues, planUsage } from "./plan-args.ts";
 import { runNativeClient, type ClientTarget } from "./client.ts";
+import type { Plan } from "../plan.ts";
+import type { Results } from "../report/result.ts";
 import { NATIVE_DEFAULT_PORT } from "./server.ts";
 import { parseLinkSpeed } from "../host/link.ts";
 import { LOAD_WARMUP_S, RESPONSIVENESS_STREAMS } from "./responsiveness.ts";
@@ -15,8 +17,9 @@ import { parseStartAt, waitUntil } from "../fleet/start-at.ts";
 import { startRouteEnabled, waitForStart } from "../status/readiness.ts";
 import { interruptedExitCode, shutdownSignal } from "../signals.ts";
 
-export const CLIENT_USAGE = `usage: anyperf client HOST [options]    (against 'anyperf serve' on HOST)
-  -p, --port PORT      the server's native port (default ${NATIVE_DEFAULT_PORT})
+export const CLIENT_USAGE = `usage: anyperf client HOST[:PORT] [options]    (against 'anyperf serve' or a stock iperf3 -s on HOST)
+  -p, --port PORT      the server's port (default: ${NATIVE_DEFAULT_PORT}, anyperf's native one, then iperf3's 5201)
+      --peer NAME      what serves the port, instead of asking it: anyperf or iperf3
 ${planUsage("1")}
   -R, --reverse        the server sends, this host receives
       --bidir          both directions at once
@@ -47,6 +50,14 @@ export const CLIENT_OPTIONS = {
 /** Options that take a value: a negative number after one is its value (to be range-checked), not an option. */
 const CLIENT_VALUED = valuedFlags(CLIENT_OPTIONS);
 
+/** HOST, HOST:PORT, [V6] or [V6]:PORT; a bare IPv6 address keeps its colons. */
+export function splitHostPort(text: string): { host: string; port?: string } {
+  const bracketed = /^\[(.*)\](?::(.*))?$/.exec(text);
+  if (bracketed) return { host: bracketed[1]!, port: bracketed[2] };
+  const parts = text.split(":");
+  return parts.length === 2 ? { host: parts[0]!, port: parts[1] } : { host: text };
+}
+
 /** argv → plan, target and output choices for `anyperf client`. */
 export function parseClientArgs(argv: string[]) {
   const { values, positionals } = parseArgs({
@@ -59,8 +70,11 @@ export function parseClientArgs(argv: string[]) {
   if (!help && positionals.length !== 1) {
     throw new UserError(positionals.length === 0 ? "no server given: pass the host running 'anyperf serve', e.g. anyperf client 192.0.2.7" : `one server only, got '${positionals.join(" ")}': pass one HOST`, 2);
   }
-  const port = num("port", values.port, NATIVE_DEFAULT_PORT);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new UserError(`-p ${values.port}: not a port; pass 1-65535`, 2);
+  const { host, port: hostPort } = splitHostPort(positionals[0] ?? "");
+  if (hostPort !== undefined && values.port !== undefined) throw new UserError(`${positionals[0]} and -p ${values.port} both name the port: pass one`, 2);
+  const portText = hostPort ?? values.port;
+  const port = num("port", portText, NATIVE_DEFAULT_PORT);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new UserError(`${hostPort !== undefined ? positionals[0] : `-p ${values.port}`}: not a port; pass 1-65535`, 2);
   const responsive = values.responsiveness ?? false;
   const plan = planFromValues(values, { streams: responsive ? RESPONSIVENESS_STREAMS : 1 });
   if (responsive) {
@@ -70,7 +84,7 @@ export function parseClientArgs(argv: string[]) {
   if (values.reverse && values.bidir) throw new UserError("-R and --bidir both given: pass one", 2);
   if ((values.reverse || values.bidir) && plan.test !== "stream") throw new UserError(`${values.reverse ? "-R" : "--bidir"} applies to bulk tests: drop it for --rr/--crr (the server answers every transaction anyway)`, 2);
   const target: ClientTarget = {
-    host: (positionals[0] ?? "").replace(/^\[(.*)\]$/, "$1"),
+    host,
     port,
     token: resolveToken({ flag: "--token", value: values.token, file: values["token-file"], envName: "ANYPERF_TOKEN", env: process.env }),
     direction: values.bidir ? "bidir" : values.reverse ? "reverse" : "forward",
@@ -78,10 +92,13 @@ export function parseClientArgs(argv: string[]) {
   };
   if (values.paused && values["start-at"] !== undefined) throw new UserError("--paused and --start-at both given: pass one", 2);
   const startAtMs = values["start-at"] === undefined ? undefined : parseStartAt(values["start-at"], Date.now());
-  return { plan, target, json: values.json ?? false, csv: values.csv, push: values.push, pushgateway: values.pushgateway, help, startAtMs, paused: values.paused ?? false, responsiveness: responsive };
+  return { plan, target, portGiven: portText !== undefined, tokenGiven: values.token !== undefined || values["token-file"] !== undefined, json: values.json ?? false, csv: values.csv, push: values.push, pushgateway: values.pushgateway, help, startAtMs, paused: values.paused ?? false, responsiveness: responsive };
 }
 
-export async function clientMain(argv: string[], hooks: { onRun?: (run: TestRun) => void } = {}): Promise<number> {
+/** How a run reaches its server: the native protocol, or (from a front end that knows the peers) a stock tool's. */
+export type ClientDriver = (plan: Plan, target: ClientTarget, hooks: Parameters<typeof runNativeClient>[2]) => Promise<Results>;
+
+export async function clientMain(argv: string[], hooks: { onRun?: (run: TestRun) => void } = {}, drive: ClientDriver = runNativeClient): Promise<number> {
   const proc = takeProcedureOptions(argv);
   const opts = parseClientArgs(proc.rest);
   if (opts.help) {
@@ -101,7 +118,7 @@ export async function clientMain(argv: string[], hooks: { onRun?: (run: TestRun)
   if (opts.responsiveness) return responsivenessMain(proc, opts, signal, hooks.onRun);
   const prepare = (a: string[]) => {
     const { plan, target } = parseClientArgs(a);
-    return (h: Parameters<typeof runNativeClient>[2]) => runNativeClient(plan, target, h);
+    return (h: Parameters<typeof runNativeClient>[2]) => drive(plan, target, h);
   };
   return runProcedure(proc, { mode: "client", peer: opts.target.host, out: opts, prepare }, hooks.onRun);
 }

@@ -75,18 +75,18 @@ describe("anyperf client: every failure is one line with cause and fix, and noth
     await failsWith(["-p", "31028", "-t", "1"], /127\.0\.0\.1:31028 closed the connection before answering: not an anyperf server .*or its --allow does not admit this host/, 3_000);
   });
 
-  test.skipIf(!HAVE_IPERF3)("stock iperf3 -s on the port: not an anyperf server, at once", async () => {
+  test.skipIf(!HAVE_IPERF3)("--peer anyperf and stock iperf3 -s on the port: not an anyperf server, at once", async () => {
     assertFree(31024);
     peers.push(spawnProc(["iperf3", "-s", "-p", "31024", "-1"], 20_000));
     await waitBound(31024);
-    await failsWith(["-p", "31024", "-t", "1"], /127\.0\.0\.1:31024 is not an anyperf server .*point -p at the port of 'anyperf serve'/, 3_000);
+    await failsWith(["-p", "31024", "-t", "1", "--peer", "anyperf"], /127\.0\.0\.1:31024 is not an anyperf server .*point -p at the port of 'anyperf serve'/, 3_000);
   });
 
-  test.skipIf(!HAVE_NETSERVER)("stock netserver on the port: no anyperf answer within the handshake deadline", async () => {
+  test.skipIf(!HAVE_NETSERVER)("stock netserver on the port: no answer to the probe (1.5 s), none within the handshake deadline", async () => {
     assertFree(31025);
     peers.push(spawnProc(["netserver", "-D", "-p", "31025"], 30_000));
     await waitBound(31025);
-    await failsWith(["-p", "31025", "-t", "1"], /127\.0\.0\.1:31025 accepted the connection but gave no anyperf answer within 5 s .*point -p/, 9_000);
+    await failsWith(["-p", "31025", "-t", "1"], /127\.0\.0\.1:31025 accepted the connection but gave no anyperf answer within 5 s .*point -p/, 10_500);
   });
 
   test("Ctrl+C while waiting for the server's answer ends the client at once (exit 130)", async () => {

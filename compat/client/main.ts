@@ -1,0 +1,79 @@
+/**
+ * `anyperf client HOST[:PORT]` against whatever serves the port: anyperf's native server, or a stock iperf3 server
+ * driven through the iperf3 dialect's client. It lives beside compat/serve/ because it fronts the dialects; the native
+ * run itself stays in src/native/.
+ */
+import { UserError } from "../../src/errors.ts";
+import type { TestRun } from "../../src/engine/test-run.ts";
+import { shutdownSignal } from "../../src/signals.ts";
+import { clientMain, parseClientArgs } from "../../src/native/client-cli.ts";
+import { NATIVE_DEFAULT_PORT } from "../../src/native/server.ts";
+import { takeProcedureOptions } from "../../src/procedure/options.ts";
+import { Defaults } from "../../interop/iperf3/constants.ts";
+import { PEERS, type PeerName } from "./detect.ts";
+import { probe } from "./probe.ts";
+import { runIperf3Peer } from "./iperf3-run.ts";
+import { refuse } from "./refuse.ts";
+
+/** The peers `anyperf client` drives, with the port each listens on by default, in the order they are tried. */
+const DRIVEN: { peer: PeerName; port: number }[] = [
+  { peer: "anyperf", port: NATIVE_DEFAULT_PORT },
+  { peer: "iperf3", port: Defaults.port },
+];
+
+/** Takes --peer NAME (or --peer=NAME) out of argv. */
+export function takePeer(argv: readonly string[]): { peer?: PeerName; rest: string[] } {
+  const rest: string[] = [];
+  let peer: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--") {
+      rest.push(...argv.slice(i));
+      break;
+    }
+    if (a === "--peer" || a.startsWith("--peer=")) {
+      const v = a === "--peer" ? argv[++i] : a.slice("--peer=".length);
+      if (v === undefined || !(PEERS as readonly string[]).includes(v)) throw new UserError(`--peer ${v ?? ""}: pass one of ${PEERS.join(", ")}`, 2);
+      peer = v;
+    } else rest.push(a);
+  }
+  return { peer: peer as PeerName | undefined, rest };
+}
+
+/**
+ * The first candidate port whose server the probe names. When none is named, the native client runs against the given
+ * port (or the first that took the connection) and says in its own words what is wrong there (closed before
+ * answering, no answer within its deadline, refused).
+ */
+async function findPeer(host: string, ports: number[], signal: AbortSignal): Promise<{ peer: PeerName; port: number }> {
+  let open: number | undefined;
+  for (const port of ports) {
+    const a = await probe(host, port, signal);
+    const at = `${host.includes(":") ? `[${host}]` : host}:${port}`;
+    if (signal.aborted) throw new UserError(`interrupted while asking ${at} what it serves`, 130);
+    if (a.peer === "iperf3" && a.busy) throw new UserError(`${at} is an iperf3 server running another test (it serves one at a time): try again when it is done`);
+    if (a.peer) return { peer: a.peer, port };
+    if (!("refused" in a && a.refused)) open ??= port;
+  }
+  return { peer: "anyperf", port: open ?? ports[0]! };
+}
+
+export async function anyClientMain(argv: string[], hooks: { onRun?: (run: TestRun) => void } = {}): Promise<number> {
+  const { peer: forced, rest } = takePeer(argv);
+  const proc = takeProcedureOptions(rest);
+  const opts = parseClientArgs(proc.rest);
+  if (opts.help || forced === "anyperf") return clientMain(rest, hooks);
+  if (forced !== undefined && forced !== "iperf3") {
+    throw new UserError(`--peer ${forced}: anyperf client drives anyperf and iperf3 servers only so far; run 'anyperf ${forced === "iperf" ? "iperf -c" : forced === "netperf" ? "netperf -H" : "ntttcp -s"} HOST' for a ${forced} server`, 2);
+  }
+  const host = opts.target.host;
+  const ports = opts.portGiven ? [opts.target.port] : DRIVEN.filter((d) => forced === undefined || d.peer === forced).map((d) => d.port);
+  const found = forced !== undefined ? { peer: forced, port: ports[0]! } : await findPeer(host, ports, shutdownSignal());
+  const port = ["-p", String(found.port)];
+  if (found.peer === "anyperf") return clientMain(opts.portGiven ? rest : [...rest, ...port], hooks);
+  const no = refuse("iperf3");
+  if (opts.responsiveness) no("--responsiveness", "its server has no latency probe; run it against 'anyperf serve'");
+  if (opts.tokenGiven) no("--token", "it takes no token; drop it");
+  const withPort = opts.portGiven ? rest : [...rest, ...port];
+  return clientMain(withPort, hooks, (plan, target, h) => runIperf3Peer(plan, target, h));
+}

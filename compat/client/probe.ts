@@ -1,0 +1,63 @@
+/**
+ * Which server answers at HOST:PORT, bounded in time: one connection, anyperf's hello, the first answer classified
+ * (detect.ts), then the connection closed. A stock iperf3 server takes the hello for a cookie and a parameter block
+ * that never completes; our close ends that attempt and it serves the next client as usual.
+ */
+import { loadNet } from "../../src/net/net.ts";
+import { loadSockopt } from "../../src/sockopt/sockopt.ts";
+import { connectTcp } from "../../src/worker/sockets.ts";
+import type { TcpSocket } from "../../src/net/types.ts";
+import { encodeFrame } from "../../src/native/protocol/framing.ts";
+import { PROTOCOL_VERSION } from "../../src/native/protocol/messages.ts";
+import { VERSION } from "../../src/version.ts";
+import { classifyAnswer, type Answer } from "./detect.ts";
+
+export const PROBE_CONNECT_MS = 3_000;
+export const PROBE_ANSWER_MS = 1_500;
+
+export type ProbeOutcome = Answer | { peer: undefined; reason: string; refused?: boolean };
+
+export async function probe(host: string, port: number, signal: AbortSignal): Promise<ProbeOutcome> {
+  const [net, sockopt] = await Promise.all([loadNet(), loadSockopt()]);
+  let got = new Uint8Array(0);
+  let settle: (a: ProbeOutcome) => void = () => {};
+  const answered = new Promise<ProbeOutcome>((r) => (settle = r));
+  const onData = (d: Uint8Array) => {
+    const all = new Uint8Array(got.length + d.length);
+    all.set(got);
+    all.set(d, got.length);
+    got = all.subarray(0, Math.min(all.length, 64));
+    const a = classifyAnswer(got);
+    if (a) settle(a);
+  };
+  const pending = connectTcp<undefined>({ net, sockopt }, { host, port }, undefined, {}, undefined, {
+    data: (_s, d) => onData(d),
+    close: () => settle(classifyAnswer(got) ?? { peer: undefined, reason: got.length ? "it closed the connection mid-answer" : "it closed the connection without answering" }),
+    error: () => {},
+  });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const within = <T>(p: Promise<T>, ms: number, late: T) => Promise.race([p, new Promise<T>((r) => (timer = setTimeout(() => r(late), ms)))]);
+  const aborted = new Promise<ProbeOutcome>((r) => signal.addEventListener("abort", () => r({ peer: undefined, reason: "interrupted" }), { once: true }));
+  let socket: TcpSocket<undefined> | undefined;
+  try {
+    const connected = await Promise.race([
+      within(pending.then((s) => s as TcpSocket<undefined> | "timeout"), PROBE_CONNECT_MS, "timeout" as const),
+      aborted.then(() => "interrupted" as const),
+    ]).catch((e: unknown) => e as Error);
+    clearTimeout(timer);
+    if (connected === "timeout" || connected === "interrupted") {
+      pending.then((s) => s.terminate(), () => {});
+      return { peer: undefined, reason: connected === "timeout" ? `no connection within ${PROBE_CONNECT_MS / 1000} s` : "interrupted" };
+    }
+    if (connected instanceof Error) {
+      const code = (connected as { code?: string }).code;
+      return { peer: undefined, reason: code === "ECONNREFUSED" ? "connection refused" : connected.message, refused: code === "ECONNREFUSED" };
+    }
+    socket = connected;
+    socket.write(encodeFrame({ type: "hello", protocol: PROTOCOL_VERSION, tool: "anyperf", version: VERSION }));
+    return await Promise.race([within(answered, PROBE_ANSWER_MS, { peer: undefined, reason: `no answer to a hello within ${PROBE_ANSWER_MS / 1000} s` }), aborted]);
+  } finally {
+    clearTimeout(timer);
+    socket?.end();
+  }
+}

@@ -1,0 +1,152 @@
+/**
+ * `anyperf client HOST[:PORT]` against stock iperf3 servers (3.12, trixie's 3.18) and against anyperf serve: what
+ * serves the port is found by a probe that leaves the stock server serving; the Results' remote end is the server's
+ * own figures, checked against the document the server prints itself (-J); what iperf3 cannot carry is refused.
+ */
+import { afterEach, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { Results } from "../../src/report/result.ts";
+import { iperf3Peers } from "../support/stock-peers.ts";
+import { freePorts, spawnProc, waitBound, type Proc } from "../support/processes.ts";
+
+const MAIN = join(import.meta.dir, "..", "..", "main.ts");
+const anyClient = (args: string[]) => spawnProc([process.execPath, MAIN, "client", ...args, "--no-history"], 60_000);
+
+const running: Proc[] = [];
+afterEach(async () => {
+  for (const p of running.splice(0)) {
+    p.kill();
+    await p.done;
+  }
+});
+
+async function server(cmd: string[], port: number): Promise<Proc> {
+  const p = spawnProc(cmd, 120_000);
+  running.push(p);
+  await waitBound(port);
+  return p;
+}
+
+/** The last complete test document a persistent `iperf3 -s -J` printed (a probe's aborted attempt prints its own). */
+function lastServerDoc(stdout: string): { start: { version: string }; end: Record<string, Record<string, number>> } {
+  // 3.12 prints warnings between documents: each document runs from a line "{" to a line "}".
+  const docs = stdout.split(/^(?=\{$)/m).filter((t) => t.startsWith("{")).map((t) => JSON.parse(t.slice(0, t.lastIndexOf("\n}") + 2)) as { start: { version: string }; end: Record<string, Record<string, number>> });
+  const full = docs.filter((d) => d.end && (d.end.sum_received || d.end.sum));
+  return full.at(-1)!;
+}
+
+async function run(args: string[]): Promise<Results> {
+  const f = await anyClient([...args, "--json"]).done;
+  if (f.code !== 0) throw new Error(`exit ${f.code}: ${f.stderr}`);
+  return Results.parse(JSON.parse(f.stdout));
+}
+
+for (const peer of iperf3Peers()) {
+  describe.skipIf(peer.version === undefined)(`anyperf client against ${peer.label}`, () => {
+    const start = async () => {
+      const port = freePorts(25000, 26000, 1);
+      const s = await server([peer.command, "-s", "-J", "-p", String(port)], port);
+      return { port, s };
+    };
+
+    test("found without --peer; TCP: the server's bytes and CPU are remote, as its own -J reports them", async () => {
+      const { port, s } = await start();
+      const r = await run([`127.0.0.1:${port}`, "-t", "2", "-P", "2"]);
+      expect(r.mode).toBe("client");
+      expect(r.remote?.peer).toEqual({ name: "iperf3", version: peer.version });
+      expect(r.remote?.version).toBeUndefined();
+      s.kill("SIGTERM");
+      await s.done;
+      const doc = lastServerDoc(s.stdout());
+      expect(r.remote!.streams.filter((x) => x.side === "recv")).toHaveLength(2);
+      expect(r.remote!.summary.bytes).toBe(doc.end.sum_received!.bytes!);
+      // Our senders' window and the server's receivers' cover the same bytes, give or take what was in flight at a cut.
+      expect(Math.abs(r.sender!.bytes - r.remote!.summary.bytes) / r.remote!.summary.bytes).toBeLessThan(0.02);
+      // The server reads its CPU for the exchange a moment before its own report reads it again.
+      expect(Math.abs(r.remote!.cpu.process_percent! - doc.end.cpu_utilization_percent!.host_total!)).toBeLessThan(1);
+      // iperf3 exchanges no host CPU modes: absent, not zero.
+      expect(r.remote!.cpu.busy_percent).toBeUndefined();
+      expect(r.diagnosis?.verdict).toBeDefined();
+    });
+
+    test("-R -P 2: the server's sent bytes and retransmits are remote", async () => {
+      const { port, s } = await start();
+      const r = await run(["127.0.0.1", "-p", String(port), "--peer", "iperf3", "-t", "2", "-R", "-P", "2"]);
+      s.kill("SIGTERM");
+      await s.done;
+      const doc = lastServerDoc(s.stdout());
+      expect(r.remote!.streams.map((x) => x.side)).toEqual(["send", "send"]);
+      // What the server counted sent is what reached us; its printed sum (3.18) may leave out its last blocks.
+      expect(r.totals.received_bytes).toBe(r.remote!.summary.bytes);
+      expect(Math.abs(r.remote!.summary.bytes - doc.end.sum_sent!.bytes!) / doc.end.sum_sent!.bytes!).toBeLessThan(0.005);
+      expect(r.remote!.retransmits).toBe(doc.end.sum_sent!.retransmits!);
+    });
+
+    test("-u: the server's received datagrams, loss and jitter are remote", async () => {
+      const { port, s } = await start();
+      const r = await run([`127.0.0.1:${port}`, "-t", "2", "-u", "-b", "20M", "-l", "1200"]);
+      s.kill("SIGTERM");
+      await s.done;
+      const doc = lastServerDoc(s.stdout());
+      expect(r.transport).toBe("udp");
+      expect(r.remote!.summary.packets).toBe(doc.end.sum!.packets!);
+      expect(r.remote!.summary.lost).toBe(doc.end.sum!.lost_packets!);
+      expect(Math.abs(r.remote!.summary.jitter_ms! - doc.end.sum!.jitter_ms!)).toBeLessThan(0.001 * doc.end.sum!.jitter_ms! + 1e-5);
+      expect(r.remote!.summary.packets).toBeGreaterThan(2000);
+    });
+
+    test("the probe leaves the server serving: a stock client's test right after it succeeds", async () => {
+      const { port } = await start();
+      const refused = await anyClient([`127.0.0.1:${port}`, "--rr", "1,1"]).done;
+      // --rr is refused only after the probe named the peer: the probe has connected and left.
+      expect(refused.code).toBe(2);
+      expect(refused.stderr.trim().split("\n")).toHaveLength(1);
+      expect(refused.stderr).toContain("iperf3 server");
+      const f = await spawnProc([peer.command, "-c", "127.0.0.1", "-p", String(port), "-t", "1", "-J"], 30_000).done;
+      expect(f.code).toBe(0);
+      expect((JSON.parse(f.stdout) as { end: { sum_received: { bytes: number } } }).end.sum_received.bytes).toBeGreaterThan(0);
+    });
+  });
+}
+
+describe("anyperf client: refusals and anyperf serve", () => {
+  test("--token, --cooldown and a peer not driven yet are refused in one line naming the peer", async () => {
+    const port = freePorts(25000, 26000, 1);
+    await server(["iperf3", "-s", "-p", String(port)], port);
+    for (const [args, words] of [
+      [["--token", "x"], "--token cannot be run against a iperf3 server"],
+      [["--cooldown", "1"], "--cooldown cannot be run against a iperf3 server"],
+      [["--peer", "netperf"], "--peer netperf"],
+    ] as const) {
+      const f = await anyClient([`127.0.0.1:${port}`, ...args]).done;
+      expect(f.code).toBe(2);
+      expect(f.stderr.trim().split("\n")).toHaveLength(1);
+      expect(f.stderr).toContain(words);
+    }
+  });
+
+  test("nothing listens: the native client's one line", async () => {
+    const port = freePorts(25000, 26000, 1);
+    const f = await anyClient([`127.0.0.1:${port}`]).done;
+    expect(f.code).toBe(1);
+    expect(f.stderr.trim().split("\n")).toHaveLength(1);
+    expect(f.stderr).toContain(`connection to 127.0.0.1:${port} refused`);
+  });
+
+  test("anyperf serve is found without --peer and keeps its own remote (version, no peer)", async () => {
+    const native = freePorts(31000, 32000, 1);
+    const ip3 = freePorts(31000, 32000, 1);
+    const ip2 = freePorts(31000, 32000, 1);
+    const ns = freePorts(31000, 32000, 1);
+    await server([process.execPath, MAIN, "serve", "-p", String(native), "--iperf3", String(ip3), "--iperf", String(ip2), "--netserver", String(ns), "--ntttcp", "off"], native);
+    await waitBound(ip3);
+    const r = await run([`127.0.0.1:${native}`, "-t", "1"]);
+    expect(r.remote?.version).toBeDefined();
+    expect(r.remote?.peer).toBeUndefined();
+    expect(r.remote!.cpu.busy_percent).toBeGreaterThan(0);
+    // Its iperf3 port is an iperf3 server like any other.
+    const i = await run([`127.0.0.1:${ip3}`, "-t", "1"]);
+    expect(i.remote?.peer?.name).toBe("iperf3");
+    expect(i.remote!.summary.bytes).toBeGreaterThan(0);
+  });
+});

@@ -89,7 +89,14 @@ export function serveBounceback(
         hooks.line([bouncebackNote(h)]);
       },
       replied: () => {
-        if (quickAck && fd !== undefined) io.sockopt?.apply(fd, { quickAck: true });
+        if (!quickAck || fd === undefined) return;
+        try {
+          io.sockopt?.apply(fd, { quickAck: true });
+        } catch (e) {
+          // The client may have closed between our write and here: this reply's quickack no longer matters.
+          quickAck = false;
+          io.warn(`bounceback: ${e instanceof Error ? e.message : String(e)}`);
+        }
       },
       end: (received, written) => {
         clearTimeout(tick);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { HEADER_LENGTH_MASK, HeaderFlag, MAX_HEADER_LENGTH, hasFlag } from "./flags.ts";
+import { HEADER_LENGTH_MASK, HeaderFlag, LowerOptionFlag, MAX_HEADER_LENGTH, hasFlag } from "./flags.ts";
 import { Iperf2WireError } from "./wire-error.ts";
 import { i32, need, put16, put32, u16, u32 } from "./words.ts";
 
@@ -126,7 +126,24 @@ export function decodeClientHeader(bytes: Uint8Array, transport: Transport): Cli
   } else {
     header.tail = bytes.slice(CLASSIC_LENGTH, length);
   }
+  // Checked here, where a bad header is expected to fail, so that describing a decoded header cannot.
+  if (transport === "tcp") congestionName(header);
   return header;
+}
+
+/** Offset of the 2.2 congestion-control field (16-bit length, then the name) past the 60-byte header. */
+const CONGESTION_AT = 112 - EXTENDED_LENGTH;
+const CONGESTION_MAX = 32;
+
+/** A 2.2 TCP header's -Z name, when its lower option word flags one (docs/protocols/iperf2.md §2.2.1). */
+export function congestionName(h: ClientHeader): string | undefined {
+  if (!h.ext || !hasFlag(h.ext.lowerOptions, LowerOptionFlag.congestion)) return undefined;
+  if (h.tail.length < CONGESTION_AT + 2) throw new Iperf2WireError("short", "client header flags a congestion control name its length does not cover");
+  const length = u16(h.tail, CONGESTION_AT);
+  if (length === 0 || length > CONGESTION_MAX || h.tail.length < CONGESTION_AT + 2 + length) {
+    throw new Iperf2WireError("bad-length", `client header congestion control name of ${length} bytes does not fit`);
+  }
+  return new TextDecoder("latin1").decode(h.tail.subarray(CONGESTION_AT + 2, CONGESTION_AT + 2 + length));
 }
 
 /**

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { type ClientHeader, IPERF_2_1_8, type Transport, VersionWords } from "./client-header.ts";
+import { type ClientHeader, IPERF_2_1_8, type Transport, VersionWords, congestionName } from "./client-header.ts";
 import { HeaderFlag, LowerOptionFlag, OptionFlag, THREADS_HAVE_TRANSFER_ID, THREAD_COUNT_MASK, TRANSFER_ID_SHIFT, hasFlag } from "./flags.ts";
 import { Iperf2WireError } from "./wire-error.ts";
-import { u16, u32 } from "./words.ts";
+import { u32 } from "./words.ts";
 
 /**
  * What a client header asks the server to do, in plain terms. `describeClientHeader` reads it from a decoded header
@@ -94,28 +94,20 @@ export function describeClientHeader(h: ClientHeader, transport: Transport): Cli
     version: h.ext?.version ?? { high: 0, low: 0 },
     extended: h.ext !== undefined,
     transferId,
-    ...extensions22(h),
+    ...extensions22(h, transport),
   };
 }
 
-/** Offsets past the 60-byte 2.1.8 header, counted into the header's tail. */
+/** Offset of the 2.2 barrier word past the 60-byte 2.1.8 header, i.e. in the header's tail. */
 const BARRIER_AT = 60 - 60;
-const CONGESTION_AT = 112 - 60;
-const CONGESTION_MAX = 32;
 
-/** The 2.2 fields the lower option word announces, read from the bytes the header's length covers. */
-function extensions22(h: ClientHeader): { barrierUs?: number; congestion?: string } {
+/** The 2.2 fields the lower option word announces (the -Z name only on TCP: UDP headers have no such block). */
+function extensions22(h: ClientHeader, transport: Transport): { barrierUs?: number; congestion?: string } {
   const lower = h.ext?.lowerOptions ?? 0;
   const out: { barrierUs?: number; congestion?: string } = {};
   if (hasFlag(lower, LowerOptionFlag.barrierTime) && h.tail.length >= BARRIER_AT + 4) out.barrierUs = u32(h.tail, BARRIER_AT);
-  if (hasFlag(lower, LowerOptionFlag.congestion)) {
-    if (h.tail.length < CONGESTION_AT + 2) throw new Iperf2WireError("short", "client header flags a congestion control name its length does not cover");
-    const length = u16(h.tail, CONGESTION_AT);
-    if (length === 0 || length > CONGESTION_MAX || h.tail.length < CONGESTION_AT + 2 + length) {
-      throw new Iperf2WireError("bad-length", `client header congestion control name of ${length} bytes does not fit`);
-    }
-    out.congestion = new TextDecoder("latin1").decode(h.tail.subarray(CONGESTION_AT + 2, CONGESTION_AT + 2 + length));
-  }
+  const congestion = transport === "tcp" ? congestionName(h) : undefined;
+  if (congestion !== undefined) out.congestion = congestion;
   return out;
 }
 

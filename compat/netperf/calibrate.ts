@@ -1,7 +1,8 @@
 import { PROC_STAT_CPU_RATE } from "../../interop/netperf/constants.ts";
 import { decodeCpuCalibrateReply, encodeCpuCalibrateRequest } from "../../interop/netperf/minor-messages.ts";
 import { cpuCount } from "./cpu-stats.ts";
-import { establishFailure, resolve, type ClientIo } from "./client.ts";
+import type { ClientIo } from "./client.ts";
+import { resolve } from "./control-connection.ts";
 import { accepted, openControl } from "./control-exchange.ts";
 import type { CalibrateCommand } from "./netperf-args.ts";
 import { sprintf } from "./printf.ts";
@@ -22,11 +23,8 @@ export async function runCalibrate(cmd: CalibrateCommand, io: ClientIo): Promise
     io.out(r.failure);
     return 255;
   }
-  const control = await openControl(io, r.ip, cmd.controlPort, cmd.passphrase);
-  if (!control) {
-    io.out(establishFailure(cmd.host, r.ip, cmd.controlPort));
-    return 255;
-  }
+  const control = await openControl(io, cmd, r.ip);
+  if (typeof control === "number") return control;
   const reply = accepted(io, await control.ask(encodeCpuCalibrateRequest()), 255);
   control.close();
   if (typeof reply === "number") return reply;

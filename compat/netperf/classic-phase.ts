@@ -4,7 +4,8 @@ import { DataPlane } from "../../src/engine/data-plane.ts";
 import { explainSocketError } from "../../src/errors.ts";
 import { WorkerPool } from "../../src/engine/worker-pool.ts";
 import type { StreamSpecInput } from "../../src/stream-spec.ts";
-import { dataFamilyOf, establishFailure, headerFor, resolve, type ClientIo } from "./client.ts";
+import { headerFor, type ClientIo } from "./client.ts";
+import { resolveTest } from "./control-connection.ts";
 import { openControl, type Control } from "./control-exchange.ts";
 import type { ClientSpecInput } from "./data-specs.ts";
 import type { NetperfPlan } from "./plan.ts";
@@ -18,38 +19,37 @@ import { runDataPhase, type PhaseEnd, type PhaseShape } from "./test-runs.ts";
 
 export interface ClassicStart {
   control: Control;
+  /** The plan with its data names resolved. */
+  plan: NetperfPlan;
   /** The control host, resolved. */
   ip: string;
   family: "ipv4" | "ipv6";
 }
 
 /** Resolves, connects and prints the header; or prints why not, as netperf does, and gives its exit status. */
-export async function startClassic(plan: NetperfPlan, io: ClientIo): Promise<ClassicStart | number> {
-  const r = await resolve(plan.host, plan.family);
+export async function startClassic(asked: NetperfPlan, io: ClientIo): Promise<ClassicStart | number> {
+  const r = await resolveTest(asked);
   if ("failure" in r) {
     io.out(r.failure);
     return 255;
   }
-  const family = dataFamilyOf(plan, r.ip);
+  const { plan, ip, dataFamily: family } = r;
   WorkerPool.shared();
-  const control = await openControl(io, r.ip, plan.controlPort, plan.passphrase);
-  if (!control) {
-    io.out(establishFailure(plan.host, r.ip, plan.controlPort));
-    return 255;
-  }
-  if (plan.printHeaders) io.out(headerFor(plan, r.ip, family));
-  return { control, ip: r.ip, family };
+  const control = await openControl(io, plan, ip);
+  if (typeof control === "number") return control;
+  if (plan.printHeaders) io.out(headerFor(plan, ip, family));
+  return { control, plan, ip, family };
 }
 
 /** After a signal ended the data phase: how long the netserver has to send its results (TCP_CC's timer runs 4 s on). */
 export const RESULTS_AFTER_SIGNAL_MS = 2_000;
 
 /** The data connection's part of clientSpec's input, from the plan and the port the netserver gave. */
-export function dataEnds(plan: NetperfPlan, start: ClassicStart, dataPort: number): Pick<ClientSpecInput, "dataHost" | "dataPort" | "family" | "localAddress" | "localPort" | "sendBuffer" | "recvBuffer" | "noDelay" | "congestion" | "count"> {
+export function dataEnds({ plan, ip, family }: ClassicStart, dataPort: number): Pick<ClientSpecInput, "dataHost" | "dataPort" | "family" | "localAddress" | "localPort" | "sendBuffer" | "recvBuffer" | "noDelay" | "congestion" | "count"> {
   return {
-    dataHost: plan.remoteDataAddress ?? start.ip,
+    dataHost: plan.remoteDataAddress ?? ip,
     dataPort,
-    family: start.family,
+    family,
     localAddress: plan.localDataAddress,
     localPort: plan.localDataPort,
     sendBuffer: plan.socketBuffers.local.send > 0 ? plan.socketBuffers.local.send : undefined,

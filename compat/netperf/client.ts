@@ -1,19 +1,16 @@
 import { strerror } from "../../lib/errno.ts";
-import { lookup } from "node:dns/promises";
 import { DataPlane } from "../../src/engine/data-plane.ts";
 import type { TestRun } from "../../src/engine/test-run.ts";
 import { WorkerPool } from "../../src/engine/worker-pool.ts";
-import type { Net, TcpSocket } from "../../src/net/types.ts";
+import type { Net } from "../../src/net/types.ts";
 import { NetperfClientSession, type ClientAction, type ClientDataCounters, type ClientFailure, type ClientRound } from "../../interop/netperf/client-session.ts";
 import type { OmniResponse } from "../../interop/netperf/omni-response.ts";
 import { OmniFlag } from "../../interop/netperf/constants.ts";
 import { OmniResults } from "../../interop/netperf/omni-results.ts";
 import { directionName, isRequestResponse, testShape } from "../../interop/netperf/test-request.ts";
-import { flushQueued, newQueued, SocketTransport, type Queued } from "../../src/net/write-queue.ts";
-import { Interrupted, unlessAborted } from "../../src/signals.ts";
-import { loadSockopt } from "../../src/sockopt/sockopt.ts";
-import { connectTcp } from "../../src/worker/sockets.ts";
+import { SocketTransport } from "../../src/net/write-queue.ts";
 import { ConfidenceTracker } from "./confidence.ts";
+import { connectControl, resolveTest, type ControlSocket } from "./control-connection.ts";
 import { cpuCount } from "./cpu-stats.ts";
 import { clientCounters, clientSpec, transportRetrans } from "./data-specs.ts";
 import { averageFigures, calcThruput, computeFigures, defaultFormat, type CpuStats, type Figures, type LatencyStats, type LocalSockets } from "./figures.ts";
@@ -59,53 +56,12 @@ const CLOSE_TIMEOUT_MS = 60_000;
 /** After a signal cut the data phase: how long the netserver has to send its results before we stop waiting. */
 const GIVE_UP_MS = 2_000;
 
-function familyOf(address: string): "ipv4" | "ipv6" {
-  return address.includes(":") ? "ipv6" : "ipv4";
-}
-
-/** getaddrinfo's return codes and gai_strerror texts, as netperf prints them when a name does not resolve. */
-const GAI: Record<string, [number, string]> = {
-  EAI_AGAIN: [-3, "Temporary failure in name resolution"],
-  EAI_FAIL: [-4, "Non-recoverable failure in name resolution"],
-  EAI_NODATA: [-5, "No address associated with hostname"],
-};
-
-/** The address, or what netperf prints on standard output when it cannot resolve the host. */
-export async function resolve(host: string, family: "any" | "ipv4" | "ipv6"): Promise<{ ip: string } | { failure: string }> {
-  try {
-    const r = await lookup(host, { family: family === "ipv4" ? 4 : family === "ipv6" ? 6 : 0 });
-    return { ip: r.address };
-  } catch (e) {
-    const [code, text] = GAI[(e as { code?: string }).code ?? ""] ?? [-2, "Name or service not known"];
-    const af = family === "ipv4" ? "AF_INET" : family === "ipv6" ? "AF_INET6" : "AF_UNSPEC";
-    return {
-      failure:
-        `resolve_host: could not resolve host '${host}' port '(null)' af ${af}\n` +
-        `\tgetaddrinfo returned ${code} ${text}\n` +
-        `Netperf could not resolve ${host} as a host name\n`,
-    };
-  }
-}
-
-/** What netperf prints on standard output when the control connection fails. */
-export function establishFailure(host: string, ip: string, port: number): string {
-  const fam = familyOf(ip) === "ipv6" ? "AF_INET6" : "AF_INET";
-  return (
-    `establish control: are you sure there is a netserver listening on ${host} at port ${port}?\n` +
-    `establish_control could not establish the control connection from 0.0.0.0 port 0 address family AF_UNSPEC to ${ip} port ${port} address family ${fam}\n`
-  );
-}
-
-interface Control extends Queued {
-  session?: NetperfClientSession;
-}
-
 /** One netperf test: control connection, rounds, output text. */
 class Instance {
   /** Standard output kept for the end (with --instances); a lone test prints as it goes, as netperf does. */
   private out = "";
   private errText = "";
-  private control: TcpSocket<Control> | undefined;
+  private control: ControlSocket | undefined;
   private session!: NetperfClientSession;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private giveUp: ReturnType<typeof setTimeout> | undefined;
@@ -158,28 +114,12 @@ class Instance {
         closeTimeoutMs: CLOSE_TIMEOUT_MS,
       },
     );
-    try {
-      // Through Sockopt where there is one, so a failure names its real errno (Bun says ECONNREFUSED for all).
-      const env = { net: io.net, sockopt: await loadSockopt() };
-      const connecting = connectTcp<Control>(env, { host: this.remoteIp, port: plan.controlPort }, undefined, {}, newQueued(), {
-        data: (_s, d) => {
-          this.session.receive(d, performance.now());
-          this.schedule();
-        },
-        drain: (s) => flushQueued(s),
-        end: () => this.controlClosed(),
-        close: () => this.controlClosed(),
-        error: () => {},
-      });
-      this.control = await unlessAborted(connecting, io.signal, (s) => s.terminate());
-    } catch (e) {
-      if (e instanceof Interrupted) {
-        this.errText += `netperf: interrupted while connecting to ${plan.host} port ${plan.controlPort}\n`;
-        return { exitCode: 1, stdout: this.out, stderr: this.errText };
-      }
-      this.print(establishFailure(plan.host, this.remoteIp, plan.controlPort));
-      return { exitCode: 255, stdout: this.out, stderr: this.errText };
-    }
+    const control = await connectControl(io, plan, this.remoteIp, { data: (d) => this.controlData(d), closed: () => this.controlClosed() }, {
+      out: (t) => this.print(t),
+      err: (t) => void (this.errText += t),
+    });
+    if (typeof control === "number") return { exitCode: control, stdout: this.out, stderr: this.errText };
+    this.control = control;
     if (plan.printHeaders) this.print(this.header());
     // During the data phase a signal ends it and the results exchange follows; a netserver that has not answered the
     // test request, or sends no results within GIVE_UP_MS after that, no longer holds the run for its 120 s timeout.
@@ -237,6 +177,11 @@ class Instance {
   private print(text: string): void {
     if (this.live) this.io.out(text);
     else this.out += text;
+  }
+
+  private controlData(bytes: Uint8Array): void {
+    this.session.receive(bytes, performance.now());
+    this.schedule();
   }
 
   private controlClosed(): void {
@@ -472,30 +417,15 @@ export function headerFor(plan: NetperfPlan, remoteIp: string, dataFamily: "ipv4
   });
 }
 
-export function dataFamilyOf(plan: NetperfPlan, controlIp: string): "ipv4" | "ipv6" {
-  if (plan.dataFamily !== "any") return plan.dataFamily;
-  if (plan.remoteDataAddress) return familyOf(plan.remoteDataAddress);
-  return familyOf(controlIp);
-}
-
 /** One test. `live`: print standard output as it comes instead of returning it. */
 export async function runInstance(plan: NetperfPlan, io: ClientIo, live = false, common?: CommonWindow): Promise<InstanceResult> {
   const failed = (failure: string): InstanceResult => {
     if (live) io.out(failure);
     return { exitCode: 255, stdout: live ? "" : failure, stderr: "" };
   };
-  const r = await resolve(plan.host, plan.family);
+  const r = await resolveTest(plan);
   if ("failure" in r) return failed(r.failure);
-  // As netperf does, the test-specific -H and -L names are resolved too: the request carries addresses, not names.
-  const resolved = { ...plan };
-  for (const key of ["remoteDataAddress", "localDataAddress"] as const) {
-    const name = plan[key];
-    if (name === undefined) continue;
-    const d = await resolve(name, plan.dataFamily);
-    if ("failure" in d) return failed(d.failure);
-    resolved[key] = d.ip;
-  }
-  return new Instance(resolved, io, r.ip, dataFamilyOf(resolved, r.ip), live, common).run();
+  return new Instance(r.plan, io, r.ip, r.dataFamily, live, common).run();
 }
 
 /**

@@ -1,16 +1,17 @@
 import { FrameReader } from "../../interop/netperf/frame-reader.ts";
 import { encodePassphrase } from "../../interop/netperf/minor-messages.ts";
-import type { TcpSocket } from "../../src/net/types.ts";
 import { servErrno } from "../../interop/netperf/minor-messages.ts";
 import { type ClientIo } from "./client.ts";
+import { connectControl } from "./control-connection.ts";
+import { SocketTransport } from "../../src/net/write-queue.ts";
 import { strerror } from "../../lib/errno.ts";
 
 /** netperf waits this long for a reply before it gives up (recv_response_timed_n). */
 const RESPONSE_TIMEOUT_MS = 120_000;
 
 /**
- * A control connection for the tests netperf runs without the omni session (REM_CPU, TCP_MSS): requests answered
- * by one 656-byte reply each. Undefined when the connection fails.
+ * The control connection as the tests netperf runs without the omni session use it (REM_CPU, TCP_MSS, TCP_CC,
+ * TCP_SENDFILE, UUID): requests answered by one 656-byte reply each.
  */
 export interface Control {
   /** Sends one request; the reply, or undefined when the netserver closed, went silent or the user interrupted. */
@@ -20,32 +21,25 @@ export interface Control {
   close(): void;
 }
 
-export async function openControl(io: ClientIo, ip: string, port: number, passphrase: string | undefined): Promise<Control | undefined> {
+export async function openControl(
+  io: ClientIo,
+  to: { host: string; controlPort: number; passphrase?: string },
+  ip: string,
+): Promise<Control | number> {
   const reader = new FrameReader();
   const replies: Uint8Array[] = [];
   let wake: () => void = () => {};
   let closed = false;
-  let sock: TcpSocket<undefined>;
-  try {
-    sock = await io.net.connect<undefined>({
-      hostname: ip,
-      port,
-      data: undefined,
-      socket: {
-        data: (_s, d) => {
-          replies.push(...reader.push(d));
-          wake();
-        },
-        end: () => ((closed = true), wake()),
-        close: () => ((closed = true), wake()),
-        error: () => {},
-      },
-    });
-  } catch {
-    return undefined;
-  }
-  // Each message is 656 bytes: far below what a fresh socket takes without blocking.
-  if (passphrase !== undefined) sock.write(encodePassphrase(passphrase));
+  const sock = await connectControl(io, to, ip, {
+    data: (d) => {
+      replies.push(...reader.push(d));
+      wake();
+    },
+    closed: () => ((closed = true), wake()),
+  }, io);
+  if (typeof sock === "number") return sock;
+  const control = new SocketTransport(sock);
+  if (to.passphrase !== undefined) control.write(encodePassphrase(to.passphrase));
   // An explicit bound (results after a signal ended the data phase) is waited for even though the signal came.
   const reply = async (ms?: number) => {
     const deadline = performance.now() + (ms ?? RESPONSE_TIMEOUT_MS);
@@ -66,11 +60,11 @@ export async function openControl(io: ClientIo, ip: string, port: number, passph
   };
   return {
     ask: (request) => {
-      sock.write(request);
+      control.write(request);
       return reply();
     },
     reply,
-    close: () => sock.end(),
+    close: () => control.end(),
   };
 }
 

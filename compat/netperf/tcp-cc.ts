@@ -38,7 +38,7 @@ export async function runTcpCc(plan: NetperfPlan, io: ClientIo): Promise<number>
     ), 1);
     if (typeof reply === "number") return reply;
     const response = decodeCcResponse(reply);
-    const ends = dataEnds(plan, started, response.dataPort);
+    const ends = dataEnds(started, response.dataPort);
     const spec = clientSpec({ ...ends, test: "TCP_CRR", sendSize: 1, recvSize: 1, requestSize: 0, responseSize: 0, firstBurst: 0, timeCalls: false });
     const shape = { protocol: "tcp" as const, sends: true, receives: true, connectPerTransaction: true };
     const phase = await classicPhase(spec, plan, io, peerName(ends.dataHost, response.dataPort), shape);

@@ -17,6 +17,7 @@ export async function runTcpMss(plan: NetperfPlan, io: ClientIo): Promise<number
   const started = await startClassic(plan, io);
   if (typeof started === "number") return started;
   const { control, ip, family } = started;
+  const { remoteDataAddress } = started.plan;
   try {
     const reply = accepted(io, await control.ask(classicStreamRequest(plan, family)), 1);
     if (typeof reply === "number") return reply;
@@ -24,7 +25,7 @@ export async function runTcpMss(plan: NetperfPlan, io: ClientIo): Promise<number
       {
         kind: "tcp-recv",
         id: 0,
-        connect: { host: plan.remoteDataAddress ?? ip, port: decodeClassicStreamResponse(reply).dataPort },
+        connect: { host: remoteDataAddress ?? ip, port: decodeClassicStreamResponse(reply).dataPort },
         family,
         connections: 1,
         endOnEof: true,

@@ -63,7 +63,7 @@ export async function runTcpSendfile(plan: NetperfPlan, io: ClientIo): Promise<n
     const reply = accepted(io, await control.ask(classicStreamRequest(plan, family)), 1);
     if (typeof reply === "number") return reply;
     const response = decodeClassicStreamResponse(reply);
-    const ends = dataEnds(plan, started, response.dataPort);
+    const ends = dataEnds(started, response.dataPort);
     const spec = { ...clientSpec({ ...ends, test: "TCP_STREAM", sendSize, recvSize: 1, requestSize: 0, responseSize: 0, firstBurst: 0, timeCalls: false }), payload };
     const shape = { protocol: "tcp" as const, sends: true, receives: false, connectPerTransaction: false };
     const phase = await classicPhase(spec, plan, io, peerName(ends.dataHost, response.dataPort), shape);

@@ -26,6 +26,7 @@ export interface BouncebackEvents {
  * the client's EOF ends the test and closes at once (the client waits for that close before it prints).
  */
 export class BouncebackServerSession {
+  /** Bytes taken as requests: what follows a stop message is not read. */
   received = 0;
   written = 0;
   requests = 0;
@@ -43,7 +44,6 @@ export class BouncebackServerSession {
 
   onData(chunk: Uint8Array): void {
     if (this.closed) return;
-    this.received += chunk.length;
     try {
       let at = 0;
       while (at < chunk.length && !this.closed) {
@@ -52,6 +52,7 @@ export class BouncebackServerSession {
           this.head.set(chunk.subarray(at, at + n), this.fill);
           this.fill += n;
           at += n;
+          this.received += n;
           if (this.fill < this.head.length) return;
           this.buf = new Uint8Array(bouncebackSize(this.head));
           this.buf.set(this.head);
@@ -61,6 +62,7 @@ export class BouncebackServerSession {
         this.buf.set(chunk.subarray(at, at + n), this.fill);
         this.fill += n;
         at += n;
+        this.received += n;
         if (this.fill === this.buf.length) this.complete(this.buf);
       }
     } catch (e) {

@@ -33,6 +33,9 @@ import {
   type FuzzTarget,
 } from "./harness.ts";
 import { concatBytes } from "../../lib/bytes.ts";
+import { BouncebackServerSession } from "../../interop/iperf2/bounceback-server-session.ts";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 
 const messages = allMessages();
 const isHeaderStart = (b: Uint8Array) => b.length >= 4 && (hasFlag(u32(b, 0), HeaderFlag.version1) || hasFlag(u32(b, 0), HeaderFlag.extend));
@@ -171,7 +174,54 @@ const REQUESTS: ClientRequestInput[] = [
   { transport: "udp", amount: { kind: "time", seconds: 1 }, direction: "reverse" },
 ];
 
+/** The captured bounceback requests (tests/fixtures/iperf2/iperf2-bounceback.txt, client to server). */
+const bbRequests = readFileSync(join(import.meta.dir, "../fixtures/iperf2/iperf2-bounceback.txt"), "utf8")
+  .split("\n")
+  .filter((l) => l.split(" ")[1] === "C>S")
+  .map((l) => Uint8Array.from(Buffer.from(l.split(" ")[2]!, "hex")));
+
+interface BbRun {
+  stream: Stream;
+  ends: number[][];
+  errors: Iperf2WireError[];
+}
+
+function runBounceback(chunks: Uint8Array[], eof: boolean): BbRun {
+  const run: BbRun = { stream: new Stream(), ends: [], errors: [] };
+  let t = 0;
+  // The hold runs at once and the clock ticks per reading: chunking is then the only thing that differs between runs.
+  const s = new BouncebackServerSession(run.stream, { now: () => ({ sec: 1, usec: t++ }), after: (_us, fn) => fn() }, {
+    started: () => {},
+    replied: () => {},
+    end: (...n) => run.ends.push(n),
+    error: (e) => run.errors.push(e),
+  });
+  for (const c of chunks) quiet("BouncebackServerSession.onData", () => s.onData(c));
+  if (eof) quiet("BouncebackServerSession.onEof", () => s.onEof());
+  return run;
+}
+
+function checkBounceback(bytes: Uint8Array, cuts: Cuts, eof: boolean): void {
+  const whole = runBounceback([bytes], eof);
+  const got = runBounceback(chunk(bytes, cuts), eof);
+  for (const r of [whole, got]) {
+    check(r.stream.closes <= 1, `closed ${r.stream.closes} times`);
+    check(r.ends.length + r.errors.length <= 1, "more than one ending");
+    check(r.stream.closes === r.ends.length + r.errors.length, "an ending without a close, or a close without one");
+    const sizes = new Set(r.stream.writes.map((w) => w.length));
+    check(sizes.size <= 1, "replies of different sizes on one connection");
+    if (r.ends[0]) check(r.ends[0][0]! <= bytes.length && r.ends[0][1] === r.stream.writes.reduce((n, w) => n + w.length, 0), "end counts differ from the bytes");
+  }
+  check(whole.stream.writes.length === got.stream.writes.length && whole.errors.length === got.errors.length, "chunking changed the replies");
+  check(JSON.stringify(whole.ends) === JSON.stringify(got.ends), "chunking changed the counts");
+}
+
 export const targets: Record<string, FuzzTarget> = {
+  "iperf2 BouncebackServerSession: one ending, closes once, equal replies, chunking-independent": syncTarget(
+    fc.tuple(fc.array(fuzzBytes(bbRequests, { maxRandom: 300 }), { minLength: 1, maxLength: 3 }).map(concatBytes), cutsArb, fc.boolean()),
+    ([bytes, cuts, eof]) => bounded("BouncebackServerSession", () => checkBounceback(bytes, cuts, eof), RUN_LIMIT_MS),
+  ),
+
   "iperf2 decodeClientHeader (TCP and UDP): a header that re-encodes, or Iperf2WireError": syncTarget(
     fc.oneof(
       fc.tuple(fuzzBytes(tcpHeaders, { maxRandom: 300 }), fc.constant("tcp" as const)),

@@ -14,12 +14,8 @@ import { iperf3Peers, type StockPeer } from "../support/stock-peers.ts";
 import { ours, waitListening, type Finished, type Proc } from "./iperf3-harness.ts";
 
 const T = 120_000;
-let nextPort = 36700;
-const port = () => {
-  const p = freePorts(nextPort, 36800, 1);
-  nextPort = p + 1;
-  return p;
-};
+// freePorts never hands out a port twice in one process.
+const port = () => freePorts(36700, 36800, 1);
 
 let dir = "";
 const key = (name: string) => join(dir, name);

@@ -500,7 +500,7 @@ class Iperf3Client {
     const shr = side.test.mode === "receiver" ? -1 : p.protocol === "tcp" && this.sampler?.hasRetransmits ? 1 : 0;
     const cpu = side.test.cpu;
     const results = this.sampler
-      ? this.sampler.results(cpu, shr, side.test.congestionUsed)
+      ? this.sampler.results(cpu, shr, side.test.congestionUsed, false)
       : { cpuUtilTotal: cpu[0], cpuUtilUser: cpu[1], cpuUtilSystem: cpu[2], senderHasRetransmits: shr, streams: [] };
     this.session?.sendResults(results, performance.now());
   }

@@ -202,8 +202,11 @@ export class StreamSampler<S extends SampledStream = LiveStream> {
     r.jitterS = c.jitter;
   }
 
-  /** This side's results document (docs/protocols/iperf3.md §7). */
-  results(cpu: [number, number, number], senderHasRetransmits: number, congestionUsed: string | undefined): Results {
+  /**
+   * This side's results document (docs/protocols/iperf3.md §7). `withOmitted`: the omit period's share of errors and
+   * packets as 3.14+ servers send it (3.18 sends it for every protocol, 0 for TCP); our client writes 3.12's document.
+   */
+  results(cpu: [number, number, number], senderHasRetransmits: number, congestionUsed: string | undefined, withOmitted: boolean): Results {
     const streams: StreamResult[] = this.streams.map((s) => {
       const r = s.report;
       return {
@@ -213,6 +216,7 @@ export class StreamSampler<S extends SampledStream = LiveStream> {
         jitterS: r.sender ? 0 : r.jitterS,
         errors: r.sender ? 0 : r.cntError,
         packets: r.packetCount,
+        omitted: withOmitted ? { errors: r.sender ? 0 : r.omittedCntError, packets: r.omittedPacketCount } : undefined,
         startTimeS: 0,
         endTimeS: r.endTimeS,
       };

@@ -283,7 +283,7 @@ export class ServerTest {
     streams.stop();
     const shr = side.test.mode === "receiver" ? -1 : p.protocol === "tcp" && this.sampler?.hasRetransmits ? 1 : 0;
     const results: Results = this.sampler
-      ? this.sampler.results(cpu, shr, side.test.congestionUsed)
+      ? this.sampler.results(cpu, shr, side.test.congestionUsed, true)
       : { cpuUtilTotal: cpu[0], cpuUtilUser: cpu[1], cpuUtilSystem: cpu[2], senderHasRetransmits: shr, streams: [] };
     if (this.plan.output.json) {
       if (p.getServerOutput) results.serverOutputJson = jsonDocumentValue(this.jsonDoc());

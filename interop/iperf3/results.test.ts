@@ -32,6 +32,24 @@ describe("results", () => {
     expect(encodeResults(r)).toContain('"sender_has_retransmits":-1');
   });
 
+  // The 3.18 server's frame for `iperf3 -c 127.0.0.1 -t 2 -O 1 -u -b 10M` (3.18 client, read under strace).
+  const FRAME_318 =
+    '{"cpu_util_total":0.27925503584477562,"cpu_util_user":0,"cpu_util_system":0.27922174760590984,"sender_has_retransmits":-1,' +
+    '"streams":[{"id":1,"bytes":2490368,"retransmits":-1,"jitter":0.00017905750296116544,"errors":0,"omitted_errors":0,' +
+    '"packets":115,"omitted_packets":39,"start_time":0,"end_time":2.003843}]}';
+
+  test("3.14+ omitted_errors/omitted_packets: read, and written back in their places byte for byte", () => {
+    const r = decodeResults(enc(FRAME_318));
+    expect(r.streams[0]).toMatchObject({ errors: 0, packets: 115, omitted: { errors: 0, packets: 39 } });
+    expect(r.streams[0]!.extra).toBeUndefined();
+    expect(encodeResults(r)).toBe(FRAME_318);
+  });
+
+  test("one of the omitted pair without the other is refused, as 3.18 refuses it", () => {
+    const lone = FRAME_318.replace('"omitted_errors":0,', "");
+    expect(() => decodeResults(enc(lone))).toThrow(/only one of "omitted_errors" and "omitted_packets"/);
+  });
+
   test("bidir results carry ids 1 and 3", () => {
     const r = decodeResults(capturedResults("iperf3-bidir-control.txt").client);
     expect(r.streams.map((s) => s.id)).toEqual([1, 3]);

@@ -18,7 +18,10 @@ const StreamWire = z.looseObject({
   /** Seconds. */
   jitter: WireDouble,
   errors: WireInt,
+  /** 3.14+: what the omit period (-O) saw of errors and packets, which both totals include. */
+  omitted_errors: WireInt.optional(),
   packets: WireInt,
+  omitted_packets: WireInt.optional(),
   start_time: WireDouble.optional(),
   end_time: WireDouble.optional(),
 });
@@ -42,6 +45,8 @@ export interface StreamResult {
   jitterS: number;
   errors: number;
   packets: number;
+  /** Set by 3.14+ peers and by our server, as 3.14+ servers send them: the part of errors/packets the omit period saw. */
+  omitted?: { errors: number; packets: number };
   startTimeS?: number;
   endTimeS?: number;
   /** Keys beyond the 3.12 set (an anyperf server adds TCP_INFO figures); written after the standard keys. */
@@ -82,9 +87,14 @@ export function decodeResults(json: Uint8Array): Results {
     serverOutputText: w.server_output_text,
     serverOutputJson: w.server_output_json,
     streams: w.streams.map((s) => {
-      const { id, bytes, retransmits, jitter, errors, packets, start_time, end_time, ...rest } = s;
+      const { id, bytes, retransmits, jitter, errors, omitted_errors, packets, omitted_packets, start_time, end_time, ...rest } = s;
+      // 3.18 refuses results with one of the pair and not the other; so do we.
+      if ((omitted_errors === undefined) !== (omitted_packets === undefined)) {
+        throw new Iperf3ProtocolError(`results: stream ${id} has only one of "omitted_errors" and "omitted_packets"`, IErrno.IERECVRESULTS, Errno.EINVAL);
+      }
+      const omitted = omitted_errors !== undefined && omitted_packets !== undefined ? { errors: omitted_errors, packets: omitted_packets } : undefined;
       const extra = Object.keys(rest).length > 0 ? (rest as Record<string, CValue>) : undefined;
-      return { id, bytes, retransmits, jitterS: jitter, errors, packets, startTimeS: start_time, endTimeS: end_time, extra };
+      return { id, bytes, retransmits, jitterS: jitter, errors, packets, omitted, startTimeS: start_time, endTimeS: end_time, extra };
     }),
   };
 }
@@ -107,7 +117,9 @@ export function encodeResults(r: Results, opts: PrintOptions = {}): string {
       retransmits: s.retransmits,
       jitter: s.jitterS,
       errors: s.errors,
+      ...(s.omitted && { omitted_errors: s.omitted.errors }),
       packets: s.packets,
+      ...(s.omitted && { omitted_packets: s.omitted.packets }),
       start_time: s.startTimeS ?? 0,
       end_time: s.endTimeS ?? 0,
     };

@@ -4,7 +4,8 @@ import { atoi, breakArgs, breakArgsExplicit, convert } from "./getopt.ts";
 import { GLOBAL_SPEC, parseNetperfArgs, unappliedOptionNotes } from "./netperf-args.ts";
 import { NETSERVER_SPEC, parseNetserverArgs } from "./netserver-args.ts";
 import type { NetperfPlan } from "./plan.ts";
-import { TEST_SPEC } from "./test-options.ts";
+import { getoptSpec } from "./option-table.ts";
+import { TEST_OPTIONS, TEST_SPEC } from "./test-options.ts";
 
 const plan = (argv: string): NetperfPlan => {
   const cmd = parseNetperfArgs(argv === "" ? [] : argv.split(" "));
@@ -195,6 +196,17 @@ describe("the tests netperf runs with its classic messages", () => {
     expect(unappliedOptionNotes(classic("-t TCP_CC").plan)).toEqual([]);
   });
 
+  test("options netperf 2.7.0's scan_sockets_args does not read are refused for TCP_MSS, TCP_CC and TCP_SENDFILE, not ignored", () => {
+    for (const name of ["TCP_MSS", "TCP_CC", "TCP_SENDFILE"] as const) {
+      expect(() => parseNetperfArgs(["-t", name, "--", "-o", "THROUGHPUT"])).toThrow("netperf: invalid option -- 'o'");
+      expect(() => parseNetperfArgs(["-t", name, "--", "-K", "cubic"])).toThrow("netperf: invalid option -- 'K'");
+      expect(classic(`-t ${name} -- -z -w 3`).test).toBe(name);
+    }
+    // UUID reads omni's options, as netperf does (scan_omni_args).
+    expect(classic("-t UUID -- -o -u abc").plan.uuid).toBe("abc");
+    expect(() => parseNetperfArgs(["-t", "UUID", "--", "-z"])).toThrow("netperf: invalid option -- 'z'");
+  });
+
   test("a name this netperf does not know either is refused in one line naming the ones it runs", () => {
     expect(() => parseNetperfArgs(["-t", "STREAM_RR"])).toThrow(/test 'STREAM_RR' is not supported by anyperf: use .*TCP_CC, TCP_SENDFILE.*UUID/);
   });
@@ -208,6 +220,9 @@ describe("option tables", () => {
     expect(letters(GLOBAL_SPEC)).toEqual(letters("A:a:b:B:CcdD:f:F:H:hi:I:jk:K:l:L:n:NO:o:P:p:rSs:t:T:v:VW:w:y:Y:Z:46"));
     expect(letters(NETSERVER_SPEC)).toEqual(letters("DdfhL:n:Np:v:VZ:46"));
     expect(letters(TEST_SPEC)).toEqual(letters("aBb:cCd:De:FgG:hH:i:Ij:kK:l:L:m:M:nNoOp:P:r:R:s:S:t:T:u:UVw:W:46"));
+    expect(letters(getoptSpec(TEST_OPTIONS, "migrated"))).toEqual(letters(TEST_SPEC));
+    // TCP_MSS, TCP_CC and TCP_SENDFILE: netperf 2.7.0's SOCKETS_ARGS.
+    expect(letters(getoptSpec(TEST_OPTIONS, "classic"))).toEqual(letters("b:CDnNhH:L:m:M:p:P:r:R:s:S:T:Vw:W:z46"));
   });
 
   test("the shared options mean the same to netperf and netserver", () => {

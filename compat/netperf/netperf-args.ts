@@ -261,7 +261,8 @@ export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
     const host = p.host || (p.family === "ipv6" ? "::1" : "localhost");
     return { kind: "calibrate", side: calibrate, host, controlPort: p.controlPort, family: p.family, verbosity: p.verbosity, passphrase: p.passphrase };
   }
-  const kind: TestKind = omni ? "omni" : classic ? "classic" : "migrated";
+  // netperf reads UUID's test options as omni's (scan_omni_args), the other classic tests' with scan_sockets_args.
+  const kind: TestKind = omni ? "omni" : classic && classic !== "UUID" ? "classic" : "migrated";
   const options = testOptionDefaults(p.sendWidth);
   parseWithTable(argv, end, TEST_OPTIONS, "netperf", options, early, kind);
   const { direction, sizesGiven, protocol, connect, ...t } = options;

@@ -22,7 +22,10 @@ export interface OptionContext {
 export interface OptionEntry<S, K extends string = never> {
   letters: string;
   takesValue: boolean;
+  /** The kinds that apply the entry (all when absent). */
   tests?: readonly K[];
+  /** The kinds whose getopt string has the letters (all when absent): the others refuse them. */
+  accepted?: readonly K[];
   apply: (state: S, ctx: OptionContext) => void;
 }
 
@@ -33,9 +36,11 @@ export interface Printed {
   exitCode: number;
 }
 
-/** The getopt string ("a:bc:") the table stands for. */
-export function getoptSpec<S, K extends string>(table: OptionTable<S, K>): string {
-  return table.map((e) => [...e.letters].map((l) => (e.takesValue ? `${l}:` : l)).join("")).join("");
+/** The getopt string ("a:bc:") the table stands for, for a test of kind `test`. */
+export function getoptSpec<S, K extends string>(table: OptionTable<S, K>, test?: K): string {
+  return table
+    .filter((e) => e.accepted === undefined || (test !== undefined && e.accepted.includes(test)))
+    .map((e) => [...e.letters].map((l) => (e.takesValue ? `${l}:` : l)).join("")).join("");
 }
 
 /**
@@ -53,7 +58,7 @@ export function parseWithTable<S, K extends string = never>(
 ): number {
   const byLetter = new Map(table.flatMap((e) => [...e.letters].map((l) => [l, e] as const)));
   const printOnce = (text: string, exitCode: number) => void (printed.print ??= { text, exitCode });
-  return getopt(argv, start, getoptSpec(table), program, ({ letter, value = "" }, peek, consume) => {
+  return getopt(argv, start, getoptSpec(table, test), program, ({ letter, value = "" }, peek, consume) => {
     const entry = byLetter.get(letter)!;
     if (entry.tests === undefined || (test !== undefined && entry.tests.includes(test))) entry.apply(state, { letter, value, peek, consume, printOnce });
   });

@@ -119,26 +119,33 @@ function dataAddress(field: "remoteDataAddress" | "localDataAddress") {
   };
 }
 
-const flag = (letters: string, apply: (s: TestOptionState) => void) => ({ letters, takesValue: false, apply });
+/**
+ * The letters of netperf's OMNI_ARGS that its SOCKETS_ARGS lacks: TCP_MSS, TCP_CC and TCP_SENDFILE read their test
+ * options with scan_sockets_args, whose getopt rejects these.
+ */
+const OMNI_ARGS_ONLY = { accepted: ["omni", "migrated"] as TestKind[] };
+
+const flag = (letters: string, apply: (s: TestOptionState) => void, only?: typeof OMNI_ARGS_ONLY) => ({ letters, takesValue: false, apply, ...only });
 
 export const TEST_OPTIONS: OptionTable<TestOptionState, TestKind> = [
   flag("4", (s) => void (s.dataFamily = "ipv4")),
   flag("6", (s) => void (s.dataFamily = "ipv6")),
   { letters: "h", takesValue: false, apply: (_, c) => c.printOnce(omniUsage(), 1) },
-  flag("a", (s) => void (s.deferAccept = true)),
-  flag("B", (s) => void (s.pktinfo = true)),
-  flag("c", (s) => void (s.connect = true)),
+  flag("a", (s) => void (s.deferAccept = true), OMNI_ARGS_ONLY),
+  flag("B", (s) => void (s.pktinfo = true), OMNI_ARGS_ONLY),
+  flag("c", (s) => void (s.connect = true), OMNI_ARGS_ONLY),
   flag("D", (s) => void (s.noDelay = true)),
-  flag("F", (s) => void (s.fastOpen = true)),
-  { letters: "k", takesValue: false, apply: outputOption("keyval") },
-  { letters: "o", takesValue: false, apply: outputOption("csv") },
-  { letters: "O", takesValue: false, apply: outputOption("human") },
+  flag("F", (s) => void (s.fastOpen = true), OMNI_ARGS_ONLY),
+  { ...OMNI_ARGS_ONLY, letters: "k", takesValue: false, apply: outputOption("keyval") },
+  { ...OMNI_ARGS_ONLY, letters: "o", takesValue: false, apply: outputOption("csv") },
+  { ...OMNI_ARGS_ONLY, letters: "O", takesValue: false, apply: outputOption("human") },
   { letters: "b", takesValue: true, apply: (s, c) => void (s.firstBurst = Math.max(0, atoi(c.value))) },
-  { letters: "d", takesValue: true, tests: ["omni"], apply: (s, c) => void (s.direction = parseDirection(c.value)) },
-  { letters: "e", takesValue: true, apply: (s, c) => void (s.receiveTimeout = Math.max(0, atoi(c.value))) },
+  { ...OMNI_ARGS_ONLY, letters: "d", takesValue: true, tests: ["omni"], apply: (s, c) => void (s.direction = parseDirection(c.value)) },
+  { ...OMNI_ARGS_ONLY, letters: "e", takesValue: true, apply: (s, c) => void (s.receiveTimeout = Math.max(0, atoi(c.value))) },
   { letters: "H", takesValue: true, apply: dataAddress("remoteDataAddress") },
   { letters: "L", takesValue: true, apply: dataAddress("localDataAddress") },
   {
+    ...OMNI_ARGS_ONLY,
     letters: "K",
     takesValue: true,
     apply: (s, c) => {
@@ -165,6 +172,7 @@ export const TEST_OPTIONS: OptionTable<TestOptionState, TestKind> = [
   { letters: "s", takesValue: true, apply: (s, c) => setHalves(s.socketBuffers.local, ["send", "recv"], c.value, convert) },
   { letters: "S", takesValue: true, apply: (s, c) => setHalves(s.socketBuffers.remote, ["send", "recv"], c.value, convert) },
   {
+    ...OMNI_ARGS_ONLY,
     letters: "t",
     takesValue: true,
     apply: () => {
@@ -181,14 +189,16 @@ export const TEST_OPTIONS: OptionTable<TestOptionState, TestKind> = [
       s.protocol = proto;
     },
   },
-  { letters: "u", takesValue: true, apply: (s, c) => void (s.uuid = c.value.slice(0, 37)) },
+  { ...OMNI_ARGS_ONLY, letters: "u", takesValue: true, apply: (s, c) => void (s.uuid = c.value.slice(0, 37)) },
   { letters: "W", takesValue: true, apply: (s, c) => void (s.sendWidth = Math.max(0, convert(c.value))) },
-  // -C -g -G -i -I -j -l -n -N -U -V -w: accepted; they do not change the tests anyperf runs.
-  ...acceptedWithoutEffect<TestOptionState, TestKind>("CgINnUV", "Gijlw"),
+  // -C -g -G -i -I -j -l -n -N -U -V -w (and SOCKETS_ARGS' -z): accepted; they do not change the tests anyperf runs.
+  ...acceptedWithoutEffect<TestOptionState, TestKind>("CNnV", "w"),
+  ...acceptedWithoutEffect<TestOptionState, TestKind>("gIU", "Gijl").map((e) => ({ ...e, ...OMNI_ARGS_ONLY })),
+  { letters: "z", takesValue: false, accepted: ["classic"], apply: () => undefined },
 ];
 
 /** netperf 2.7.0's OMNI_ARGS, as the table stands for it. */
-export const TEST_SPEC = getoptSpec(TEST_OPTIONS);
+export const TEST_SPEC = getoptSpec(TEST_OPTIONS, "omni");
 
 function omniUsage(): string {
   return `

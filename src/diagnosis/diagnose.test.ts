@@ -309,6 +309,18 @@ describe("from the sending sockets (TCP_INFO chrono stats, delivery rate, RTTs)"
     expect(shaped({ path: path(5, 4) }).evidence[0]).toContain("the receive window held it below its buffer, yet no receiver core was saturated (busiest receiver CPU 0 at 10 % (user 5.0 %)) nor its CPU quota throttled");
   });
 
+  test("a socket buffer wholly in flight is the window, though the kernel counts its time as network", () => {
+    // Measured on an unshaped veth with -w 4K: 25 % rwnd-limited, 75 % network, 770 Mbit/s × 107 µs = 10 KB in flight.
+    const d = run({ throughput_bps: 770e6, link: veth, window_bytes: 4096, rtt_us: 107, path: path(4.95, 1.24, 0, { delivery_bps: 770e6 }) });
+    expect(d.verdict).toBe("window");
+    expect(d.evidence).toEqual([
+      "sender busy 99 % of the window: receive window 25 %, send buffer 0 %, network 75 % of it: its socket buffer was in flight all along (the kernel counts that as network time): raise the window (-w, net.ipv4.tcp_rmem/tcp_wmem) or add streams (-P)",
+      "socket buffer 4.00 KiB, in flight 10.1 KiB (770 Mbit/s × 107 µs RTT)",
+    ]);
+    // The same shares with the buffer not reached (in flight below half of it): the path, not the window.
+    expect(run({ throughput_bps: 770e6, link: veth, window_bytes: 64 * 1024, rtt_us: 107, path: path(4.95, 1.24, 0, { delivery_bps: 770e6 }) }).verdict).toBe("link");
+  });
+
   test("send buffer: window", () => {
     expect(shaped({ path: path(5, 0.5, 3) }).evidence[0]).toEndWith("its own send buffer held it: raise the window (-w, net.ipv4.tcp_rmem/tcp_wmem) or add streams (-P)");
   });

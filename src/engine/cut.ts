@@ -20,6 +20,9 @@ export class Cut extends Map<MeasuredPlane, Snapshot> {
   }
 }
 
+/** A field a window gives as it stood at its end (src/counters.ts `level`), not as moved. */
+export type LevelField = Extract<(typeof COUNTER_FIELDS)[number], { kind: "level" }>["name"];
+
 /**
  * What every stream moved between two cuts of a Test: `streams(plane)` is, per stream, `counters.ts`'s `delta` —
  * counters (bytes, packets, transactions, lost, retransmits, the latency histogram...) as moved inside the window,
@@ -29,9 +32,6 @@ export class Cut extends Map<MeasuredPlane, Snapshot> {
  * A plane missing from the start cut (attached later, or a window from `TestRun.originAt`) counts from its open:
  * everything its streams moved since then. A plane missing from the end cut is not in the window.
  */
-/** A field a window gives as it stood at its end (src/counters.ts `level`), not as moved. */
-export type LevelField = Extract<(typeof COUNTER_FIELDS)[number], { kind: "level" }>["name"];
-
 export class Window extends Cut {
   private readonly moved = new Map<MeasuredPlane, StreamCounters[]>();
   private hostRead: { host: HostWindow | undefined } | undefined;

@@ -13,6 +13,7 @@ import { Defaults } from "../../interop/iperf3/constants.ts";
 import { PEERS, type PeerName } from "./detect.ts";
 import { probe } from "./probe.ts";
 import { runIperf3Peer } from "./iperf3-run.ts";
+import { runNetperfPeer } from "./netperf-run.ts";
 import { refuse } from "./refuse.ts";
 
 /** The peers `anyperf client` drives, with the port each listens on by default, in the order they are tried. */
@@ -20,6 +21,9 @@ const DRIVEN: { peer: PeerName; port: number }[] = [
   { peer: "anyperf", port: NATIVE_DEFAULT_PORT },
   { peer: "iperf3", port: Defaults.port },
 ];
+
+/** netserver's port: it answers no probe (it waits for a whole request), so it is driven only when named. */
+const NETSERVER_PORT = 12865;
 
 /** Takes --peer NAME (or --peer=NAME) out of argv. */
 export function takePeer(argv: readonly string[]): { peer?: PeerName; rest: string[] } {
@@ -63,10 +67,16 @@ export async function anyClientMain(argv: string[], hooks: { onRun?: (run: TestR
   const proc = takeProcedureOptions(rest);
   const opts = parseClientArgs(proc.rest);
   if (opts.help || forced === "anyperf") return clientMain(rest, hooks);
-  if (forced !== undefined && forced !== "iperf3") {
-    throw new UserError(`--peer ${forced}: anyperf client drives anyperf and iperf3 servers only so far; run 'anyperf ${forced === "iperf" ? "iperf -c" : forced === "netperf" ? "netperf -H" : "ntttcp -s"} HOST' for a ${forced} server`, 2);
+  if (forced === "iperf" || forced === "ntttcp") {
+    throw new UserError(`--peer ${forced}: anyperf client drives anyperf, iperf3 and netperf servers only so far; run 'anyperf ${forced === "iperf" ? "iperf -c" : "ntttcp -s"} HOST' for a ${forced} server`, 2);
   }
   const host = opts.target.host;
+  if (forced === "netperf") {
+    const no = refuse("netperf");
+    if (opts.responsiveness) no("--responsiveness", "its server has no latency probe under load; run it against 'anyperf serve'");
+    if (opts.tokenGiven) no("--token", "it takes no token; drop it");
+    return clientMain(opts.portGiven ? rest : [...rest, "-p", String(NETSERVER_PORT)], hooks, (plan, target, h) => runNetperfPeer(plan, target, h));
+  }
   const ports = opts.portGiven ? [opts.target.port] : DRIVEN.filter((d) => forced === undefined || d.peer === forced).map((d) => d.port);
   const found = forced !== undefined ? { peer: forced, port: ports[0]! } : await findPeer(host, ports, shutdownSignal());
   const port = ["-p", String(found.port)];

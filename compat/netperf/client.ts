@@ -37,6 +37,8 @@ export interface ClientIo {
   out(text: string): void;
   err(text: string): void;
   signal: AbortSignal;
+  /** Each data phase's Test, as it starts (a front end other than `anyperf netperf` reports from it). */
+  onRun?(run: TestRun): void;
 }
 
 export interface InstanceResult {
@@ -49,6 +51,8 @@ export interface InstanceResult {
   /** The last round's latency histogram and totals (tests that time transactions). */
   latency?: LatencyParts;
   receivedPps?: number;
+  /** The netserver's results of the last round: its counts, elapsed time, CPU and socket sizes. */
+  remote?: ClientRound["results"];
 }
 
 const RESPONSE_TIMEOUT_MS = 120_000;
@@ -142,6 +146,7 @@ class Instance {
       sentPps: this.pps?.sent,
       receivedPps: this.pps?.received,
       latency: this.latencyParts,
+      remote: this.lastRound?.results,
     };
   }
 
@@ -287,7 +292,10 @@ class Instance {
     const s = testShape(plan.test);
     const shape = { protocol: s.protocol, sends: s.clientSends, receives: s.clientReceives, connectPerTransaction: s.connectPerTransaction };
     const peer = peerName(plan.remoteDataAddress ?? this.remoteIp, dataPort);
-    const phase = await runDataPhase(plane, { plan, signal: this.io.signal, peer, shape, openedAtMs, common: this.common }, (run) => this.interimLines(run, plane));
+    const phase = await runDataPhase(plane, { plan, signal: this.io.signal, peer, shape, openedAtMs, common: this.common }, (run) => {
+      this.io.onRun?.(run);
+      return this.interimLines(run, plane);
+    });
     const snap = phase.counters;
     const elapsedS = phase.elapsedS;
     const local: ClientDataCounters = clientCounters({ ...plan, sendSize: this.setup.sendCall }, snap, elapsedS);

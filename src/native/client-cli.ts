@@ -19,7 +19,7 @@ import { interruptedExitCode, shutdownSignal } from "../signals.ts";
 
 export const CLIENT_USAGE = `usage: anyperf client HOST[:PORT] [options]    (against 'anyperf serve' or a stock iperf3 -s on HOST)
   -p, --port PORT      the server's port (default: ${NATIVE_DEFAULT_PORT}, anyperf's native one, then iperf3's 5201)
-      --peer NAME      what serves the port, instead of asking it: anyperf or iperf3
+      --peer NAME      what serves the port, instead of asking it: anyperf, iperf3, or netperf (a netserver, port 12865)
 ${planUsage("1")}
   -R, --reverse        the server sends, this host receives
       --bidir          both directions at once

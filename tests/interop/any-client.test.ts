@@ -116,7 +116,7 @@ describe("anyperf client: refusals and anyperf serve", () => {
     for (const [args, words] of [
       [["--token", "x"], "--token cannot be run against a iperf3 server"],
       [["--cooldown", "1"], "--cooldown cannot be run against a iperf3 server"],
-      [["--peer", "netperf"], "--peer netperf"],
+      [["--peer", "ntttcp"], "--peer ntttcp"],
     ] as const) {
       const f = await anyClient([`127.0.0.1:${port}`, ...args]).done;
       expect(f.code).toBe(2);
@@ -148,5 +148,60 @@ describe("anyperf client: refusals and anyperf serve", () => {
     const i = await run([`127.0.0.1:${ip3}`, "-t", "1"]);
     expect(i.remote?.peer?.name).toBe("iperf3");
     expect(i.remote!.summary.bytes).toBeGreaterThan(0);
+  });
+});
+
+describe.skipIf(Bun.which("netserver") === null)("anyperf client --peer netperf against netserver 2.7.0", () => {
+  const start = async () => {
+    const port = freePorts(26000, 27000, 1);
+    await server(["netserver", "-D", "-p", String(port)], port);
+    return port;
+  };
+
+  test("TCP_STREAM: the netserver received every byte this end sent; its host CPU and socket sizes are remote", async () => {
+    const port = await start();
+    const r = await run([`127.0.0.1:${port}`, "--peer", "netperf", "-t", "2", "-w", "256K"]);
+    expect(r.remote?.peer).toEqual({ name: "netperf" });
+    expect(r.remote!.totals.received_bytes).toBe(r.totals.sent_bytes!);
+    expect(r.remote!.streams.map((s) => s.side)).toEqual(["recv"]);
+    expect(r.remote!.cpu.busy_percent).toBeGreaterThan(0);
+    // netserver does not report its process's CPU: absent, not zero.
+    expect(r.remote!.cpu.process_percent).toBeUndefined();
+    expect(r.remote!.socket_buffers).toEqual({ requested_bytes: 256 * 1024, send_bytes: 512 * 1024, receive_bytes: 512 * 1024 });
+  });
+
+  test("-R is TCP_MAERTS: the netserver sends, its retransmits are remote", async () => {
+    const port = await start();
+    const r = await run([`127.0.0.1:${port}`, "--peer", "netperf", "-t", "2", "-R"]);
+    expect(r.remote!.streams.map((s) => s.side)).toEqual(["send"]);
+    expect(r.remote!.totals.sent_bytes).toBeGreaterThan(1e6);
+    // The netserver counts what it sent when its timer fires; what was in flight then still arrives.
+    expect(Math.abs(r.totals.received_bytes! - r.remote!.totals.sent_bytes!) / r.remote!.totals.sent_bytes!).toBeLessThan(0.01);
+    expect(r.remote!.retransmits).toBeGreaterThanOrEqual(0);
+  });
+
+  test("--rr and --crr are TCP_RR and TCP_CRR: the netserver answered the transactions this end completed", async () => {
+    const port = await start();
+    for (const flag of [["--rr", "1,1"], ["--crr"]]) {
+      const r = await run([`127.0.0.1:${port}`, "--peer", "netperf", "-t", "2", ...flag]);
+      expect(r.test).toBe(flag[0] === "--rr" ? "rr" : "crr");
+      expect(r.remote!.streams.map((s) => s.side)).toEqual(["server"]);
+      expect(r.remote!.totals.transactions).toBeGreaterThan(100);
+      expect(Math.abs(r.remote!.totals.transactions! - r.totals.transactions!)).toBeLessThanOrEqual(1);
+    }
+  });
+
+  test("what one netperf test cannot carry is refused in one line naming netperf", async () => {
+    const port = await start();
+    for (const [args, words] of [
+      [["-P", "2"], "-P 2 cannot be run against a netperf server"],
+      [["--bidir"], "--bidir cannot be run against a netperf server"],
+      [["-u", "-R"], "-R -u cannot be run against a netperf server"],
+    ] as const) {
+      const f = await anyClient([`127.0.0.1:${port}`, "--peer", "netperf", ...args]).done;
+      expect(f.code).toBe(2);
+      expect(f.stderr.trim().split("\n")).toHaveLength(1);
+      expect(f.stderr).toContain(words);
+    }
   });
 });

@@ -7,7 +7,8 @@ import type { Sockopt } from "../../src/sockopt/sockopt.ts";
 import type { SocketOptions } from "../../src/stream-spec.ts";
 import type { ServerPlan } from "./plan.ts";
 import type { Printer } from "./printer.ts";
-import { HEADER_BW, bwLine } from "./text-report.ts";
+import { csvTcpLine, finalCsvTime } from "./csv-report.ts";
+import { type Endpoint, HEADER_BW, bwLine } from "./text-report.ts";
 
 export interface BouncebackConn extends Queued {
   bounceback?: BouncebackServerSession;
@@ -45,7 +46,7 @@ export function serveBounceback(
   pending: Uint8Array,
   plan: ServerPlan,
   io: BouncebackIo,
-  hooks: { line(extra: string[]): void; id: number; startMs: number; done(): void },
+  hooks: { line(extra: string[]): void; id: number; startMs: number; client: Endpoint; server: Endpoint; done(): void },
 ): void {
   const fd = s.fd;
   const apply = (opts: SocketOptions, what: string): void => {
@@ -57,10 +58,12 @@ export function serveBounceback(
   };
   let quickAck = false;
   let headed = false;
-  const line = (start: number, end: number, bytes: number): void => {
+  /** `at`: the interval's wall-clock time for -y C; null on the final line without -i, as stock 2.1.8 prints it. */
+  const line = (start: number, end: number, bytes: number, at: Date | null = new Date()): void => {
     if (!headed) io.printer.info(HEADER_BW);
     headed = true;
     io.printer.info(bwLine({ id: hooks.id, start, end, bytes }, plan.format));
+    io.printer.csvLine(csvTcpLine({ at, client: hooks.client, server: hooks.server, id: hooks.id, start, end, bytes, millis: plan.enhanced }));
   };
   // -i: the bytes of each interval, both directions, from the accept on (as the stock server's interval lines).
   let shown = { at: 0, bytes: 0 };
@@ -106,7 +109,7 @@ export function serveBounceback(
         const seconds = (performance.now() - hooks.startMs) / 1000;
         if (every > 0 && seconds > shown.at) line(shown.at, seconds, both() - shown.bytes);
         // Stock servers count both directions: requests read plus replies written (2.1.8 and 2.2.1 alike).
-        line(0, seconds, received + written);
+        line(0, seconds, received + written, finalCsvTime(plan.intervalS));
         hooks.done();
       },
       error: (e) => {

@@ -251,6 +251,8 @@ export class TcpServer {
       serveBounceback(s, t.pending, plan, io, {
         id,
         startMs,
+        client: peer,
+        server: local,
         line: (extra) => io.printer.info(connectionLine(id, withInterface(local, plan.enhanced), peer, [...extra, ...connectionNotes({ enhanced: plan.enhanced, sock: s.fd, init, at })])),
         done: () => {
           clearTimeout(cap);

@@ -30,9 +30,12 @@ export function headlineOf(r: Results): Headline {
   return Object.fromEntries(Object.entries(h).filter(([, v]) => v !== undefined)) as Headline;
 }
 
-/** The one figure that ranks runs: transactions/s for request/response, throughput for bulk. */
-export function primaryKey(test: Results["test"]): "throughput_bps" | "transactions_per_second" {
-  return test === "stream" ? "throughput_bps" : "transactions_per_second";
+/**
+ * The one figure that ranks runs: transactions/s for request/response, throughput for bulk and for responsiveness
+ * (its headline is the bidir phase's: load both ways, the probe beside it).
+ */
+export function primaryKey(test: Results["test"] | "responsiveness"): "throughput_bps" | "transactions_per_second" {
+  return test === "rr" || test === "crr" ? "transactions_per_second" : "throughput_bps";
 }
 
 export const Spread = z.object({ n: z.number().int(), median: z.number(), min: z.number(), max: z.number(), spread_percent: z.number() });
@@ -40,14 +43,20 @@ export type Spread = z.infer<typeof Spread>;
 export const Aggregate = z.partialRecord(z.enum(HEADLINE_KEYS as [HeadlineKey, ...HeadlineKey[]]), Spread);
 export type Aggregate = z.infer<typeof Aggregate>;
 
+/** Median and spread of one figure over the runs that have it; none when no run has it. */
+export function spreadOf(maybe: readonly (number | undefined)[]): Spread | undefined {
+  const values = maybe.filter((v): v is number => v !== undefined);
+  if (values.length === 0) return undefined;
+  const min = Math.min(...values), max = Math.max(...values), med = median(values);
+  return { n: values.length, median: med, min, max, spread_percent: relativeSpreadPercent(min, max, med) };
+}
+
 /** Median and spread of every headline figure the runs have (a figure only some runs have counts over those). */
 export function aggregate(runs: readonly Headline[]): Aggregate {
   const out: Aggregate = {};
   for (const k of HEADLINE_KEYS) {
-    const values = runs.map((h) => h[k]).filter((v): v is number => v !== undefined);
-    if (values.length === 0) continue;
-    const min = Math.min(...values), max = Math.max(...values), med = median(values);
-    out[k] = { n: values.length, median: med, min, max, spread_percent: relativeSpreadPercent(min, max, med) };
+    const s = spreadOf(runs.map((h) => h[k]));
+    if (s) out[k] = s;
   }
   return out;
 }

@@ -1,4 +1,5 @@
 import { formatBits } from "../units.ts";
+import { changePercent } from "../formulas.ts";
 import type { Results } from "../report/result.ts";
 import { HEADLINE_KEYS, type Aggregate, type HeadlineKey, type Spread } from "./headline.ts";
 import { pointLabel, type Point } from "./options.ts";
@@ -17,6 +18,13 @@ export function formatFigure(k: HeadlineKey, v: number): string {
   if (k === "throughput_bps") return formatBits(v);
   if (k.endsWith("percent")) return v.toFixed(k === "loss_percent" ? 3 : 1);
   return v >= 100 ? Math.round(v).toLocaleString("en-US") : v.toFixed(1);
+}
+
+/** The change from A to B in % ("+12.5 %"), blank unless both runs have the figure. */
+export function changeText(x: number | undefined, y: number | undefined): string {
+  if (x === undefined || y === undefined) return "";
+  const c = changePercent(x, y);
+  return `${c >= 0 ? "+" : ""}${c.toFixed(1)} %`;
 }
 
 /** The range as a range: "±" would read as half of it. */

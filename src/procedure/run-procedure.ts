@@ -24,6 +24,22 @@ export interface ProcedureCommand {
 }
 
 /**
+ * The host facts each history line carries, read once before the first run; none without --history's file. The
+ * default file failing is a warning (the runs still go), the user's own --history FILE failing an error.
+ */
+export function historyFacts(p: ProcedureOptions, peer: string): HostFacts | undefined {
+  if (p.history === undefined) return undefined;
+  try {
+    checkHistoryPath(p.history);
+    return readHostFacts(peer);
+  } catch (e) {
+    if (p.historyGiven) throw e;
+    console.error(`anyperf: history not recorded: ${(e as Error).message}`);
+    return undefined;
+  }
+}
+
+/**
  * --repeat and --sweep around one native command: every point of the grid, each --repeat times, each run recorded in
  * the history; a failed run or Ctrl+C ends the procedure with what was measured so far reported.
  */
@@ -35,16 +51,7 @@ export async function runProcedure(p: ProcedureOptions, cmd: ProcedureCommand, o
   if (!single && push !== undefined) throw new UserError(`${push} sends one run's results: drop it with --repeat/--sweep (the history keeps every run)`, 2);
   // Every point's options are checked before the first run, so a bad value does not end a long sweep half-way.
   const runners = points.map((pt) => cmd.prepare([...p.rest, ...pointArgs(pt)]));
-  let facts: HostFacts | undefined;
-  if (p.history !== undefined) {
-    try {
-      checkHistoryPath(p.history);
-      facts = readHostFacts(cmd.peer);
-    } catch (e) {
-      if (p.historyGiven) throw e;
-      console.error(`anyperf: history not recorded: ${(e as Error).message}`);
-    }
-  }
+  const facts = historyFacts(p, cmd.peer);
   const group = newId();
   const signal = shutdownSignal();
   const done: PointOutcome[] = [];

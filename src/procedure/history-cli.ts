@@ -1,17 +1,18 @@
 import { parseArgs } from "node:util";
 import { UserError } from "../errors.ts";
-import { changePercent } from "../formulas.ts";
 import { HEADLINE_KEYS, primaryKey } from "./headline.ts";
 import { defaultHistoryPath } from "./options.ts";
 import { readHistory, type HistoryEntry } from "./history.ts";
-import { formatFigure, LABELS } from "./report.ts";
+import { changeText, formatFigure, LABELS } from "./report.ts";
 import { testKind } from "./test-kind.ts";
+import { responsivenessCompareRows } from "../native/responsiveness-runs.ts";
 
 export const HISTORY_USAGE = `usage: anyperf history [FILE | --history FILE] [--json]   list the recorded runs (default ${defaultHistoryPath()})`;
 export const COMPARE_USAGE = `usage: anyperf compare ID_A ID_B [--history FILE] [--any-kind]   two runs side by side, the change in %, what differed
   runs of different kinds (TCP bulk, UDP bulk, TCP RR, TCP CRR...) are refused unless --any-kind`;
 
 function headlineText(e: HistoryEntry): string {
+  if (e.responsiveness?.rpm !== undefined) return `${Math.round(e.responsiveness.rpm)} RPM`;
   const k = primaryKey(e.test);
   const v = e.results[k];
   return v === undefined ? "n/a" : `${formatFigure(k, v)}${k === "throughput_bps" ? "" : " trans/s"}`;
@@ -77,6 +78,17 @@ export function setupDifferences(a: HistoryEntry, b: HistoryEntry): string[] {
   return out;
 }
 
+/** label, A, B, change in % for each headline figure either run has. */
+function headlineRows(a: HistoryEntry, b: HistoryEntry): string[][] {
+  const rows: string[][] = [];
+  for (const k of HEADLINE_KEYS) {
+    const x = a.results[k], y = b.results[k];
+    if (x === undefined && y === undefined) continue;
+    rows.push([LABELS[k], x === undefined ? "n/a" : formatFigure(k, x), y === undefined ? "n/a" : formatFigure(k, y), changeText(x, y)]);
+  }
+  return rows;
+}
+
 export async function compareMain(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv, strict: true, allowPositionals: true,
@@ -93,13 +105,10 @@ export async function compareMain(argv: string[]): Promise<number> {
   // An RR run's throughput against a UDP run's is a number (+85360 %) that means nothing.
   const [ka, kb] = [testKind(a), testKind(b)];
   if (ka !== kb && !values["any-kind"]) throw new UserError(`compare: ${a.id} is a ${ka} run, ${b.id} a ${kb} run: their figures do not compare; pass --any-kind to set them side by side anyway`, 2);
+  // Two responsiveness runs compare phase by phase; a run without phases (compared with --any-kind) by its headline.
+  const rows = a.responsiveness && b.responsiveness ? responsivenessCompareRows(a.responsiveness, b.responsiveness) : headlineRows(a, b);
   const out = [`${"".padEnd(16)}  ${`A ${a.id}`.padStart(16)}  ${`B ${b.id}`.padStart(16)}  change`];
-  for (const k of HEADLINE_KEYS) {
-    const x = a.results[k], y = b.results[k];
-    if (x === undefined && y === undefined) continue;
-    const change = x !== undefined && y !== undefined ? `${changePercent(x, y) >= 0 ? "+" : ""}${changePercent(x, y).toFixed(1)} %` : "";
-    out.push(`${LABELS[k].padEnd(16)}  ${(x === undefined ? "n/a" : formatFigure(k, x)).padStart(16)}  ${(y === undefined ? "n/a" : formatFigure(k, y)).padStart(16)}  ${change}`);
-  }
+  for (const [label, x, y, change] of rows) out.push(`${label!.padEnd(16)}  ${x!.padStart(16)}  ${y!.padStart(16)}  ${change}`);
   const diffs = setupDifferences(a, b);
   out.push(diffs.length === 0 ? "set-up: the same options, sysctls and host" : "set-up differences:", ...diffs.map((d) => `  ${d}`));
   console.log(out.join("\n"));

@@ -8,13 +8,15 @@ import { Figures } from "../report/result.ts";
 import { Headline } from "./headline.ts";
 import { HostFacts } from "./host-facts.ts";
 import { RunDetail } from "./run-detail.ts";
+import { Responsiveness } from "../native/responsiveness-report.ts";
 
 /**
  * One line of the history file: one measured run. Version 2 adds `detail` (per-stream throughput over time, CPU per
  * core, the diagnosis: what the report draws per run). Older lines still read: version 1 lacks `detail`, and a line
  * without `v` (or v 0, before host facts and the sweep point were kept) gets every field added since as a default.
+ * Version 3 adds `--responsiveness` runs: test `responsiveness`, their phases in `responsiveness` (no summary, no detail).
  */
-export const HISTORY_VERSION = 2;
+export const HISTORY_VERSION = 3;
 export const HistoryEntry = z.object({
   v: z.number().int().default(0),
   id: z.string(),
@@ -23,7 +25,7 @@ export const HistoryEntry = z.object({
   mode: z.string(),
   peer: z.string().optional(),
   transport: z.enum(["tcp", "udp"]).optional(),
-  test: z.enum(["stream", "rr", "crr"]).default("stream"),
+  test: z.enum(["stream", "rr", "crr", "responsiveness"]).default("stream"),
   /** The runs of one invocation share a group; `repeat` is this run's 1-based index in its point. */
   group: z.string().optional(),
   point: z.record(z.string(), z.string()).default({}),
@@ -32,6 +34,7 @@ export const HistoryEntry = z.object({
   results: Headline,
   summary: Figures.optional(),
   detail: RunDetail.optional(),
+  responsiveness: Responsiveness.optional(),
   interrupted: z.boolean().default(false),
   errors: z.array(z.string()).default([]),
 });

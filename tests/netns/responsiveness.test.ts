@@ -7,11 +7,15 @@
  * Ports are picked free at run time from 32000-32999.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
 import { Responsiveness } from "../../src/native/responsiveness-report.ts";
 import { makePair, netnsSkipReason, type NetnsPair } from "../support/netns.ts";
-import { freePorts, jsonDoc } from "../support/processes.ts";
+import { freePorts, jsonDoc, spawnProc } from "../support/processes.ts";
+import { readHistory } from "../../src/procedure/history.ts";
+import { ResponsivenessSpread } from "../../src/native/responsiveness-runs.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const MAIN = join(ROOT, "main.ts");
@@ -22,6 +26,7 @@ const SKIP = netnsSkipReason();
 if (SKIP) console.warn(`tests/netns skipped: ${SKIP}`);
 
 const Doc = z.object({ responsiveness: Responsiveness });
+const RepeatDoc = z.object({ runs: z.array(z.object({ responsiveness: Responsiveness })), aggregate: ResponsivenessSpread });
 
 /** A pair shaped to 50 Mbit/s with this tbf latency, a serve in b; the client's --json document. */
 function shaped(tag: string, latency: string, streams: number) {
@@ -34,18 +39,20 @@ function shaped(tag: string, latency: string, streams: number) {
     await pair.waitListening(pair.b, port, serve);
   }, T);
   afterAll(() => pair?.teardown());
-  return async () => {
-    const c = await pair.run(pair.a, [BUN, MAIN, "client", pair.b.addr, "-p", String(port), "--responsiveness", "-t", "3", "-P", String(streams), "--json"], 120_000).done;
+  const client = (args: string[]) => pair.run(pair.a, [BUN, MAIN, "client", pair.b.addr, "-p", String(port), "--responsiveness", "-P", String(streams), ...args], 120_000).done;
+  const run = async () => {
+    const c = await client(["-t", "3", "--json", "--no-history"]);
     expect(c.code, c.stderr).toBe(0);
     const r = jsonDoc(Doc, c).responsiveness;
     const p50 = (n: "idle" | "upload" | "download" | "bidir") => r[n]!.latency_us.p50;
     console.log(`tbf 50 Mbit/s, latency ${latency}: p50 idle ${p50("idle")} µs, upload ${p50("upload")}, download ${p50("download")}, bidir ${p50("bidir")}; RPM ${r.rpm}; ${r.evidence.join(" | ")}`);
     return r;
   };
+  return { run, client };
 }
 
 describe.skipIf(SKIP !== undefined)("--responsiveness, tbf 50 Mbit/s with a 200 ms queue", () => {
-  const run = shaped("r200", "200ms", 8);
+  const { run } = shaped("r200", "200ms", 8);
   test("loaded p50 at least 20 ms both ways, idle under 5 ms; the grown queue named by direction", async () => {
     const r = await run();
     expect(r.idle!.latency_us.p50).toBeLessThan(5_000);
@@ -67,12 +74,31 @@ describe.skipIf(SKIP !== undefined)("--responsiveness, tbf 50 Mbit/s with a 200 
 });
 
 describe.skipIf(SKIP !== undefined)("--responsiveness, tbf 50 Mbit/s with a 4 ms queue", () => {
-  const run = shaped("r4", "4ms", 4);
+  const { run, client } = shaped("r4", "4ms", 4);
   test("loaded p50 under 15 ms", async () => {
     const r = await run();
     for (const n of ["upload", "download", "bidir"] as const) {
       expect(r[n]!.latency_us.p50).toBeLessThan(15_000);
       expect(r[n]!.throughput_bps).toBeGreaterThan(30e6);
     }
+  }, T);
+
+  test("--repeat 2: each run a full sequence, the spread per phase; each run a history line of kind responsiveness; compare sets their phases side by side", async () => {
+    const history = join(mkdtempSync(join(tmpdir(), "anyperf-resp-")), "h.jsonl");
+    const c = await client(["-t", "1", "--warmup", "1", "--repeat", "2", "--history", history, "--json"]);
+    expect(c.code, c.stderr).toBe(0);
+    const doc = jsonDoc(RepeatDoc, c);
+    expect(doc.runs).toHaveLength(2);
+    for (const r of doc.runs) expect(Object.keys(r.responsiveness).filter((k) => k !== "evidence" && k !== "rpm")).toEqual(["idle", "upload", "download", "bidir"]);
+    expect(doc.aggregate.bidir!.latency_p50_us!.n).toBe(2);
+    expect(doc.aggregate.upload!.throughput_bps!.min).toBeGreaterThan(30e6);
+    const lines = readHistory(history);
+    expect(lines.map((e) => [e.test, e.repeat])).toEqual([["responsiveness", 1], ["responsiveness", 2]]);
+    expect(lines[0]!.group).toBe(lines[1]!.group!);
+    expect(lines[1]!.responsiveness!.bidir!.latency_us.p50).toBe(doc.runs[1]!.responsiveness.bidir!.latency_us.p50);
+    const cmp = await spawnProc([BUN, MAIN, "compare", lines[0]!.id, lines[1]!.id, "--history", history]).done;
+    expect(cmp.code, cmp.stderr).toBe(0);
+    expect(cmp.stdout).toMatch(/^bidir p50 +\d/m);
+    expect(cmp.stdout).toMatch(/^upload throughput +\d/m);
   }, T);
 });

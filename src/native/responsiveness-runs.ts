@@ -1,0 +1,78 @@
+/**
+ * Several `--responsiveness` runs side by side: `--repeat`'s median and spread per phase, and `compare`'s rows for two
+ * recorded runs. Each figure is one the single run prints (the load's throughput, the probe's percentiles, RPM).
+ */
+import { z } from "zod";
+import { Spread, spreadOf, type Headline } from "../procedure/headline.ts";
+import { changeText } from "../procedure/report.ts";
+import { formatMicroseconds } from "../report/text.ts";
+import { formatBits } from "../units.ts";
+import { LOADED_PHASES, type PhaseName, type Responsiveness, type ResponsivenessPhase } from "./responsiveness-report.ts";
+
+export const PHASES = ["idle", ...LOADED_PHASES] as const satisfies readonly PhaseName[];
+
+const FIGURES = {
+  throughput_bps: { label: "throughput", of: (p: ResponsivenessPhase) => p.throughput_bps, text: formatBits },
+  latency_p50_us: { label: "p50", of: (p: ResponsivenessPhase) => p.latency_us.p50, text: formatMicroseconds },
+  latency_p90_us: { label: "p90", of: (p: ResponsivenessPhase) => p.latency_us.p90, text: formatMicroseconds },
+  latency_p99_us: { label: "p99", of: (p: ResponsivenessPhase) => p.latency_us.p99, text: formatMicroseconds },
+  rpm: { label: "RPM", of: (p: ResponsivenessPhase) => p.rpm, text: (v: number) => String(Math.round(v)) },
+} as const;
+type Figure = keyof typeof FIGURES;
+const FIGURE_KEYS = Object.keys(FIGURES) as Figure[];
+
+/** Idle has no load: its throughput is no figure. */
+const figuresOf = (phase: PhaseName) => FIGURE_KEYS.filter((k) => phase !== "idle" || k !== "throughput_bps");
+
+export const PhaseSpread = z.partialRecord(z.enum(FIGURE_KEYS as [Figure, ...Figure[]]), Spread);
+export type PhaseSpread = z.infer<typeof PhaseSpread>;
+export const ResponsivenessSpread = z.partialRecord(z.enum(PHASES), PhaseSpread);
+export type ResponsivenessSpread = z.infer<typeof ResponsivenessSpread>;
+
+/** Per phase, each figure's median and spread over the runs that measured that phase. */
+export function responsivenessSpread(runs: readonly Responsiveness[]): ResponsivenessSpread {
+  const out: ResponsivenessSpread = {};
+  for (const phase of PHASES) {
+    const measured = runs.flatMap((r) => (r[phase] ? [r[phase]!] : []));
+    if (measured.length === 0) continue;
+    const spreads: PhaseSpread = {};
+    for (const k of figuresOf(phase)) spreads[k] = spreadOf(measured.map(FIGURES[k].of));
+    out[phase] = spreads;
+  }
+  return out;
+}
+
+/** --repeat's text: one row per phase and figure, its median, min – max and the range as % of the median. */
+export function responsivenessSpreadText(runs: number, counted: number, s: ResponsivenessSpread): string {
+  const left = runs - counted;
+  const out = [`${counted} runs${left > 0 ? ` (${left} interrupted, not counted)` : ""} of the idle, upload, download and bidir phases: median and range (min – max; the range, max − min, as % of the median)`];
+  for (const phase of PHASES) {
+    for (const k of figuresOf(phase)) {
+      const v = s[phase]?.[k];
+      if (!v) continue;
+      const f = FIGURES[k];
+      out.push(`  ${phase.padEnd(9)} ${f.label.padEnd(10)} ${f.text(v.median).padStart(12)}   ${f.text(v.min)} – ${f.text(v.max)} (range ${v.spread_percent.toFixed(1)} % of the median)`);
+    }
+  }
+  return out.join("\n");
+}
+
+/** `compare`'s rows for two responsiveness runs: each phase's figures, A, B and the change in %. */
+export function responsivenessCompareRows(a: Responsiveness, b: Responsiveness): string[][] {
+  const rows: string[][] = [];
+  for (const phase of PHASES) {
+    const [pa, pb] = [a[phase], b[phase]];
+    if (!pa && !pb) continue;
+    for (const k of figuresOf(phase)) {
+      const f = FIGURES[k];
+      const x = pa && f.of(pa), y = pb && f.of(pb);
+      rows.push([`${phase} ${f.label}`, x === undefined ? "n/a" : f.text(x), y === undefined ? "n/a" : f.text(y), changeText(x, y)]);
+    }
+  }
+  return rows;
+}
+
+/** The history line's headline: the bidir phase's figures (load both ways, as the document's RPM). */
+export function responsivenessHeadline(r: Responsiveness): Headline {
+  return r.bidir ? { throughput_bps: r.bidir.throughput_bps, latency_p50_us: r.bidir.latency_us.p50, latency_p99_us: r.bidir.latency_us.p99 } : {};
+}

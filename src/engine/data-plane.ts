@@ -194,6 +194,14 @@ export class DataPlane {
     for (let i = 0; i < this.size; i++) if (!this.ends[i]) this.markEnded(i, { reason: "error", error: { message: "stream did not stop within 15 s" } });
   }
 
+  /**
+   * The sending streams write no more, their connections open until stop(): a sender whose test is over keeps its
+   * peer from seeing a close before the peer's own end, without sending bytes that no window of its own counts.
+   */
+  pause(): void {
+    for (const w of new Set(this.workers)) this.pool.post(w, { t: "pause", plane: this.id });
+  }
+
   stopStream(stream: number): void {
     this.pool.post(this.workers[stream]!, { t: "stop", plane: this.id, stream });
   }

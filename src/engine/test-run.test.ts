@@ -342,3 +342,19 @@ test("measured().reported(): the reporting side's streams over the window, the s
   expect(run.measured().reported().map((s) => s.bytes)).toEqual([100, 7]);
   run.finish();
 });
+
+test("endsAtLastByte: the window closes where the streams last moved a byte, not at the later end call", async () => {
+  const run = new TestRun(info, quiet, { endsAtLastByte: true });
+  const { plane, moved } = polled("tcp-recv", 1);
+  run.attach(plane, "recv");
+  run.beginMeasuring();
+  moved[0]!.bytes = 1000;
+  await Bun.sleep(30);
+  const lastMoved = performance.now();
+  await Bun.sleep(300); // the sender holds its connection open, sending nothing, then closes
+  run.endMeasuring();
+  const w = run.measured();
+  expect(w.streams(plane)![0]!.bytes).toBe(1000);
+  expect(w.seconds).toBeLessThan((lastMoved - w.from.atMs) / 1000 + 0.1);
+  run.finish();
+});

@@ -68,6 +68,12 @@ export interface TestOptions {
    * and it begins at the first plane's `openedAtMs` (attach()) rather than when begin() runs.
    */
   fromOpen?: boolean;
+  /**
+   * The window closes where its streams last moved a byte, not when endMeasuring() runs: for a receiver that learns
+   * of the end only from the sender's close, which may come a while after its last byte (ntttcp under `serve`: a
+   * sender that holds its connections open past its own end). Read every few milliseconds while the window is open.
+   */
+  endsAtLastByte?: boolean;
 }
 
 type IntervalListener = (i: Interval, run: TestRun) => void;
@@ -102,6 +108,8 @@ export class TestRun {
   private firstOpenedMs: number | undefined;
   private ended = false;
   private measureEndMs = 0;
+  /** With `endsAtLastByte`: the counted streams' bytes, and when that sum last changed. */
+  private lastByte: { bytes: number; atMs: number; timer: ReturnType<typeof setInterval> } | undefined;
   private hostStart: HostSample | undefined;
   private host: HostWindow | undefined;
   private readonly sampler: HostSampler | undefined;
@@ -154,9 +162,13 @@ export class TestRun {
    * front end whose protocol starts its test on such an instant (ntttcp's receivers: all of a sender's connections
    * accepted, or its first byte).
    */
+  private countedStreams(): StreamCounters[] {
+    return this.groups.filter((g) => g.counted).flatMap((g) => g.plane.snapshot(false).streams);
+  }
+
   async reached(state: StreamsReached, signal: AbortSignal): Promise<boolean> {
     const holds = () => {
-      const streams = this.groups.filter((g) => g.counted).flatMap((g) => g.plane.snapshot(false).streams);
+      const streams = this.countedStreams();
       return state === "a byte moved" ? streams.some((s) => s.bytes > 0) : streams.length > 0 && streams.every((s) => s.connections > 0);
     };
     while (!signal.aborted) {
@@ -428,9 +440,22 @@ export class TestRun {
     this.measureStart = fromOpen ? now.map(zeroSnapshot) : now;
     this.measureStartMs = atMs;
     this.hostStart = this.sampler?.sample();
+    if (this.options.endsAtLastByte) this.watchLastByte(atMs);
     this.setPhase("measuring");
     this.startSampling(atMs, [...this.measureStart]);
     return this.cutOf(this.measureStart, atMs);
+  }
+
+  private watchLastByte(atMs: number): void {
+    const bytes = this.countedStreams().reduce((n, s) => n + s.bytes, 0);
+    this.lastByte = { bytes, atMs, timer: setInterval(() => this.readLastByte(), REACHED_POLL_MS) };
+  }
+
+  private readLastByte(): void {
+    const l = this.lastByte!;
+    const bytes = this.countedStreams().reduce((n, s) => n + s.bytes, 0);
+    // Seen within a poll of the last byte: the window ends at most REACHED_POLL_MS (and a busy turn) after it.
+    if (bytes !== l.bytes) Object.assign(l, { bytes, atMs: performance.now() });
   }
 
   /** The measured window ends now (later bytes, cool-down, FIN exchange do not count). */
@@ -440,6 +465,12 @@ export class TestRun {
     if (this.phase === "measuring" && this.ownClock) this.sampleInterval();
     this.measureEnd = this.snaps(true);
     this.measureEndMs = performance.now();
+    if (this.lastByte) {
+      this.readLastByte();
+      clearInterval(this.lastByte.timer);
+      this.measureEndMs = this.lastByte.atMs;
+      this.lastByte = undefined;
+    }
     if (this.hostStart && this.sampler) this.host = hostWindow(this.hostStart, this.sampler.sample());
     this.setPhase("cool-down");
   }

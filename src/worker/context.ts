@@ -77,6 +77,8 @@ export interface Runner {
   open(): Promise<{ localPort?: number }>;
   go(): void;
   stop(): Promise<void>;
+  /** A sender writes no more; its sockets stay open until stop (the peer sees no close). */
+  pause?(): void;
   send?(bytes: Uint8Array, to?: Endpoint): void;
   /** fds of the stream's open TCP sockets, for TCP_INFO sampling. */
   tcpFds?(): number[];

@@ -11,6 +11,7 @@ export type ToWorker =
   | { t: "open"; plane: number; stream: number; spec: StreamSpec; counters: SharedArrayBuffer; histograms: SharedArrayBuffer }
   | { t: "go"; plane: number }
   | { t: "stop"; plane: number; stream?: number }
+  | { t: "pause"; plane: number }
   | { t: "send"; plane: number; stream: number; bytes: Uint8Array; to?: Endpoint }
   | { t: "pin"; cpu: number };
 

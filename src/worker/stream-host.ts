@@ -171,6 +171,9 @@ export function createStreamHost(postNow: (m: FromWorker) => void, loadEnv: () =
       case "stop":
         void stop(m.plane, m.stream);
         break;
+      case "pause":
+        for (const e of planes.get(m.plane)?.values() ?? []) e.runner.pause?.();
+        break;
       case "send":
         planes.get(m.plane)?.get(m.stream)?.runner.send?.(m.bytes, m.to);
         break;

@@ -253,9 +253,13 @@ export class TcpSender implements Runner {
     }
   }
 
-  stop(): Promise<void> {
+  pause(): void {
     this.running = false;
     if (this.waitTimer) clearTimeout(this.waitTimer);
+  }
+
+  stop(): Promise<void> {
+    this.pause();
     if (this.stopping) return Promise.resolve();
     this.stopping = true;
     if (this.blocking) return this.stopBlocking(this.blocking);

@@ -184,10 +184,14 @@ export class UdpSender implements Runner {
     else sock?.send(bytes);
   }
 
-  async stop(): Promise<void> {
-    if (!this.running && !this.sock) return;
+  pause(): void {
     this.running = false;
     if (this.timer) clearTimeout(this.timer);
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running && !this.sock) return;
+    this.pause();
     const sock = this.sock;
     if (!sock) return;
     this.sock = undefined;

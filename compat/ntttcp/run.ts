@@ -25,8 +25,9 @@ import { listenTokens, OtherSenders } from "./other-senders.ts";
 /**
  * Runs one ntttcp plan: the data plane on the engine, the start protocol the plan names (Linux sync, Windows tokens,
  * none) over control sockets, the phase clock, and the end-of-run rules of docs/protocols/ntttcp-interop.md §5–6: a
- * sender keeps its data flowing `lingerS` past its own cycle so the peer receiver's window always ends while data
- * arrives, and a receiver ends on its own clock whatever its ports saw.
+ * sender keeps its connections open `lingerS` past its own cycle, sending nothing more, so the peer receiver sees no
+ * close before its own end (both originals misbehave on one) and counts no byte the sender's window left out; a
+ * receiver ends on its own clock whatever its ports saw.
  */
 
 export type LogLevel = "INFO" | "ERR" | "DBG";
@@ -445,10 +446,16 @@ export async function runSender(p: NtttcpPlan, io: RunIo): Promise<NtttcpResults
     const timing = cycleTiming(p, cycle);
     const run = newRun(p, io, timing);
     run.attach(pl, "send");
+    // No write after the window's end cut without a cool-down to send through: a receiver that ends at our close
+    // (`anyperf serve`) then counts what this window counted, less what is still in flight (the Workers see the pause
+    // within a slice of the cut).
+    if (timing.cooldownS === 0) run.onPhase((ph) => ph === "cool-down" && pl.pause());
     // Without a warm-up the window opens before the first write, so a count-mode run counts every buffer (5.40 does).
     if (timing.warmupS === 0) run.beginMeasuring();
     pl.go();
     await run.runTimed(stop.signal);
+    // After a cool-down, or an interrupted run: the linger below keeps the connections open without data.
+    pl.pause();
     if (p.dialect === "windows") io.log("DBG", "test finish");
     const interrupted = run.interrupted;
     if (p.dialect === "linux") io.log("INFO", "Test cycle finished.");
@@ -466,7 +473,7 @@ export async function runSender(p: NtttcpPlan, io: RunIo): Promise<NtttcpResults
       s.end(cutShort);
       await ended;
     }
-    // Data keeps flowing a little longer so the peer's window ends while bytes still arrive
+    // The connections stay open a little longer, so the peer's window ends before it sees them close
     // (docs/protocols/ntttcp-interop.md §5.3 step 4).
     if (!interrupted && linger > 0) await sleep(linger * 1000, io.signal);
     return out;

@@ -99,7 +99,7 @@ class ServeTest {
     /** How the sender started it; a Windows sync sender's test begins as "no sync" until its first token contact. */
     public mode: "linux sync" | "windows sync" | "no sync",
   ) {
-    this.run = new TestRun({ mode: "ntttcp", role: "receiver", peer, transport: "tcp", test: "stream" }, { warmupS: 0, durationS: 0, cooldownS: 0, intervalS: 1 });
+    this.run = new TestRun({ mode: "ntttcp", role: "receiver", peer, transport: "tcp", test: "stream" }, { warmupS: 0, durationS: 0, cooldownS: 0, intervalS: 1 }, { endsAtLastByte: true });
     // No-sync and Windows senders write once all their connections exist: the first byte starts the window.
     if (mode !== "linux sync") void this.run.reached("a byte moved", this.waiting.signal).then((seen) => seen && this.start(0));
     this.timer = setTimeout(() => this.end(), START_DEADLINE_MS);

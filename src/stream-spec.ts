@@ -157,6 +157,12 @@ export const UdpRecvSpec = z.object({
   format: DatagramFormat.default("anyperf"),
   /** Reply to the first datagram with these bytes and connect to its source (iperf3's UDP handshake). */
   helloReply: z.instanceof(Uint8Array).optional(),
+  /**
+   * The first datagram is the peer's answer to a hello this stream's owner sent (iperf3's client receiving): it
+   * marks the stream connected and is not counted, so the streams count from their open like TCP ones. Counting
+   * from a later cut instead lost every datagram a loaded receiver read before it processed TEST_START.
+   */
+  firstIsReply: z.boolean().default(false),
   /** What ends the stream besides "stop": a zero-length datagram (netperf) or a FIN seq (anyperf, iperf 2). */
   endOn: z.enum(["stop", "zero-length", "fin"]).default("stop"),
 });

@@ -28,7 +28,8 @@ test("TCP sender: intervals and totals count from the stream's open; a frozen st
   moved.bytes = 4096; // written before TEST_START was handled
   const t0 = performance.now();
   const sampler = new StreamSampler([s], false, run);
-  sampler.start(t0, 0, run.beginMeasuring(t0, true));
+  run.beginMeasuring(t0, true);
+  sampler.start(t0, 0);
   moved.bytes += 1000;
   sampler.sample(t0 + 1000);
   moved.bytes += 500;
@@ -48,18 +49,19 @@ test("UDP receiver: packets are the rise of the highest sequence; loss and count
   const { s, moved } = stream("udp-recv", false);
   run.attach(s.plane, "recv");
   run.cutsIntervals();
-  moved.packets = moved.maxSeq = 1; // before TEST_START: not in the byte totals
-  moved.bytes = 4;
+  moved.packets = moved.maxSeq = 1; // read before TEST_START was handled: counted, as 3.12 reads it after
+  moved.bytes = 1000;
   const t0 = performance.now();
   const sampler = new StreamSampler([s], true, run);
-  sampler.start(t0, 1, run.beginWarmup(t0));
-  Object.assign(moved, { bytes: 4 + 8000, packets: 9, maxSeq: 10, lost: 1, jitter: 0.003 });
+  run.beginWarmup(t0, true);
+  sampler.start(t0, 1);
+  Object.assign(moved, { bytes: 1000 + 8000, packets: 9, maxSeq: 10, lost: 1, jitter: 0.003 });
   sampler.omitEnd(t0 + 1000);
   expect([s.report.omittedPacketCount, s.report.omittedCntError]).toEqual([10, 1]);
-  Object.assign(moved, { bytes: 4 + 8000 + 3000, packets: 12, maxSeq: 14, lost: 2, outOfOrder: 1, jitter: 0.001 });
+  Object.assign(moved, { bytes: 1000 + 8000 + 3000, packets: 12, maxSeq: 14, lost: 2, outOfOrder: 1, jitter: 0.001 });
   sampler.finish(t0 + 2000);
   const [omitted, measured] = s.report.intervals;
-  expect([omitted!.omitted, omitted!.bytes, omitted!.packets, omitted!.lost]).toEqual([true, 8000, 9, 1]);
+  expect([omitted!.omitted, omitted!.bytes, omitted!.packets, omitted!.lost]).toEqual([true, 9000, 9, 1]);
   expect([measured!.omitted, measured!.bytes, measured!.packets, measured!.lost, measured!.outOfOrder, measured!.jitterS]).toEqual([false, 3000, 4, 1, 1, 0.001]);
   expect([s.report.bytesReceived, s.report.packetCount, s.report.cntError, s.report.jitterS]).toEqual([3000, 14, 2, 0.001]);
   run.finish();

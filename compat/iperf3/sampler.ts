@@ -90,15 +90,14 @@ export class StreamSampler<S extends SampledStream = LiveStream> {
 
   /**
    * TEST_START: intervals and totals count from `t0Ms`; with omit, everything until omitEnd() is marked omitted.
-   * TCP streams count from their first byte (their planes are fresh, and a Worker may read before we get here);
-   * UDP streams from `from`, the cut the Test's sampling began on at `t0Ms` (beginWarmup/beginMeasuring; from the
-   * streams' open for TCP), which leaves out the 4-byte handshake datagram.
+   * Streams count from their first byte (their planes are fresh, and a Worker may read before we get here: a
+   * loaded client of 128 streams read datagrams before it processed TEST_START); no handshake datagram is counted.
    */
-  start(t0Ms: number, omitS: number, from: Cut): void {
+  start(t0Ms: number, omitS: number): void {
     this.t0 = this.lastMs = t0Ms;
     this.omitting = omitS > 0;
     this.origin = this.test.originAt(t0Ms);
-    this.base = this.udp ? from : this.origin;
+    this.base = this.origin;
     this.last = this.base;
     this.unacked = this.streams.map(() => 0);
     this.rttSum = this.streams.map(() => 0);

@@ -144,7 +144,7 @@ export function clientUdpSendSpec(host: string, port: number, bindPort: number |
 
 /**
  * Client receiving UDP (-R, --bidir): an unconnected socket on an ephemeral port; the glue sends the hello from it
- * (DataPlane.send) and the server's reply, its first datagram, marks the stream connected.
+ * (DataPlane.send) and the server's reply, its first datagram, marks the stream connected and is not counted.
  */
 export function clientUdpRecvSpec(family: "ipv4" | "ipv6", bindPort: number | undefined, p: TestParams): StreamSpecInput {
   return {
@@ -153,6 +153,7 @@ export function clientUdpRecvSpec(family: "ipv4" | "ipv6", bindPort: number | un
     listen: { host: family === "ipv6" ? "::" : "0.0.0.0", port: bindPort ?? 0 },
     format: udpFormat(p),
     datagramSize: 65535,
+    firstIsReply: true,
     options: udpRecvOptions(p),
   };
 }

@@ -36,10 +36,11 @@ export class TestClock {
     // With -i the intervals are cut on iperf3's clock, once, for its reports and /status alike.
     if (o.intervalS > 0) run.cutsIntervals();
     this.sampler = new StreamSampler(o.streams, p.protocol === "udp", run);
-    // iperf3's omitted seconds are the engine's warm-up: counted apart, left out of the measured window. TCP streams
-    // count from their first byte, UDP ones from here.
-    const tcp = p.protocol === "tcp";
-    this.sampler.start(t0Ms, p.omitS, p.omitS === 0 ? run.beginMeasuring(t0Ms, tcp) : run.beginWarmup(t0Ms, tcp));
+    // iperf3's omitted seconds are the engine's warm-up: counted apart, left out of the measured window. Streams count
+    // from their first byte (no handshake datagram is counted).
+    if (p.omitS === 0) run.beginMeasuring(t0Ms, true);
+    else run.beginWarmup(t0Ms, true);
+    this.sampler.start(t0Ms, p.omitS);
     this.startGrid(t0Ms);
     if (p.omitS > 0) {
       this.timers.push(

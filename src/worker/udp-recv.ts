@@ -72,10 +72,10 @@ export class UdpReceiver implements Runner {
     }
     if (this.peer === undefined) {
       this.peer = { host: address, port };
-      // iperf3: the first datagram is the client's hello, answered and not counted.
+      // iperf3: the first datagram is the client's hello, answered and not counted, or the server's answer to ours.
       if (this.spec.helloReply) this.send(this.spec.helloReply, this.peer);
       this.ctx.event("connected", undefined, this.peer);
-      if (this.spec.helloReply) return;
+      if (this.spec.helloReply || this.spec.firstIsReply) return;
     }
     c[o + Slot.bytes]! += len;
     c[o + Slot.packets]!++;

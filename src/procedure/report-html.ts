@@ -8,6 +8,7 @@ import { pointLabel } from "./options.ts";
 import { formatFigure, LABELS } from "./report.ts";
 import { testKind } from "./test-kind.ts";
 import { formatMicroseconds } from "../report/text.ts";
+import { responsivenessCharts } from "./responsiveness-charts.ts";
 
 /**
  * The report of `anyperf report`: one HTML file, styles and charts inline, no script and no URL, so it opens
@@ -15,7 +16,8 @@ import { formatMicroseconds } from "../report/text.ts";
  * run's are never on one line, nor RR's transactions/s and CRR's): throughput or transactions/s by run, latency p50,
  * p99 and p99.9 by run and each run's latency CDF for request/response, CPU busy by run, and each sweep's curve with
  * its repeats' min–max. Per run (history schema 2 lines; older ones have only their figures): throughput over time
- * per stream, CPU per core by mode at each end, and the diagnosis.
+ * per stream, CPU per core by mode at each end, and the diagnosis; per responsiveness run (schema 3), the probe's
+ * latency and the load's throughput per phase.
  */
 export function reportHtml(entries: readonly HistoryEntry[], source: string): string {
   const charts: string[] = [];
@@ -54,10 +56,10 @@ function kindCharts(kind: string, runs: readonly KindRun[]): string[] {
   const out: string[] = [];
   const byRun = (value: (e: HistoryEntry) => number | undefined) => runs.flatMap(({ e, n }) => (value(e) === undefined ? [] : [{ x: n, y: value(e)! }]));
   const tput = byRun((e) => e.results.throughput_bps);
-  if (runs[0]!.e.test === "stream") {
-    if (tput.length) out.push(lineChart({ title: `${kind}: throughput by run`, xLabel: RUN_AXIS, yLabel: "bit/s", format: (v) => formatBits(v), series: [{ name: "throughput", points: tput }] }));
-    return out;
-  }
+  // A responsiveness run's headline is its bidir phase: the load's throughput and the probe's latency beside it.
+  const test = runs[0]!.e.test;
+  if ((test === "stream" || test === "responsiveness") && tput.length) out.push(lineChart({ title: `${kind}: throughput by run`, xLabel: RUN_AXIS, yLabel: "bit/s", format: (v) => formatBits(v), series: [{ name: "throughput", points: tput }] }));
+  if (test === "stream") return out;
   const tps = byRun((e) => e.results.transactions_per_second);
   if (tps.length) out.push(lineChart({ title: `${kind}: transactions/s by run`, xLabel: RUN_AXIS, yLabel: "transactions/s", series: [{ name: "transactions/s", points: tps }] }));
   const lat = [
@@ -130,10 +132,14 @@ function runsTable(entries: readonly HistoryEntry[]): string {
   return `<table><tr>${head.map((h) => `<th>${escapeXml(h)}</th>`).join("")}</tr>\n${rows.join("\n")}</table>`;
 }
 
-/** One run: its diagnosis, its streams over time, its cores; a line from before schema 2 says it has none. */
+/**
+ * One run: its diagnosis, its streams over time, its cores; a line from before schema 2 says it has none. A
+ * responsiveness run: its phases' latency and throughput.
+ */
 function runSection(e: HistoryEntry): string {
   const d = e.detail;
   const head = `<h3>${escapeXml(`${e.id} · ${testKind(e)} · ${e.mode}${e.peer ? ` · ${e.peer}` : ""}${Object.keys(e.point).length ? ` · ${pointLabel(e.point)}` : ""} · ${e.time}`)}</h3>`;
+  if (e.responsiveness) return `<section class="run">${head}${responsivenessCharts(e.responsiveness)}</section>`;
   if (!d) return `<section class="run">${head}<p>recorded before per-run detail was kept (history schema ${e.v})</p></section>`;
   const parts = [d.diagnosis ? `<p class="diagnosis"><b>${escapeXml(d.diagnosis.verdict)}</b>: ${d.diagnosis.evidence.map(escapeXml).join("<br>")}</p>` : "<p>no diagnosis (only two-host runs, anyperf client, are diagnosed)</p>"];
   const l = d.latency_us;

@@ -40,8 +40,17 @@ function peer(tool: Tool, command: string, system: boolean, origin: string): Sto
   return { label, command, version, system };
 }
 
-/** The system's iperf3, then trixie's. */
-export const iperf3Peers = (): StockPeer[] => [peer("iperf3", "iperf3", true, "system"), peer("iperf3", trixieBin("iperf3"), false, "Debian trixie")];
+/**
+ * An iperf3 built from esnet/iperf's newest source, for local checks beside the packaged ones: named by
+ * ANYPERF_IPERF3_NEWEST (its path); listed only when set, so a machine without it counts nothing for it.
+ */
+const newestIperf3 = (): StockPeer[] => {
+  const path = process.env.ANYPERF_IPERF3_NEWEST;
+  return path ? [peer("iperf3", path, false, "built from esnet/iperf")] : [];
+};
+
+/** The system's iperf3, then trixie's, then a newest build where ANYPERF_IPERF3_NEWEST names one. */
+export const iperf3Peers = (): StockPeer[] => [peer("iperf3", "iperf3", true, "system"), peer("iperf3", trixieBin("iperf3"), false, "Debian trixie"), ...newestIperf3()];
 
 /** The system's iperf 2, then trixie's. */
 export const iperf2Peers = (): StockPeer[] => [peer("iperf", "iperf", true, "system"), peer("iperf", trixieBin("iperf"), false, "Debian trixie")];

@@ -182,8 +182,10 @@ describe("server options", () => {
     expect(p.output).toMatchObject({ json: true, intervalS: 2 });
   });
 
-  test("-B host%dev", () => {
-    expect(server("-s -B ::1%lo")).toMatchObject({ bind: "::1", bindDev: "lo" });
+  test("a device (-B host%dev, -c host%dev, --bind-dev) is refused by name, never dropped", () => {
+    expect(fails("-s -B ::1%lo")).toMatch(/^-B ::1%lo: anyperf does not bind to a device \(SO_BINDTODEVICE\)/);
+    expect(fails("-c 127.0.0.1%lo")).toMatch(/^-c 127.0.0.1%lo: anyperf does not bind to a device/);
+    expect(fails("-c 127.0.0.1 --bind-dev lo")).toMatch(/^--bind-dev lo: anyperf does not bind to a device/);
   });
 
   test("help and version", () => {

@@ -78,7 +78,7 @@ const PARSE_OPTIONS = Object.fromEntries(
 
 /** The flag that sets each plan field (params.* by their own name), for messages. */
 const PLAN_FLAGS: Record<string, string> = {
-  port: "-p", bind: "-B", bindDev: "--bind-dev", pidfile: "-I", sndTimeoutMs: "--snd-timeout", rcvTimeoutMs: "--rcv-timeout",
+  port: "-p", bind: "-B", pidfile: "-I", sndTimeoutMs: "--snd-timeout", rcvTimeoutMs: "--rcv-timeout",
   idleTimeoutS: "--idle-timeout", bitrateLimit: "--server-bitrate-limit", bitrateLimitIntervalS: "--server-bitrate-limit",
   maxDurationS: "--server-max-duration", maxTests: "--max-tests", host: "-c", cport: "--cport", connectTimeoutMs: "--connect-timeout",
   affinity: "-A", format: "-f", intervalS: "-i", logfile: "--logfile", timestamps: "--timestamps", omitS: "-O", timeS: "-t",
@@ -94,6 +94,15 @@ const UNRUN: [string, string][] = [
   ["skip-rx-copy", "no MSG_TRUNC reads"],
   ["json-stream-full-output", "--json-stream prints the events only"],
 ];
+
+/**
+ * A device to bind to (`-B host%dev`, `-c host%dev`, `--bind-dev dev`) is refused by name: our sockets take no
+ * SO_BINDTODEVICE, and a test bound to the address alone is not the one asked for.
+ */
+function refuseDevice(bind: string | undefined, host: string | undefined, bindDev: string | undefined): void {
+  const named = bindDev !== undefined ? `--bind-dev ${bindDev}` : bind?.includes("%") ? `-B ${bind}` : host?.includes("%") ? `-c ${host}` : undefined;
+  if (named !== undefined) throw new UserError(`${named}: anyperf does not bind to a device (SO_BINDTODEVICE): drop the device and bind to its address (-B ADDR)`, 1);
+}
 
 /** --cntl-ka[=idle/interval/count], each part optional as in 3.21 ("/5" sets the interval only). */
 function parseCntlKa(v: string | undefined): ClientPlan["cntlKa"] {
@@ -147,9 +156,8 @@ function parse(argv: readonly string[]): ParsedCommand {
     if (port < 1 || port > 65535) throw paramError("port number must be between 1 and 65535 inclusive", "pass -p 1..65535");
   }
   const family: Family = flag("version6") ? "ipv6" : flag("version4") ? "ipv4" : "any";
-  let bind = str("bind");
-  let bindDev = str("bind-dev");
-  if (bind?.includes("%")) [bind, bindDev] = bind.split("%", 2) as [string, string];
+  const bind = str("bind");
+  refuseDevice(bind, host, str("bind-dev"));
 
   const output = parseOutput(o);
   const rcvTimeout = str("rcv-timeout");
@@ -166,7 +174,7 @@ function parse(argv: readonly string[]): ParsedCommand {
     if (sndTimeoutMs < 0 || sndTimeoutMs > Limits.maxTimeS * 1000) throw paramError("send timeout value is incorrect or not in range", `pass --snd-timeout 0..${Limits.maxTimeS * 1000} (ms)`);
   }
   const { affinity } = parseAffinity(str("affinity"));
-  const common = { port, bind, bindDev, family, output, pidfile: str("pidfile"), rcvTimeoutMs, sndTimeoutMs, affinity };
+  const common = { port, bind, family, output, pidfile: str("pidfile"), rcvTimeoutMs, sndTimeoutMs, affinity };
 
   if (isServer) {
     let bitrateLimit = 0;

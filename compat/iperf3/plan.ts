@@ -30,7 +30,6 @@ export type OutputPlan = z.infer<typeof OutputPlan>;
 const common = {
   port: z.int().min(1).max(65535).default(Defaults.port),
   bind: z.string().min(1).optional(),
-  bindDev: z.string().optional(),
   family: Family.default("any"),
   output: OutputPlan.default(OutputPlan.parse({})),
   pidfile: z.string().optional(),

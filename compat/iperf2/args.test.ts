@@ -51,6 +51,8 @@ describe("iperf 2 command lines", () => {
     expect(run("-c h -S af11").tos).toBe(0x28);
     expect(run("-c h -B 127.0.0.1:6000").bind).toEqual({ host: "127.0.0.1", port: 6000 });
     expect(run("-c h -B [::1]:6000").bind).toEqual({ host: "::1", port: 6000 });
+    // A device is refused by name, never dropped (our sockets take no SO_BINDTODEVICE).
+    expect(() => run("-s -B 127.0.0.1%lo")).toThrow("iperf: -B 127.0.0.1%lo: anyperf does not bind to a device (SO_BINDTODEVICE)");
   });
 
   test("help and version", () => {

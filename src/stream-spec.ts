@@ -31,6 +31,8 @@ export const SocketOptions = z.object({
   tos: z.number().int().min(0).max(255).optional(),
   /** SO_MAX_PACING_RATE in bytes/s. */
   pacingRate: z.number().int().positive().optional(),
+  /** Don't Fragment on an IPv4 socket (IP_MTU_DISCOVER = IP_PMTUDISC_DO); an IPv6 one never fragments in the path. */
+  dontFragment: z.boolean().optional(),
 });
 export type SocketOptions = z.infer<typeof SocketOptions>;
 

@@ -34,6 +34,13 @@ test("server UDP streams adopt their connected socket and greet the client with 
   expect(send.kind === "udp-send" && send.limitPackets).toBe(Math.ceil((100e6 * 4) / 8 / 1400));
 });
 
+test("--dont-fragment asks a UDP stream socket for DF (as 3.12 sets it on every UDP stream), never a TCP one", () => {
+  const peer = { host: "127.0.0.1", port: 40000 };
+  const p = udp({ len: 1400, dontFragment: true });
+  expect(StreamSpec.parse(serverUdpSendSpec({ fd: 8, local: false }, peer, p)).options.dontFragment).toBe(true);
+  expect(StreamSpec.parse(adoptedTcpSpec("send", { fd: 9, local: false }, 0, TestParams.parse({ protocol: "tcp", len: 131072, dontFragment: true }))).options.dontFragment).toBeUndefined();
+});
+
 test("a local UDP stream (a view of the port socket, no libc) asks for no socket option unless -w does", () => {
   const peer = { host: "127.0.0.1", port: 40000 };
   const local = { fd: 2 ** 30, local: true };

@@ -29,6 +29,8 @@ export function socketOptions(p: TestParams, preConnect: boolean): SocketOptions
   if (p.tos) o.tos = p.tos;
   // --fq-rate is bits/s; SO_MAX_PACING_RATE takes bytes/s.
   if (p.fqRate) o.pacingRate = Math.max(1, Math.floor(p.fqRate / 8));
+  // As 3.12 on every UDP stream socket, whichever end: the sender's datagrams then carry DF.
+  if (p.dontFragment && p.protocol === "udp") o.dontFragment = true;
   return o;
 }
 

@@ -19,6 +19,9 @@ export const SO_MAX_PACING_RATE = 47;
 
 export const IPPROTO_IP = 0;
 export const IP_TOS = 1;
+export const IP_MTU_DISCOVER = 10;
+/** IP_MTU_DISCOVER value: never fragment, set DF on every datagram. */
+export const IP_PMTUDISC_DO = 2;
 
 export const IPPROTO_TCP = 6;
 export const TCP_NODELAY = 1;

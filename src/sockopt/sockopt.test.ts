@@ -3,6 +3,8 @@ import type { Socket, TCPSocketListener } from "bun";
 import { readFileSync } from "node:fs";
 import { UserError } from "../errors.ts";
 import {
+  IP_MTU_DISCOVER,
+  IP_PMTUDISC_DO,
   IP_TOS,
   IPPROTO_IP,
   IPPROTO_IPV6,
@@ -169,6 +171,17 @@ describe.skipIf(!live)("Sockopt on live loopback sockets", () => {
       expect(so.apply(fdOf(u), { recvBuffer: 1 << 20 }).recvBuffer).toBe(2 << 20);
       expect(so.tcpInfo(fdOf(u))).toBeUndefined();
       expect(so.congestionControl(fdOf(u))).toBeUndefined();
+    } finally {
+      u.close();
+    }
+  });
+
+  test("dontFragment sets IP_MTU_DISCOVER to IP_PMTUDISC_DO on an IPv4 UDP socket, read back", async () => {
+    const u = await Bun.udpSocket({ hostname: "127.0.0.1", port: 0 });
+    try {
+      expect(so.getInt(fdOf(u), IPPROTO_IP, IP_MTU_DISCOVER)).not.toBe(IP_PMTUDISC_DO);
+      expect(so.apply(fdOf(u), { dontFragment: true }).dontFragment).toBe(true);
+      expect(so.getInt(fdOf(u), IPPROTO_IP, IP_MTU_DISCOVER)).toBe(IP_PMTUDISC_DO);
     } finally {
       u.close();
     }

@@ -8,6 +8,8 @@ import {
   EINPROGRESS,
   F_GETFL,
   F_SETFL,
+  IP_MTU_DISCOVER,
+  IP_PMTUDISC_DO,
   IP_TOS,
   IPPROTO_IP,
   IPPROTO_IPV6,
@@ -58,6 +60,7 @@ export interface AppliedOptions {
   mss?: number;
   tos?: number;
   pacingRate?: number;
+  dontFragment?: boolean;
 }
 
 /** A whitespace-separated /proc/sys value as a list ([] when unreadable). */
@@ -299,6 +302,10 @@ export class Sockopt {
     if (opts.pacingRate !== undefined) {
       this.#setPacingRate(fd, opts.pacingRate, generic);
       out.pacingRate = this.#getPacingRate(fd);
+    }
+    if (opts.dontFragment && this.family(fd) === "ipv4") {
+      set("Don't Fragment (IP_MTU_DISCOVER)", IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_DO, generic);
+      out.dontFragment = this.getInt(fd, IPPROTO_IP, IP_MTU_DISCOVER) === IP_PMTUDISC_DO;
     }
     return out;
   }

@@ -49,13 +49,14 @@ describe("parameters", () => {
   });
 
   test("every optional key in the 3.12 order", () => {
+    // Not reverse: a paced sender of ours refuses a burst (below).
     const p = TestParams.parse({
-      protocol: "udp", omitS: 2, serverAffinity: 1, timeS: 3, mss: 1400, noDelay: true, parallel: 4, reverse: true, window: 262144, len: 1400,
+      protocol: "udp", omitS: 2, serverAffinity: 1, timeS: 3, mss: 1400, noDelay: true, parallel: 4, window: 262144, len: 1400,
       bandwidth: 1e8, fqRate: 5e8, burst: 10, tos: 0xb8, flowLabel: 7, title: "t", extraData: "x", congestion: "cubic",
       getServerOutput: true, udpCounters64bit: true, repeatingPayload: true, zerocopy: true, dontFragment: true, authToken: "dG9r",
     });
     expect(encodeParams(p)).toBe(
-      '{"udp":true,"omit":2,"server_affinity":1,"time":3,"num":0,"blockcount":0,"MSS":1400,"nodelay":true,"parallel":4,"reverse":true,' +
+      '{"udp":true,"omit":2,"server_affinity":1,"time":3,"num":0,"blockcount":0,"MSS":1400,"nodelay":true,"parallel":4,' +
         '"window":262144,"len":1400,"bandwidth":100000000,"fqrate":500000000,"pacing_timer":1000,"burst":10,"TOS":184,"flowlabel":7,' +
         '"title":"t","extra_data":"x","congestion":"cubic","get_server_output":1,"udp_counters_64bit":1,"repeating_payload":1,"zerocopy":1,' +
         '"dont_fragment":1,"authtoken":"dG9r","client_version":"3.12"}',
@@ -117,6 +118,19 @@ describe("parameters", () => {
       expect(e.message).toContain(name);
     }
     expect(decodeParams(enc('{"udp":true,"gso":0,"gso_dg_size":0,"gso_bf_size":0,"gro":0,"gro_bf_size":0,"skip_rx_copy":0}')).protocol).toBe("udp");
+  });
+
+  test("a pacing timer or burst for a sender of ours (-R, --bidir at a rate) is refused with IEUNIMP; the client's own is its business", () => {
+    for (const [json, name] of [
+      ['{"tcp":true,"reverse":true,"bandwidth":1000000,"pacing_timer":2000}', "pacing_timer"],
+      ['{"udp":true,"bidirectional":true,"bandwidth":1000000,"burst":10}', "burst"],
+    ] as const) {
+      const e = failure(json);
+      expect(e.iErrno).toBe(IErrno.IEUNIMP);
+      expect(e.message).toContain(name);
+    }
+    expect(decodeParams(enc('{"tcp":true,"reverse":true,"bandwidth":1000000,"pacing_timer":1000}')).reverse).toBe(true);
+    expect(decodeParams(enc('{"udp":true,"bandwidth":1000000,"pacing_timer":2000,"burst":10}')).burst).toBe(10);
   });
 
   test("flags are read by presence, as 3.12 does", () => {

@@ -127,7 +127,11 @@ export function decodeParams(json: Uint8Array): TestParams {
   }
   // MPTCP, UDP GSO/GRO and MSG_TRUNC reads would be a different test than the one measured: the client ends on
   // 3.12's IEUNIMP line instead of a figure for a test it did not ask for. gso/gro travel as 0 when not asked.
-  const unrun = [has(w.mptcp) && "mptcp (--mptcp)", w.gso && "gso (--gsro)", w.gro && "gro (--gsro)", w.skip_rx_copy && "skip_rx_copy (--skip-rx-copy)"].filter((k) => k);
+  // Our paced senders (-R, --bidir at a -b rate) run a token bucket of their own: 3.12's send timer period
+  // (--pacing-timer) and its blocks per tick (-b RATE/BURST) shape a different burst pattern than they would.
+  const weSendPaced = (has(w.reverse) || has(w.bidirectional)) && (w.bandwidth ?? 0) > 0;
+  const unshaped = weSendPaced && [(w.pacing_timer ?? Defaults.pacingTimerUs) !== Defaults.pacingTimerUs && "pacing_timer (--pacing-timer)", (w.burst ?? 0) > 0 && "burst (-b RATE/BURST)"];
+  const unrun = [has(w.mptcp) && "mptcp (--mptcp)", w.gso && "gso (--gsro)", w.gro && "gro (--gsro)", w.skip_rx_copy && "skip_rx_copy (--skip-rx-copy)", ...(unshaped || [])].filter((k) => k);
   if (unrun.length > 0) throw new Iperf3ProtocolError(`parameters: ${unrun.join(", ")} not supported by this server`, IErrno.IEUNIMP, Errno.OK);
   return TestParams.parse({
     protocol,

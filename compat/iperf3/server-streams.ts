@@ -35,6 +35,8 @@ export interface StreamsOwner {
 
 export class ServerStreams {
   private readonly live: Array<LiveStream | undefined> = [];
+  /** Our senders' TCP_INFO duplicates: while one is open the connection is, whatever the Worker closed. */
+  private readonly senderFds: number[] = [];
   private readonly opening: Array<Promise<void>> = [];
   /** While the test waits for or holds the UDP port's turn (its hellos come here). */
   private udpTurn?: UdpTurnHolder;
@@ -144,6 +146,7 @@ export class ServerStreams {
     this.t.side.start.sockBufs.push(sockBuf);
     // Only a sender's TCP_INFO is read (retransmits, cwnd); a receiver's duplicate is not needed past the start.
     const infoFd = sender ? info : undefined;
+    if (infoFd !== undefined) this.senderFds.push(infoFd);
     if (!sender && info !== undefined) this.t.server.fd.close(info);
     this.live.push(undefined);
     const spec = adoptedTcpSpec(sender ? "send" : "recv", handed, pending, p, serverSendBlocks(p, n));
@@ -182,6 +185,20 @@ export class ServerStreams {
   stop(): void {
     for (const s of this.live) if (s) void s.plane.stop();
     this.releaseUdpTurn();
+  }
+
+  /**
+   * FIN on every connection we sent on, once its Worker stopped: 3.12 closes its data sockets at TEST_END, and a
+   * 3.12 -R client, whose reads block after its TEST_END, drains them until EOF before it reads EXCHANGE_RESULTS.
+   */
+  finishSending(): void {
+    for (const fd of this.senderFds) {
+      try {
+        this.t.server.fd.sockopt?.shutdownWrite(fd);
+      } catch {
+        // The client closed first: its EOF needs no FIN of ours.
+      }
+    }
   }
 
   /** The test is over: streams that open from now on are stopped at once. */

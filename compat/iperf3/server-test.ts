@@ -261,11 +261,13 @@ export class ServerTest {
     this.stopTimers();
     const cpu = this.cpu.stop();
     const streams = this.t?.streams.streams ?? [];
-    if (this.sampler && streams.some((s) => !s.report.sender)) {
+    if (this.sampler && streams.length > 0) {
       // Our senders stop counting now; only what the client sent may still arrive.
       this.sampler.freeze((s) => s.report.sender);
-      for (const s of streams) if (s.report.sender) void s.plane.stop();
-      await settleReceived(this.sampler, this.t!.params.len);
+      const sent = Promise.all(streams.filter((s) => s.report.sender).map((s) => s.plane.stop()));
+      if (streams.some((s) => !s.report.sender)) await settleReceived(this.sampler, this.t!.params.len);
+      await sent;
+      this.t?.streams.finishSending();
     }
     if (this.closed) return;
     this.finishStop(now, cpu);

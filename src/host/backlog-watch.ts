@@ -1,14 +1,7 @@
+import type { BacklogSeen } from "./backlog-seen.ts";
 import { median } from "../formulas.ts";
 import { readShaper, type Shaper } from "./shaper.ts";
 
-/** What a shaper's queue held over a watch: the median and the largest of its reads, bytes. */
-export interface BacklogSeen {
-  interface: string;
-  kind: string;
-  rate_bps: number;
-  backlog_bytes: number;
-  backlog_max_bytes: number;
-}
 
 /**
  * Reads an interface's shaping qdisc (rtnetlink) every `everyMs` while started: what a load kept waiting in this

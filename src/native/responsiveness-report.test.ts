@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { Results, type Figures, type StreamFigures } from "../report/result.ts";
 import type { TcpPath } from "../diagnosis/schema.ts";
+import type { BacklogSeen } from "../host/backlog-seen.ts";
 import { Responsiveness, phaseFigures, queueEvidence, responsiveness, responsivenessText } from "./responsiveness-report.ts";
 import { probePlan, PROBE_GAP_MS } from "./responsiveness.ts";
 import { Plan } from "../plan.ts";
@@ -9,12 +10,12 @@ const figures = (f: Partial<Figures> = {}): Figures => ({ bytes: 0, seconds: 3, 
 const stream = (id: number, side: StreamFigures["side"], bps: number): StreamFigures => ({ ...figures({ throughput_bps: bps }), id, side, connections: 1 });
 const path = (srtt: number, minRtt: number): TcpPath => ({ streams: 4, elapsed_us: 1, busy_us: 1, rwnd_limited_us: 0, sndbuf_limited_us: 0, srtt_us: srtt, min_rtt_us: minRtt });
 
-function results(r: { summary?: Partial<Figures>; streams?: StreamFigures[]; path?: TcpPath; remote?: { streams: StreamFigures[]; path?: TcpPath } }): Results {
+function results(r: { summary?: Partial<Figures>; streams?: StreamFigures[]; path?: TcpPath; remote?: { streams: StreamFigures[]; path?: TcpPath; qdisc?: BacklogSeen } }): Results {
   const core = { version: "0", role: "client", phases: { warmup_s: 0, measured_s: 3, cooldown_s: 0 }, summary: figures(r.summary), totals: {}, streams: r.streams ?? [], cpu: {}, errors: [] };
   return Results.parse({
     ...core, tool: "anyperf", mode: "client", transport: "tcp", test: "stream", started_at: "2026-12-04T17:00:00Z", interrupted: false, intervals: [],
     ...(r.path ? { tcp_path: r.path } : {}),
-    ...(r.remote ? { remote: { ...core, role: "server", streams: r.remote.streams, ...(r.remote.path ? { tcp_path: r.remote.path } : {}) } } : {}),
+    ...(r.remote ? { remote: { ...core, role: "server", streams: r.remote.streams, ...(r.remote.path ? { tcp_path: r.remote.path } : {}), ...(r.remote.qdisc ? { qdisc: r.remote.qdisc } : {}) } } : {}),
   });
 }
 
@@ -69,6 +70,18 @@ describe("--responsiveness's phases", () => {
     expect(p.client_qdisc).toEqual(qdisc);
     expect(queueEvidence("upload", p)).toBe(
       "upload: client → server (upload) queue grew: its flows' RTT 45.00 ms over their minimum; the probe's p50 +43.20 ms over idle; this host's tbf on veth-a held 479 KiB at the median (78.49 ms at its 50.0 Mbit/s), 586 KiB at most",
+    );
+  });
+
+  test("the server's shaper, as the serve reported it in its result: the download's queue on its side", () => {
+    const qdisc = { interface: "veth-b", kind: "tbf", rate_bps: 50e6, backlog_bytes: 300_000, backlog_max_bytes: 400_000 };
+    const load = results({ streams: [stream(0, "recv", 47.5e6)], remote: { streams: [stream(0, "send", 48e6)], path: path(48_100, 100), qdisc } });
+    const p = phaseFigures(probe(43_280, 60_000, 90_000), load, idle);
+    expect(p.server_qdisc).toEqual(qdisc);
+    expect(p.client_qdisc).toBeUndefined();
+    // 300000 B × 8 / 50 Mbit/s = 48 ms
+    expect(queueEvidence("download", p)).toBe(
+      "download: server → client (download) queue grew: its flows' RTT 48.00 ms over their minimum; the probe's p50 +43.20 ms over idle; the server's tbf on veth-b held 293 KiB at the median (48.00 ms at its 50.0 Mbit/s), 391 KiB at most",
     );
   });
 

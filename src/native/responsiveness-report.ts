@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { UserError } from "../errors.ts";
 import { addedLatencyUs, queueDrainUs, queueingDelayUs, roundTripsPerMinute } from "../formulas.ts";
-import type { BacklogSeen } from "../host/backlog-watch.ts";
+import { BacklogSeen } from "../host/backlog-seen.ts";
 import type { Results, StreamFigures } from "../report/result.ts";
 import type { TcpPath } from "../diagnosis/schema.ts";
 import { formatBits, formatBytes } from "../units.ts";
@@ -34,9 +34,9 @@ export const ResponsivenessPhase = z.object({
   /** The load flows' smoothed RTT − min RTT per direction (their senders' TCP_INFO): the queue each built. */
   queueing_delay_us: z.object({ upload: z.number().optional(), download: z.number().optional() }),
   /** This host's shaping qdisc on the route to the server (tbf, htb), read every 200 ms over the probe's window. */
-  client_qdisc: z
-    .object({ interface: z.string(), kind: z.string(), rate_bps: z.number(), backlog_bytes: z.number(), backlog_max_bytes: z.number() })
-    .optional(),
+  client_qdisc: BacklogSeen.optional(),
+  /** The server's shaping qdisc on its route to us, read by the serve over the load's window where it sent. */
+  server_qdisc: BacklogSeen.optional(),
 });
 export type ResponsivenessPhase = z.infer<typeof ResponsivenessPhase>;
 
@@ -79,6 +79,7 @@ export function phaseFigures(probe: Results, load: Results | undefined, idle: Re
     rpm: roundTripsPerMinute(l.p50),
     queueing_delay_us: { ...(up === undefined ? {} : { upload: up }), ...(down === undefined ? {} : { download: down }) },
     ...(qdisc ? { client_qdisc: qdisc } : {}),
+    ...(load?.remote?.qdisc ? { server_qdisc: load.remote.qdisc } : {}),
   };
 }
 
@@ -93,8 +94,9 @@ const towards = { upload: "client → server (upload)", download: "server → cl
 export function queueEvidence(name: LoadedPhase, p: ResponsivenessPhase): string {
   const dirs = (["upload", "download"] as const).filter((d) => p.queueing_delay_us[d] !== undefined);
   const grew = dirs.filter((d) => p.queueing_delay_us[d]! >= QUEUE_GREW_US);
-  const q = p.client_qdisc;
-  const held = q ? `; this host's ${q.kind} on ${q.interface} held ${formatBytes(q.backlog_bytes)} at the median (${ms(queueDrainUs(q.backlog_bytes, q.rate_bps))} at its ${formatBits(q.rate_bps)}), ${formatBytes(q.backlog_max_bytes)} at most` : "";
+  const heldBy = (who: string, q: BacklogSeen | undefined) =>
+    q ? `; ${who} ${q.kind} on ${q.interface} held ${formatBytes(q.backlog_bytes)} at the median (${ms(queueDrainUs(q.backlog_bytes, q.rate_bps))} at its ${formatBits(q.rate_bps)}), ${formatBytes(q.backlog_max_bytes)} at most` : "";
+  const held = heldBy("this host's", p.client_qdisc) + heldBy("the server's", p.server_qdisc);
   const probe = `${p.added_latency_us === undefined ? "" : `; the probe's p50 ${p.added_latency_us >= 0 ? "+" : "−"}${ms(Math.abs(p.added_latency_us))} over idle`}${held}`;
   if (dirs.length === 0) return `${name}: the load flows' RTT unknown (no TCP_INFO)${probe}`;
   if (grew.length === 0) {

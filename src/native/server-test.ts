@@ -10,6 +10,9 @@ import { readTcpBufferCeilings } from "../host/link-buffers.ts";
 import { socketBuffers } from "./socket-buffers.ts";
 import { FlowWatch } from "../flows.ts";
 import { ensureFdLimit, fdsNeeded } from "../host/fd-limit.ts";
+import { BacklogWatch } from "../host/backlog-watch.ts";
+import type { BacklogSeen } from "../host/backlog-seen.ts";
+import { readLink } from "../host/link.ts";
 
 /** What the server waits for in-flight data before it stops its receivers (as loopback does). */
 function drainMs(req: TestRequest): number {
@@ -28,6 +31,9 @@ export class ServerTest {
   private done = false;
   /** This process's RSS per flow: other tests running at the same time count in it. */
   private readonly flows: FlowWatch;
+  /** Where this end sends a bulk test: its shaping qdisc toward the client, read over the window (the download's queue). */
+  private backlog: BacklogWatch | undefined;
+  private seen: BacklogSeen | undefined;
 
   constructor(
     readonly id: number,
@@ -60,6 +66,7 @@ export class ServerTest {
       });
       this.tx = await this.keep(opening);
       this.run.attach(this.tx, "send");
+      if (this.req.test === "stream") this.backlog = new BacklogWatch(readLink(this.peer.host).interface);
     }
     return this.rx ? this.rx.localPorts.map((p) => p!) : [];
   }
@@ -79,6 +86,8 @@ export class ServerTest {
 
   window(edge: "start" | "end"): void {
     if (edge === "start" && this.run.phase !== "measuring") this.run.beginMeasuring();
+    if (edge === "start") this.backlog?.start();
+    if (edge === "end") this.seen = this.backlog?.stop();
     if (edge === "end") this.flows.measured();
     // With -n the client's window ends when its last byte left; ours ends when it has landed (finish drains first).
     if (edge === "end" && this.req.bytes > 0 && this.rx && this.req.test === "stream") return;
@@ -92,13 +101,15 @@ export class ServerTest {
     await this.stop();
     const buffers = socketBuffers(this.req.windowBytes, { send: this.tx, recv: this.rx });
     const r = this.run.results();
-    return remoteEnd({ ...r, ...(buffers ? { socket_buffers: buffers } : {}), flows: this.flows.figures(r.streams) }, readTcpBufferCeilings());
+    const end = remoteEnd({ ...r, ...(buffers ? { socket_buffers: buffers } : {}), flows: this.flows.figures(r.streams) }, readTcpBufferCeilings());
+    return this.seen ? { ...end, qdisc: this.seen } : end;
   }
 
   /** Ends everything without a report (client gone, refused, server closing). */
   async stop(): Promise<void> {
     if (this.done) return;
     this.done = true;
+    this.seen ??= this.backlog?.stop();
     await Promise.all([this.tx?.stop(), this.rx?.stop()]);
     this.run.finish();
   }

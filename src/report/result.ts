@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { HostWindow } from "../host/window.ts";
 import { TcpBufferCeilings } from "../host/link-facts.ts";
+import { BacklogSeen } from "../host/backlog-seen.ts";
 import { Diagnosis, TcpPath } from "../diagnosis/schema.ts";
 
 /** The one results document every mode produces; `--json` prints it, dialects reformat it, /results serves it. */
@@ -134,6 +135,11 @@ export const RemoteEnd = Core.pick({ role: true, phases: true, summary: true, se
   version: z.string().optional(),
   /** Its TCP buffer ceilings: with ours, the window one stream can reach (diagnosis). */
   tcp_buffers: TcpBufferCeilings.optional(),
+  /**
+   * Its shaping qdisc (tbf, htb) on its route to this end, read every 200 ms over the window while it sends: the
+   * queue a download built on the server's side. Absent from older serves, unshaped routes and receiving ends.
+   */
+  qdisc: BacklogSeen.optional(),
   /** What served the test when it was not `anyperf serve`'s native server: the stock tool and, when it said, its version. */
   peer: z.object({ name: z.enum(["iperf3", "netperf", "iperf", "ntttcp"]), version: z.string().optional() }).optional(),
 });

@@ -69,6 +69,10 @@ describe.skipIf(SKIP !== undefined)("--responsiveness, tbf 50 Mbit/s with a 200 
     expect(r.upload!.client_qdisc!.backlog_bytes).toBeGreaterThan(50_000);
     expect(r.download!.client_qdisc!.backlog_bytes).toBeLessThan(r.upload!.client_qdisc!.backlog_bytes);
     expect(r.evidence[1]).toStartWith("download: server → client (download) queue grew");
+    // The serve read its own tbf over the download's window and reported it in its result.
+    expect(r.download!.server_qdisc!.backlog_bytes).toBeGreaterThan(50_000);
+    expect(r.evidence[1]).toContain("the server's tbf on veth-b held ");
+    expect(r.upload!.server_qdisc).toBeUndefined();
     expect(r.evidence[2]).toStartWith("bidir: queues grew: the upload flows' RTT ");
   }, T);
 });

@@ -275,14 +275,27 @@ export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
   if (omni) {
     // netperf 2.7.0 runs `-t omni -- -r 1` as request/response; an explicit -d wins, before or after -r.
     const omniDirection = direction ?? (sizesGiven ? XMIT | RECV : XMIT);
-    const named = omniTest(omniDirection, protocol, connect);
+    if (typeof protocol === "object") throw new UserError(`netperf: test option -T ${protocol.other}: anyperf runs omni over tcp or udp only: use -T tcp or -T udp`);
+    const transport = protocol ?? "tcp";
+    const named = omniTest(omniDirection, transport, connect);
     if (!named) {
-      throw new UserError(`netperf: -t omni with -d ${omniDirection & RECV ? "recv" : "send"}${connect ? " -c" : ""} over ${protocol} is not supported by anyperf: use -d send, -d recv or -d rr (with -c for TCP connect/request/response)`);
+      throw new UserError(`netperf: -t omni with -d ${omniDirection & RECV ? "recv" : "send"}${connect ? " -c" : ""} over ${transport} is not supported by anyperf: use -d send, -d recv or -d rr (with -c for TCP connect/request/response)`);
     }
     test = named;
     // An omni test without -o/-O/-k prints the -O table.
     if (t.output === "legacy") t.output = "human";
-  } else test = parsed.data!;
+  } else {
+    test = parsed.data!;
+    // netperf 2.7.0 runs a migrated test over -T's transport under the test's own name (TCP_STREAM -- -T udp sends
+    // 65507-byte datagrams in a "TCP STREAM" table): a figure under the wrong name, so anyperf refuses the mix. A name
+    // it does not know is IP's default for the test's socket type: the test's own transport.
+    const own = test.startsWith("UDP") ? "udp" : "tcp";
+    if (!classic && typeof protocol === "string" && protocol !== own) {
+      const twin = MigratedTest.safeParse(`${protocol.toUpperCase()}${test.slice(3)}`);
+      const use = twin.success ? `-t ${twin.data} or -t omni -- -T ${protocol}` : `-t omni -- -T ${protocol}`;
+      throw new UserError(`netperf: test option -T ${protocol} with ${p.testName}: anyperf runs ${p.testName} over ${own} only: use ${use}`);
+    }
+  }
   const rr = test.endsWith("RR");
   if (rr) {
     if (t.requestSize <= 0) t.requestSize = 1;

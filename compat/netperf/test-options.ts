@@ -54,7 +54,8 @@ export function testOptionDefaults(sendWidth: number) {
     sendWidth,
     direction: undefined as number | undefined,
     sizesGiven: false,
-    protocol: "tcp" as "tcp" | "udp",
+    /** -T's transport; omni runs tcp when none is given, a migrated test its own; `other` is a name netperf reads as IP's default. */
+    protocol: undefined as "tcp" | "udp" | { other: string } | undefined,
     connect: false,
   };
 }
@@ -182,11 +183,10 @@ export const TEST_OPTIONS: OptionTable<TestOptionState, TestKind> = [
   {
     letters: "T",
     takesValue: true,
-    tests: ["omni"],
+    tests: ["omni", "migrated"],
     apply: (s, c) => {
       const proto = c.value.slice(0, 9).toLowerCase();
-      if (proto !== "tcp" && proto !== "udp") throw new UserError(`netperf: test option -T ${c.value}: anyperf runs omni over tcp or udp only: use -T tcp or -T udp`);
-      s.protocol = proto;
+      s.protocol = proto === "tcp" || proto === "udp" ? proto : { other: c.value };
     },
   },
   { ...OMNI_ARGS_ONLY, letters: "u", takesValue: true, apply: (s, c) => void (s.uuid = c.value.slice(0, 37)) },

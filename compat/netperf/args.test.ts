@@ -139,6 +139,8 @@ describe("netperf command line", () => {
     fails("-t UDP_STREAM -l -100", /needs a TCP test/);
     fails("-- -P 70000", /outside 0..65535/);
     fails("-H h --instances 0", /--instances needs a count/);
+    // A test anyperf runs once (TCP_MSS, TCP_CC, TCP_SENDFILE, UUID) is never run once while --instances asked for more.
+    fails("-H h -t TCP_MSS --instances 3", /--instances 3 with TCP_MSS: anyperf runs TCP_MSS once/);
   });
 
   test("-V and -h print instead of running", () => {

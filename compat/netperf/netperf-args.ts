@@ -261,6 +261,9 @@ export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
     const host = p.host || (p.family === "ipv6" ? "::1" : "localhost");
     return { kind: "calibrate", side: calibrate, host, controlPort: p.controlPort, family: p.family, verbosity: p.verbosity, passphrase: p.passphrase };
   }
+  if (classic && instances > 1) {
+    throw new UserError(`netperf: --instances ${instances} with ${p.testName}: anyperf runs ${p.testName} once: drop --instances, or use it with a stream or request/response test`);
+  }
   // netperf reads UUID's test options as omni's (scan_omni_args), the other classic tests' with scan_sockets_args.
   const kind: TestKind = omni ? "omni" : classic && classic !== "UUID" ? "classic" : "migrated";
   const options = testOptionDefaults(p.sendWidth);

@@ -54,7 +54,7 @@ export async function probe(host: string, port: number, signal: AbortSignal): Pr
       return { peer: undefined, reason: code === "ECONNREFUSED" ? "connection refused" : connected.message, refused: code === "ECONNREFUSED" };
     }
     socket = connected;
-    socket.write(encodeFrame({ type: "hello", protocol: PROTOCOL_VERSION, tool: "anyperf", version: VERSION }));
+    socket.write(encodeFrame({ type: "hello", protocol: PROTOCOL_VERSION, tool: "anyperf", version: VERSION, probe: true }));
     return await Promise.race([within(answered, PROBE_ANSWER_MS, { peer: undefined, reason: `no answer to a hello within ${PROBE_ANSWER_MS / 1000} s` }), aborted]);
   } finally {
     clearTimeout(timer);

@@ -48,6 +48,8 @@ export const ClientMessage = z.discriminatedUnion("type", [
     tool: z.literal("anyperf"),
     version: z.string().max(64),
     token: z.string().max(TEXT).optional(),
+    /** Only asking what serves the port (`anyperf client` finding its peer): welcomed, then closed without a word. */
+    probe: z.literal(true).optional(),
   }),
   /** `clientPorts`: where the client's receivers listen (reverse, bidir), one per stream. */
   z.strictObject({ type: z.literal("test"), test: TestRequest, clientPorts: z.array(Port).max(MAX_STREAMS) }),

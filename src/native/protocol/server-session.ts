@@ -67,6 +67,10 @@ export class ServerSession {
           return this.refuse(m.token === undefined ? "this server needs a token: pass --token with the server's token" : "wrong token: pass --token with the server's token");
         }
         this.send({ type: "welcome", protocol: PROTOCOL_VERSION, version: this.opts.version });
+        if (m.probe) {
+          this.phase = "done";
+          return this.transport.close();
+        }
         this.phase = "test";
         this.deadline = now + DEADLINE_MS.handshake;
         return;

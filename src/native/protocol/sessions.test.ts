@@ -151,6 +151,15 @@ describe("native server session", () => {
     expect(c.events.at(-1)).toMatchObject({ kind: "failed", cause: "timeout" });
   });
 
+  test("a probe (anyperf client asking what serves the port) is welcomed and closed without an event to log", () => {
+    const p = server();
+    p.s.receive(hello({ probe: true }), 0);
+    p.s.eof();
+    expect(p.sent().map((m) => m.type)).toEqual(["welcome"]);
+    expect(p.closed()).toBe(true);
+    expect(p.events).toEqual([]);
+  });
+
   test("the client's error and EOF end the session with their reason", () => {
     const a = server();
     a.s.receive(concatBytes([hello(), encodeFrame({ type: "error", message: "client interrupted" })]), 0);

@@ -80,7 +80,8 @@ export const OPTIONS: Record<string, OptionDef> = {
   debug: { short: "d", arg: "optional", role: "both" },
   help: { short: "h", arg: "none", role: "both" },
   "max-tests": { arg: "required", role: "server" },
-  // 3.13-3.21 options, refused by name in args.ts (anyperf does not run them).
+  // 3.13-3.21 options: args.ts applies those anyperf runs (authentication, --cntl-ka, --server-max-duration) and
+  // refuses the rest by name.
   "cntl-ka": { arg: "optional", role: "client" },
   "skip-rx-copy": { arg: "none", role: "client" },
   mptcp: { short: "m", arg: "none", role: "both" },

@@ -123,8 +123,10 @@ try {
     // Exit explicitly: Deno's Workers cannot be unref'd and would keep the process alive.
     await exit(e.exitCode);
   } else if (e instanceof Error && e.name === "TypeError" && "code" in e && String(e.code).startsWith("ERR_PARSE_ARGS")) {
-    // node's parseArgs explains a value starting with '-' in three lines; the user gets them as one.
-    console.error(`anyperf: ${e.message.split("\n").map((l) => l.replace(/\.$/, "")).join("; ")}; see --help`);
+    // node's parseArgs explains a value starting with '-' in three lines; the user gets them as one. An unknown
+    // option is told as such: node's advice on positionals after '--' only misleads someone who mistyped a flag.
+    const unknown = e.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" ? /^Unknown option '([^']*)'/.exec(e.message)?.[1] : undefined;
+    console.error(`anyperf: ${unknown !== undefined ? `unknown option '${unknown}'` : e.message.split("\n").map((l) => l.replace(/\.$/, "")).join("; ")}; see --help`);
     await exit(2);
   } else if (!process.env.ANYPERF_DEBUG) {
     // Safety net: a fault that escaped its mode is still one line (tests/fuzz/argv.test.ts fails on "please report").

@@ -91,6 +91,8 @@ function nativeCases(): Case[] {
   out.push({ argv: ["loopback", "--repeat", ""], flag: ["--repeat"] });
   out.push({ argv: ["loopback", "--sweep", "garbage"], flag: ["--sweep"] });
   out.push({ argv: ["loopback", "--sweep", "streams="], flag: ["--sweep"] });
+  // A mistyped flag is named as unknown, without node's advice on positionals after '--'.
+  out.push({ argv: ["client", "127.0.0.1", "--json-file", "x"], flag: ["unknown option '--json-file'"] });
   return out;
 }
 

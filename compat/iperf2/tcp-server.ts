@@ -262,7 +262,9 @@ export class TcpServer {
       });
       return;
     }
-    if (r?.congestion) this.applyCongestion(s.fd, r.congestion);
+    if (r?.congestion) this.applyAsked(s.fd, { congestion: r.congestion }, `'${r.congestion}' congestion control`);
+    // Stock servers set the extended header's TOS (the client's -S) on the accepted socket, whichever way it sends.
+    if (r?.tos) this.applyAsked(s.fd, { tos: r.tos }, `TOS 0x${r.tos.toString(16)}`);
     // From here the socket belongs to the stream. --full-duplex runs on one stream that sends and counts what it reads:
     // two Workers reading dups of one fd would split the incoming bytes between them.
     s.data.handed = true;
@@ -330,19 +332,18 @@ export class TcpServer {
   }
 
   /**
-   * A 2.2 client's -Z names the congestion control for the server's side too; stock servers set it and, when the
-   * kernel says no, print why and go on with the default.
+   * What the client's header asks of the server's side (a 2.2 client's -Z, the client's -S): stock servers set it
+   * and, when the kernel says no, print why and go on with the default. Read back, so a silent no is said too.
    */
-  private applyCongestion(fd: number | undefined, name: string): void {
-    if (fd === undefined || this.io.sockopt === undefined) {
-      this.io.warn(`Attempt to set '${name}' congestion control failed: this runtime gives no access to the socket's options`);
-      return;
-    }
+  private applyAsked(fd: number | undefined, asked: { congestion: string } | { tos: number }, what: string): void {
+    const fail = (why: string) => this.io.warn(`Attempt to set ${what} failed: ${why}`);
+    if (fd === undefined || this.io.sockopt === undefined) return fail("this runtime gives no access to the socket's options");
     try {
-      const now = this.io.sockopt.apply(fd, { congestion: name }).congestion;
-      if (now !== name) this.io.warn(`Attempt to set '${name}' congestion control failed: the socket reads back '${now ?? "none"}'`);
+      const now = this.io.sockopt.apply(fd, asked);
+      const [key, want] = Object.entries(asked)[0] as ["congestion" | "tos", string | number];
+      if (now[key] !== want) fail(`the socket reads back '${now[key] ?? "none"}'`);
     } catch (e) {
-      this.io.warn(`Attempt to set '${name}' congestion control failed: ${e instanceof Error ? e.message : String(e)}`);
+      fail(e instanceof Error ? e.message : String(e));
     }
   }
 

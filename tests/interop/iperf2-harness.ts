@@ -16,6 +16,7 @@ export interface Proc {
   /** Output so far (stdout and stderr interleaved as they arrive per stream). */
   text(): string;
   kill(): void;
+  pid: number;
 }
 
 function run(cmd: string[]): Proc {
@@ -27,7 +28,7 @@ function run(cmd: string[]): Proc {
     for await (const chunk of s) out += dec.decode(chunk, { stream: true });
   };
   const done = Promise.all([pump(p.stdout), pump(p.stderr), p.exited]).then(([, , code]) => ({ code, out }));
-  return { done, text: () => out, kill: () => p.kill() };
+  return { done, text: () => out, kill: () => p.kill(), pid: p.pid };
 }
 
 export const ours = (args: string[]): Proc => run([process.execPath, CLI, ...args]);

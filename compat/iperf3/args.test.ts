@@ -97,7 +97,7 @@ describe("client defaults and limits (docs/protocols/iperf3.md §1)", () => {
   });
 
   test("suffixes: -b decimal, -l/-n/-w binary, -b rate/burst", () => {
-    const p = client("-c h -b 10M/20 -l 32K -w 256K");
+    const p = client("-c h -R -b 10M/20 -l 32K -w 256K");
     expect(p.params).toMatchObject({ bandwidth: 10_000_000, burst: 20, len: 32768, window: 262144 });
     expect(client("-c h -n 1M").params).toMatchObject({ bytes: 1048576, timeS: 0 });
     expect(client("-c h -k 20").params).toMatchObject({ blocks: 20, timeS: 0 });
@@ -151,6 +151,9 @@ describe("client defaults and limits (docs/protocols/iperf3.md §1)", () => {
     ["-c h -S 256", "bad TOS value (must be between 0 and 255 inclusive)"],
     ["-c h -O 61", "bogus value for --omit"],
     ["-c h -b 1M/1001", "invalid burst count (maximum = 1000)"],
+    // Our sender paces with its own bucket: a burst or a pacing tick for it would be another test (with -R the server paces).
+    ["-c h -b 1M/10", "-b 1M/10: anyperf's sender paces with its own token bucket, not 3.x's block bursts"],
+    ["-c h --bidir --pacing-timer 2000", "--pacing-timer 2000: anyperf's sender paces with its own token bucket, not 3.x's timer ticks"],
     ["-c h -t 3 -n 1M", "only one test end condition (-t, -n, -k) may be specified"],
     ["-c h -R --bidir", "cannot be both reverse and bidirectional"],
     ["-c h -p 0", "port number must be between 1 and 65535 inclusive"],

@@ -333,6 +333,13 @@ function parseClient(host: string, o: Record<string, string | boolean | undefine
   if (str("rcv-timeout") !== undefined && !reverse && !bidirectional) {
     throw paramError("client receive timeout is valid only in receiving mode", "add -R or --bidir, or drop --rcv-timeout");
   }
+  // Our sender paces with its own token bucket (100 ms of credit, src/worker/sockets.ts senderPacer), not 3.x's
+  // timer ticks and block bursts: sending, either would be a different test than the one asked for. With -R the
+  // server paces, and a stock server applies both.
+  if (!reverse && (burst > 0 || str("pacing-timer") !== undefined)) {
+    const what = burst > 0 ? `-b ${str("bitrate")}` : `--pacing-timer ${str("pacing-timer")}`;
+    throw paramError(`${what}: anyperf's sender paces with its own token bucket, not 3.x's ${burst > 0 ? "block bursts" : "timer ticks"}`, `drop ${burst > 0 ? "the /BURST" : "--pacing-timer"}, or pass -R so the server paces`);
+  }
   const params = TestParams.parse({
     protocol: udp ? "udp" : "tcp",
     omitS,

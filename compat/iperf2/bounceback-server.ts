@@ -47,7 +47,7 @@ export function serveBounceback(
   plan: ServerPlan,
   io: BouncebackIo,
   hooks: { line(extra: string[]): void; id: number; startMs: number; client: Endpoint; server: Endpoint; done(): void },
-): void {
+): { stop(graceMs: number): void } {
   const fd = s.fd;
   const apply = (opts: SocketOptions, what: string): void => {
     if (fd === undefined || io.sockopt === undefined) {
@@ -69,6 +69,8 @@ export function serveBounceback(
   let shown = { at: 0, bytes: 0 };
   const both = () => session.received + session.written;
   let tick: ReturnType<typeof setTimeout> | undefined;
+  /** After our half-close, the close that follows if the client never closes its side. */
+  let unanswered: ReturnType<typeof setTimeout> | undefined;
   const every = plan.intervalS;
   const arm = (): void => {
     const at = shown.at + every;
@@ -106,6 +108,7 @@ export function serveBounceback(
       },
       end: (received, written) => {
         clearTimeout(tick);
+        clearTimeout(unanswered);
         const seconds = (performance.now() - hooks.startMs) / 1000;
         if (every > 0 && seconds > shown.at) line(shown.at, seconds, both() - shown.bytes);
         // Stock servers count both directions: requests read plus replies written (2.1.8 and 2.2.1 alike).
@@ -114,6 +117,7 @@ export function serveBounceback(
       },
       error: (e) => {
         clearTimeout(tick);
+        clearTimeout(unanswered);
         io.warn(`dropped bounceback connection: ${e.message}`);
         hooks.done();
       },
@@ -122,4 +126,19 @@ export function serveBounceback(
   s.data.bounceback = session;
   if (every > 0) arm();
   session.onData(pending);
+  return {
+    /** Ends the test from our side (a server limit): a half-close the client answers with its own close. */
+    stop: (graceMs) => {
+      session.stop();
+      try {
+        if (fd === undefined || io.sockopt === undefined) throw new Error("this runtime gives no access to the socket");
+        io.sockopt.shutdownWrite(fd);
+      } catch (e) {
+        io.warn(`bounceback: closing at once, no half-close: ${e instanceof Error ? e.message : String(e)}`);
+        session.onEof();
+        return;
+      }
+      unanswered = setTimeout(() => session.onEof(), graceMs);
+    },
+  };
 }

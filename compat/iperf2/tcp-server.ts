@@ -245,10 +245,10 @@ export class TcpServer {
       const cap = max
         ? setTimeout(() => {
             io.warn(`ended test from ${peer.host} port ${peer.port} after ${max.value + DURATION_GRACE_S} s: this server allows ${max.value} s (${max.flag})`);
-            s.data.bounceback?.onEof();
+            served.stop(DURATION_GRACE_S * 1000);
           }, (max.value + DURATION_GRACE_S) * 1000)
         : undefined;
-      serveBounceback(s, t.pending, plan, io, {
+      const served = serveBounceback(s, t.pending, plan, io, {
         id,
         startMs,
         client: peer,

@@ -35,6 +35,8 @@ export class BouncebackServerSession {
   private buf: Uint8Array | null = null;
   private fill = 0;
   private closed = false;
+  /** Our side ended the test (a server limit): requests still arriving are read and dropped until the client's EOF. */
+  private stopped = false;
 
   constructor(
     private readonly transport: StreamTransport,
@@ -43,7 +45,7 @@ export class BouncebackServerSession {
   ) {}
 
   onData(chunk: Uint8Array): void {
-    if (this.closed) return;
+    if (this.closed || this.stopped) return;
     try {
       let at = 0;
       while (at < chunk.length && !this.closed) {
@@ -77,6 +79,15 @@ export class BouncebackServerSession {
     this.finish();
   }
 
+  /**
+   * Ends the test from our side without a reply more. The glue half-closes: a stock client reads EOF and ends its test
+   * cleanly, where a close with its next request unread would reset the connection, and 2.1.8 and 2.2.1 clients may
+   * then hang on a reset read. The client's own close ends the session as usual.
+   */
+  stop(): void {
+    this.stopped = true;
+  }
+
   private complete(request: Uint8Array): void {
     this.fill = 0;
     const rx = this.clock.now();
@@ -92,7 +103,7 @@ export class BouncebackServerSession {
   }
 
   private send(reply: Uint8Array): void {
-    if (this.closed) return;
+    if (this.closed || this.stopped) return;
     const tx = this.clock.now();
     put32(reply, 36, tx.sec);
     put32(reply, 40, tx.usec);

@@ -120,4 +120,17 @@ describe("bounceback server session", () => {
     expect(t.closed).toBe(true);
     expect(ended).toEqual([[200, 100, 1]]);
   });
+  test("stop(): no reply more, not even a held one; the client's EOF still ends the test with what was counted", () => {
+    const holds: Array<() => void> = [];
+    const { t, s, ended } = session(holds);
+    s.onData(get("2.1.8-hold2", 0));
+    s.stop();
+    holds.forEach((fn) => fn());
+    s.onData(get("2.1.8-hold2", 0));
+    expect(t.writes.length).toBe(0);
+    expect(t.closed).toBe(false);
+    s.onEof();
+    expect(t.closed).toBe(true);
+    expect(ended).toEqual([[100, 0, 1]]);
+  });
 });

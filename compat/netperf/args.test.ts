@@ -144,8 +144,8 @@ describe("netperf command line", () => {
   });
 
   test("-V and -h print instead of running", () => {
-    expect(parseNetperfArgs(["-V"])).toEqual({ kind: "print", text: "Netperf version 2.7.0\n", exitCode: 0 });
-    expect(parseNetperfArgs(["-h"])).toMatchObject({ kind: "print", exitCode: 1 });
+    expect(parseNetperfArgs(["-V"])).toEqual({ kind: "print", text: "Netperf version 2.7.0\n", exitCode: 0, stdout: true });
+    expect(parseNetperfArgs(["-h"])).toMatchObject({ kind: "print", exitCode: 1, stdout: false });
   });
 });
 
@@ -207,6 +207,29 @@ describe("the tests netperf runs with its classic messages", () => {
     // UUID reads omni's options, as netperf does (scan_omni_args).
     expect(classic("-t UUID -- -o -u abc").plan.uuid).toBe("abc");
     expect(() => parseNetperfArgs(["-t", "UUID", "--", "-z"])).toThrow("netperf: invalid option -- 'z'");
+  });
+
+  test("-m and -M convert the whole word for them, as scan_sockets_args does: -m is the send size, -M what netserver receives", () => {
+    expect(classic("-t TCP_SENDFILE -- -m 5,6 -M 7,8").plan).toMatchObject({ localSendSize: 5, remoteSendSize: -1, remoteRecvSize: 7, localRecvSize: 0 });
+    // convert() multiplies for each suffix letter anywhere in the word: 1 * 1024 * 1000000.
+    expect(classic("-t TCP_MSS -- -M 1K,2m").plan.remoteRecvSize).toBe(1024000000);
+    expect(classic("-t TCP_CC -- -M ,6").plan.remoteRecvSize).toBe(0);
+    // The omni tests keep their pairs.
+    expect(plan("-t TCP_STREAM -- -m 5,6 -M 7,8")).toMatchObject({ localSendSize: 5, remoteSendSize: 6, remoteRecvSize: 7, localRecvSize: 8 });
+  });
+
+  test("-- -h prints netperf's sockets_usage for them and omni_usage for the others, on stdout, exit 1", () => {
+    const usage = (argv: string) => {
+      const cmd = parseNetperfArgs(argv.split(" "));
+      if (cmd.kind !== "print") throw new Error(`expected a print, got ${JSON.stringify(cmd)}`);
+      // netperf writes a test's usage on stdout, its global usage on stderr; both exit 1.
+      expect([cmd.exitCode, cmd.stdout]).toEqual([1, true]);
+      return cmd.text;
+    };
+    expect(usage("-t TCP_CC -- -h")).toContain("\nTCP/UDP BSD Sockets Test Options:\n");
+    expect(usage("-t TCP_CC -- -h")).toContain("    -m bytes          Set the send size (TCP_STREAM, UDP_STREAM)\n");
+    expect(usage("-t TCP_STREAM -- -h")).toContain("\nOMNI and Migrated BSD Sockets Test Options:\n");
+    expect(usage("-t omni -- -h")).toContain("    -d direction      Explicitly set test direction based on bitwise OR\n");
   });
 
   test("a name this netperf does not know either is refused in one line naming the ones it runs", () => {

@@ -18,7 +18,7 @@ const CLASSIC_RUNS = { TCP_MSS: runTcpMss, TCP_CC: runTcpCc, TCP_SENDFILE: runTc
 export async function netperfMain(argv: string[]): Promise<number> {
   const cmd = parseNetperfArgs(argv);
   if (cmd.kind === "print") {
-    (cmd.exitCode === 0 ? process.stdout : process.stderr).write(cmd.text);
+    (cmd.stdout ? process.stdout : process.stderr).write(cmd.text);
     return cmd.exitCode;
   }
   alarmEndsRun();
@@ -46,7 +46,7 @@ const START_TIMEOUT_MS = 15_000;
 export async function netserverMain(argv: string[]): Promise<number> {
   const cmd = parseNetserverArgs(argv);
   if (cmd.kind === "print") {
-    (cmd.exitCode === 0 ? process.stdout : process.stderr).write(cmd.text);
+    (cmd.stdout ? process.stdout : process.stderr).write(cmd.text);
     return cmd.exitCode;
   }
   const detached = process.env[DETACHED_ENV] === "1";

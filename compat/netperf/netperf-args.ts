@@ -4,7 +4,7 @@ import { MAX_DATAGRAM_BYTES, MAX_IO_BYTES } from "../../src/stream-spec.ts";
 import { MigratedTest } from "../../interop/netperf/test-request.ts";
 import { breakArgs, breakArgsExplicit, convert, portNumber, setHalves } from "./getopt.ts";
 import { NetperfPlan } from "./plan.ts";
-import { acceptedWithoutEffect, addressFamily, getoptSpec, parseWithTable, SHARED_OPTIONS, type OptionContext, type OptionTable } from "./option-table.ts";
+import { acceptedWithoutEffect, addressFamily, getoptSpec, parseWithTable, SHARED_OPTIONS, type OptionContext, type OptionTable, type Printed } from "./option-table.ts";
 import { CRR_PORTS, omniTest, PAIRS_NOTE, RECV, testOptionDefaults, TEST_OPTIONS, XMIT, type TestKind } from "./test-options.ts";
 
 /**
@@ -38,7 +38,7 @@ const CLASSIC = { TCP_MSS: "TCP_STREAM", TCP_CC: "TCP_CRR", TCP_SENDFILE: "TCP_S
 type ClassicTest = keyof typeof CLASSIC;
 const isClassic = (name: string): name is ClassicTest => Object.hasOwn(CLASSIC, name);
 
-export type NetperfCommand = { kind: "run"; plan: NetperfPlan } | { kind: "classic"; test: ClassicTest; plan: NetperfPlan } | { kind: "print"; text: string; exitCode: number } | CalibrateCommand;
+export type NetperfCommand = { kind: "run"; plan: NetperfPlan } | { kind: "classic"; test: ClassicTest; plan: NetperfPlan } | ({ kind: "print" } & Printed) | CalibrateCommand;
 
 /** Our extension; pulled out before netperf's own parsing since getopt would read "--instances" as `--`. */
 function takeInstances(argv: string[]): { rest: string[]; instances: number } {
@@ -239,7 +239,7 @@ export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
   const { rest: argv, instances } = takeInstances([...argvIn]);
   const commandLine = ["netperf", ...argvIn].join(" ");
   const p = globalDefaults();
-  const early: { print?: { text: string; exitCode: number } } = {};
+  const early: { print?: Printed } = {};
   // Read through a function: the handlers below set it, which flow analysis cannot see.
   const printed = () => early.print;
 

@@ -1,12 +1,12 @@
 import { UserError } from "../../src/errors.ts";
 import { atoi, breakArgsExplicit } from "./getopt.ts";
-import { acceptedWithoutEffect, addressFamily, getoptSpec, parseWithTable, SHARED_OPTIONS, type OptionTable } from "./option-table.ts";
+import { acceptedWithoutEffect, addressFamily, getoptSpec, parseWithTable, SHARED_OPTIONS, type OptionTable, type Printed } from "./option-table.ts";
 import { NetserverPlan } from "./plan.ts";
 import { POLICY_HELP } from "../../src/access/server-policy.ts";
 
 /** netserver 2.7.0's command line ("DdfhL:n:Np:v:VZ:46"), plus our `--max-tests N`. */
 
-export type NetserverCommand = { kind: "run"; plan: NetserverPlan } | { kind: "print"; text: string; exitCode: number };
+export type NetserverCommand = { kind: "run"; plan: NetserverPlan } | ({ kind: "print" } & Printed);
 
 export const DEFAULT_MAX_TESTS = 1024;
 
@@ -73,7 +73,7 @@ export function parseNetserverArgs(argvIn: readonly string[]): NetserverCommand 
     maxTests = Number(v);
   }
   const p = { ...serverDefaults(), maxTests };
-  const out: { print?: { text: string; exitCode: number } } = {};
+  const out: { print?: Printed } = {};
   parseWithTable(argv, 0, NETSERVER_OPTIONS, "netserver", p, out);
   if (out.print) return { kind: "print", ...out.print };
   return { kind: "run", plan: NetserverPlan.parse(p) };

@@ -14,8 +14,11 @@ export interface OptionContext {
   /** The word after the option, for netperf's optional arguments (`-c 100`, `-o list`). */
   peek: () => string | undefined;
   consume: () => void;
-  /** netperf prints the first of -h/-V it meets and runs nothing. */
-  printOnce: (text: string, exitCode: number) => void;
+  /**
+   * netperf prints the first of -h/-V it meets and runs nothing; on stdout when `stdout` says so (a test's -h and
+   * `-o ?` print there although they exit 1), else on stdout exactly when the exit code is 0.
+   */
+  printOnce: (text: string, exitCode: number, stdout?: boolean) => void;
 }
 
 /** `K`: the kinds of test a table serves; an entry naming some is accepted without effect by the others. */
@@ -34,6 +37,7 @@ export type OptionTable<S, K extends string = never> = readonly OptionEntry<S, K
 export interface Printed {
   text: string;
   exitCode: number;
+  stdout: boolean;
 }
 
 /** The getopt string ("a:bc:") the table stands for, for a test of kind `test`. */
@@ -56,8 +60,10 @@ export function parseWithTable<S, K extends string = never>(
   printed: { print?: Printed },
   test?: K,
 ): number {
-  const byLetter = new Map(table.flatMap((e) => [...e.letters].map((l) => [l, e] as const)));
-  const printOnce = (text: string, exitCode: number) => void (printed.print ??= { text, exitCode });
+  // A letter may have one entry per kind of test (netperf reads -m one way for omni, another for the classic tests).
+  const accepts = (e: OptionEntry<S, K>) => e.accepted === undefined || (test !== undefined && e.accepted.includes(test));
+  const byLetter = new Map(table.filter(accepts).flatMap((e) => [...e.letters].map((l) => [l, e] as const)));
+  const printOnce = (text: string, exitCode: number, stdout = exitCode === 0) => void (printed.print ??= { text, exitCode, stdout });
   return getopt(argv, start, getoptSpec(table, test), program, ({ letter, value = "" }, peek, consume) => {
     const entry = byLetter.get(letter)!;
     if (entry.tests === undefined || (test !== undefined && entry.tests.includes(test))) entry.apply(state, { letter, value, peek, consume, printOnce });

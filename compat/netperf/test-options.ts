@@ -106,7 +106,7 @@ function outputOption(mode: OutputMode) {
     const next = c.peek();
     if (next === undefined || next.startsWith("-")) return;
     c.consume();
-    if (next === "?") c.printOnce(selectorListing(mode !== "human"), 1);
+    if (next === "?") c.printOnce(selectorListing(mode !== "human"), 1, true);
     else s.outputSelection = next;
   };
 }
@@ -125,13 +125,16 @@ function dataAddress(field: "remoteDataAddress" | "localDataAddress") {
  * options with scan_sockets_args, whose getopt rejects these.
  */
 const OMNI_ARGS_ONLY = { accepted: ["omni", "migrated"] as TestKind[] };
+/** An entry of scan_sockets_args where it reads a letter otherwise than scan_omni_args. */
+const SOCKETS_ARGS = { accepted: ["classic"] as TestKind[] };
 
 const flag = (letters: string, apply: (s: TestOptionState) => void, only?: typeof OMNI_ARGS_ONLY) => ({ letters, takesValue: false, apply, ...only });
 
 export const TEST_OPTIONS: OptionTable<TestOptionState, TestKind> = [
   flag("4", (s) => void (s.dataFamily = "ipv4")),
   flag("6", (s) => void (s.dataFamily = "ipv6")),
-  { letters: "h", takesValue: false, apply: (_, c) => c.printOnce(omniUsage(), 1) },
+  { ...OMNI_ARGS_ONLY, letters: "h", takesValue: false, apply: (_, c) => c.printOnce(OMNI_USAGE, 1, true) },
+  { ...SOCKETS_ARGS, letters: "h", takesValue: false, apply: (_, c) => c.printOnce(SOCKETS_USAGE, 1, true) },
   flag("a", (s) => void (s.deferAccept = true), OMNI_ARGS_ONLY),
   flag("B", (s) => void (s.pktinfo = true), OMNI_ARGS_ONLY),
   flag("c", (s) => void (s.connect = true), OMNI_ARGS_ONLY),
@@ -157,8 +160,11 @@ export const TEST_OPTIONS: OptionTable<TestOptionState, TestKind> = [
     },
   },
   // -m local,remote and -M remote,local: a lone value sets only the first; a local size below 0 means netperf's default.
-  { letters: "m", takesValue: true, apply: (s, c) => setHalves(s, ["localSendSize", "remoteSendSize"], c.value, (v, i) => (i ? convert(v) : Math.max(0, convert(v))), breakArgsExplicit) },
-  { letters: "M", takesValue: true, apply: (s, c) => setHalves(s, ["remoteRecvSize", "localRecvSize"], c.value, (v, i) => (i ? Math.max(0, convert(v)) : convert(v)), breakArgsExplicit) },
+  { ...OMNI_ARGS_ONLY, letters: "m", takesValue: true, apply: (s, c) => setHalves(s, ["localSendSize", "remoteSendSize"], c.value, (v, i) => (i ? convert(v) : Math.max(0, convert(v))), breakArgsExplicit) },
+  { ...OMNI_ARGS_ONLY, letters: "M", takesValue: true, apply: (s, c) => setHalves(s, ["remoteRecvSize", "localRecvSize"], c.value, (v, i) => (i ? Math.max(0, convert(v)) : convert(v)), breakArgsExplicit) },
+  // scan_sockets_args converts the whole word, commas and all: -m is the send size, -M the size netserver receives.
+  { ...SOCKETS_ARGS, letters: "m", takesValue: true, apply: (s, c) => void (s.localSendSize = Math.max(0, convert(c.value))) },
+  { ...SOCKETS_ARGS, letters: "M", takesValue: true, apply: (s, c) => void (s.remoteRecvSize = convert(c.value)) },
   { letters: "p", takesValue: true, apply: (s, c) => setHalves(s, ["clientPortMin", "clientPortMax"], c.value, (v, i) => portNumber(v, ["-p min", "-p ,max"][i]!)) },
   { letters: "P", takesValue: true, apply: (s, c) => setHalves(s, ["localDataPort", "remoteDataPort"], c.value, (v, i) => portNumber(v, ["-P local", "-P ,remote"][i]!)) },
   {
@@ -200,21 +206,42 @@ export const TEST_OPTIONS: OptionTable<TestOptionState, TestKind> = [
 /** netperf 2.7.0's OMNI_ARGS, as the table stands for it. */
 export const TEST_SPEC = getoptSpec(TEST_OPTIONS, "omni");
 
-function omniUsage(): string {
-  return `
+/** How netperf's usage texts explain break_args. */
+export const PAIRS_NOTE = `For those options taking two parms, at least one must be specified;
+specifying one value without a comma will set both parms to that
+value, specifying a value with a leading comma will set just the second
+parm, a value with a trailing comma will set just the first. To set
+each parm to unique values, specify both and separate them with a
+comma.
+`;
+
+/** netperf 2.7.0's omni_usage, printed by -h for omni and the tests migrated to it. */
+const OMNI_USAGE = `
 Usage: netperf [global options] -- [test options] 
 
 OMNI and Migrated BSD Sockets Test Options:
     -b number         Send number requests at start of _RR tests
+    -c                Explicitly declare this a connection test such as
+                      TCP_CRR or TCP_CC
+    -C                Set TCP_CORK when available
+    -d direction      Explicitly set test direction based on bitwise OR
+                      of 0x2 for transmit and 0x4 for receive. Default:
+                      based on test type
     -D [L][,R]        Set TCP_NODELAY locally and/or remotely (TCP_*)
     -h                Display this text
     -H name[/mask],fam  Use name (or IP) and family as target of data connection
+                      A mask value will cause randomization of the IP used
     -k [file]         Generate keyval output optionally based on file
                       Use filename of '?' to get the list of choices
-    -K [lcong][,rcong] Specify the local and/or remote congestion control
+    -K loc[,rem]      Set the local and/or remote congestion control
+                      algorithm to use on those platforms where it can
+                      be set.
     -L name[/mask],fam  Use name (or IP) and family as source of data connection
-    -m bytes          Set the send size (TCP_STREAM, UDP_STREAM)
-    -M bytes          Set the recv size (TCP_STREAM, UDP_STREAM)
+                      A mask value will cause randomization of the IP used
+    -m local,remote   Set the send size for _STREAM/_MAERTS tests
+    -M local,remote   Set the recv size for _STREAM/_MAERTS tests
+    -n                Use the connected socket for UDP locally
+    -N                Use the connected socket for UDP remotely
     -o [file]         Generate CSV output optionally based on file
                       Use filename of '?' to get the list of choices
     -O [file]         Generate classic-style output based on file
@@ -226,18 +253,37 @@ OMNI and Migrated BSD Sockets Test Options:
                       Default: 0 (off) for UDP_STREAM, 1 (on) otherwise
     -s send[,recv]    Set local socket send/recv buffer sizes
     -S send[,recv]    Set remote socket send/recv buffer sizes
+    -t type           Explicitly set socket type. Default is implicit
+                      based on other settings
+    -T protocol       Explicitly set data connection protocol. Default is
+                      implicit based on other settings
     -u uuid           Use the supplied string as the UUID for this test.
     -4                Use AF_INET (eg IPv4) on both ends of the data conn
     -6                Use AF_INET6 (eg IPv6) on both ends of the data conn
 
 ${PAIRS_NOTE}`;
-}
 
-/** How netperf's usage texts explain break_args. */
-export const PAIRS_NOTE = `For those options taking two parms, at least one must be specified;
-specifying one value without a comma will set both parms to that
-value, specifying a value with a leading comma will set just the second
-parm, a value with a trailing comma will set just the first. To set
-each parm to unique values, specify both and separate them with a
-comma.
-`;
+/** netperf 2.7.0's sockets_usage, printed by -h for TCP_MSS, TCP_CC and TCP_SENDFILE. */
+const SOCKETS_USAGE = `
+Usage: netperf [global options] -- [test options] 
+
+TCP/UDP BSD Sockets Test Options:
+    -b number         Send number requests at start of _RR tests
+    -C                Set TCP_CORK when available
+    -D [L][,R]        Set TCP_NODELAY locally and/or remotely (TCP_*)
+    -h                Display this text
+    -H name,fam       Use name (or IP) and family as target of data connection
+    -L name,fam       Use name (or IP) and family as source of data connection
+    -m bytes          Set the send size (TCP_STREAM, UDP_STREAM)
+    -M bytes          Set the recv size (TCP_STREAM, UDP_STREAM)
+    -n                Use the connected socket for UDP locally
+    -N                Use the connected socket for UDP remotely
+    -p min[,max]      Set the min/max port numbers for TCP_CRR, TCP_TRR
+    -P local[,remote] Set the local/remote port for the data socket
+    -r req,[rsp]      Set request/response sizes (TCP_RR, UDP_RR)
+    -s send[,recv]    Set local socket send/recv buffer sizes
+    -S send[,recv]    Set remote socket send/recv buffer sizes
+    -4                Use AF_INET (eg IPv4) on both ends of the data conn
+    -6                Use AF_INET6 (eg IPv6) on both ends of the data conn
+
+${PAIRS_NOTE}`;

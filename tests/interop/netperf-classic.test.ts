@@ -217,3 +217,13 @@ describe("a netserver that names a data port nobody listens on", () => {
     }
   });
 });
+
+describe.skipIf(!available)("-- -h and -- -o ?, as stock netperf 2.7.0 prints them", () => {
+  test("sockets_usage for TCP_MSS, TCP_CC and TCP_SENDFILE, omni_usage for omni and the migrated tests, the selector list: the same bytes on stdout, exit 1", async () => {
+    const argvs = [...["TCP_MSS", "TCP_CC", "TCP_SENDFILE", "omni", "TCP_STREAM", "TCP_RR", "UUID"].map((name) => ["-t", name, "--", "-h"]), ["-t", "omni", "--", "-o", "?"], ["--", "-k", "?"]];
+    for (const argv of argvs) {
+      const [stock, ours] = await Promise.all([finish(stockNetperf(argv), LIMIT_MS), finish(oursNetperf(argv), LIMIT_MS)]);
+      expect({ argv, code: ours.code, out: ours.out, err: ours.err }).toEqual({ argv, code: stock.code, out: stock.out, err: stock.err });
+    }
+  }, 120_000);
+});

@@ -16,7 +16,7 @@ for (const peer of iperf2Peers()) {
     try {
       await waitFor(srv, /Server listening/, 30_000);
       const c = stockPeer(peer)(["-c", "127.0.0.1", "-p", String(port), "-t", "2", "-S", "0x10"]);
-      const sockets = await dataSockets(srv.pid, port);
+      const sockets = await dataSockets(srv.pid, port, 200_000, 10_000, (found) => found.every((s) => s.tos === 0x10));
       const done = await c.done;
       expect(done.code, done.out).toBe(0);
       expect(sockets.map((s) => s.tos)).toEqual([0x10]);

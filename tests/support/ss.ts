@@ -63,12 +63,18 @@ export function ssSockets(pid: number, port: number): SsSocket[] {
   return parseSs(r.stdout.toString()).filter((s) => s.pid === pid);
 }
 
-/** Polls until `pid` has a socket on `port` that moved more than `minBytes` (a data connection, not the control one). */
-export async function dataSockets(pid: number, port: number, minBytes = 200_000, ms = 20_000): Promise<SsSocket[]> {
+/**
+ * Polls until `pid` has a socket on `port` that moved more than `minBytes` (a data connection, not the control one)
+ * and, with `settled`, until those sockets satisfy it: the kernel may take a client's bytes before the server's event
+ * loop has read the header that asks for an option. Returns the last sockets seen when `ms` runs out.
+ */
+export async function dataSockets(pid: number, port: number, minBytes = 200_000, ms = 20_000, settled?: (found: SsSocket[]) => boolean): Promise<SsSocket[]> {
   const until = Date.now() + ms;
+  let last: SsSocket[] = [];
   for (;;) {
     const found = ssSockets(pid, port).filter((s) => s.bytes > minBytes);
-    if (found.length > 0 || Date.now() > until) return found;
+    if (found.length > 0) last = found;
+    if ((found.length > 0 && (settled?.(found) ?? true)) || Date.now() > until) return last;
     await new Promise((r) => setTimeout(r, 100));
   }
 }

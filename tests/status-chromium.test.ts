@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startStatusServer } from "../src/status/server.ts";
+import { StatusDocument } from "../src/status/schema.ts";
 import { fakeSource } from "./fixtures/status/fake-run.ts";
 import { freePorts, spawnProc, waitBound } from "./support/processes.ts";
 
@@ -115,6 +116,37 @@ async function openPage(url: string, origin: string, profileName: string, window
   }
 }
 
+/**
+ * A real serve, a real `anyperf client --paused` against it with `--http`, and Chromium on the client's page; `body`
+ * sends POST /start when the page is up. Every process is ended after it.
+ */
+async function pausedClientPage(
+  clientArgs: string[],
+  profile: string,
+  windowSize: string,
+  body: (c: { http: number; page: Awaited<ReturnType<typeof openPage>>; client: ReturnType<typeof spawnProc> }) => Promise<void>,
+): Promise<void> {
+  const main = join(import.meta.dir, "..", "main.ts");
+  const native = freePorts(41500, 41700, 2);
+  const http = native + 1;
+  const serve = spawnProc([process.execPath, main, "serve", "-p", String(native), "--iperf3", "off", "--iperf", "off", "--netserver", "off", "--ntttcp", "off"], 90_000);
+  let client: ReturnType<typeof spawnProc> | undefined;
+  let page: Awaited<ReturnType<typeof openPage>> | undefined;
+  try {
+    await waitBound(native, "tcp", 30_000);
+    client = spawnProc([process.execPath, main, "client", "127.0.0.1", "-p", String(native), ...clientArgs, "--http", `127.0.0.1:${http}`, "--linger", "60", "--paused"], 90_000);
+    await waitBound(http, "tcp", 30_000);
+    page = await openPage(`http://127.0.0.1:${http}/`, `http://127.0.0.1:${http}/`, profile, windowSize);
+    await body({ http, page, client });
+  } finally {
+    await page?.close();
+    client?.kill("SIGINT");
+    await client?.done;
+    serve.kill("SIGINT");
+    await serve.done;
+  }
+}
+
 interface PageState {
   points: number;
   line: string;
@@ -216,18 +248,8 @@ interface EndState {
 
 test.skipIf(!chromium)(
   "a real client run against a real serve: CPU per core while it runs; when it ends, both ends, the diagnosis and both ends' cores; TCP streams show no packet or retransmit column",
-  async () => {
-    const main = join(import.meta.dir, "..", "main.ts");
-    const native = freePorts(41500, 41600, 2);
-    const http = native + 1;
-    const serve = spawnProc([process.execPath, main, "serve", "-p", String(native), "--iperf3", "off", "--iperf", "off", "--netserver", "off", "--ntttcp", "off"], 90_000);
-    let client: ReturnType<typeof spawnProc> | undefined;
-    let page: Awaited<ReturnType<typeof openPage>> | undefined;
-    try {
-      await waitBound(native, "tcp", 30_000);
-      client = spawnProc([process.execPath, main, "client", "127.0.0.1", "-p", String(native), "-t", "4", "-P", "2", "--http", `127.0.0.1:${http}`, "--linger", "60", "--paused"], 90_000);
-      await waitBound(http, "tcp", 30_000);
-      page = await openPage(`http://127.0.0.1:${http}/`, `http://127.0.0.1:${http}/`, "profile-end", "1200,1000");
+  () =>
+    pausedClientPage(["-t", "4", "-P", "2"], "profile-end", "1200,1000", async ({ http, page, client }) => {
       const read = async () => (await page!.evaluate<EndState>(READ_END).catch(() => undefined)) ?? ({ phase: "", ends: [], coreCharts: 0 } as unknown as EndState);
       const until = async (cond: (s: EndState) => boolean, what: string, ms: number) => {
         const end = Date.now() + ms;
@@ -262,14 +284,7 @@ test.skipIf(!chromium)(
       const shot = process.env.ANYPERF_SCREENSHOT_DIR ? join(process.env.ANYPERF_SCREENSHOT_DIR, "live-end.png") : join(dir, "live-end.png");
       await page.screenshot(shot);
       expect(readFileSync(shot).subarray(1, 4).toString()).toBe("PNG");
-    } finally {
-      await page?.close();
-      client?.kill("SIGINT");
-      await client?.done;
-      serve.kill("SIGINT");
-      await serve.done;
-    }
-  },
+    }),
   150_000,
 );
 
@@ -298,3 +313,72 @@ test.skipIf(!chromium)("without the token the page says how to pass it", async (
     await status.stop();
   }
 }, 40_000);
+
+const READ_MEASUREMENT = `JSON.stringify({
+  phase: document.getElementById("measurement").dataset.phase,
+  probe: Number(document.getElementById("measurement").dataset.probe),
+  load: Number(document.getElementById("measurement").dataset.load),
+  latencyLines: document.querySelectorAll("#measurement svg svg:last-child path").length,
+  titles: [...document.querySelectorAll("#measurement svg svg > title")].map((t) => t.textContent),
+  figures: document.getElementById("figures").textContent,
+  chartHidden: document.getElementById("chart").hidden,
+})`;
+interface MeasurementState {
+  phase: string;
+  probe: number;
+  load: number;
+  latencyLines: number;
+  titles: string[];
+  figures: string;
+  chartHidden: boolean;
+}
+
+test.skipIf(!chromium)(
+  "--responsiveness: /status carries the probe's latency per interval while it runs, and the page draws it beside the load's throughput",
+  () =>
+    pausedClientPage(["--responsiveness", "-t", "2", "-P", "2", "--no-history"], "profile-resp", "1200,1400", async ({ http, page, client }) => {
+      const status = async () => StatusDocument.parse(await (await fetch(`http://127.0.0.1:${http}/status`)).json());
+      const until = async <T>(read: () => Promise<T>, cond: (s: T) => boolean, what: string, ms: number): Promise<T> => {
+        const end = Date.now() + ms;
+        let s = await read();
+        while (!cond(s)) {
+          if (Date.now() > end) throw new Error(`never saw ${what}; last ${JSON.stringify(s).slice(0, 2000)}\nclient: ${client!.stderr()}`);
+          await Bun.sleep(200);
+          s = await read();
+        }
+        return s;
+      };
+      const readPage = async () => (await page!.evaluate<MeasurementState>(READ_MEASUREMENT).catch(() => undefined)) ?? ({ probe: 0, load: 0 } as MeasurementState);
+      await until(readPage, (s) => s.figures !== undefined, "the page", 30_000);
+      expect((await fetch(`http://127.0.0.1:${http}/start`, { method: "POST" })).status).toBe(200);
+
+      // While the upload phase runs: the idle probe's samples, then the upload's probe and load, on one time axis.
+      const doc = await until(status, (d) => (d.measurement?.probe.some((s) => s.phase === "upload") ?? false) && (d.measurement?.load.length ?? 0) > 0, "upload samples", 60_000);
+      expect(doc.running.length).toBeGreaterThan(0);
+      const m = doc.measurement!;
+      expect(m.kind).toBe("responsiveness");
+      const idle = m.probe.filter((s) => s.phase === "idle");
+      // The idle probe measured 2 s in 0.25 s intervals (PROBE_INTERVAL_S): about 8 samples, each with its percentiles.
+      expect(idle.length).toBeGreaterThanOrEqual(6);
+      for (const s of m.probe) expect(s.p50 > 0 && s.p50 <= s.p90 && s.p90 <= s.p99).toBe(true);
+      for (let i = 1; i < m.probe.length; i++) expect(m.probe[i]!.t).toBeGreaterThanOrEqual(m.probe[i - 1]!.t);
+      expect(m.load.every((s) => s.phase === "upload" && s.bitsPerSecond > 0)).toBe(true);
+      // The upload's samples come after the idle ones: its runs started once the idle probe ended.
+      expect(m.load[0]!.t).toBeGreaterThan(idle[idle.length - 1]!.t);
+
+      const shown = await until(readPage, (s) => s.probe > idle.length && s.load > 0, "the measurement chart with loaded samples", 30_000);
+      expect(shown.titles).toEqual(["responsiveness: the load's throughput, " + shown.phase + " phase", "responsiveness: the probe's round trip, " + shown.phase + " phase"]);
+      expect(shown.latencyLines).toBe(3);
+      // The shown test is one of the measurement's parts: its own chart gives way.
+      expect(shown.chartHidden).toBe(true);
+      expect(shown.figures).toMatch(/responsiveness probe p50 \/ p99 \((idle|upload|download|bidir)\)[\d.]+ (µs|ms) \/ [\d.]+ (µs|ms)/);
+      const shot = process.env.ANYPERF_SCREENSHOT_DIR ? join(process.env.ANYPERF_SCREENSHOT_DIR, "live-responsiveness.png") : join(dir, "live-responsiveness.png");
+      await page.screenshot(shot);
+
+      // To the end: every phase's samples, the bidir phase last.
+      const last = await until(status, (d) => d.measurement?.phase === "bidir" && d.phase === "done", "the bidir phase done", 60_000);
+      expect(new Set(last.measurement!.probe.map((s) => s.phase))).toEqual(new Set(["idle", "upload", "download", "bidir"]));
+      expect(new Set(last.measurement!.load.map((s) => s.phase))).toEqual(new Set(["upload", "download", "bidir"]));
+    }),
+  180_000,
+);

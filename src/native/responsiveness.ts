@@ -11,6 +11,7 @@ import { WorkerPool, cores } from "../engine/worker-pool.ts";
 import { runNativeClient, type ClientTarget } from "./client.ts";
 import { routeToServer } from "./diagnose-run.ts";
 import { BacklogWatch } from "../host/backlog-watch.ts";
+import { markPart } from "../engine/run-parts.ts";
 import type { Direction } from "./request.ts";
 import { LOADED_PHASES, phaseFigures, responsiveness, type LoadedPhase, type PhaseName, type Responsiveness, type ResponsivenessPhase } from "./responsiveness-report.ts";
 
@@ -29,10 +30,18 @@ const DIRECTION: Record<LoadedPhase, Direction> = { upload: "forward", download:
  */
 export const PROBE_GAP_MS = 5;
 
+/**
+ * The probe's interval: the live page draws its latency over time from the probe's intervals (each its own p50, p90,
+ * p99), and at one every 5 ms a quarter second holds some 50 round trips.
+ */
+export const PROBE_INTERVAL_S = 0.25;
+
 /** The probe's plan for a phase: one paced 1-byte request/response stream over the phase's measured seconds. */
 export function probePlan(load: Plan, warmupS: number): Plan {
-  return Plan.parse({ ...load, test: "rr", streams: 1, requestBytes: 1, responseBytes: 1, transactionGapMs: PROBE_GAP_MS, bufferBytes: undefined, bitsPerSecond: 0, packetsPerSecond: 0, warmupS, cooldownS: 0 });
+  return Plan.parse({ ...load, test: "rr", streams: 1, requestBytes: 1, responseBytes: 1, transactionGapMs: PROBE_GAP_MS, bufferBytes: undefined, bitsPerSecond: 0, packetsPerSecond: 0, warmupS, cooldownS: 0, intervalS: PROBE_INTERVAL_S });
 }
+
+let measurements = 0;
 
 export interface ResponsivenessHooks {
   signal: AbortSignal;
@@ -62,16 +71,18 @@ export async function runResponsiveness(plan: Plan, target: ClientTarget, hooks:
   WorkerPool.shared({ workers: Math.max(2, cores()) });
   const warmupS = plan.warmupS > 0 ? plan.warmupS : LOAD_WARMUP_S;
   const phases: Partial<Record<PhaseName, ResponsivenessPhase>> = {};
-  const run = (p: Plan, direction: Direction, onRun?: (r: TestRun) => void) =>
+  const measurement = String(++measurements);
+  const run = (p: Plan, direction: Direction, phase: PhaseName, onRun?: (r: TestRun) => void) =>
     runNativeClient(p, { ...target, direction }, {
       signal: hooks.signal,
       onRun: (r) => {
+        markPart(r, { kind: "responsiveness", measurement, phase, role: p.test === "stream" ? "load" : "probe" });
         hooks.onRun?.(r);
         onRun?.(r);
       },
     });
   const iface = (await routeToServer(target.host)).interface;
-  const idleProbe = await run(probePlan(plan, 0), "forward");
+  const idleProbe = await run(probePlan(plan, 0), "forward", "idle");
   if (idleProbe.interrupted && !idleProbe.summary.latency_us) return responsiveness(phases);
   phases.idle = phaseFigures(idleProbe, undefined, undefined);
   hooks.onPhase?.("idle", phases.idle);
@@ -80,7 +91,7 @@ export async function runResponsiveness(plan: Plan, target: ClientTarget, hooks:
     const load = Plan.parse({ ...plan, warmupS, cooldownS: LOAD_OVERHANG_S });
     const watch = new BacklogWatch(iface);
     const measuring = (r: TestRun) => r.onPhase((p) => p === "measuring" && watch.start());
-    const both = await beside((onRun) => run(load, DIRECTION[name], onRun), () => run(probePlan(plan, warmupS), "forward", measuring)).finally(() => watch.stop());
+    const both = await beside((onRun) => run(load, DIRECTION[name], name, onRun), () => run(probePlan(plan, warmupS), "forward", name, measuring)).finally(() => watch.stop());
     // Ctrl+C before the load sent (no probe), or during the phase: the phases before it are the report.
     if (!both || both[0].interrupted || both[1].interrupted) break;
     const [loaded, probe] = both;

@@ -87,12 +87,13 @@ function logTicks(x0: number, x1: number): number[] {
  * logarithmic axis (`xLog`, x > 0) at 1-2-5 steps). `dots: false` leaves out a circle per point, for long series (a
  * live run's intervals, per-stream lines).
  */
-export function lineChart(f: ChartFrame & { xLabel: string; series: readonly Series[]; dots?: boolean; xLog?: boolean; xFormat?: (v: number) => string; yMax?: number }): string {
+export function lineChart(f: ChartFrame & { xLabel: string; series: readonly Series[]; dots?: boolean; xLog?: boolean; xFormat?: (v: number) => string; yMax?: number; xDomain?: readonly [number, number] }): string {
   const w = f.width ?? 560, h = f.height ?? 260;
   const all = f.series.flatMap((s) => s.points).filter((p) => !f.xLog || p.x > 0);
   const lx = (v: number) => (f.xLog ? Math.log10(v) : v);
   const xs = all.map((p) => p.x);
-  const x0 = xs.length ? Math.min(...xs) : 1, x1 = xs.length ? Math.max(...xs) : 10;
+  // `xDomain` lines up charts drawn one above the other (the live page's throughput and latency on one time axis).
+  const [x0, x1] = f.xDomain ?? [xs.length ? Math.min(...xs) : 1, xs.length ? Math.max(...xs) : 10];
   const yMax = f.yMax ?? niceCeil(Math.max(0, ...all.map((p) => p.y)));
   const lin = scale(lx(x0), lx(x1), MARGIN.left, w - MARGIN.right), y = scale(0, yMax, h - MARGIN.bottom, MARGIN.top);
   const x = (v: number) => lin(lx(v));

@@ -203,7 +203,7 @@ test("GET / is one self-contained page", async () => {
 test("unknown paths say what exists", async () => {
   const res = await createStatusApp(new MemorySource({ mode: "loopback", role: "both" })).request("/nope");
   expect(res.status).toBe(404);
-  expect((await res.json()).error).toBe("no such page /nope: try /, /status, /chart.svg, /cpu.svg, /metrics, /events, /results, /healthz or /readyz");
+  expect((await res.json()).error).toBe("no such page /nope: try /, /status, /chart.svg, /cpu.svg, /measurement.svg, /metrics, /events, /results, /healthz or /readyz");
 });
 
 describe("GET /events", () => {

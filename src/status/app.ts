@@ -11,6 +11,7 @@ import type { StatusSource } from "./source.ts";
 import { isReady, releaseStart } from "./readiness.ts";
 import { liveChartSvg } from "./live-chart.ts";
 import { endCpuSvg, liveCpuSvg } from "./end-cpu-chart.ts";
+import { measurementSvg } from "./measurement-chart.ts";
 
 export interface StatusAppOptions {
   /** Required Bearer token for every route but the page itself (which holds no data). */
@@ -59,7 +60,7 @@ function resultsMissing(source: StatusSource, id: string | undefined): string {
 }
 
 /** Every route below, for telling a wrong method from a wrong path. */
-const PAGES = /^\/(?:status|chart\.svg|cpu\.svg|metrics|events|healthz|readyz|results(?:\/[^/]+(?:\/cpu\.svg)?)?)?$/;
+const PAGES = /^\/(?:status|chart\.svg|cpu\.svg|measurement\.svg|metrics|events|healthz|readyz|results(?:\/[^/]+(?:\/cpu\.svg)?)?)?$/;
 
 /** The status app, runtime-free: serve it with server.ts or call `app.request()` in tests. */
 export function createStatusApp(source: StatusSource, opts: StatusAppOptions = {}): Hono {
@@ -95,7 +96,7 @@ export function createStatusApp(source: StatusSource, opts: StatusAppOptions = {
       invalidAuthenticationHeader: { message: { error: "malformed Authorization header: send Authorization: Bearer TOKEN" } },
       invalidToken: { message: { error: "wrong token: send the --http-token the server was started with" } },
     });
-    for (const path of ["/status", "/chart.svg", "/cpu.svg", "/metrics", "/events", "/results", "/results/*", "/start"]) app.use(path, auth);
+    for (const path of ["/status", "/chart.svg", "/cpu.svg", "/measurement.svg", "/metrics", "/events", "/results", "/results/*", "/start"]) app.use(path, auth);
   }
 
   app.get("/status", (c) => {
@@ -115,6 +116,14 @@ export function createStatusApp(source: StatusSource, opts: StatusAppOptions = {
     if (svg === undefined) return c.json({ error: "no CPU per core yet: it comes with the shown test's first interval (Linux)" }, 404);
     c.header("Content-Type", "image/svg+xml; charset=utf-8");
     return c.body(svg);
+  });
+
+  app.get("/measurement.svg", (c) => {
+    c.header("Cache-Control", "no-store");
+    const m = source.measurement?.();
+    if (m === undefined) return c.json({ error: "no measurement of several tests here: only 'anyperf client --responsiveness' makes one" }, 404);
+    c.header("Content-Type", "image/svg+xml; charset=utf-8");
+    return c.body(measurementSvg(m));
   });
 
   app.get("/metrics", (c) => {
@@ -154,7 +163,7 @@ export function createStatusApp(source: StatusSource, opts: StatusAppOptions = {
       c.header("Allow", "GET, HEAD");
       return c.json({ error: `${path} answers GET only (got ${c.req.method})` }, 405);
     }
-    return c.json({ error: `no such page ${path}: try /, /status, /chart.svg, /cpu.svg, /metrics, /events, /results, /healthz or /readyz` }, 404);
+    return c.json({ error: `no such page ${path}: try /, /status, /chart.svg, /cpu.svg, /measurement.svg, /metrics, /events, /results, /healthz or /readyz` }, 404);
   });
   app.onError((err, c) => {
     if (err instanceof HTTPException) return err.getResponse();

@@ -33,6 +33,7 @@ export function buildStatusDocument(source: StatusSource, now: Date): StatusDocu
   const tests = source.tests();
   const running = tests.filter((t) => t.phase !== "done");
   const latest = shownTest(tests);
+  const measurement = source.measurement?.();
   return {
     mode: source.mode,
     role: source.role,
@@ -44,5 +45,6 @@ export function buildStatusDocument(source: StatusSource, now: Date): StatusDocu
     bytesTotal: source.bytesTotal(),
     bytesByDirection: source.bytesByDirection(),
     recent: tests.map((t) => summarize(t, t.phase === "done" && source.results(t.id) !== undefined)),
+    ...(measurement ? { measurement } : {}),
   };
 }

@@ -3,7 +3,9 @@
  * second and /events as it comes (through fetch, because EventSource cannot send the Authorization header), and
  * shows /chart.svg, the shown test's throughput drawn on the server by the report's chart code (live-chart.ts),
  * fetched again at every interval and every poll. Once the test is done it shows both ends from /results/<id> (the
- * remote half, the diagnosis) and /results/<id>/cpu.svg (CPU per core at each end). The SVG is parsed as XML (DOMParser runs no script in it) and
+ * remote half, the diagnosis) and /results/<id>/cpu.svg (CPU per core at each end). While /status holds a
+ * measurement of several tests (--responsiveness), it shows /measurement.svg too: the load's throughput above the
+ * probe's latency over the whole run, and the probe's latest round trip among the figures. The SVG is parsed as XML (DOMParser runs no script in it) and
  * swapped in. With --http-token, open it as /#token=TOKEN: the fragment
  * never leaves the browser, and the page sends it as a Bearer header. Every figure is set with textContent, never
  * as HTML, since peers' names come from the network.
@@ -32,6 +34,7 @@ export const PAGE_HTML = `<!doctype html>
   th, td { border: 1px solid #ddd; padding: .2em .6em; text-align: right; font-variant-numeric: tabular-nums; }
   th { background: #f0f0f0; } #error { color: #a00; }
   #end .diagnosis { background: #fff; border-left: 4px solid #1f77b4; padding: .4em .8em; max-width: 60em; }
+  #measurement svg { width: 100%; max-width: 60em; height: auto; background: #fff; border: 1px solid #ddd; border-radius: .4em; }
   #livecores svg { width: 100%; max-width: 40em; height: auto; background: #fff; border: 1px solid #ddd; border-radius: .4em; }
   #cores svg { width: 100%; max-width: 80em; height: auto; background: #fff; border: 1px solid #ddd; border-radius: .4em; }
 </style>
@@ -42,6 +45,7 @@ export const PAGE_HTML = `<!doctype html>
 <div id="error"></div>
 <div id="figures"></div>
 <div id="chart" data-points="0" data-test=""></div>
+<div id="measurement" data-probe="0" data-load="0" data-phase=""></div>
 <div id="livecores"></div>
 <div id="end"></div>
 <h2>Streams</h2>
@@ -89,6 +93,7 @@ function rows(id, list) {
 
 let charting = false;
 let shownRunning = false;
+let measuring = false;
 let chartAgain = false;
 // An SVG of the server's, parsed as XML (no script runs) and swapped into box; null when there is none.
 async function swapSvg(path, box) {
@@ -108,6 +113,11 @@ async function refreshChart() {
       $("chart").dataset.points = svg.getAttribute("data-points") || "0";
       $("chart").dataset.test = svg.getAttribute("data-test") || "";
     }
+    // A measurement of several tests: its samples come with /status; the server draws them as /chart.svg's are.
+    if (measuring) {
+      const m = await swapSvg("measurement.svg", $("measurement"));
+      if (m) for (const k of ["probe", "load", "phase"]) $("measurement").dataset[k] = m.getAttribute("data-" + k) || "";
+    } else $("measurement").replaceChildren();
     // CPU per core over the last interval while the test runs; once it is done, both ends' below.
     if (shownRunning) await swapSvg("cpu.svg", $("livecores")); else $("livecores").replaceChildren();
   } catch (e) { /* the next poll tries again */ } finally {
@@ -140,6 +150,12 @@ function render(doc) {
     if (t.lost !== undefined) figs.push(figure("lost", String(t.lost)));
     figs.push(figure("bytes", bytes(t.bytes)));
   }
+  const m = doc.measurement;
+  measuring = Boolean(m);
+  // The shown test of a measurement is one of its parts (the probe, a trickle of bytes): its chart shows the load's.
+  $("chart").hidden = measuring;
+  const probe = m && m.probe.length ? m.probe[m.probe.length - 1] : null;
+  if (probe) figs.push(figure(m.kind + " probe p50 / p99 (" + probe.phase + ")", us(probe.p50) + " / " + us(probe.p99)));
   $("figures").replaceChildren(...figs);
   shownRunning = Boolean(t && t.phase !== "done" && t.cpu && t.cpu.perCore);
   // Per stream only what the test counts: datagrams and loss for UDP, transactions for request/response (TCP has no

@@ -74,6 +74,10 @@ export const StreamView = z.object({
 });
 export type StreamView = z.infer<typeof StreamView>;
 
+/** Round-trip latency of one interval's transactions, µs. */
+export const IntervalLatency = z.object({ p50: z.number().nonnegative(), p90: z.number().nonnegative(), p99: z.number().nonnegative() });
+export type IntervalLatency = z.infer<typeof IntervalLatency>;
+
 /** One interval's figures: `start`/`end` are seconds since the test started. */
 export const IntervalSample = z.object({
   start: z.number().nonnegative(),
@@ -81,6 +85,8 @@ export const IntervalSample = z.object({
   bitsPerSecond: z.number().nonnegative(),
   packetsPerSecond: z.number().nonnegative().optional(),
   transactionsPerSecond: z.number().nonnegative().optional(),
+  /** Request/response: the interval's own transactions (the engine's interval cut), where it timed any. */
+  latencyMicroseconds: IntervalLatency.optional(),
 });
 export type IntervalSample = z.infer<typeof IntervalSample>;
 
@@ -154,6 +160,22 @@ export const TestSummary = TestView.pick({
 });
 export type TestSummary = z.infer<typeof TestSummary>;
 
+/**
+ * A measurement made of several tests, shown as one (`anyperf client --responsiveness`: per phase a probe and, but
+ * idle, a load). `t` is seconds since the measurement's first test started, each sample at its interval's end.
+ */
+export const MeasurementView = z.object({
+  kind: z.string().min(1),
+  /** The phase of the newest test (the running one, else the last). */
+  phase: z.string().min(1),
+  startedAt: z.iso.datetime(),
+  /** The probe's intervals: each one's round-trip percentiles, in every phase. */
+  probe: z.array(IntervalLatency.extend({ t: z.number().nonnegative(), phase: z.string().min(1) })),
+  /** The load's intervals: its throughput (bits/s), in the loaded phases. */
+  load: z.array(z.object({ t: z.number().nonnegative(), phase: z.string().min(1), bitsPerSecond: z.number().nonnegative() })),
+});
+export type MeasurementView = z.infer<typeof MeasurementView>;
+
 /** GET /status. */
 export const StatusDocument = z.object({
   /** What this process was started as. */
@@ -178,6 +200,8 @@ export const StatusDocument = z.object({
 
   /** Recent tests, newest first. */
   recent: z.array(TestSummary),
+  /** The newest measurement made of several tests (--responsiveness), while its tests are kept; absent without one. */
+  measurement: MeasurementView.optional(),
 });
 export type StatusDocument = z.infer<typeof StatusDocument>;
 export type BytesByDirection = StatusDocument["bytesByDirection"];

@@ -1,5 +1,5 @@
 import type { ChartPoint } from "../report/svg-charts.ts";
-import type { BytesByDirection, IntervalEvent, Role, StreamView, TestView } from "./schema.ts";
+import type { BytesByDirection, IntervalEvent, MeasurementView, Role, StreamView, TestView } from "./schema.ts";
 
 /** One stream's throughput over the test's recent intervals: x = seconds since the test started, y = bits/s. */
 export interface StreamSeries {
@@ -36,6 +36,8 @@ export interface StatusSource {
    * has). Absent where the source keeps none: the chart then draws the sum only.
    */
   streamSeries?(id: string): { shown: readonly StreamSeries[]; total: number };
+  /** The newest measurement made of several tests (--responsiveness), while its tests are kept; absent where none. */
+  measurement?(): MeasurementView | undefined;
   /** Calls `listener` once per interval of any test; returns the unsubscribe function. */
   subscribe(listener: (e: IntervalEvent) => void): () => void;
 }

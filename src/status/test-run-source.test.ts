@@ -4,6 +4,7 @@ import type { Figures } from "../report/result.ts";
 import { IntervalEvent, StatusDocument, TestView } from "./schema.ts";
 import { TestRunSource } from "./test-run-source.ts";
 import { createStatusApp } from "./app.ts";
+import { markPart } from "../engine/run-parts.ts";
 
 
 describe("TestRunSource", () => {
@@ -159,5 +160,80 @@ describe("TestRunSource", () => {
     expect((await app.request("/results/2")).status).toBe(404);
     // /results without an id is the latest finished test while another runs.
     expect(await (await app.request("/results")).json()).toEqual(JSON.parse(JSON.stringify(first.results())));
+  });
+});
+
+describe("a measurement of several runs (--responsiveness)", () => {
+  const rr = { mode: "client", role: "client", peer: "127.0.0.1:5001", transport: "tcp", test: "rr" } as const;
+  const probeInterval = (p50: number, end: number): Parameters<StandIn["interval"]>[0] => {
+    const f: Figures = { bytes: 100, seconds: 0.25, throughput_bps: 3200, transactions: 50, transactions_per_second: 200, latency_us: { mean: p50, min: p50 / 2, max: p50 * 4, p50, p90: p50 * 2, p99: p50 * 3, p999: p50 * 4 } };
+    return { start: end - 0.25, end, phase: "measuring", sum: f, streams: [{ id: 0, side: "client", ...f }] };
+  };
+
+  test("the probe's latency and the load's throughput per interval, on one time axis from its first run; /measurement.svg draws them", async () => {
+    const source = new TestRunSource({ mode: "client", role: "client" });
+    const app = createStatusApp(source);
+    const t0 = Date.now() - 10_000;
+    const idle = new StandIn(rr);
+    idle.startedAt = new Date(t0);
+    markPart(idle, { kind: "responsiveness", measurement: "m1", phase: "idle", role: "probe" });
+    source.add(idle);
+    // Another test beside it, not marked: not part of it.
+    source.add(new StandIn(tcp));
+    idle.setPhase("measuring");
+    idle.interval(probeInterval(100, 0.25));
+    idle.interval(probeInterval(120, 0.5));
+    idle.setPhase("done");
+    const load = new StandIn({ ...tcp, mode: "client", role: "client" });
+    load.startedAt = new Date(t0 + 2000);
+    markPart(load, { kind: "responsiveness", measurement: "m1", phase: "upload", role: "load" });
+    source.add(load);
+    const probe = new StandIn(rr);
+    probe.startedAt = new Date(t0 + 2500);
+    markPart(probe, { kind: "responsiveness", measurement: "m1", phase: "upload", role: "probe" });
+    source.add(probe);
+    load.setPhase("measuring");
+    load.interval(tcpInterval("measuring", 6_000_000));
+    probe.setPhase("measuring");
+    // Before its first transaction, an interval of the probe holds no latency: no sample.
+    probe.interval({ ...probeInterval(1, 0.25), sum: { bytes: 0, seconds: 0.25, throughput_bps: 0, transactions: 0 } });
+    probe.interval(probeInterval(40_000, 0.5));
+
+    const doc = StatusDocument.parse(await (await app.request("/status")).json());
+    const m = doc.measurement!;
+    expect(m).toMatchObject({ kind: "responsiveness", phase: "upload" });
+    expect(m.startedAt).toBe(new Date(t0).toISOString());
+    // The StandIn's intervals end at "now" at the earliest (the chart only moves forward): t is its run's offset plus that.
+    expect(m.probe.map((s) => [s.phase, s.p50, s.p90, s.p99])).toEqual([["idle", 100, 200, 300], ["idle", 120, 240, 360], ["upload", 40_000, 80_000, 120_000]]);
+    expect(m.load.map((s) => [s.phase, s.bitsPerSecond])).toEqual([["upload", 48e6]]);
+    // Each sample at its interval's end, which the source clocks as its run's age when the interval came (now
+    // here): the run's offset plus that age is the time since the measurement's first run started.
+    const now = (Date.now() - t0) / 1000;
+    for (const x of [...m.probe, ...m.load]) expect(Math.abs(x.t - now)).toBeLessThan(1);
+    // The probe's own test view carries each interval's latency too.
+    expect(doc.running.find((t) => t.mode === "client" && t.transactionsPerSecond)!.intervals.map((i) => i.latencyMicroseconds?.p50)).toEqual([undefined, 40_000]);
+
+    const res = await app.request("/measurement.svg");
+    expect(res.headers.get("content-type")).toStartWith("image/svg+xml");
+    const svg = await res.text();
+    expect(svg).toContain('data-phase="upload" data-probe="3" data-load="1"');
+    expect(svg).toContain("responsiveness: the probe&#39;s round trip, upload phase");
+    expect(svg).toContain("responsiveness: the load&#39;s throughput, upload phase");
+
+    // The next measurement (a --repeat's next run) replaces it.
+    const next = new StandIn(rr);
+    markPart(next, { kind: "responsiveness", measurement: "m2", phase: "idle", role: "probe" });
+    source.add(next);
+    expect(source.measurement()).toMatchObject({ phase: "idle", probe: [], load: [] });
+  });
+
+  test("without marked runs: no measurement in /status, /measurement.svg is 404", async () => {
+    const source = new TestRunSource({ mode: "client", role: "client" });
+    const app = createStatusApp(source);
+    source.add(new StandIn(tcp));
+    expect(StatusDocument.parse(await (await app.request("/status")).json()).measurement).toBeUndefined();
+    const res = await app.request("/measurement.svg");
+    expect(res.status).toBe(404);
+    expect((await res.json()).error).toContain("--responsiveness");
   });
 });

@@ -1,7 +1,8 @@
 import type { TestRun } from "../engine/test-run.ts";
 import { throughputBps } from "../formulas.ts";
 import type { Interval } from "../report/result.ts";
-import { MAX_CORES, type BytesByDirection, type CpuView, type IntervalEvent, type IntervalSample, type Role, type StreamView, type TestView } from "./schema.ts";
+import { MAX_CORES, type BytesByDirection, type CpuView, type IntervalEvent, type IntervalSample, type MeasurementView, type Role, type StreamView, type TestView } from "./schema.ts";
+import { partOf } from "../engine/run-parts.ts";
 import { directionOf, noBytes } from "./direction.ts";
 import { cumulativeBuckets } from "./latency-buckets.ts";
 import { count } from "../histogram.ts";
@@ -157,6 +158,7 @@ export class TestRunSource implements StatusSource {
       bitsPerSecond: i.sum.throughput_bps,
       ...(i.sum.packets_per_second === undefined ? {} : { packetsPerSecond: i.sum.packets_per_second }),
       ...(i.sum.transactions_per_second === undefined ? {} : { transactionsPerSecond: i.sum.transactions_per_second }),
+      ...(i.sum.latency_us === undefined ? {} : { latencyMicroseconds: { p50: i.sum.latency_us.p50, p90: i.sum.latency_us.p90, p99: i.sum.latency_us.p99 } }),
     };
     t.recent.push(sample);
     if (t.recent.length > KEEP_INTERVALS) t.recent.shift();
@@ -284,6 +286,34 @@ export class TestRunSource implements StatusSource {
       ...(lost === undefined ? {} : { lost }),
       intervals: [...t.recent],
     };
+  }
+
+  /**
+   * The newest measurement made of several runs (their front end marked them, run-parts.ts), from the kept runs that
+   * belong to it: its probe's latency and its load's throughput per interval, on one time axis from its first run.
+   */
+  measurement(): MeasurementView | undefined {
+    const newest = this.tracked.map((t) => partOf(t.run)).find((p) => p !== undefined);
+    if (!newest) return undefined;
+    const runs = this.tracked.filter((t) => {
+      const p = partOf(t.run);
+      return p?.kind === newest.kind && p.measurement === newest.measurement;
+    }).reverse();
+    const t0 = Math.min(...runs.map((t) => t.run.startedAt.getTime()));
+    const out: MeasurementView = { kind: newest.kind, phase: newest.phase, startedAt: new Date(t0).toISOString(), probe: [], load: [] };
+    for (const t of runs) {
+      const { phase, role } = partOf(t.run)!;
+      const offset = (t.run.startedAt.getTime() - t0) / 1000;
+      for (const i of t.recent) {
+        const at = { t: offset + i.end, phase };
+        if (role === "load") out.load.push({ ...at, bitsPerSecond: i.bitsPerSecond });
+        else if (i.latencyMicroseconds) out.probe.push({ ...at, ...i.latencyMicroseconds });
+      }
+    }
+    // Runs of a phase overlap (the probe runs inside its load): each list in time order.
+    out.probe.sort((a, b) => a.t - b.t);
+    out.load.sort((a, b) => a.t - b.t);
+    return out;
   }
 
   tests(): TestView[] {

@@ -5,6 +5,7 @@
  * end answers nothing (nothing leaves the namespace).
  */
 import { expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const netns = process.platform === "linux" && Bun.spawnSync(["unshare", "-n", "true"]).exitCode === 0;
@@ -21,7 +22,18 @@ test.skipIf(!netns).each([[[]], [["-J"]]])("SIGTERM while connecting %p: no cras
   ].join(" && ");
   const client = [process.execPath, MAIN, "iperf3", "-c", "10.1.1.2", "-p", "36710", ...extra].join(" ");
   const p = Bun.spawn(["unshare", "-n", "bash", "-c", `${setup} && exec ${client}`], { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
-  await Bun.sleep(1500);
+  // The signal must find the client in connect: wait for its SYN_SENT socket (state 02 in the namespace's
+  // /proc/net/tcp, which p's pid sees once bash has exec'd the client), not for a fixed time a loaded host overruns.
+  const until = Date.now() + 15_000;
+  const connecting = () => {
+    try {
+      return /^\s*\d+: \S+ 0201010A:8F66 02 /m.test(readFileSync(`/proc/${p.pid}/net/tcp`, "utf8"));
+    } catch {
+      return false;
+    }
+  };
+  while (!connecting() && Date.now() < until) await Bun.sleep(50);
+  expect(connecting(), "the client reached connect").toBe(true);
   p.kill("SIGTERM");
   const killer = setTimeout(() => p.kill("SIGKILL"), 5000);
   const [out, err] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);

@@ -13,7 +13,7 @@ import type { TcpInfo } from "./sockopt/tcp-info-schema.ts";
  */
 export const COUNTER_FIELDS = [
   { name: "bytes", kind: "counter" }, // payload bytes moved (sent by a sender, received by a receiver)
-  { name: "packets", kind: "counter" }, // datagrams, or write()/read() callbacks for TCP
+  { name: "packets", kind: "counter" }, // datagrams; for TCP write() calls, or receive calls of at most the stream's readSize
   { name: "transactions", kind: "counter" },
   { name: "lost", kind: "counter" }, // datagrams missing from the sequence (net of late arrivals)
   { name: "outOfOrder", kind: "counter" },

@@ -53,7 +53,10 @@ export const TcpEnd = z.enum(["close", "fin-wait-eof"]);
 const base = {
   id: z.number().int().nonnegative(),
   options: SocketOptions.default({}),
-  /** Stop by itself after this many payload bytes (sender) or transactions (RR); 0 = until told to stop. */
+  /**
+   * Stop by itself after this many payload bytes (sender), transactions (RR), datagrams (UDP) or receive calls
+   * (tcp-recv, each of at most readSize bytes); 0 = until told to stop.
+   */
   limitBytes: z.number().nonnegative().default(0),
   limitTransactions: z.number().nonnegative().default(0),
   limitPackets: z.number().nonnegative().default(0),

@@ -15,7 +15,7 @@ import { sleep } from "../../lib/sleep.ts";
 import { hostFigures } from "./host-figures.ts";
 import type { NtttcpPlan } from "./plan.ts";
 import type { NtttcpResults, ThreadResult } from "./results.ts";
-import { receiverSpecs, senderSpecs, type StreamLayout } from "./specs.ts";
+import { countReads, receiverSpecs, senderSpecs, type StreamLayout } from "./specs.ts";
 import { peerAllowed, policyLimits, serverPolicy } from "../../src/access/server-policy.ts";
 import { peerText } from "../../src/access/peer-text.ts";
 import { RefusalLog } from "../../src/access/refusal-log.ts";
@@ -136,8 +136,8 @@ function results(p: NtttcpPlan, run: TestRun, layout: StreamLayout, plane: DataP
   const moved = run.measured().streams(plane) ?? [];
   const seconds = doc.phases.measured_s;
   const threads = new Map<number, ThreadResult>(p.threads.map((t) => [t.index, { index: t.index, bytes: 0, ios: 0, seconds }]));
-  // A read callback can hand over more than one -l buffer (the event loop reads what is there); 5.40 would have made
-  // one recv() per -l bytes at most, so a stream's I/O count is at least its bytes over -l (Avg B / Compl <= -l).
+  // The Worker counts one I/O per -l bytes at most; a cut can still fall between a read's count and its bytes, so a
+  // stream's I/O count is at least its bytes over -l (Avg B / Compl <= -l, as 5.40's can never exceed it).
   const ioSize = p.role === "sender" ? p.writeSize : p.readSize;
   layout.threadOf.forEach((thread, i) => {
     const r = threads.get(thread)!;
@@ -211,8 +211,8 @@ function receiverPolicy(p: NtttcpPlan, io: RunIo) {
  * stays 0 (docs/protocols/ntttcp-windows.md §5.1). In count mode a close after the thread's -n buffers is the normal
  * end. (ntttcp-for-linux says nothing: its receiver prints the results and then never exits.)
  */
-function reportDisconnects(p: NtttcpPlan, sinceOpen: { closed: number; bytes: number }[], io: RunIo): void {
-  const early = (s: { closed: number; bytes: number }) => s.closed > 0 && (p.countBytesPerThread === null || s.bytes < p.countBytesPerThread);
+function reportDisconnects(p: NtttcpPlan, sinceOpen: { closed: number; packets: number }[], io: RunIo): void {
+  const early = (s: { closed: number; packets: number }) => s.closed > 0 && (countReads(p) === 0 || s.packets < countReads(p));
   const failed = p.threads.filter((_, i) => sinceOpen[i] !== undefined && early(sinceOpen[i]!));
   for (const t of failed) {
     io.log("ERR", "DoSendsReceives failed: Unexpected disconnect");

@@ -44,6 +44,12 @@ test("Windows count mode: each sender thread stops after -n × -l bytes", () => 
   expect(specs.map((s) => s.limitBytes)).toEqual([102400, 102400]);
 });
 
+test("Windows count mode: each receiver thread stops after -n reads (time mode: none)", () => {
+  const limits = (argv: string) => receiverSpecs(plan(argv)).specs.map((s) => s.limitPackets);
+  expect(limits("--windows -r -m 2,*,127.0.0.1 -ns -n 100 -l 1k -p 28001")).toEqual([100, 100]);
+  expect(limits("--windows -r -m 2,*,127.0.0.1 -ns -t 1 -p 28001")).toEqual([0, 0]);
+});
+
 test("host window → ntttcp figures; absent counters stay absent", () => {
   const w = {
     seconds: 2,

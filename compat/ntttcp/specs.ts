@@ -39,19 +39,25 @@ function pin(t: NtttcpPlan["threads"][number]): { cpu?: number } {
   return t.cpu === null ? {} : { cpu: t.cpu };
 }
 
+/**
+ * Windows count mode's -n: receive calls per receiver thread (0 in time mode). 5.40's thread stops after that many,
+ * each of at most -l bytes, and closes with whatever is left unread (docs/protocols/ntttcp-windows.md §5.2).
+ */
+export const countReads = (p: NtttcpPlan): number => (p.countBytesPerThread === null ? 0 : p.countBytesPerThread / p.writeSize);
+
 /** `allow`: the server's --allow list, checked where the data Workers accept connections and read datagrams. */
 export function receiverSpecs(p: NtttcpPlan, env: { sockopt: boolean; allow?: Cidr[] } = { sockopt: false }): StreamLayout {
   const family = p.family;
   const allow = env.allow ? { allow: env.allow } : {};
   const udpOptions = { ...options(p), ...(env.sockopt && !p.recvBuffer ? { recvBuffer: UDP_RECV_BUFFER } : {}) };
-  const countBuffers = p.countBytesPerThread === null ? 0 : p.countBytesPerThread / p.writeSize;
+  const reads = countReads(p);
   const specs = p.threads.map((t, id): StreamSpecInput =>
     p.protocol === "udp"
       ? // Windows count mode: the thread ends after -n datagrams (5.40 counts reads; a lost one keeps it waiting).
-        { kind: "udp-recv", id, listen: { host: t.host, port: t.port }, datagramSize: MAX_DATAGRAM, format: "none", limitPackets: countBuffers, options: udpOptions, family, ...allow, ...pin(t) }
+        { kind: "udp-recv", id, listen: { host: t.host, port: t.port }, datagramSize: MAX_DATAGRAM, format: "none", limitPackets: reads, options: udpOptions, family, ...allow, ...pin(t) }
       : // connections 1 = Windows: one accept per port; 0 = Linux: any number. The test's clock decides the end, not
-        // EOF, except in Windows count mode: its sender closes after -n buffers, and that ends the receiver's thread.
-        { kind: "tcp-recv", id, listen: { host: t.host, port: t.port }, connections: t.connections, readSize: p.readSize, endOnEof: p.countBytesPerThread !== null, options: options(p), family, ...allow, ...pin(t) },
+        // EOF, except in Windows count mode: the thread ends after -n reads, or earlier on its sender's close.
+        { kind: "tcp-recv", id, listen: { host: t.host, port: t.port }, connections: t.connections, readSize: p.readSize, endOnEof: reads > 0, limitPackets: reads, options: options(p), family, ...allow, ...pin(t) },
   );
   return { specs, threadOf: p.threads.map((t) => t.index) };
 }

@@ -39,16 +39,16 @@ export class TcpReceiver implements Runner {
       socks: this.socks,
       slice: (b) => {
         const buf = (this.readBuf ??= new Uint8Array(spec.readSize || BLOCKING_READ));
-        // Reads go to the packets counter once per slice, not per read.
         let reads = 0;
         const counted = (n: number) => {
+          c[o + Slot.packets]!++;
           c[o + Slot.bytes]! += n;
           reads++;
           this.timeRead();
         };
-        const r = b.readSlice(buf, counted, () => !this.stopped);
-        c[o + Slot.packets]! += reads;
+        const r = b.readSlice(buf, counted, () => !this.stopped && this.readsLeft() > 0);
         if (reads > 0) ctx.touch();
+        if (this.readsLeft() === 0) ctx.end("limit");
         return r;
       },
       stopped: () => this.stopped,
@@ -83,10 +83,17 @@ export class TcpReceiver implements Runner {
     },
     data: (_s: TcpSocket<ConnState>, d: Uint8Array) => {
       const { c, o } = this.ctx;
-      c[o + Slot.bytes]! += d.byteLength;
-      c[o + Slot.packets]!++;
+      // The event loop reads whatever is there (up to half a MiB), where a reader of readSize bytes would have made
+      // one call per readSize: that many reads are counted, so bytes per read never exceed readSize. At the read
+      // limit the rest is left uncounted, as it would be left unread in the socket.
+      const left = this.readsLeft();
+      if (left === 0) return;
+      const reads = Math.min(left, Math.ceil(d.byteLength / this.spec.readSize));
+      c[o + Slot.packets]! += reads;
+      c[o + Slot.bytes]! += Math.min(d.byteLength, reads * this.spec.readSize);
       this.timeRead();
       this.ctx.touch();
+      if (reads === left) this.ctx.end("limit");
     },
     close: (s: TcpSocket<ConnState>) => {
       if (!s.data || s.data.closed || s.data.detached) return;
@@ -95,6 +102,15 @@ export class TcpReceiver implements Runner {
     },
     error: () => {},
   };
+
+  /**
+   * Reads still allowed by `limitPackets` (Infinity without one): a receiver that stops after so many receive calls,
+   * as NTttcp's count mode does, and closes with what is left unread.
+   */
+  private readsLeft(): number {
+    const limit = this.spec.limitPackets;
+    return limit > 0 ? Math.max(0, limit - this.ctx.c[this.ctx.o + Slot.packets]!) : Infinity;
+  }
 
   private peerClosed(st: ConnState): void {
     st.closed = true;

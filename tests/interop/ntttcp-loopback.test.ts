@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { xmlLeaves } from "../../compat/ntttcp/xml-tree.ts";
-import { expectClose, expectOk, linuxRate, linuxTotalBytes, pair, windowsRate } from "./ntttcp-harness.ts";
+import { expectClose, expectOk, linuxRate, linuxTotalBytes, pair, windowsRate, windowsTotalBytes } from "./ntttcp-harness.ts";
 import { freePorts } from "../support/processes.ts";
 
 /**
@@ -112,6 +112,19 @@ describe("Windows dialect, both sides anyperf", () => {
       expect(rows).toHaveLength(2);
       for (const r of rows) expect(Number(r.trim().split(/\s+/)[3])).toBeLessThanOrEqual(1024);
     }
+  }, T);
+
+  test("count mode: a receiver's -n counts its reads (as 5.40's), so it ends after -n reads of a longer sender", async () => {
+    const p = freePorts(28540, 28560, 1);
+    const { rx, tx } = await pair(words(`--windows -r -m 1,*,127.0.0.1 -ns -n 1000 -p ${p}`), words(`--windows -s -m 1,*,127.0.0.1 -ns -n 4000 -p ${p}`));
+    // The receiver stops after its 1000 reads (it waited for the sender's close before, 4000 buffers later) and
+    // closes with data unread; the sender meets the reset as 5.40's does, as a normal end.
+    expectOk(rx, tx);
+    expect(rx.stdout).not.toContain("Unexpected disconnect");
+    expect(windowsTotalBytes(rx.stdout)).toBeLessThanOrEqual(1000 * 65536);
+    expect(windowsTotalBytes(tx.stdout)).toBeLessThan(4000 * 65536);
+    const avg = Number(rx.stdout.split("\r\n").find((l) => /^\s+0\s+[\d.]+\s+[\d.]+\s+[\d.]+$/.test(l))!.trim().split(/\s+/)[3]);
+    expect(avg).toBeLessThanOrEqual(65536);
   }, T);
 
   test("token handshake (offset emulated at +100) and -xml appended", async () => {

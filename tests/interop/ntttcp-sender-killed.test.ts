@@ -14,12 +14,20 @@ const words = (s: string) => s.split(/\s+/).filter(Boolean);
 const T = 90_000;
 const UNEXPECTED = "ERROR: DoSendsReceives failed: Unexpected disconnect\r\n";
 
+/** Until each of `ports` holds an established connection (ss), for at most `ms`. */
+async function connected(ports: number[], ms: number): Promise<void> {
+  const has = (port: number) => Bun.spawnSync(["ss", "-Htn", "state", "established", `( sport = :${port} )`]).stdout.toString().trim() !== "";
+  for (const end = Date.now() + ms; Date.now() < end && !ports.every(has); ) await sleep(100);
+}
+
 /** Our receiver on free ports; the sender started on them and SIGKILLed `afterMs` later. */
 async function killedMidway(receiver: string, sender: (port: number) => { kill(signal?: NodeJS.Signals): void }, afterMs = 2500): Promise<Finished> {
   const port = freePorts(24601, 24699, 2);
   const rx = spawnOurs(words(`${receiver} -p ${port}`));
   for (const q of [port, port + 1]) await waitBound(q, "tcp", 15_000);
   const tx = sender(port);
+  // Killed only once connected: a sender under Wine on a loaded machine can take longer than `afterMs` to start.
+  await connected([port, port + 1], 30_000);
   await sleep(afterMs);
   tx.kill("SIGKILL");
   const guard = setTimeout(() => rx.kill(), 30_000);
@@ -45,7 +53,7 @@ describe("the sender is killed mid-test", () => {
   }, T);
 
   test.skipIf(windowsNtttcp === undefined)("Windows dialect, the real 5.40 sender killed (Wine)", async () => {
-    const r = await killedMidway("--windows -r -m 2,*,127.0.0.1 -ns -t 6", (p) => runWindowsNtttcp(words(`-s -m 2,*,127.0.0.1 -ns -t 6 -p ${p}`)), 4000);
+    const r = await killedMidway("--windows -r -m 2,*,127.0.0.1 -ns -t 6", (p) => runWindowsNtttcp(words(`-s -m 2,*,127.0.0.1 -ns -t 6 -p ${p}`)), 2500);
     expectWindowsFailures(r);
   }, T);
 

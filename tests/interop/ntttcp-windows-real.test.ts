@@ -55,6 +55,19 @@ describe("the real Windows NTttcp 5.40 (Wine)", () => {
     expectSameConsole(rx.stdout, tx.stdout);
   }, T);
 
+  test.skipIf(absent)("count mode: the real -n 4000 sender → our -n 1000 receiver, which ends after its 1000 reads", async () => {
+    const p = freePorts(35100, 35200, 1);
+    const ours = spawnOurs(words(`--windows -r -m 1,*,127.0.0.1 -ns -n 1000 -p ${p}`));
+    await waitBound(p, "tcp", 30_000);
+    const real = await within(runWindowsNtttcp(words(`-s -m 1,*,127.0.0.1 -ns -n 4000 -p ${p}`)), 30_000, "the real sender");
+    const rx = await within(ours, 15_000, "our receiver");
+    // As the real receiver, ours closes after -n reads with the rest unread; the real sender takes the reset as an end.
+    expectOk(real, rx);
+    expect(rx.stdout).not.toContain("Unexpected disconnect");
+    expect(windowsTotalBytes(rx.stdout)).toBeLessThanOrEqual(1000 * 65536);
+    expect(windowsTotalBytes(real.stdout)).toBeLessThan(4000 * 65536);
+  }, T);
+
   test.skipIf(absent)("UDP count mode: the real sender → our receiver, which ends after -n datagrams", async () => {
     const p = freePorts(35175, 35200, 1);
     const ours = spawnOurs(words(`--windows -r -u -m 1,*,127.0.0.1 -ns -n 1000 -p ${p}`));

@@ -32,6 +32,10 @@ export const COUNTER_FIELDS = [
   { name: "tcpRttUs", kind: "level" }, // mean smoothed RTT
   { name: "tcpCwnd", kind: "level" }, // sum of congestion windows, segments
   { name: "tcpRetrans", kind: "counter" }, // segments retransmitted, summed over every socket the stream ever had
+  // Every timed event (StreamContext.latency, rr-loops.c): how many, and Σ µs², so a window has its own count and
+  // standard deviation (min and max of a window come from its histogram).
+  { name: "timed", kind: "counter" },
+  { name: "latencySqSumUs", kind: "counter" },
 ] as const satisfies readonly { name: string; kind: "counter" | "level" }[];
 
 export type CounterField = (typeof COUNTER_FIELDS)[number]["name"];

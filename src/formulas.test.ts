@@ -22,6 +22,7 @@ import {
   median,
   queueingDelayUs,
   roundTripsPerMinute,
+  sampleStdev,
   queueDrainUs,
   addedLatencyUs,
   senderTimeShares,
@@ -30,6 +31,7 @@ import {
   cyclesPerByte,
   eventsPerSecond,
   interPacketGapUs,
+  iperf2InProgressBytes,
   iperf2NetPower,
   jitterStep,
   kibibytesPerSecond,
@@ -425,6 +427,28 @@ describe("against the peers' printed figures", () => {
       }
     }
     expect(checked).toBe(6);
+  });
+});
+
+describe("iperf 2 --trip-times figures", () => {
+  // A 2.1.8 pair, `iperf -s -e` and `iperf -c -e --trip-times -n 1310720 -l 131072 -b 10M`, the server's line:
+  // "[  1] 0.0000-0.9006 sec  1.25 MBytes  11.6 Mbits/sec  1.459/0.232/10.891/3.537 ms (9/145635) 2.07 KByte 998  12=..."
+  const bytes = 1310720;
+  test("inP: 1310720 bytes over 0.9006 s at a mean of 1.459 ms is 2.07 KByte", () => {
+    expect(formatFixed(iperf2InProgressBytes(bytes, 0.9006, 1.459e-3) / 1024, 2)).toBe("2.07");
+    expect(iperf2InProgressBytes(bytes, 0, 1e-3)).toBe(0);
+  });
+  test("NetPwr over the burst latency: 998", () => {
+    expect(formatFixed(iperf2NetPower(bytes, 0.9006, 1.459e-3), 0)).toBe("998");
+  });
+  test("the burst size column is bytes per burst, truncated: 145635", () => {
+    expect(Math.trunc(bytesPerCompletion(bytes, 9))).toBe(145635);
+  });
+  test("stdev: iperf 2's √(M2 / (n − 1)) from n, Σx and Σx²; 0 below two samples", () => {
+    // 2, 4, 4, 4, 5, 5, 7, 9: mean 5, M2 = 32, √(32 / 7)
+    expect(sampleStdev(8, 40, 232)).toBeCloseTo(Math.sqrt(32 / 7), 12);
+    expect(sampleStdev(1, 5, 25)).toBe(0);
+    expect(sampleStdev(3, 3e6, 3e12)).toBe(0);
   });
 });
 

@@ -258,6 +258,23 @@ export function iperf2NetPower(bytes: number, seconds: number, delaySeconds: num
   return per(bytes, seconds) / delaySeconds / 1e6;
 }
 
+/**
+ * iperf 2's bytes in progress ("inP", Little's law) = arrival rate × mean latency = bytes / seconds × latency (s):
+ * what was in flight on average between the sender's write and our read. 0 over no time.
+ */
+export function iperf2InProgressBytes(bytes: number, seconds: number, meanLatencyS: number): number {
+  return per(bytes, seconds) * meanLatencyS;
+}
+
+/**
+ * Sample standard deviation from the count, Σx and Σx² of the samples = √((Σx² − (Σx)²/n) / (n − 1)), as iperf 2's
+ * running M2 gives it (√(M2 / (n − 1))); 0 below two samples, where iperf 2 prints 0. Any unit (x's).
+ */
+export function sampleStdev(count: number, sum: number, sumSq: number): number {
+  if (count < 2) return 0;
+  return Math.sqrt(Math.max(0, sumSq - (sum * sum) / count) / (count - 1));
+}
+
 /** netperf RT_LATENCY (µs) = 10⁶ / transactions per second · (1 + first burst); TCP_CRR passes firstBurst 0. */
 export function netperfRtLatencyUs(transactionsPerSecond: number, firstBurst = 0): number {
   return transactionsPerSecond > 0 ? (1e6 / transactionsPerSecond) * (1 + firstBurst) : 0;

@@ -110,6 +110,21 @@ export const TcpSendSpec = z.object({
   timeCalls: z.boolean().default(false),
 });
 
+/**
+ * The sender frames its bytes in bursts, each opening with a header that holds the burst's whole size (header
+ * included, u32 big-endian at `sizeAt`) and its send time on the sender's wall clock (u32 seconds, u32 microseconds,
+ * big-endian, at `stampAt`); iperf 2 --trip-times writes them (docs/protocols/iperf2.md §2.7). The receiver times each
+ * burst from that stamp to the read that brings its last byte: a one-way latency, meaningful with synced clocks.
+ */
+export const StampedBursts = z.object({
+  headerBytes: z.number().int().min(8).max(4096),
+  sizeAt: z.number().int().min(0).max(4092),
+  stampAt: z.number().int().min(0).max(4088),
+  /** The stream's first bytes, read on the main thread before the hand-off (adopt.pending counts them). */
+  lead: z.instanceof(Uint8Array).default(new Uint8Array(0)),
+}).refine((b) => b.sizeAt + 4 <= b.headerBytes && b.stampAt + 8 <= b.headerBytes, "the size and the stamp must lie inside the header");
+export type StampedBursts = z.infer<typeof StampedBursts>;
+
 export const TcpRecvSpec = z.object({
   kind: z.literal("tcp-recv"),
   ...base,
@@ -119,6 +134,8 @@ export const TcpRecvSpec = z.object({
   endOnEof: z.boolean().default(true),
   /** Time each read (from the end of the one before) into the latency figures, as netperf times recv(). */
   timeCalls: z.boolean().default(false),
+  /** Time each of the sender's stamped bursts into the latency figures instead (one connection). */
+  bursts: StampedBursts.optional(),
 });
 
 /** A bound (and usually connected) UDP socket made on the main thread (Sockopt.sharedUdpSocket), and its peer; `local` as for TCP. */

@@ -6,6 +6,7 @@ import type { MeasuredPlane } from "../../src/engine/measured-plane.ts";
 import type { Side, TestRun } from "../../src/engine/test-run.ts";
 import type { Window } from "../../src/engine/cut.ts";
 import { datagramsSent } from "../../src/formulas.ts";
+import { timedLatency } from "../../src/engine/timed-latency.ts";
 import { type LineKind, type WindowFigures, memberLine, sumLine } from "./member-lines.ts";
 
 /**
@@ -58,6 +59,7 @@ function figuresOf(m: Member, c: StreamCounters, first: boolean, final: boolean)
     total: m.role === "send" ? c.packets : datagramsSent(c.packets, c.lost, c.duplicates),
     jitterS: c.jitter,
     outOfOrder: c.outOfOrder,
+    latency: timedLatency(c),
   };
 }
 
@@ -129,9 +131,9 @@ export class ReportGroup {
     return w.stream(m.stream.plane, m.stream.index) ?? m.stream.plane.snapshot().streams[m.stream.index]!;
   }
 
-  /** Everything the members' streams moved since they opened, until now. */
+  /** Everything the members' streams moved since they opened, until now (what they timed with its histograms). */
   private sinceOpen(): Window {
-    return this.o.test.since(this.o.test.originAt(this.members[0]?.startMs ?? 0));
+    return this.o.test.since(this.o.test.originAt(this.members[0]?.startMs ?? 0), performance.now(), true);
   }
 
   private interval(): void {
@@ -142,7 +144,8 @@ export class ReportGroup {
     const start = this.tick * this.o.intervalS;
     const end = start + this.o.intervalS;
     this.tick++;
-    const w = this.o.test.interval();
+    // With the histograms of what the streams timed: an interval's latency min and max are its own.
+    const w = this.o.test.interval(performance.now(), true);
     const windows = live.map((m) => {
       const f = figuresOf(m, this.counters(m, w), !this.printed.has(m), false);
       this.printed.add(m);

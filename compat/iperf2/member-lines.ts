@@ -6,6 +6,7 @@ import {
   type Endpoint,
   HEADER_BW,
   HEADER_TCP_READ_ENHANCED,
+  HEADER_TCP_READ_TRIP_TIMES,
   HEADER_TCP_WRITE_ENHANCED,
   HEADER_UDP,
   HEADER_UDP_ENHANCED,
@@ -14,6 +15,7 @@ import {
   bwLine,
   sentLine,
   tcpReadEnhancedLine,
+  tcpReadTripTimesLine,
   udpEnhancedLine,
   tcpWriteEnhancedLine,
   tcpWriteEnhancedSumLine,
@@ -22,6 +24,7 @@ import {
   udpWriteEnhancedLine,
 } from "./text-report.ts";
 import type { FormatLetter } from "./units.ts";
+import type { TimedLatency } from "../../src/engine/timed-latency.ts";
 
 /** How one stream of a report group prints: its transport and which way it moves data, as iperf 2's reports see it. */
 export interface LineKind {
@@ -36,8 +39,11 @@ export interface LineKind {
   server: Endpoint;
   /** -e TCP senders: TCP_INFO of the socket (retransmits, cwnd, RTT); absent where the runtime cannot read it. */
   tcp?: TcpStatsTracker;
-  /** -e UDP receivers that track transit times (our server): its latency columns, in seconds. */
-  transit?: () => Omit<UdpLatency, "pps">;
+  /**
+   * Its stream times what it receives, so its lines carry the latency (WindowFigures.latency): a TCP receiver whose
+   * client stamps its bursts (--trip-times), a UDP receiver of our server (each datagram's transit, for -e).
+   */
+  timed?: boolean;
 }
 
 /** A stream's figures over one report window, in iperf 2's terms. */
@@ -51,6 +57,8 @@ export interface WindowFigures {
   total: number;
   jitterS: number;
   outOfOrder: number;
+  /** What the stream timed in the window (a --trip-times client's bursts), where it times anything. */
+  latency?: TimedLatency;
 }
 
 export interface LineOptions {
@@ -62,11 +70,12 @@ export interface LineOptions {
 /** What -e prints in a sender's TCP columns when the socket's TCP_INFO cannot be read: iperf's "NA" form. */
 const NO_TCP_INFO = { retry: 0, cwndK: null, rttUs: 0, rttVarUs: 0 };
 
-function heading(k: { transport: "tcp" | "udp"; role: "send" | "recv"; transit?: unknown }, enhanced: boolean): string {
-  if (k.transport === "udp" && k.role === "recv") return enhanced && k.transit ? HEADER_UDP_ENHANCED : HEADER_UDP;
+function heading(k: { transport: "tcp" | "udp"; role: "send" | "recv"; timed?: boolean }, enhanced: boolean): string {
+  if (k.transport === "udp" && k.role === "recv") return enhanced && k.timed ? HEADER_UDP_ENHANCED : HEADER_UDP;
   if (k.transport === "udp") return enhanced ? HEADER_UDP_WRITE_ENHANCED : HEADER_BW;
   if (!enhanced) return HEADER_BW;
-  return k.role === "send" ? HEADER_TCP_WRITE_ENHANCED : HEADER_TCP_READ_ENHANCED;
+  if (k.role === "send") return HEADER_TCP_WRITE_ENHANCED;
+  return k.timed ? HEADER_TCP_READ_TRIP_TIMES : HEADER_TCP_READ_ENHANCED;
 }
 
 /** One stream's line over [start, end]; `final` is its whole-test line (UDP senders add "Sent N datagrams"). */
@@ -82,11 +91,11 @@ export function memberLine(p: Printer, o: LineOptions, k: LineKind, start: numbe
   let text = bwLine(fig, o.format);
   if (k.transport === "udp") {
     const udp = { ...fig, jitterS: f.jitterS, lost: f.lost, total: f.total };
-    if (k.role === "recv" && o.enhanced && k.transit) text = udpEnhancedLine(udp, { ...k.transit(), pps: packetsPerSecond(f.calls, end - start) }, f.calls, o.format);
+    if (k.role === "recv" && o.enhanced && k.timed) text = udpEnhancedLine(udp, udpLatencyOf(f.latency, packetsPerSecond(f.calls, end - start), final), f.calls, o.format);
     else if (k.role === "recv") text = udpLine(udp, o.format);
     else if (o.enhanced) text = udpWriteEnhancedLine(fig, f.calls, f.sendErrors, packetsPerSecond(f.calls, end - start), o.format);
   } else if (o.enhanced && k.role === "recv") {
-    text = tcpReadEnhancedLine(fig, f.calls, o.format);
+    text = k.timed ? tcpReadTripTimesLine(fig, f.latency, f.calls, final, o.format) : tcpReadEnhancedLine(fig, f.calls, o.format);
   } else if (o.enhanced) {
     const tcp = k.tcp ? (final ? k.tcp.final() : k.tcp.interval()) : NO_TCP_INFO;
     text = tcpWriteEnhancedLine(fig, f.calls, 0, tcp, o.format);
@@ -124,4 +133,13 @@ export function sumLine(
   const h = transport === "tcp" && role ? heading({ transport, role }, o.enhanced) : HEADER_BW;
   p.report(h, bwLine({ id: "SUM", start, end, bytes: f.bytes }, o.format));
   if (final && transport === "udp") p.report(null, sentLine(`SUM-${n}`, f.calls + 2 * n));
+}
+
+/**
+ * The UDP -e latency columns (seconds) from what the stream timed in the window: every datagram's transit. An
+ * interval with fewer than two prints 0 for min, max and stdev, as stock does.
+ */
+function udpLatencyOf(l: TimedLatency | undefined, pps: number, final: boolean): UdpLatency {
+  const spread = l !== undefined && (final || l.count >= 2);
+  return { meanS: (l?.meanUs ?? 0) / 1e6, minS: spread ? l.minUs / 1e6 : 0, maxS: spread ? l.maxUs / 1e6 : 0, stdevS: spread ? l.stdevUs / 1e6 : 0, pps };
 }

@@ -5,6 +5,7 @@ import type { Sockopt } from "../../src/sockopt/sockopt.ts";
 import type { HandOff } from "../../src/net/hand-off.ts";
 import type { StreamSpecInput } from "../../src/stream-spec.ts";
 import { versionString } from "../../interop/iperf2/client-header.ts";
+import { TCP_BURST_HEADER } from "../../interop/iperf2/tcp-burst.ts";
 import { digitsPayload } from "../../interop/iperf2/datagram.ts";
 import { type ServerSend, type TcpServerTest, TcpServerSession } from "../../interop/iperf2/tcp-server-session.ts";
 import { type Member, ReportGroup } from "./groups.ts";
@@ -196,12 +197,12 @@ export class TcpServer {
   }
 
   /** `peer` and `planes` (forward streams, plus -d connect-backs) describe the test for the status endpoint. */
-  private group(host: string, expected: number, peer: Endpoint, planes: number, durationS: number): ReportGroup {
+  private group(host: string, expected: number, peer: Endpoint, planes: number, durationS: number, enhanced = this.plan.enhanced): ReportGroup {
     const open = this.groups.find((g) => g.key === host && g.accepting);
     if (open) return open;
     const g = new ReportGroup(host, expected, this.io.printer, {
       format: this.plan.format,
-      enhanced: this.plan.enhanced,
+      enhanced,
       csv: this.plan.csv,
       intervalS: this.plan.intervalS,
       test: iperf2Test({ role: "server", peer, transport: "tcp", durationS, intervalS: this.plan.intervalS }, planes),
@@ -227,16 +228,19 @@ export class TcpServer {
       s.terminate();
       return;
     }
+    // A --trip-times client's test is reported with its latency whatever our -e says, as a stock server does.
+    const enhanced = plan.enhanced || r?.tripTimes === true;
     const line = (sock: number | undefined) => {
       const notes = connectionNotes({
         direction: r?.direction === "forward" ? undefined : r?.direction,
-        enhanced: plan.enhanced,
+        tripTimes: r?.tripTimes,
+        enhanced,
         sock,
         peerVersion: r && r.version.high !== 0 ? versionString(r.version) : undefined,
         init,
         at: r?.direction === "reverse" ? undefined : at,
       });
-      io.printer.info(connectionLine(id, withInterface(local, plan.enhanced), peer, notes));
+      io.printer.info(connectionLine(id, withInterface(local, enhanced), peer, notes));
     };
     if (t.bounceback) {
       s.data.session?.handOff();
@@ -275,13 +279,22 @@ export class TcpServer {
     line(fd);
     const threads = r?.numThreads ?? 1;
     const seconds = r?.amount.kind === "time" ? r.amount.seconds : 0;
-    const group = this.group(peer.host, threads, peer, t.connectBack?.when === "now" ? 2 * threads : threads, seconds);
+    const group = this.group(peer.host, threads, peer, t.connectBack?.when === "now" ? 2 * threads : threads, seconds, enhanced);
     const fullDuplex = r?.direction === "full-duplex";
     const receives = r?.direction !== "reverse";
     const send = t.sendHere;
     const spec: StreamSpecInput = send
       ? { kind: "tcp-send", id: 0, adopt: { ...handed.adopt, pending: fullDuplex ? t.received : 0 }, ...sendSpec(send), countReceived: fullDuplex, idleTimeoutMs: IDLE_MS }
-      : { kind: "tcp-recv", id: 0, adopt: { ...handed.adopt, pending: t.received }, endOnEof: true, idleTimeoutMs: IDLE_MS, connections: 1 };
+      : {
+          kind: "tcp-recv",
+          id: 0,
+          adopt: { ...handed.adopt, pending: t.received },
+          endOnEof: true,
+          idleTimeoutMs: IDLE_MS,
+          connections: 1,
+          // The Worker times the client's stamped bursts as it reads them, from the first byte past the header.
+          bursts: r?.tripTimes ? { ...TCP_BURST_HEADER, lead: new Uint8Array(t.pending) } : undefined,
+        };
     const plane = await openOnHanded(handed, spec);
     this.planes.add(plane);
     this.liveConnections.set(group, (this.liveConnections.get(group) ?? 0) + 1);
@@ -302,6 +315,7 @@ export class TcpServer {
       server: local,
       role,
       tcp: role === "send" ? handed.tcp : undefined,
+      timed: role === "recv" && !send && r?.tripTimes === true,
     });
     const recv = receives ? member(String(id), "recv") : undefined;
     const sender = send ? member(fullDuplex ? `*${id}` : String(id), "send") : undefined;

@@ -1,4 +1,5 @@
-import { bytesPerSecond, interPacketGapUs, iperf2NetPower, lossPercent, packetsPerSecond, packetsPerSecondAt } from "../../src/formulas.ts";
+import { bytesPerCompletion, bytesPerSecond, interPacketGapUs, iperf2InProgressBytes, iperf2NetPower, lossPercent, packetsPerSecond, packetsPerSecondAt } from "../../src/formulas.ts";
+import type { TimedLatency } from "../../src/engine/timed-latency.ts";
 import { formatFixed } from "../../src/units.ts";
 import { type ServerReport, latencyValid } from "../../interop/iperf2/server-report.ts";
 import type { TcpInit, TcpWriteStats } from "./tcp-stats.ts";
@@ -16,6 +17,8 @@ export const HEADER_UDP_ENHANCED =
   "[ ID] Interval            Transfer     Bandwidth        Jitter   Lost/Total  Latency avg/min/max/stdev PPS  Rx/inP  NetPwr";
 export const HEADER_TCP_WRITE_ENHANCED = "[ ID] Interval            Transfer    Bandwidth       Write/Err  Rtry     Cwnd/RTT(var)        NetPwr";
 export const HEADER_TCP_READ_ENHANCED = "[ ID] Interval            Transfer    Bandwidth       Reads=Dist";
+export const HEADER_TCP_READ_TRIP_TIMES =
+  "[ ID] Interval            Transfer    Bandwidth    Burst Latency avg/min/max/stdev (cnt/size) inP NetPwr  Reads=Dist";
 export const HEADER_UDP_WRITE_ENHANCED = "[ ID] Interval            Transfer     Bandwidth      Write/Err  PPS";
 
 export interface Endpoint {
@@ -123,6 +126,22 @@ export function tcpWriteEnhancedSumLine(f: Omit<BwFigures, "id">, writes: number
 /** The connection line's TCP part: "(icwnd/mss/irtt=319/32741/28)". */
 export function tcpInitNote(i: TcpInit): string {
   return `(icwnd/mss/irtt=${i.cwndK}/${i.mss}/${i.rttUs})`;
+}
+
+/**
+ * A --trip-times client's TCP stream as the server reads it: the bursts' write-to-read latency avg/min/max/stdev in
+ * ms, how many bursts arrived whole and their mean size, the bytes in progress (inP) and NetPwr over the mean
+ * latency, then the read count. An interval with fewer than two bursts prints 0 for min, max and stdev, as stock does.
+ */
+export function tcpReadTripTimesLine(f: BwFigures, l: TimedLatency | undefined, reads: number, final: boolean, format: FormatLetter): string {
+  const seconds = f.end - f.start;
+  const n = l?.count ?? 0;
+  const meanS = n > 0 ? l!.meanUs / 1e6 : 0;
+  const ms = (us: number | undefined) => formatFixed((us ?? 0) / 1000, 3);
+  const spread = final || n >= 2;
+  const latency = `${ms(l?.meanUs)}/${ms(spread ? l?.minUs : 0)}/${ms(spread ? l?.maxUs : 0)}/${ms(l?.stdevUs)} ms (${n}/${Math.trunc(bytesPerCompletion(f.bytes, n))})`;
+  const inP = formatUnits(iperf2InProgressBytes(f.bytes, seconds, meanS), "A");
+  return `${bwLine(f, format)}  ${latency} ${inP} ${netPowerText(iperf2NetPower(f.bytes, seconds, meanS))}  ${reads}`;
 }
 
 /** -e receiver columns for TCP: the read count (the size distribution is not measured here). */

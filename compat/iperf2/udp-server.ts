@@ -195,10 +195,11 @@ export class UdpServer {
     // The flow's clock is its datagrams' arrivals (the session's, which its report to the client carries too).
     const arrived = f.stats.firstArrival;
     const startMs = performance.now() - (sender || arrived < 0 ? 0 : (wallSeconds() - arrived) * 1000);
+    // -e: each datagram's transit is timed into the flow's stream, so every line reads its window's own latency.
+    if (!sender) f.stats.onTransit = (s) => plane.time(0, s * 1e6);
     const member: Member = {
       id: String(id), numericId: id, stream: { plane, index: 0 }, transport: "udp", role: sender ? "send" : "recv", startMs, client: f.peer, server: local,
-      // -e: the transit times of the flow's datagrams, as the session tracks them for its report.
-      transit: sender ? undefined : () => transitOf(f.stats),
+      timed: !sender,
     };
     const st: FlowState = { member, group, plane };
     this.state.set(f, st);
@@ -264,10 +265,4 @@ export class UdpServer {
 /** What a receiving flow counted, in the counter table's terms (the FIN datagram included, as iperf 2 counts it). */
 function received(s: UdpReceiverStats): PolledCounters {
   return { bytes: s.bytes, packets: s.packets, lost: s.lost, outOfOrder: s.outOfOrder, duplicates: s.duplicates, maxSeq: s.maxSeq, jitter: s.jitter };
-}
-
-/** The -e latency columns from the session's transit tracking: mean, min, max and standard deviation in seconds. */
-function transitOf(s: UdpReceiverStats): { meanS: number; minS: number; maxS: number; stdevS: number } {
-  const l = s.latency();
-  return { meanS: l.meanTransit, minS: l.minTransit, maxS: l.maxTransit, stdevS: l.transitCount > 1 ? Math.sqrt(l.m2Transit / (l.transitCount - 1)) / 1e6 : 0 };
 }

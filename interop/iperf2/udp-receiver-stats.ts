@@ -31,6 +31,8 @@ export class UdpReceiverStats {
   private transitSum = 0;
   private transitMean = 0;
   private transitM2 = 0;
+  /** Told each datagram's transit (seconds): the glue times it into the flow's engine stream. */
+  onTransit: ((seconds: number) => void) | undefined;
   /** Packets per whole second since the first datagram, for the PPS column: [second index, count]. */
   private ppsWindow = { index: 0, count: 0, last: 0 };
 
@@ -72,6 +74,7 @@ export class UdpReceiverStats {
     const delta = transit - this.transitMean;
     this.transitMean += delta / this.transitCount;
     this.transitM2 += delta * (transit - this.transitMean);
+    this.onTransit?.(transit);
   }
 
   private countPps(arrival: number): void {

@@ -1,4 +1,5 @@
-import { allocCounters, snapshot, Slot, SLOTS_PER_STREAM, type CounterField, type Snapshot } from "../counters.ts";
+import { allocCounters, HIST_BUCKETS, snapshot, Slot, SLOTS_PER_STREAM, type CounterField, type Snapshot } from "../counters.ts";
+import { timeEvent } from "../timed-event.ts";
 import type { StreamSpec } from "../stream-spec.ts";
 import type { StreamEnd } from "./data-plane.ts";
 import type { MeasuredPlane } from "./measured-plane.ts";
@@ -15,8 +16,11 @@ export class PolledPlane implements MeasuredPlane {
   readonly ends: (StreamEnd | undefined)[];
   readonly ended: Promise<void>;
   private allEnded!: () => void;
-  /** Only the histograms are used (empty: nothing here times transactions); the counters are read at each cut. */
+  /** Only the histograms are used (what `time` records); the owner's counters are read at each cut. */
   private readonly buffers;
+  /** The latency fields of what `time` recorded, per stream; the owner's own figures are laid over them at a cut. */
+  private readonly timed: Float64Array;
+  private readonly hists: Uint32Array[];
   private readonly endListeners = new Set<(stream: number, end: StreamEnd) => void>();
 
   constructor(
@@ -25,11 +29,18 @@ export class PolledPlane implements MeasuredPlane {
   ) {
     this.ends = specs.map(() => undefined);
     this.buffers = allocCounters(specs.length);
+    this.timed = new Float64Array(specs.length * SLOTS_PER_STREAM);
+    this.hists = specs.map((_, i) => new Uint32Array(this.buffers.histograms, i * HIST_BUCKETS * 4, HIST_BUCKETS));
     this.ended = new Promise((r) => (this.allEnded = r));
   }
 
+  /** One timed event of stream `stream` (a datagram's transit), as a Worker's stream times it. */
+  time(stream: number, us: number): void {
+    timeEvent(this.timed, stream * SLOTS_PER_STREAM, this.hists[stream]!, us);
+  }
+
   copyCounters(): Float64Array {
-    const c = new Float64Array(this.specs.length * SLOTS_PER_STREAM);
+    const c = this.timed.slice();
     for (let i = 0; i < this.specs.length; i++) {
       for (const [name, value] of Object.entries(this.read(i))) c[i * SLOTS_PER_STREAM + Slot[name as CounterField]] = value;
     }

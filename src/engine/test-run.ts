@@ -370,10 +370,11 @@ export class TestRun {
    * printed interval and /status's count the same bytes over the same seconds. A plane attached since the last
    * interval counts from when it joined. Without cutsIntervals() (the Test keeps its own clock, the front end prints
    * no intervals: iperf3 -i 0) the window is the caller's own, and the listeners see the Test's intervals. Called
-   * before sampling started: an empty window of 0 seconds.
+   * before sampling started: an empty window of 0 seconds. `withHistograms`: the window holds the latency histograms
+   * of a stream test's timed streams too (iperf 2 --trip-times prints each interval's own min and max).
    */
-  interval(atMs = performance.now()): Window {
-    const snaps = (this.ownClock ? undefined : this.sampleInterval(atMs)) ?? this.snaps(false);
+  interval(atMs = performance.now(), withHistograms = false): Window {
+    const snaps = (this.ownClock ? undefined : this.sampleInterval(atMs, withHistograms)) ?? this.snaps(withHistograms);
     const to = this.cutOf(snaps, atMs);
     const w = new Window(this.lastCut ?? to, to);
     if (this.lastCut) this.lastCut = w;
@@ -389,10 +390,10 @@ export class TestRun {
   }
 
   /** Cuts the interval since the last one and tells the listeners; returns the cut, or undefined outside sampling. */
-  private sampleInterval(now = performance.now()): Snapshot[] | undefined {
+  private sampleInterval(now = performance.now(), withHistograms = false): Snapshot[] | undefined {
     if (!this.lastSample || this.phase === "waiting" || this.phase === "done") return undefined;
     const count = this.groups.reduce((n, g) => n + (g.counted ? g.plane.specs.length : 0), 0);
-    const snaps = this.snaps(this.info.test !== "stream" && count <= INTERVAL_LATENCY_STREAMS);
+    const snaps = this.snaps((this.info.test !== "stream" || withHistograms) && count <= INTERVAL_LATENCY_STREAMS);
     const seconds = (now - this.lastSample.at) / 1000;
     const base = this.phase === "measuring" ? this.measureStartMs : this.lastSample.at - seconds * 1000;
     const rel = (t: number) => (t - (this.measureStartMs || base)) / 1000;

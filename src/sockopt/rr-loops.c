@@ -46,7 +46,7 @@ extern int close(int fd);
  * histogram.ts), written per transaction as the JavaScript runners write them, so a cut at any instant sees every
  * transaction done. `slot` holds the Slot numbers, in this order:
  */
-enum { S_TRANSACTIONS, S_BYTES, S_LATENCY_SUM, S_LATENCY_MIN, S_LATENCY_MAX, S_CONNECTIONS, S_CLOSED, S_SEND_ERRORS };
+enum { S_TRANSACTIONS, S_BYTES, S_LATENCY_SUM, S_LATENCY_MIN, S_LATENCY_MAX, S_CONNECTIONS, S_CLOSED, S_SEND_ERRORS, S_TIMED, S_LATENCY_SQ };
 
 static double now_us(void) {
   struct timespec t;
@@ -77,7 +77,9 @@ static int bucket_of(double us) {
 /* StreamContext.latency after one more transaction. */
 static void timed(double *c, const int *slot, unsigned *hist, double us) {
   c[slot[S_TRANSACTIONS]] += 1;
+  c[slot[S_TIMED]] += 1;
   c[slot[S_LATENCY_SUM]] += us;
+  c[slot[S_LATENCY_SQ]] += us * us;
   if (us < c[slot[S_LATENCY_MIN]] || c[slot[S_LATENCY_MIN]] == 0) c[slot[S_LATENCY_MIN]] = us;
   if (us > c[slot[S_LATENCY_MAX]]) c[slot[S_LATENCY_MAX]] = us;
   hist[bucket_of(us)]++;

@@ -43,7 +43,7 @@ export interface RrLoops {
 }
 
 /** rr-loops.c's S_* order. */
-const SLOTS = Int32Array.from([Slot.transactions, Slot.bytes, Slot.latencySumUs, Slot.latencyMinUs, Slot.latencyMaxUs, Slot.connections, Slot.closed, Slot.sendErrors]);
+const SLOTS = Int32Array.from([Slot.transactions, Slot.bytes, Slot.latencySumUs, Slot.latencyMinUs, Slot.latencyMaxUs, Slot.connections, Slot.closed, Slot.sendErrors, Slot.timed, Slot.latencySqSumUs]);
 
 /** A stream's block of the counters, as one pointer (the block's views are made once per stream). */
 const blocks = new WeakMap<LoopCounters, Float64Array>();

@@ -1,5 +1,5 @@
 import { HIST_BUCKETS, SLOTS_PER_STREAM, Slot } from "../counters.ts";
-import { record } from "../histogram.ts";
+import { timeEvent } from "../timed-event.ts";
 import type { EndReason, FromWorker, SocketBufferSizes } from "./messages.ts";
 import type { Endpoint } from "../stream-spec.ts";
 import type { TcpInfo } from "../sockopt/tcp-info.ts";
@@ -56,13 +56,9 @@ export class StreamContext {
   log(message: string): void {
     this.post({ t: "log", message });
   }
-  /** One timed event (a transaction, or a timed call) of `us` microseconds: sum, min, max and histogram. */
+  /** One timed event (a transaction, a timed call, a burst) of `us` microseconds (src/timed-event.ts). */
   latency(us: number): void {
-    const { c, o } = this;
-    c[o + Slot.latencySumUs]! += us;
-    if (us < c[o + Slot.latencyMinUs]! || c[o + Slot.latencyMinUs] === 0) c[o + Slot.latencyMinUs] = us;
-    if (us > c[o + Slot.latencyMaxUs]!) c[o + Slot.latencyMaxUs] = us;
-    record(this.hist, us);
+    timeEvent(this.c, this.o, this.hist, us);
   }
   touch(): void {
     this.c[this.o + Slot.lastActivityMs] = nowMs();

@@ -1,7 +1,8 @@
 import { Slot } from "../counters.ts";
 import type { TcpRecvSpec } from "../stream-spec.ts";
 import type { TcpListener, TcpSocket } from "../net/types.ts";
-import { nowMs, openFds, type Runner, type StreamContext } from "./context.ts";
+import { nowMs, openFds, type Runner, type StreamContext, wallUs } from "./context.ts";
+import { BurstClock } from "./burst-clock.ts";
 import { applyOptions, connectTcp, reportBuffers, type WorkerEnv } from "./sockets.ts";
 import { BlockingAccepted } from "./blocking-socket.ts";
 import { PeerFilter } from "./peer-filter.ts";
@@ -29,9 +30,12 @@ export class TcpReceiver implements Runner {
   private readonly filter: PeerFilter | undefined;
   private readonly blocking: BlockingAccepted<ConnState>;
   private readAt: number | undefined;
+  /** With `bursts`: the sender's stamped bursts, each timed as its last byte arrives. */
+  private readonly bursts: BurstClock | undefined;
 
   constructor(private readonly spec: TcpRecvSpec, private readonly ctx: StreamContext, private readonly env: WorkerEnv) {
     this.filter = spec.allow && new PeerFilter(spec.allow, (line) => ctx.log(line));
+    this.bursts = spec.bursts && new BurstClock(spec.bursts, (us) => ctx.latency(us));
     const { c, o } = ctx;
     this.blocking = new BlockingAccepted<ConnState>({
       env,
@@ -45,6 +49,7 @@ export class TcpReceiver implements Runner {
           c[o + Slot.bytes]! += n;
           reads++;
           this.timeRead();
+          this.bursts?.feed(buf.subarray(0, n), wallUs());
         };
         const r = b.readSlice(buf, counted, () => !this.stopped && this.readsLeft() > 0);
         if (reads > 0) ctx.touch();
@@ -92,6 +97,7 @@ export class TcpReceiver implements Runner {
       c[o + Slot.packets]! += reads;
       c[o + Slot.bytes]! += Math.min(d.byteLength, reads * this.spec.readSize);
       this.timeRead();
+      this.bursts?.feed(d, wallUs());
       this.ctx.touch();
       if (reads === left) this.ctx.end("limit");
     },
@@ -133,6 +139,7 @@ export class TcpReceiver implements Runner {
     const { spec } = this;
     if (spec.adopt) {
       this.ctx.c[this.ctx.o + Slot.bytes]! += spec.adopt.pending;
+      if (spec.bursts) this.bursts?.feed(spec.bursts.lead, wallUs());
       const s = await this.env.net.connect({ fd: spec.adopt.fd, data: { closed: false }, socket: this.handlers });
       if (!this.socks.has(s)) this.socks.add(s);
       this.tryBlocking();

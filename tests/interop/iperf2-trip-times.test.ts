@@ -1,29 +1,72 @@
 /**
- * A stock `iperf -c -u -e --trip-times` against our `iperf -s -u` (no -e): a stock server reports that flow with its
- * latency (avg/min/max/stdev from the datagrams' send stamps) in its own lines and in the report it sends back. Ours
- * printed the plain jitter/loss line and sent a report without latency ("-/-/-/- ms 0 pps" on the client).
+ * A stock client's --trip-times against our `iperf -s` (no -e), as 2.1.8 and 2.2.1 servers report it:
+ *  - UDP (`-u -e --trip-times`): each datagram's one-way latency avg/min/max/stdev in the enhanced lines and in the
+ *    report sent back (ours printed the plain jitter/loss line and sent "-/-/-/- ms 0 pps"; then cumulative figures
+ *    in every interval);
+ *  - TCP (`--trip-times`): the write-to-read latency of the client's stamped bursts, their count and size, inP and
+ *    NetPwr (ours printed a plain line).
+ * Each interval's figures are its own: its burst count is what arrived in it, and the intervals' counts add up to the
+ * final line's, which holds the intervals' extremes.
  */
 import { expect, test } from "bun:test";
-import { hasStockIperf, oursMain, stock, waitListening } from "./iperf2-harness.ts";
+import { oursMain, stockPeer, waitFor } from "./iperf2-harness.ts";
 import { freePorts } from "../support/processes.ts";
+import { iperf2Peers } from "../support/stock-peers.ts";
 
-const PORT = freePorts(27991, 27999, 1);
-const LATENCY = /\d+\.\d{3}\/\d+\.\d{3}\/\d+\.\d{3}\/\d+\.\d{3} ms \d+ pps/;
+const MS4 = String.raw`(\d+\.\d{3})/(\d+\.\d{3})/(\d+\.\d{3})/(\d+\.\d{3}) ms`;
+const UDP_LATENCY = new RegExp(`${MS4} \\d+ pps`);
+const TCP_LATENCY = new RegExp(`${MS4} \\((\\d+)/(\\d+)\\) +[\\d.]+ [KMG]?Byte [\\d.]+  \\d+$`);
+const lineAt = (out: string, id: RegExp) => out.split("\n").filter((l) => id.test(l));
 
-test.skipIf(!hasStockIperf())("-u -e --trip-times: our server's line and its report to the stock client carry the latency", async () => {
-  const srv = oursMain(["-s", "-u", "-p", String(PORT)]);
+async function run(peer: (typeof PEERS)[number], udp: boolean): Promise<{ server: string; client: string }> {
+  const port = freePorts(27991, 27999, 1);
+  const srv = oursMain(["-s", ...(udp ? ["-u"] : []), "-p", String(port), "-i", "0.5"]);
   try {
-    await waitListening(PORT, "udp", 30_000);
-    const c = await stock(["-c", "127.0.0.1", "-u", "-p", String(PORT), "-e", "--trip-times", "-t", "1"]).done;
-    expect(c.code).toBe(0);
-    const report = c.out.split("\n").slice(c.out.split("\n").findIndex((l) => l.endsWith("Server Report:"))).join("\n");
-    expect(report, c.out).toMatch(LATENCY);
+    await waitFor(srv, /Server listening/, 30_000);
+    const args = ["-c", "127.0.0.1", ...(udp ? ["-u", "-e"] : []), "-p", String(port), "--trip-times", "-t", "1", "-i", "0.5"];
+    const c = await stockPeer(peer)(args).done;
+    expect(c.code, c.out).toBe(0);
     await Bun.sleep(300);
-    const out = srv.text();
-    expect(out).toContain("(trip-times)");
-    expect(out.split("\n").find((l) => /^\[ +1\] 0\.0+-\d\.\d+ sec/.test(l)), out).toMatch(LATENCY);
+    return { server: srv.text(), client: c.out };
   } finally {
     srv.kill();
     await srv.done;
   }
-}, 60_000);
+}
+
+const PEERS = iperf2Peers();
+
+for (const peer of PEERS) {
+  test.skipIf(peer.version === undefined)(`${peer.label} -u -e --trip-times: our server's lines and its report carry the latency`, async () => {
+    const { server, client } = await run(peer, true);
+    const lines = client.split("\n");
+    const report = lines.slice(lines.findIndex((l) => l.endsWith("Server Report:"))).join("\n");
+    expect(report, client).toMatch(UDP_LATENCY);
+    expect(server).toContain("(trip-times)");
+    const own = lineAt(server, /^\[ +1\] \d+\.\d+-\d+\.\d+ sec/);
+    expect(own.length, server).toBeGreaterThanOrEqual(2);
+    for (const l of own) expect(l, server).toMatch(UDP_LATENCY);
+  }, 60_000);
+
+  test.skipIf(peer.version === undefined)(`${peer.label} --trip-times (TCP): our server prints the bursts' write-to-read latency per interval`, async () => {
+    const { server } = await run(peer, false);
+    expect(server).toContain("(trip-times)");
+    expect(server).toContain("Burst Latency avg/min/max/stdev (cnt/size) inP NetPwr");
+    const own = lineAt(server, /^\[ +1\] \d+\.\d+-\d+\.\d+ sec/).map((l) => {
+      const m = TCP_LATENCY.exec(l);
+      expect(m, `${l}\n${server}`).not.toBeNull();
+      const [avg, min, max] = [m![1], m![2], m![3]].map(Number) as [number, number, number];
+      expect(min).toBeLessThanOrEqual(avg);
+      expect(avg).toBeLessThanOrEqual(max);
+      expect(max).toBeGreaterThan(0);
+      return { start: Number(/\] (\d+\.\d+)-/.exec(l)![1]), count: Number(m![5]), size: Number(m![6]), min, max };
+    });
+    const final = own.find((l) => l.start === 0 && own.indexOf(l) === own.length - 1)!;
+    const intervals = own.slice(0, -1);
+    expect(intervals.length, server).toBeGreaterThanOrEqual(2);
+    // The client writes 128 KiB bursts: every burst counted arrived whole.
+    expect(final.size).toBe(131072);
+    expect(intervals.reduce((n, l) => n + l.count, 0)).toBe(final.count);
+    expect(final.min).toBe(Math.min(...intervals.map((l) => l.min)));
+  }, 60_000);
+}

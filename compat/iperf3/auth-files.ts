@@ -4,7 +4,7 @@
  * stock server does, so edits apply without a restart). The token itself is interop/iperf3/auth.ts's.
  */
 import { createPrivateKey, createPublicKey } from "node:crypto";
-import { accessSync, constants, readFileSync } from "node:fs";
+import { accessSync, constants, readFileSync, statSync } from "node:fs";
 import { UserError } from "../../src/errors.ts";
 import { checkAuthToken, DEFAULT_SKEW_S, encodeAuthToken, type AuthPadding } from "../../interop/iperf3/auth.ts";
 import type { ClientPlan, ServerPlan } from "./plan.ts";
@@ -69,11 +69,16 @@ export function serverAuth(o: Options): ServerPlan["auth"] {
   return { privateKeyPem, usersPath, skewS: skew === undefined ? DEFAULT_SKEW_S : Number(skew), padding: padding(o) };
 }
 
+/** A users file past this is refused before it is read: 1 MiB holds over ten thousand users. */
+export const USERS_FILE_MAX = 1 << 20;
+
 /** The session's authorize callback: why a test's token is refused, or undefined to admit it. */
 export function authorizer(auth: NonNullable<ServerPlan["auth"]>): (token: string | undefined) => string | undefined {
   return (token) => {
     let users: string;
     try {
+      const size = statSync(auth.usersPath).size;
+      if (size > USERS_FILE_MAX) return `${auth.usersPath} is ${size} bytes, over the ${USERS_FILE_MAX}-byte bound for an authorized users file: trim it`;
       users = readFileSync(auth.usersPath, "utf8");
     } catch (e) {
       return `cannot read ${auth.usersPath}: ${e instanceof Error ? e.message : String(e)}`;

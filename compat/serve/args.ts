@@ -5,6 +5,8 @@ import { optionError } from "../../src/option-error.ts";
 import { negativeValues, valuedFlags } from "../../src/negative-values.ts";
 import { resolveToken } from "../../src/access/secret.ts";
 import { SERVE_PORTS } from "../ntttcp/serve-receiver.ts";
+import { serverAuth } from "../iperf3/auth-files.ts";
+import { ServerPlan as Iperf3ServerPlan } from "../iperf3/plan.ts";
 
 /** The servers `anyperf serve` runs, each on its peer's own default port (ntttcp's: its base data port). */
 export const DIALECTS = {
@@ -29,6 +31,8 @@ export const ServePlan = z.object({
   bind: z.string().min(1).optional(),
   /** --token / --token-file: the secret a native client must present. */
   token: z.string().min(1).optional(),
+  /** --rsa-private-key-path and --authorized-users-path: the iperf3 listener admits only the file's users. */
+  iperf3Auth: Iperf3ServerPlan.shape.auth,
 });
 export type ServePlan = z.infer<typeof ServePlan>;
 
@@ -43,6 +47,8 @@ One process that answers stock iperf3, iperf 2, netperf and ntttcp (Linux and Wi
   -B, --bind ADDR          bind every listener to ADDR (default: all addresses)
       --token T            anyperf clients must pass --token T
       --token-file F       the same, read from the first line of F (or set ANYPERF_TOKEN)
+      --rsa-private-key-path F, --authorized-users-path F [--time-skew-threshold S] [--use-pkcs1-padding]
+                           iperf3 clients must log in, as with iperf3 -s (3.17+ OAEP padding; PKCS1 for 3.12-3.16)
   iperf 2 and ntttcp share port 5001: a connection goes to the one whose client it is, told by what it sends first
   (an iperf 2 header, or ntttcp's 'A' bytes); UDP on that port is iperf 2's.
   every server option also applies: --allow, --max-tests, --max-streams, --max-duration, --max-rate, --http`;
@@ -56,6 +62,10 @@ const SERVE_OPTIONS = {
   bind: { type: "string", short: "B" },
   token: { type: "string" },
   "token-file": { type: "string" },
+  "rsa-private-key-path": { type: "string" },
+  "authorized-users-path": { type: "string" },
+  "time-skew-threshold": { type: "string" },
+  "use-pkcs1-padding": { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -67,6 +77,16 @@ function portOrOff(flag: string, text: string | undefined, fallback: number): nu
   if (text === "off") return null;
   if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 65535) throw new UserError(`${flag} ${text}: pass a port 1-65535 or off`, 2);
   return Number(text);
+}
+
+/** iperf3 -s's own checks of its login options, with serve's exit code for a usage error. */
+function iperf3Auth(values: Parameters<typeof serverAuth>[0]): ServePlan["iperf3Auth"] {
+  try {
+    return serverAuth(values);
+  } catch (e) {
+    if (e instanceof UserError) throw new UserError(e.message.replace(/^parameter error - /, ""), 2);
+    throw e;
+  }
 }
 
 export type ServeCommand = { kind: "help" } | { kind: "run"; plan: ServePlan };
@@ -85,7 +105,11 @@ export function parseServeArgs(argv: string[], nativePort: number, tokenOffset: 
     ntttcp: portOrOff("--ntttcp", values.ntttcp, DIALECTS.ntttcp.port),
     bind: values.bind,
     token: resolveToken({ flag: "--token", value: values.token, file: values["token-file"], envName: "ANYPERF_TOKEN", env: process.env }),
+    iperf3Auth: iperf3Auth(values),
   };
+  if (input.iperf3Auth !== undefined && input.iperf3 === null) {
+    throw new UserError("--rsa-private-key-path and --authorized-users-path are the iperf3 listener's, which --iperf3 off turns off: drop one or the other", 2);
+  }
   const parsed = ServePlan.safeParse(input);
   if (!parsed.success) throw optionError(parsed.error, SERVE_FLAGS, { input }) ?? parsed.error;
   const plan = parsed.data;

@@ -92,7 +92,7 @@ function listeners(plan: ServePlan, tokenOffset: number, mux: PortMux<SharedRout
     },
   ];
   if (plan.iperf3 !== null) {
-    out.push({ who: "iperf3", flag: DIALECTS.iperf3.flag, port: plan.iperf3, start: async (o) => (await import("../iperf3/embedded.ts")).startIperf3Server(o) });
+    out.push({ who: "iperf3", flag: DIALECTS.iperf3.flag, port: plan.iperf3, note: plan.iperf3Auth && "clients log in (--authorized-users-path)", start: async (o) => (await import("../iperf3/embedded.ts")).startIperf3Server(o, plan.iperf3Auth) });
   }
   if (plan.iperf !== null) {
     const shared = mux !== undefined;

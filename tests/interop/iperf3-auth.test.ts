@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { freePorts, spawnProc } from "../support/processes.ts";
 import { iperf3Peers, type StockPeer } from "../support/stock-peers.ts";
 import { ours, waitListening, type Finished, type Proc } from "./iperf3-harness.ts";
+import { USERS_FILE_MAX } from "../../compat/iperf3/auth-files.ts";
 
 const T = 120_000;
 // freePorts never hands out a port twice in one process.
@@ -64,6 +65,13 @@ async function session(server: Run, serverExtra: string[], clients: Array<{ run:
   return { results, server: await srv.done };
 }
 
+/** `anyperf serve` with only its iperf3 listener, on the port and with the login options `serverArgs` names. */
+const serveWith: Run = (args) => {
+  const [, , iperf3Port, ...auth] = args;
+  const listeners = ["-p", String(port()), "--iperf3", iperf3Port!, "--iperf", "off", "--netserver", "off", "--ntttcp", "off"];
+  return spawnProc([process.execPath, join(import.meta.dir, "../../main.ts"), "serve", ...listeners, ...auth], 30_000);
+};
+
 const [system, trixie] = iperf3Peers();
 
 for (const peer of [system!, trixie!]) {
@@ -89,6 +97,20 @@ for (const peer of [system!, trixie!]) {
       expect(good.code).toBe(0);
       expect(good.stdout).toContain("receiver");
       expect(server.code).toBe(0);
+      expect(server.stdout + server.stderr).toContain("test authorization failed");
+    }, T);
+
+    test("stock client -> serve's iperf3 listener with the same options: the right password runs, a wrong one is refused", async () => {
+      const { results, server } = await session(serveWith, ourPadding, [
+        { run: stock, password: "wrong" },
+        { run: stock, password: "rossi" },
+      ]);
+      const [bad, good] = results as [Finished & { ms: number }, Finished];
+      expect(bad.code).toBe(1);
+      expect(bad.stdout + bad.stderr).toContain(DENIED);
+      expect(good.code, good.stdout + good.stderr).toBe(0);
+      expect(good.stdout).toContain("receiver");
+      expect(server.stdout).toContain("clients log in");
       expect(server.stdout + server.stderr).toContain("test authorization failed");
     }, T);
 
@@ -135,6 +157,32 @@ describe("iperf3 authentication set up wrong: refused at start in the stock word
       expect(f.stderr).toContain(`iperf3: ${text}`);
     }, T);
   }
+
+  test("serve: the login options name their listener's flag when it is off, and take serve's usage exit code", async () => {
+    const f = await spawnProc([process.execPath, join(import.meta.dir, "../../main.ts"), "serve", "--iperf3", "off", ...serverArgs(0).slice(3)], 30_000).done;
+    expect(f.code).toBe(2);
+    expect(f.stderr).toContain("--iperf3 off turns off");
+    const g = await spawnProc([process.execPath, join(import.meta.dir, "../../main.ts"), "serve", "--rsa-private-key-path", key("private.pem")], 30_000).done;
+    expect(g.code).toBe(2);
+    expect(g.stderr).toContain("pass both --rsa-private-key-path and --authorized-users-path");
+  }, T);
+
+  test("a users file over 1 MiB is refused before it is read, and the test with it", async () => {
+    const big = key("big-users.csv");
+    writeFileSync(big, `${"#".repeat(USERS_FILE_MAX)}\nmario,${createHash("sha256").update("{mario}rossi").digest("hex")}\n`);
+    const p = port();
+    const srv = oursWith(["-s", "-p", String(p), "-1", "--rsa-private-key-path", key("private.pem"), "--authorized-users-path", big]);
+    try {
+      await waitListening(p);
+      const c = await oursWith(clientArgs(p, ["--use-pkcs1-padding"]), { IPERF3_PASSWORD: "rossi" }).done;
+      expect(c.code).toBe(1);
+      expect(c.stderr).toContain(DENIED);
+    } finally {
+      srv.kill();
+    }
+    const s = await srv.done;
+    expect(s.stdout + s.stderr).toContain(`over the ${USERS_FILE_MAX}-byte bound`);
+  }, T);
 
   test("the client without IPERF3_PASSWORD says where the password comes from", async () => {
     expect(process.env.IPERF3_PASSWORD).toBeUndefined();

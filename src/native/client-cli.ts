@@ -115,7 +115,7 @@ export async function clientMain(argv: string[], hooks: { onRun?: (run: TestRun)
     console.error(`waiting until ${new Date(opts.startAtMs).toISOString()} (${Math.max(0, (opts.startAtMs - Date.now()) / 1000).toFixed(1)} s)`);
     if (!(await waitUntil(opts.startAtMs, signal))) return interruptedExitCode(signal) ?? 130;
   }
-  if (opts.responsiveness) return responsivenessMain(proc, opts, signal, hooks.onRun);
+  if (opts.responsiveness) return responsivenessMain(proc, opts, signal, (a) => parseClientArgs(a).plan, hooks.onRun);
   const prepare = (a: string[]) => {
     const { plan, target } = parseClientArgs(a);
     return (h: Parameters<typeof runNativeClient>[2]) => drive(plan, target, h);

@@ -3,7 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Responsiveness, ResponsivenessPhase } from "./responsiveness-report.ts";
-import { responsivenessCompareRows, responsivenessHeadline, responsivenessSpread, responsivenessSpreadText } from "./responsiveness-runs.ts";
+import { bestResponsivePoint, responsivenessCompareRows, responsivenessHeadline, responsivenessSpread, responsivenessSpreadText, responsivenessSweepTable, type ResponsivenessPoint } from "./responsiveness-runs.ts";
 import { appendHistory, readHistory } from "../procedure/history.ts";
 import { testKind } from "../procedure/test-kind.ts";
 
@@ -66,5 +66,31 @@ describe("compare and history for responsiveness runs", () => {
     expect(testKind(back!)).toBe("responsiveness");
     expect(back!.responsiveness).toEqual(r);
     expect(back!.results).toEqual({ throughput_bps: 94e6, latency_p50_us: 80_000, latency_p99_us: 320_000 });
+  });
+});
+
+describe("--sweep over --responsiveness runs", () => {
+  const at = (point: Record<string, string>, runs: Responsiveness[]): ResponsivenessPoint => ({
+    point,
+    runs: runs.map((r) => ({ started_at: "2026-12-05T08:00:00Z", interrupted: false, responsiveness: r })),
+    aggregate: responsivenessSpread(runs),
+  });
+  // A paced load below the path keeps the queue empty: the most responsive point, though it moves less.
+  const points = [at({ rate: "2M" }, [run(100, 200, 16e6), run(100, 300, 16e6)]), at({ rate: "20M" }, [run(100, 40_000, 47e6), run(100, 60_000, 47e6)])];
+
+  test("the best point is the one with the highest median RPM, not the most throughput", () => {
+    expect(bestResponsivePoint(points)).toBe(0);
+    expect(bestResponsivePoint([at({ rate: "20M" }, [run(100, 40_000, 47e6)]), at({ rate: "2M" }, [run(100, 200, 16e6)])])).toBe(1);
+    expect(bestResponsivePoint([at({ rate: "2M" }, [{ idle: phase(100, 0), evidence: [] }])])).toBe(-1);
+  });
+
+  test("the table: one row per point, the probe's p50 per phase, bidir's throughput and RPM as medians, the best marked", () => {
+    const lines = responsivenessSweepTable(points, 0).split("\n");
+    expect(lines[0]).toStartWith("sweep: medians per point");
+    expect(lines[1]).toMatch(/^ +point +runs +idle p50 +upload p50 +download p50 +bidir p50 +bidir throughput +RPM +RPM range \(% of median\)$/);
+    // rate=2M: upload p50 median 250 µs, bidir 500 µs, bidir throughput 32 Mbit/s; RPM the median of the runs' RPMs,
+    // 60 s / 400 µs and 60 s / 600 µs: 125000, its range 50000 = 40 % of it.
+    expect(lines[2]).toMatch(/^\* +rate=2M +2 +100\.0 µs +250\.0 µs +250\.0 µs +500\.0 µs +32\.0 Mbit\/s +125000 +40\.0 %$/);
+    expect(lines[3]).toMatch(/^ +rate=20M +2 +100\.0 µs +50\.00 ms +50\.00 ms +100\.00 ms +94\.0 Mbit\/s +625 +40\.0 %$/);
   });
 });

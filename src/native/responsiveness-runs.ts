@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { Spread, spreadOf, type Headline } from "../procedure/headline.ts";
+import { pointLabel, type Point } from "../procedure/options.ts";
 import { changeText } from "../procedure/report.ts";
 import { formatMicroseconds } from "../report/text.ts";
 import { formatBits } from "../units.ts";
@@ -75,4 +76,44 @@ export function responsivenessCompareRows(a: Responsiveness, b: Responsiveness):
 /** The history line's headline: the bidir phase's figures (load both ways, as the document's RPM). */
 export function responsivenessHeadline(r: Responsiveness): Headline {
   return r.bidir ? { throughput_bps: r.bidir.throughput_bps, latency_p50_us: r.bidir.latency_us.p50, latency_p99_us: r.bidir.latency_us.p99 } : {};
+}
+
+/** One --sweep point: its runs (each the whole idle/upload/download/bidir sequence) and their spread per phase. */
+export interface ResponsivenessPoint {
+  point: Point;
+  runs: { started_at: string; interrupted: boolean; responsiveness: Responsiveness }[];
+  aggregate: ResponsivenessSpread;
+}
+
+/** The point that kept the path most responsive: the highest median RPM (bidir's, the document's); -1 when none has one. */
+export function bestResponsivePoint(points: readonly ResponsivenessPoint[]): number {
+  let best = -1;
+  points.forEach((p, i) => {
+    const v = p.aggregate.bidir?.rpm?.median;
+    if (v !== undefined && (best < 0 || v > points[best]!.aggregate.bidir!.rpm!.median)) best = i;
+  });
+  return best;
+}
+
+/** --sweep's table: per point the medians of the probe's p50 in each phase, bidir's throughput and RPM, the best marked. */
+export function responsivenessSweepTable(points: readonly ResponsivenessPoint[], best: number): string {
+  const cols: { head: string; of: (s: ResponsivenessSpread) => Spread | undefined; text: (v: number) => string }[] = [
+    ...PHASES.map((phase) => ({ head: `${phase} p50`, of: (s: ResponsivenessSpread) => s[phase]?.latency_p50_us, text: FIGURES.latency_p50_us.text })),
+    { head: "bidir throughput", of: (s) => s.bidir?.throughput_bps, text: FIGURES.throughput_bps.text },
+    { head: "RPM", of: (s) => s.bidir?.rpm, text: FIGURES.rpm.text },
+  ];
+  const rows = points.map((p, i) => [
+    i === best ? "*" : " ",
+    pointLabel(p.point),
+    String(p.runs.length),
+    ...cols.map((c) => {
+      const v = c.of(p.aggregate);
+      return v ? c.text(v.median) : "n/a";
+    }),
+    p.aggregate.bidir?.rpm ? `${p.aggregate.bidir.rpm.spread_percent.toFixed(1)} %` : "n/a",
+  ]);
+  const head = [" ", "point", "runs", ...cols.map((c) => c.head), "RPM range (% of median)"];
+  const widths = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
+  const fmt = (r: string[]) => r.map((v, c) => (c < 2 ? v.padEnd(widths[c]!) : v.padStart(widths[c]!))).join("  ").trimEnd();
+  return ["sweep: medians per point of the probe's p50 by phase, the bidir load's throughput and RPM; * most responsive (highest RPM)", fmt(head), ...rows.map(fmt)].join("\n");
 }

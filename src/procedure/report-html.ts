@@ -95,23 +95,27 @@ function sweeps(entries: readonly HistoryEntry[]): string[] {
   }
   const out: string[] = [];
   for (const [group, runs] of groups) {
-    const key = primaryKey(runs[0]!.test);
+    // A responsiveness sweep is about latency too: its headline's p50 (the probe's, bidir) beside the load's throughput.
+    const responsive = runs[0]!.test === "responsiveness";
+    const keys = responsive ? (["throughput_bps", "latency_p50_us"] as const) : [primaryKey(runs[0]!.test)];
     const points = new Map<string, HistoryEntry[]>();
     for (const r of runs) points.set(pointLabel(r.point), [...(points.get(pointLabel(r.point)) ?? []), r]);
-    const bars: Bar[] = [];
-    for (const [label, pr] of points) {
-      const s = aggregate(pr.map((r) => r.results))[key];
-      if (s) bars.push({ label, value: s.median, low: s.min, high: s.max });
-    }
-    if (bars.length === 0) continue;
     const swept = [...new Set(runs.flatMap((r) => Object.keys(r.point)))].join(" × ");
-    out.push(barChart({
-      title: `Sweep ${swept} (group ${group.slice(0, 8)}): median ${LABELS[key]}, min–max of repeats`,
-      yLabel: key === "throughput_bps" ? "bit/s" : "transactions/s",
-      format: key === "throughput_bps" ? (v) => formatBits(v) : undefined,
-      width: Math.max(560, 90 * bars.length),
-      bars,
-    }));
+    for (const key of keys) {
+      const bars: Bar[] = [];
+      for (const [label, pr] of points) {
+        const s = aggregate(pr.map((r) => r.results))[key];
+        if (s) bars.push({ label, value: s.median, low: s.min, high: s.max });
+      }
+      if (bars.length === 0) continue;
+      out.push(barChart({
+        title: `Sweep ${swept} (group ${group.slice(0, 8)}): median ${responsive ? "bidir " : ""}${LABELS[key]}, min–max of repeats`,
+        yLabel: key === "throughput_bps" ? "bit/s" : key === "latency_p50_us" ? "round trip" : "transactions/s",
+        format: key === "throughput_bps" ? (v) => formatBits(v) : key === "latency_p50_us" ? formatMicroseconds : undefined,
+        width: Math.max(560, 90 * bars.length),
+        bars,
+      }));
+    }
   }
   return out;
 }

@@ -7,7 +7,7 @@
  * Ports are picked free at run time from 32000-32999.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
@@ -27,6 +27,7 @@ if (SKIP) console.warn(`tests/netns skipped: ${SKIP}`);
 
 const Doc = z.object({ responsiveness: Responsiveness });
 const RepeatDoc = z.object({ runs: z.array(z.object({ responsiveness: Responsiveness })), aggregate: ResponsivenessSpread });
+const SweepDoc = z.object({ points: z.array(RepeatDoc.extend({ point: z.record(z.string(), z.string()) })), best: z.record(z.string(), z.string()).nullable() });
 
 /** A pair shaped to 50 Mbit/s with this tbf latency, a serve in b; the client's --json document. */
 function shaped(tag: string, latency: string, streams: number) {
@@ -52,7 +53,7 @@ function shaped(tag: string, latency: string, streams: number) {
 }
 
 describe.skipIf(SKIP !== undefined)("--responsiveness, tbf 50 Mbit/s with a 200 ms queue", () => {
-  const { run } = shaped("r200", "200ms", 8);
+  const { run, client } = shaped("r200", "200ms", 8);
   test("loaded p50 at least 20 ms both ways, idle under 5 ms; the grown queue named by direction", async () => {
     const r = await run();
     expect(r.idle!.latency_us.p50).toBeLessThan(5_000);
@@ -74,6 +75,35 @@ describe.skipIf(SKIP !== undefined)("--responsiveness, tbf 50 Mbit/s with a 200 
     expect(r.evidence[1]).toContain("the server's tbf on veth-b held ");
     expect(r.upload!.server_qdisc).toBeUndefined();
     expect(r.evidence[2]).toStartWith("bidir: queues grew: the upload flows' RTT ");
+  }, T);
+
+  test("--sweep rate=1M,20M: each point the whole sequence at its -b; paced below the path the queue stays empty, above it fills; history and report carry the points", async () => {
+    const history = join(mkdtempSync(join(tmpdir(), "anyperf-resp-")), "h.jsonl");
+    const c = await client(["-t", "2", "--sweep", "rate=1M,20M", "--history", history, "--json"]);
+    expect(c.code, c.stderr).toBe(0);
+    const doc = jsonDoc(SweepDoc, c);
+    expect(doc.points.map((p) => p.point)).toEqual([{ rate: "1M" }, { rate: "20M" }]);
+    const [slow, fast] = doc.points.map((p) => p.runs[0]!.responsiveness);
+    for (const n of ["upload", "download", "bidir"] as const) {
+      console.log(`--sweep rate: ${n} p50 ${slow![n]!.latency_us.p50} µs at 8 x 1 Mbit/s, ${fast![n]!.latency_us.p50} µs at 8 x 20 Mbit/s`);
+      expect(slow![n]!.latency_us.p50).toBeLessThan(10_000);
+      expect(fast![n]!.latency_us.p50).toBeGreaterThanOrEqual(20_000);
+    }
+    // 8 streams paced at 1 Mbit/s each: the load is the pace, not the path.
+    expect(slow!.upload!.throughput_bps).toBeGreaterThan(6e6);
+    expect(slow!.upload!.throughput_bps).toBeLessThan(10e6);
+    expect(fast!.upload!.throughput_bps).toBeGreaterThan(40e6);
+    expect(doc.best).toEqual({ rate: "1M" });
+    const lines = readHistory(history);
+    expect(lines.map((e) => [e.test, e.point, e.repeat])).toEqual([["responsiveness", { rate: "1M" }, 1], ["responsiveness", { rate: "20M" }, 1]]);
+    expect(lines[0]!.group).toBe(lines[1]!.group!);
+    expect(lines[1]!.argv.slice(-2)).toEqual(["-b", "20M"]);
+    const html = join(history, "..", "report.html");
+    const rep = await spawnProc([BUN, MAIN, "report", "--history", history, "-o", html]).done;
+    expect(rep.code, rep.stderr).toBe(0);
+    const text = readFileSync(html, "utf8");
+    expect(text).toContain("Sweep rate (group ");
+    expect(text).toContain("median bidir latency p50");
   }, T);
 });
 

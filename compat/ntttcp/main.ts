@@ -10,6 +10,7 @@ import { parseCommand } from "./parse.ts";
 import { LINUX_EXIT_USAGE } from "./linux-args.ts";
 import { pinMainThread } from "./affinity.ts";
 import { runReceiver, runSender, type LogLevel, type RunIo } from "./run.ts";
+import { HeldSyncPort } from "./held-sync-port.ts";
 import { NTTTCP_USAGE } from "./usage.ts";
 import { WINDOWS_BANNER, windowsComputerName, windowsConsole, windowsFlagDump, windowsLines, windowsTimestamp, windowsXml } from "./windows-output.ts";
 
@@ -87,30 +88,35 @@ export async function main(argv: string[]): Promise<number> {
     computerName: plan.dialect === "windows" ? windowsComputerName(hostname()) : hostname(),
     os: `${type()} ${hostname()} ${release()} ${version()} ${machine()}${type() === "Linux" ? " GNU/Linux" : ""}`,
   };
-  // -H: a receiver serves one test after another until interrupted.
-  do {
-    const results = plan.role === "sender" ? await runSender(plan, io) : await runReceiver(plan, io);
-    if (plan.dialect === "linux" && linux) {
-      for (const m of linuxResultMessages(results, {
-        verbose: plan.outputs.verbose,
-        showTcpRetrans: linux.showTcpRetrans,
-        showNicPackets: linux.showNicPackets !== "",
-        showDevInterrupts: linux.showDevInterrupts !== "",
-      })) {
-        log(m.level, m.text);
+  // -H: a receiver serves one test after another until interrupted, on one sync port.
+  if (plan.hold && plan.role === "receiver" && plan.sync.kind === "linux") io.heldSync = new HeldSyncPort(io.net);
+  try {
+    do {
+      const results = plan.role === "sender" ? await runSender(plan, io) : await runReceiver(plan, io);
+      if (plan.dialect === "linux" && linux) {
+        for (const m of linuxResultMessages(results, {
+          verbose: plan.outputs.verbose,
+          showTcpRetrans: linux.showTcpRetrans,
+          showNicPackets: linux.showNicPackets !== "",
+          showDevInterrupts: linux.showDevInterrupts !== "",
+        })) {
+          log(m.level, m.text);
+        }
+        out(`${LINUX_DASHES}\n`);
+        const xml = plan.outputs.xml;
+        const json = plan.outputs.json;
+        if (xml) saveOutput("-x", xml.path, () => writeFileAtomic(xml.path, linuxXml(plan, results, { showTcpRetrans: linux.showTcpRetrans })));
+        if (json) saveOutput("-j", json, () => writeFileAtomic(json, linuxJson(plan, results, { showTcpRetrans: linux.showTcpRetrans })));
+      } else if (cmd.windows) {
+        log("DBG", "PrintOutput");
+        // NTttcp appends one document per test (-H runs several); each lands whole or not at all.
+        const [xml, windows] = [plan.outputs.xml, cmd.windows];
+        if (xml) saveOutput("-xml", xml.path, () => appendFileAtomic(xml.path, windowsXml(plan, windows, results)));
+        else out(windowsConsole(plan, results));
       }
-      out(`${LINUX_DASHES}\n`);
-      const xml = plan.outputs.xml;
-      const json = plan.outputs.json;
-      if (xml) saveOutput("-x", xml.path, () => writeFileAtomic(xml.path, linuxXml(plan, results, { showTcpRetrans: linux.showTcpRetrans })));
-      if (json) saveOutput("-j", json, () => writeFileAtomic(json, linuxJson(plan, results, { showTcpRetrans: linux.showTcpRetrans })));
-    } else if (cmd.windows) {
-      log("DBG", "PrintOutput");
-      // NTttcp appends one document per test (-H runs several); each lands whole or not at all.
-      const [xml, windows] = [plan.outputs.xml, cmd.windows];
-      if (xml) saveOutput("-xml", xml.path, () => appendFileAtomic(xml.path, windowsXml(plan, windows, results)));
-      else out(windowsConsole(plan, results));
-    }
-  } while (plan.hold && plan.role === "receiver" && !signal.aborted);
+    } while (plan.hold && plan.role === "receiver" && !signal.aborted);
+  } finally {
+    io.heldSync?.stop();
+  }
   return interruptedExitCode(signal) ?? 0;
 }

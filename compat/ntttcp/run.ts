@@ -9,7 +9,8 @@ import { LinuxSyncReceiver, type LinuxSyncReceiverEvent } from "../../interop/nt
 import { LinuxSyncSender, type LinuxSyncSenderEvent } from "../../interop/ntttcp/linux-sync-sender.ts";
 import type { Transport } from "../../interop/ntttcp/transport.ts";
 import { WINDOWS_CONNECT_RETRIES, WINDOWS_CONNECT_RETRY_MS, WindowsTokenGate } from "../../interop/ntttcp/windows-token.ts";
-import { connectControl, listenControl } from "./control.ts";
+import { connectControl, listenControl, type ControlHandlers } from "./control.ts";
+import type { HeldSyncPort } from "./held-sync-port.ts";
 import { cycleTiming } from "./cycle.ts";
 import { sleep } from "../../lib/sleep.ts";
 import { hostFigures } from "./host-figures.ts";
@@ -46,6 +47,8 @@ export interface RunIo {
   /** Computer name and `uname -a` line for the files. */
   computerName: string;
   os: string;
+  /** -H: the Linux sync port, kept open from one test to the next. */
+  heldSync?: HeldSyncPort;
 }
 
 /** How early a Linux sync receiver's state turns "finished" before its cycle's end (see runReceiver). */
@@ -287,16 +290,16 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
             }, listeners);
       // Up to 8 senders take part in one test; 16 seats, and idle or half-message holders give theirs up.
       const seats = new SyncSeats<Transport>(16);
-      listeners.push(
-        listenControl(io.net, syncHost(p), p.sync.port, (t: Transport) => {
-          const seat = seats.admit(t);
-          if (seat === null) return null;
-          seat.evict?.close();
-          others?.linuxContact();
-          const c = rx.attach(t);
-          return { onData: (b) => (seats.received(t, b.length), c.onData(b)), onClose: () => (seats.leave(t), c.onClose()) };
-        }, access.admit),
-      );
+      const accept = (t: Transport): ControlHandlers | null => {
+        const seat = seats.admit(t);
+        if (seat === null) return null;
+        seat.evict?.close();
+        others?.linuxContact();
+        const c = rx.attach(t);
+        return { onData: (b) => (seats.received(t, b.length), c.onData(b)), onClose: () => (seats.leave(t), c.onClose()) };
+      };
+      if (io.heldSync) io.heldSync.open(syncHost(p), p.sync.port, accept, access.admit);
+      else listeners.push(listenControl(io.net, syncHost(p), p.sync.port, accept, access.admit));
     } else {
       if (p.sync.kind === "windows") {
         const sync = p.sync;
@@ -341,10 +344,12 @@ export async function runReceiver(p: NtttcpPlan, io: RunIo): Promise<NtttcpResul
     clearTimeout(tailTimer);
     if (windows && (durationS === 0 || tail)) reportDisconnects(p, r.between(r.originAt(0), tail ?? r.cut()).streams(plane) ?? [], io);
     syncRx?.finish();
+    io.heldSync?.close();
     if (p.dialect === "linux") io.log("INFO", "Test cycle finished.");
     r.finish();
     return results(p, r, layout, plane, io);
   } finally {
+    io.heldSync?.close();
     others?.stop();
     clearTimeout(cycleEnd);
     if (run.phase !== "done") run.finish();

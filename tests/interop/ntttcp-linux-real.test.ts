@@ -24,4 +24,19 @@ describe.skipIf(!REAL)("ntttcp-for-linux 1.4.3 sender -> anyperf ntttcp receiver
     expect(r.stdout).not.toContain("sender side was interrupted");
     expect(r.stdout).toContain("INFO: Test cycle finished.");
   }, 60_000);
+
+  test("-H: senders started one right after another each get their test (every second one waited for 'R' forever)", async () => {
+    const port = freePorts(28600, 28690, 2) + 1;
+    const rx = spawnOurs(words(`-r127.0.0.1 -H -P 2 -p ${port} -t 1`));
+    await waitBound(port - 1, "tcp", 15_000);
+    const runs = [];
+    for (const extra of ["", "-W 1", "-n 2", "-l 2"]) {
+      const t0 = Date.now();
+      const tx = await spawnProc([REAL!, ...words(`-s127.0.0.1 -P 2 -n 1 -p ${port} -t 1 ${extra}`)], 20_000).done;
+      runs.push({ extra, code: tx.code, ended: Date.now() - t0 < 15_000 });
+    }
+    rx.kill();
+    await rx.done;
+    expect(runs).toEqual(["", "-W 1", "-n 2", "-l 2"].map((extra) => ({ extra, code: 0, ended: true })));
+  }, 120_000);
 });

@@ -58,6 +58,23 @@ describe("netperf command line", () => {
     expect(plan("-t TCP_STREAM -- -r 1").test).toBe("TCP_STREAM");
   });
 
+  test("omni without -d: each -m/-M size names a direction as netperf 2.7.0's implicit_direction does", () => {
+    // runemomniagg2.sh's `-M ,64K`: the local receive size, so a receive test.
+    expect(plan("-t omni -- -M ,64K")).toMatchObject({ test: "TCP_MAERTS", localRecvSize: 65536 });
+    expect(plan("-t omni -- -m ,4K").test).toBe("TCP_MAERTS");
+    expect(plan("-t omni -- -M 4K").test).toBe("TCP_STREAM");
+    // Both directions: request/response.
+    expect(plan("-t omni -- -m 1K,1K").test).toBe("TCP_RR");
+    expect(plan("-t omni -- -m 1K -M ,1K").test).toBe("TCP_RR");
+    // -d replaces what came before it and stops what comes after; a -d naming no direction is a send.
+    expect(plan("-t omni -- -M ,64K -d send").test).toBe("TCP_STREAM");
+    expect(plan("-t omni -- -d send -M ,64K").test).toBe("TCP_STREAM");
+    expect(plan("-t omni -- -d abc").test).toBe("TCP_STREAM");
+    // -c with no direction is netperf's connect/close test without data: refused, naming TCP_CC.
+    expect(() => plan("-t omni -- -c")).toThrow("-t TCP_CC");
+    expect(plan("-t omni -- -c -r 1").test).toBe("TCP_CRR");
+  });
+
   test("glued values, clustered flags, optional CPU rate only before a digit", () => {
     const p = plan("-l2 -cC -H 127.0.0.1 -p 26001");
     expect(p).toMatchObject({ testLength: 2, localCpu: true, remoteCpu: true, remoteCpuRate: 0, controlPort: 26001 });

@@ -268,7 +268,7 @@ export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
   const kind: TestKind = omni ? "omni" : classic && classic !== "UUID" ? "classic" : "migrated";
   const options = testOptionDefaults(p.sendWidth);
   parseWithTable(argv, end, TEST_OPTIONS, "netperf", options, early, kind);
-  const { direction, sizesGiven, protocol, connect, ...t } = options;
+  const { direction, implicitDirection: _, protocol, connect, ...t } = options;
   {
     const pr = printed();
     if (pr) return { kind: "print", ...pr };
@@ -276,8 +276,12 @@ export function parseNetperfArgs(argvIn: readonly string[]): NetperfCommand {
 
   let test: MigratedTest;
   if (omni) {
-    // netperf 2.7.0 runs `-t omni -- -r 1` as request/response; an explicit -d wins, before or after -r.
-    const omniDirection = direction ?? (sizesGiven ? XMIT | RECV : XMIT);
+    // netperf 2.7.0 runs `-t omni -- -r 1` (or `-m 1K,1K`) as request/response and `-M ,64K` as a receive test; an
+    // explicit -d replaces what sizes before it implied and stops later ones adding to it. No bit at all is a send.
+    if (direction === 0 && connect) {
+      throw new UserError("netperf: -t omni -- -c without -d or -r is netperf's connect/close test (no data), which anyperf runs as -t TCP_CC: use that, or add -d rr for connect/request/response");
+    }
+    const omniDirection = direction === 0 ? XMIT : direction;
     if (typeof protocol === "object") throw new UserError(`netperf: test option -T ${protocol.other}: anyperf runs omni over tcp or udp only: use -T tcp or -T udp`);
     const transport = protocol ?? "tcp";
     const named = omniTest(omniDirection, transport, connect);

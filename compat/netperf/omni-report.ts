@@ -67,6 +67,7 @@ function selectorContext(plan: NetperfPlan, o: RoundOutcome): SelectorContext {
   const { f, last } = o;
   return {
     test: plan.test,
+    omni: plan.omni,
     f,
     response: last.response,
     results: last.results,

@@ -11,6 +11,8 @@ import type { Figures, LocalSockets } from "./figures.ts";
 
 export interface SelectorContext {
   test: MigratedTest;
+  /** -t omni: netperf names its socket type Stream whatever -T says (its -T leaves the type as it was). */
+  omni: boolean;
   f: Figures;
   response: OmniResponse;
   results: OmniResults;
@@ -77,7 +79,7 @@ const cpu = (c: SelectorContext, side: "local" | "remote") => (side === "local" 
 
 const ROWS: Row[] = [
   ["OUTPUT_NONE", " ", "", "", "", "%s", () => " "],
-  ["SOCKET_TYPE", "Socket", "Type", "", "", "%s", (c) => (testShape(c.test).protocol === "udp" ? "Datagram" : "Stream")],
+  ["SOCKET_TYPE", "Socket", "Type", "", "", "%s", (c) => (!c.omni && testShape(c.test).protocol === "udp" ? "Datagram" : "Stream")],
   ["PROTOCOL", "Protocol", "", "", "", "%s", (c) => testShape(c.test).protocol.toUpperCase()],
   ["DIRECTION", "Direction", "", "", "", "%s", dirStr],
   ["ELAPSED_TIME", "Elapsed", "Time", "(sec)", "", "%.2f", (c) => c.f.elapsed],

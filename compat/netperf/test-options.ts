@@ -52,14 +52,20 @@ export function testOptionDefaults(sendWidth: number) {
     deferAccept: false,
     /** Test -W sets the global -W's send half. */
     sendWidth,
-    direction: undefined as number | undefined,
-    sizesGiven: false,
+    /** omni's direction bits: -d sets them, else -m, -M and -r add theirs (scan_omni_args' implicit_direction). */
+    direction: 0,
+    implicitDirection: true,
     /** -T's transport; omni runs tcp when none is given, a migrated test its own; `other` is a name netperf reads as IP's default. */
     protocol: undefined as "tcp" | "udp" | { other: string } | undefined,
     connect: false,
   };
 }
 export type TestOptionState = ReturnType<typeof testOptionDefaults>;
+
+/** A size option's direction, added while no -d has named one. */
+function implies(s: TestOptionState, bits: number): void {
+  if (s.implicitDirection) s.direction |= bits;
+}
 
 /** netperf's parse_direction: names or strtol numbers, '|' joins them. */
 function parseDirection(text: string): number {
@@ -144,7 +150,16 @@ export const TEST_OPTIONS: OptionTable<TestOptionState, TestKind> = [
   { ...OMNI_ARGS_ONLY, letters: "o", takesValue: false, apply: outputOption("csv") },
   { ...OMNI_ARGS_ONLY, letters: "O", takesValue: false, apply: outputOption("human") },
   { letters: "b", takesValue: true, apply: (s, c) => void (s.firstBurst = Math.max(0, atoi(c.value))) },
-  { ...OMNI_ARGS_ONLY, letters: "d", takesValue: true, tests: ["omni"], apply: (s, c) => void (s.direction = parseDirection(c.value)) },
+  {
+    ...OMNI_ARGS_ONLY,
+    letters: "d",
+    takesValue: true,
+    tests: ["omni"],
+    apply: (s, c) => {
+      s.direction = parseDirection(c.value);
+      s.implicitDirection = false;
+    },
+  },
   { ...OMNI_ARGS_ONLY, letters: "e", takesValue: true, apply: (s, c) => void (s.receiveTimeout = Math.max(0, atoi(c.value))) },
   { letters: "H", takesValue: true, apply: dataAddress("remoteDataAddress") },
   { letters: "L", takesValue: true, apply: dataAddress("localDataAddress") },
@@ -160,8 +175,27 @@ export const TEST_OPTIONS: OptionTable<TestOptionState, TestKind> = [
     },
   },
   // -m local,remote and -M remote,local: a lone value sets only the first; a local size below 0 means netperf's default.
-  { ...OMNI_ARGS_ONLY, letters: "m", takesValue: true, apply: (s, c) => setHalves(s, ["localSendSize", "remoteSendSize"], c.value, (v, i) => (i ? convert(v) : Math.max(0, convert(v))), breakArgsExplicit) },
-  { ...OMNI_ARGS_ONLY, letters: "M", takesValue: true, apply: (s, c) => setHalves(s, ["remoteRecvSize", "localRecvSize"], c.value, (v, i) => (i ? Math.max(0, convert(v)) : convert(v)), breakArgsExplicit) },
+  // Each size given names a direction of an omni test without -d: we send (-m local, -M remote) or receive.
+  {
+    ...OMNI_ARGS_ONLY,
+    letters: "m",
+    takesValue: true,
+    apply: (s, c) => {
+      const [local, remote] = breakArgsExplicit(c.value);
+      if (local) ((s.localSendSize = Math.max(0, convert(local))), implies(s, XMIT));
+      if (remote) ((s.remoteSendSize = convert(remote)), implies(s, RECV));
+    },
+  },
+  {
+    ...OMNI_ARGS_ONLY,
+    letters: "M",
+    takesValue: true,
+    apply: (s, c) => {
+      const [remote, local] = breakArgsExplicit(c.value);
+      if (remote) ((s.remoteRecvSize = convert(remote)), implies(s, XMIT));
+      if (local) ((s.localRecvSize = Math.max(0, convert(local))), implies(s, RECV));
+    },
+  },
   // scan_sockets_args converts the whole word, commas and all: -m is the send size, -M the size netserver receives.
   { ...SOCKETS_ARGS, letters: "m", takesValue: true, apply: (s, c) => void (s.localSendSize = Math.max(0, convert(c.value))) },
   { ...SOCKETS_ARGS, letters: "M", takesValue: true, apply: (s, c) => void (s.remoteRecvSize = convert(c.value)) },
@@ -172,7 +206,7 @@ export const TEST_OPTIONS: OptionTable<TestOptionState, TestKind> = [
     takesValue: true,
     apply: (s, c) => {
       setHalves(s, ["requestSize", "responseSize"], c.value, convert);
-      s.sizesGiven = true;
+      implies(s, XMIT | RECV);
     },
   },
   { letters: "R", takesValue: true, apply: (s, c) => void (s.routingAllowed = atoi(c.value) !== 0) },

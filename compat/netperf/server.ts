@@ -222,6 +222,8 @@ class ServerTest {
           const adopt = handOff.tcp(s as TcpSocket<unknown>);
           this.dataListener?.stop(false);
           this.dataListener = undefined;
+          this.session.dataAccepted(performance.now());
+          this.schedule();
           void this.startMaerts(adopt);
         },
         // The socket is handed over in open; Bun still insists on a data callback.
@@ -239,7 +241,7 @@ class ServerTest {
     try {
       const size = Math.max(1, run.sendSize);
       this.plane = await DataPlane.open([
-        { kind: "tcp-send", id: 0, adopt: { ...adopt, pending: 0 }, writeSize: size, payload: netperfPayload(size), limitBytes: run.setup.limitBytes, idleTimeoutMs: run.setup.idleTimeoutMs, end: "close" },
+        { kind: "tcp-send", id: 0, adopt: { ...adopt, pending: 0 }, writeSize: size, payload: netperfPayload(size), limitBytes: run.setup.limitBytes, idleTimeoutMs: run.setup.idleTimeoutMs, end: "fin-wait-eof" },
       ]);
     } catch (e) {
       this.session.dataFailed(errnoOf(e), performance.now());

@@ -206,14 +206,16 @@ describe("NetserverSession timers and errors", () => {
     expect(s.state).toBe("idle");
   });
 
-  test("a transmit-only test (TCP_MAERTS) lets the client close first: the guard is the length plus the pad", () => {
+  test("a transmit-only test (TCP_MAERTS) stops at the length with no pad, counted from the data connection's accept", () => {
     const rec = new Recorder();
     const s = new NetserverSession(rec.io, OPTIONS, 0);
     s.receive(request({ ...tcpStream, test: "TCP_MAERTS" }), 0);
     s.dataBound({ port: 40000, recvBufSize: 131072, sendBufSize: 16384 }, 0);
     const start = rec.actions.find((a) => a.kind === "start");
     expect(start).toMatchObject({ run: { sendSize: 16384, setup: { serverSends: true, serverReceives: false } } });
-    expect(s.nextDeadlineMs()).toBe(6000);
+    expect(s.nextDeadlineMs()).toBe(2000);
+    s.dataAccepted(300);
+    expect(s.nextDeadlineMs()).toBe(2300);
     const reply = decodeOmniResponse(rec.written[0]!);
     expect([reply.sendSize, reply.sendWidth]).toEqual([16384, 2]);
   });

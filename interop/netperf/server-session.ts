@@ -239,10 +239,10 @@ export class NetserverSession {
     );
 
     const timed = req.testLength > 0;
-    // netserver pads only when it receives; a sending-only server (TCP_MAERTS) that stops at exactly the length
-    // races the client's own timer and can reset its last read. We let the client close first and keep the pad
-    // as a guard; the reported elapsed loses the pad only when the guard fired.
-    test.padS = PAD_TIME_S;
+    // netserver pads its timer unless it only sends (docs/protocols/netperf.md §7.1): a sending-only server (TCP_MAERTS)
+    // stops at the length, and stock netperf, reading until our close, ends then (with the pad it waited 4 s more).
+    // The reported elapsed loses the pad when the padded timer ended the test.
+    test.padS = setup.serverSends && !setup.serverReceives ? 0 : PAD_TIME_S;
     test.startMs = nowMs;
     test.deadlineMs = timed ? nowMs + (req.testLength + test.padS) * 1000 : undefined;
     this.stateValue = "running";
@@ -260,6 +260,16 @@ export class NetserverSession {
   /**
    * Setup or data-phase failure: netserver answers with the errno and the child exits (docs/protocols/netperf.md §9).
    */
+  /**
+   * The client's data connection is accepted. netserver starts its timer after the accept; a sending-only test has
+   * no pad, so its length counts from here (from the request, it ended before the client's own timer).
+   */
+  dataAccepted(nowMs: number): void {
+    const test = this.test;
+    if (this.stateValue !== "running" || test?.deadlineMs === undefined || test.padS !== 0) return;
+    test.deadlineMs = nowMs + test.request.testLength * 1000;
+  }
+
   dataFailed(errno: number, _nowMs: number): void {
     if (this.stateValue !== "binding" && this.stateValue !== "running" && this.stateValue !== "stopping") return;
     const asked = this.test?.asked.kind ?? "omni";

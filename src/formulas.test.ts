@@ -1,6 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import {
+  NO_SAMPLES,
+  iperf2HistogramSummary,
+  bouncebackRps,
+  runningStatsAdd,
   memoryPerFlowBytes,
   slowestToFastestRatio,
   avgFrameSize,
@@ -536,4 +540,43 @@ describe("socket buffers", () => {
     expect(linuxSocketBufferBytes(1 << 20, 212992)).toBe(425984);
     expect(linuxSocketBufferBytes(212992, 212992)).toBe(425984);
   });
+});
+
+describe("iperf 2 --bounceback round trips (stock 2.1.8 client: `iperf -c H --bounceback=N --bounceback-hold 1 -t 1`)", () => {
+  const stats = (ms: number[]) => ms.reduce(runningStatsAdd, NO_SAMPLES);
+  test("two round trips, 5.367 and 6.525 ms: printed 2=5.946/5.367/6.525/0.819 ms, 168 rps", () => {
+    const s = stats([5.367, 6.525]);
+    expect([s.count, s.min, s.max]).toEqual([2, 5.367, 6.525]);
+    expect(s.mean.toFixed(3)).toBe("5.946");
+    expect(sampleStdev(s.count, s.sum, s.sumSq).toFixed(3)).toBe("0.819");
+    expect(bouncebackRps(s.count, s.sum / 1000).toFixed(0)).toBe("168");
+  });
+  test("a third, 1.189 ms: printed 3=4.360/1.189/6.525/2.807 ms, 229 rps", () => {
+    const s = stats([5.367, 6.525, 1.189]);
+    expect(s.mean.toFixed(3)).toBe("4.360");
+    expect(sampleStdev(s.count, s.sum, s.sumSq).toFixed(3)).toBe("2.807");
+    expect(bouncebackRps(s.count, s.sum / 1000).toFixed(0)).toBe("229");
+  });
+  test("below two samples the deviation is 0; without any the rate is 0", () => {
+    expect(sampleStdev(1, 3, 9)).toBe(0);
+    expect(bouncebackRps(0, 0)).toBe(0);
+  });
+});
+
+describe("iperf 2 histogram summary (the stock 2.1.8 --bounceback client's BB8(f)-PDF lines)", () => {
+  const bins = (text: string) => new Map(text.split(",").map((p) => p.split(":").map(Number)).map(([bin, n]) => [bin! - 1, n!] as [number, number]));
+  const cases: [string, string][] = [
+    ["1:17,2:1,4:1,39:1", "1/39/39,Outliers=1"],
+    ["1:9,27:1", "1/27/27,Outliers=0"],
+    ["1:11,2:7,5:1,13:1", "1/13/13,Outliers=1"],
+    ["22:11,23:7,25:1,42:1", "22/42/42,Outliers=0"],
+    ["1:3,2:1,106:1", "1/106/106,Outliers=0"],
+    ["1:28324,2:39,3:8,4:4,5:2,6:1,8:1,9:1,10:1,15:1,16:1,17:1,22:1,29:1,42:1", "1/1/1,Outliers=0"],
+  ];
+  for (const [input, printed] of cases) {
+    test(`${input} -> ${printed}`, () => {
+      const s = iperf2HistogramSummary(bins(input), 100000);
+      expect(`${s.lower}/${s.upper}/${s.upper3Stdev},Outliers=${s.outliers}`).toBe(printed);
+    });
+  }
 });

@@ -240,6 +240,58 @@ export function pooledLatency(parts: readonly { sumUs: number; count: number; mi
   };
 }
 
+/** Samples as iperf 2's reporter summarises them (its reporter_update_mmm): count, sum, Σx², mean, min, max. */
+export interface RunningStats {
+  count: number;
+  sum: number;
+  sumSq: number;
+  mean: number;
+  min: number;
+  max: number;
+}
+
+export const NO_SAMPLES: RunningStats = Object.freeze({ count: 0, sum: 0, sumSq: 0, mean: 0, min: 0, max: 0 });
+
+/** One more sample: mean = Σx / n, min and max of the samples; the deviation is sampleStdev(count, sum, sumSq). */
+export function runningStatsAdd(s: RunningStats, x: number): RunningStats {
+  const count = s.count + 1;
+  const sum = s.sum + x;
+  return { count, sum, sumSq: s.sumSq + x * x, mean: sum / count, min: s.count ? Math.min(s.min, x) : x, max: s.count ? Math.max(s.max, x) : x };
+}
+
+/**
+ * iperf 2 --bounceback "RPS" = round trips / the sum of their times (s): the rate one request at a time would run at
+ * back to back (1 / mean RTT), not round trips over the interval; 0 without any.
+ */
+export function bouncebackRps(roundTrips: number, sumSeconds: number): number {
+  return per(roundTrips, sumSeconds);
+}
+
+/**
+ * iperf 2's histogram summary (histogram_print) over bins of counts (index 0 = the first bin; printed +1): the bins
+ * where the running share first exceeds the lower and upper confidence bounds (5 and 95 %) and 99.7 %, and the
+ * outliers: samples in bins beyond the upper fence + 3 × (upper − lower fence), the fences being the last bins whose
+ * running share is below 10 % and 90 %. Shares are single-precision, as iperf's float division.
+ */
+export function iperf2HistogramSummary(bins: ReadonlyMap<number, number>, binCount: number): { lower: number; upper: number; upper3Stdev: number; outliers: number } {
+  const population = [...bins.values()].reduce((a, n) => a + n, 0);
+  let running = 0, lower = 0, upper = 0, upper3Stdev = 0, outliers = 0, fenceLower = 0, fenceUpper = 0, outside = 0;
+  for (const ix of [...bins.keys()].sort((a, b) => a - b)) {
+    const n = bins.get(ix)!;
+    if (n <= 0) continue;
+    running += n;
+    const share = Math.fround(running / population);
+    if (!lower && share > 0.05) lower = ix + 1;
+    if (share < 0.1) fenceLower = ix + 1;
+    if (share < 0.9) fenceUpper = ix + 1;
+    else if (!outside) outside = fenceUpper + 3 * (fenceUpper - fenceLower);
+    else if (ix > outside) outliers += n;
+    if (!upper && share > 0.95) upper = ix + 1;
+    if (!upper3Stdev && share > 0.997) upper3Stdev = ix + 1;
+  }
+  return { lower, upper: upper || binCount, upper3Stdev: upper3Stdev || binCount, outliers };
+}
+
 /**
  * One RFC 1889 jitter update, as iperf3 and iperf 2 run it per datagram: J += (|D| − J) / 16, where D is the
  * difference between this datagram's transit time (arrival − send stamp) and the previous one's. Any unit.

@@ -74,8 +74,29 @@ describe("iperf 2 command lines", () => {
   });
 
   test("iperf 2 options anyperf does not run are refused by name, not as unknown", () => {
-    for (const flag of ["--trip-times", "--connect-only", "--histograms", "--bounceback-hold=10", "--txstart-time"]) {
+    for (const flag of ["--trip-times", "--connect-only", "--histograms", "--txstart-time"]) {
       expect(() => parseIperf2Args(["-c", "h", flag])).toThrow(`iperf: ${flag.split("=")[0]} is an iperf 2 option anyperf does not implement`);
     }
+  });
+
+  test("--bounceback resolves as 2.1.8 does: 100-byte requests, 10 per second, -i 1 unless a period or -i is given", () => {
+    const plan = (...a: string[]) => {
+      const c = parseIperf2Args(["-c", "h", ...a]);
+      if (c.kind !== "run" || c.plan.role !== "client") throw new Error("not a client plan");
+      return c.plan.bounceback;
+    };
+    expect(plan("--bounceback")).toEqual({ size: 100, replySize: 100, burst: 10, periodS: 1, holdUs: 0, quickAck: true, defaultInterval: true });
+    expect(plan("--bounceback=3", "--bounceback-no-quickack", "--bounceback-hold", "2", "--bounceback-period", "0.5")).toMatchObject({ burst: 3, quickAck: false, holdUs: 2000, periodS: 0.5, defaultInterval: false });
+    expect(plan("--bounceback", "--bounceback-request", "200", "--bounceback-reply", "300")).toMatchObject({ size: 200, replySize: 300 });
+    expect(plan("--bounceback", "-l", "128")).toMatchObject({ size: 128, replySize: 128 });
+    expect(plan("--bounceback", "--bounceback-period", "0")).toMatchObject({ periodS: 0, burst: 1 });
+    expect(plan()).toBeUndefined();
+  });
+
+  test("--bounceback combinations not run here, and its options alone, are refused in one line", () => {
+    for (const a of [["-u"], ["-P", "2"], ["-R"], ["-n", "1M"], ["-b", "1m"], ["--bounceback-request", "60", "--bounceback-reply", "300"], ["--bounceback-request", "40"]]) {
+      expect(() => parseIperf2Args(["-c", "h", "--bounceback", ...a])).toThrow(UserError);
+    }
+    expect(() => parseIperf2Args(["-c", "h", "--bounceback-hold=10"])).toThrow("--bounceback-hold without --bounceback");
   });
 });

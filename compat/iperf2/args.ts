@@ -38,6 +38,11 @@ export const OPTIONS = {
   ipv6_domain: { type: "boolean", short: "V" },
   singleclient: { type: "boolean", short: "1" },
   "no-udp-fin": { type: "boolean" },
+  "bounceback-hold": { type: "string" },
+  "bounceback-period": { type: "string" },
+  "bounceback-request": { type: "string" },
+  "bounceback-reply": { type: "string" },
+  "bounceback-no-quickack": { type: "boolean" },
   "sum-only": { type: "boolean" },
   "hide-ips": { type: "boolean" },
   output: { type: "string", short: "o" },
@@ -70,6 +75,11 @@ const PLAN_FLAGS: Record<string, string> = {
   rate: "-b",
   parallel: "-P",
   listenPort: "-L",
+  "bounceback.size": "--bounceback-request",
+  "bounceback.replySize": "--bounceback-reply",
+  "bounceback.burst": "--bounceback",
+  "bounceback.periodS": "--bounceback-period",
+  "bounceback.holdUs": "--bounceback-hold",
 };
 
 /** -S accepts numbers (0x10, 16, 020) and the DSCP/TOS names iperf lists. */
@@ -119,8 +129,7 @@ function bindAddress(text: string): { host: string; port?: number } {
  * them (a plain stream) for the one asked for.
  */
 const NOT_IMPLEMENTED = [
-  "--trip-times", "--bounceback", "--bounceback-hold", "--bounceback-period", "--bounceback-request", "--bounceback-reply",
-  "--bounceback-no-quickack", "--connect-only", "--histograms", "--tcp-write-times", "--txstart-time", "--isochronous",
+  "--trip-times", "--connect-only", "--histograms", "--tcp-write-times", "--txstart-time", "--isochronous",
   "--working-load", "--udp-l4s",
 ];
 
@@ -131,9 +140,72 @@ function refuseNotImplemented(argv: string[]): void {
   }
 }
 
+/**
+ * `--bounceback[=N]` takes an optional value, which parseArgs cannot express: it is taken out here (N, or null without
+ * one), the rest goes to parseArgs.
+ */
+function takeBounceback(argv: string[]): { argv: string[]; burst: number | null | undefined } {
+  let burst: number | null | undefined;
+  const rest = argv.filter((a) => {
+    if (a === "--bounceback") burst = null;
+    else if (a.startsWith("--bounceback=")) burst = int(a.slice("--bounceback=".length), "--bounceback");
+    else return true;
+    return false;
+  });
+  return { argv: rest, burst };
+}
+
+/** A --bounceback-* option without --bounceback itself: stock ignores it, so it is refused here rather than dropped. */
+const BOUNCEBACK_ONLY = ["bounceback-hold", "bounceback-period", "bounceback-request", "bounceback-reply", "bounceback-no-quickack"] as const;
+
+/**
+ * The bounceback test, as 2.1.8 (2.2's reply size too) resolves it: the request is --bounceback-request, else -l,
+ * else 100 bytes; the reply the request's size unless given; a burst of N (10 without a value; a value of 0 or less
+ * is 10, as stock warns) per period (1 s by default, which also makes -i 1 unless -i was given; a period of 0 or
+ * below 10 µs: requests back to back, one per burst unless N).
+ */
+function bounceback(v: Record<string, string | boolean | undefined>, burst: number | null | undefined, len: number | undefined) {
+  if (burst === undefined) {
+    const stray = BOUNCEBACK_ONLY.find((k) => v[k] !== undefined);
+    if (stray) throw new UserError(`iperf: --${stray} without --bounceback: add --bounceback, or drop it`);
+    return undefined;
+  }
+  const str = (k: string) => v[k] as string | undefined;
+  const size = str("bounceback-request") !== undefined ? Math.floor(parseSuffixed(str("bounceback-request")!, "--bounceback-request")) : (len ?? 100);
+  const periodText = str("bounceback-period");
+  const periodS = periodText === undefined ? 1 : seconds(periodText, "--bounceback-period");
+  const periodic = periodS > 1e-5;
+  return {
+    size,
+    replySize: str("bounceback-reply") !== undefined ? Math.floor(parseSuffixed(str("bounceback-reply")!, "--bounceback-reply")) : size,
+    burst: burst === null ? (periodic ? 10 : 1) : burst > 0 ? burst : 10,
+    periodS: periodic ? periodS : 0,
+    holdUs: str("bounceback-hold") !== undefined ? Math.floor(seconds(str("bounceback-hold")!, "--bounceback-hold") * 1000) : 0,
+    quickAck: v["bounceback-no-quickack"] !== true,
+    defaultInterval: periodText === undefined,
+  };
+}
+
+/** What a bounceback test cannot be combined with here, each in one line (stock refuses -u itself). */
+function refuseWithBounceback(p: Extract<Iperf2Plan, { role: "client" }>, lenAndRequest: boolean): void {
+  const bad: [boolean, string, string][] = [
+    [p.udp, "-u", "stock iperf 2 refuses it too: bounceback is TCP only"],
+    [p.parallel > 1, "-P", "anyperf runs one bounceback connection: drop -P"],
+    [p.reverse || p.fullDuplex || p.dual || p.tradeoff, "-R/--full-duplex/-d/-r", "a bounceback test goes both ways already: drop it"],
+    [p.amount.kind === "bytes", "-n", "anyperf ends a bounceback test on -t only: use -t"],
+    [p.rate !== null, "-b", "a bounceback test is paced by --bounceback-period: drop -b"],
+    [p.compat || p.peerDetect, "-C/-X", "a bounceback connection carries no client header: drop it"],
+    [lenAndRequest && p.lenSet && p.len !== p.bounceback!.size, "-l with --bounceback-request", "give the request size once (--bounceback-request)"],
+  ];
+  const hit = bad.find(([on]) => on);
+  if (hit) throw new UserError(`iperf: --bounceback with ${hit[1]}: ${hit[2]}`);
+}
+
 /** Turns `anyperf iperf` arguments (without the leading "iperf") into a checked plan, or help/version. */
 export function parseIperf2Args(argv: string[]): Iperf2Command {
   refuseNotImplemented(argv);
+  const bb = takeBounceback(argv);
+  argv = bb.argv;
   let parsed;
   try {
     // iperf 2's getopt takes "-t -5" as a value; parseArgs would call it ambiguous.
@@ -197,6 +269,7 @@ export function parseIperf2Args(argv: string[]): Iperf2Command {
         compat: v.compatibility ?? false,
         peerDetect: v["peer-detect"] ?? false,
         noUdpFin: v["no-udp-fin"] ?? false,
+        bounceback: bounceback(v, bb.burst, v.len !== undefined ? Math.floor(parseSuffixed(v.len, "-l length")) : undefined),
       };
   const plan = PlanSchema.safeParse(input);
   if (!plan.success) {
@@ -211,6 +284,7 @@ export function parseIperf2Args(argv: string[]): Iperf2Command {
     if (p.amount.kind === "time" && p.amount.seconds <= 0) throw new UserError("-t must be more than 0 seconds for a client");
     if ((p.tradeoff || p.dual) && (p.reverse || p.fullDuplex)) throw new UserError("-r/-d cannot be combined with -R/--full-duplex: pick one way to send back");
     if (p.udp && (p.tradeoff || p.dual || p.fullDuplex)) throw new UserError("-r, -d and --full-duplex are TCP only here: drop them, or -u");
+    if (p.bounceback) refuseWithBounceback(p, v.len !== undefined && v["bounceback-request"] !== undefined);
   }
   return { kind: "run", plan: p };
 }

@@ -30,7 +30,7 @@ function wallClock(): BbStamp {
  * "(bb w/quickack len/hold=100/0)", as the 2.1.8 server notes a bounceback connection (we answer as 2.1.8); a
  * reply size of its own, which only 2.2 clients ask for, in 2.2.1's words: "(bb w/quickack req/reply/hold=100/300/0)".
  */
-export function bouncebackNote(h: BouncebackHeader): string {
+export function bouncebackNote(h: Pick<BouncebackHeader, "bbFlags" | "size" | "replySize" | "holdUs">): string {
   const qa = hasFlag(h.bbFlags, BB_FLAG.quickAck) ? " w/quickack" : "";
   return h.replySize === h.size ? `(bb${qa} len/hold=${h.size}/${h.holdUs})` : `(bb${qa} req/reply/hold=${h.size}/${h.replySize}/${h.holdUs})`;
 }

@@ -8,6 +8,7 @@ import { type ClientRequestInput, buildClientHeader } from "../../interop/iperf2
 import { digitsPayload } from "../../interop/iperf2/datagram.ts";
 import { REPORT_MIN_LENGTH, type ServerReport, decodeServerReport } from "../../interop/iperf2/server-report.ts";
 import { UdpClientSession } from "../../interop/iperf2/udp-client-session.ts";
+import { runBouncebackClient } from "./bounceback-client.ts";
 import { ConnectBackListener } from "./connect-back.ts";
 import { type Member, ReportGroup } from "./groups.ts";
 import { iperf2Test } from "./iperf2-test.ts";
@@ -77,6 +78,7 @@ const limitBytes = (plan: ClientPlan): number => (plan.amount.kind === "bytes" ?
 
 /** `anyperf iperf -c host ...`: returns the exit code. */
 export async function runClient(plan: ClientPlan, io: ClientIo): Promise<number> {
+  if (plan.bounceback) return runBouncebackClient(plan, io);
   const localHost = await localAddressToward(io.net, io.sockopt, plan.host);
   const perStream = !plan.udp && (plan.reverse || plan.fullDuplex);
   // -R/--full-duplex open one plane per connection; the other modes one plane for all -P streams (-d's connect-backs

@@ -8,6 +8,8 @@ export interface Iperf2TestInfo {
   /** Requested test time; 0 when the test ends by amount of bytes or by the peer. */
   durationS: number;
   intervalS: number;
+  /** "rr": a --bounceback client's round trips (transactions and their latency); a stream otherwise. */
+  test?: "stream" | "rr";
 }
 
 /**
@@ -18,7 +20,7 @@ export interface Iperf2TestInfo {
 export function iperf2Test(info: Iperf2TestInfo, expectedPlanes: number): TestRun {
   const peer = info.peer.host.includes(":") ? `[${info.peer.host}]:${info.peer.port}` : `${info.peer.host}:${info.peer.port}`;
   return new TestRun(
-    { mode: "iperf", role: info.role, peer, transport: info.transport, test: "stream" },
+    { mode: "iperf", role: info.role, peer, transport: info.transport, test: info.test ?? "stream" },
     { warmupS: 0, durationS: info.durationS, cooldownS: 0, intervalS: info.intervalS > 0 ? info.intervalS : 1 },
     { expectedPlanes, fromOpen: true },
   );

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { BB_MANDATORY, BB_MAX_SIZE } from "../../interop/iperf2/bounceback.ts";
 import { TestAmount } from "../../interop/iperf2/client-request.ts";
 import { FORMAT_LETTERS } from "./units.ts";
 
@@ -55,6 +56,23 @@ export const ServerPlan = z
   .transform((p) => ({ ...p, len: p.len ?? (p.udp ? UDP_LEN : TCP_LEN) }));
 export type ServerPlan = z.infer<typeof ServerPlan>;
 
+const bbSize = z.number().int().min(BB_MANDATORY).max(BB_MAX_SIZE);
+
+export const Bounceback = z
+  .object({
+    size: bbSize,
+    replySize: bbSize,
+    burst: z.number().int().min(1).max(1_000_000),
+    /** Seconds between bursts; 0: back to back. */
+    periodS: z.number().min(0).max(3600),
+    holdUs: z.number().int().min(0).max(0xffffffff),
+    quickAck: z.boolean(),
+    /** No --bounceback-period: stock reports every second unless -i says otherwise. */
+    defaultInterval: z.boolean(),
+  })
+  .refine((b) => b.replySize === b.size || b.size >= 64, { message: "a request that names its own reply size needs 64 bytes or more (--bounceback-request 64)", path: ["size"] });
+export type Bounceback = z.infer<typeof Bounceback>;
+
 const ClientFields = z.object({
   role: z.literal("client"),
   ...common,
@@ -75,6 +93,8 @@ const ClientFields = z.object({
   compat: z.boolean().default(false),
   peerDetect: z.boolean().default(false),
   noUdpFin: z.boolean().default(false),
+  /** --bounceback and its options (docs/protocols/iperf2.md §2.8); absent for every other test. */
+  bounceback: Bounceback.optional(),
 });
 
 /**

@@ -1,7 +1,7 @@
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { UserError, explainSocketError } from "../../src/errors.ts";
-import type { Net, TcpSocket } from "../../src/net/types.ts";
+import type { Net, TcpHandlers, TcpSocket } from "../../src/net/types.ts";
 import type { Sockopt } from "../../src/sockopt/sockopt.ts";
 import type { Adopt, HandOff } from "../../src/net/hand-off.ts";
 import { DataPlane } from "../../src/engine/data-plane.ts";
@@ -80,15 +80,19 @@ export async function resolveHost(host: string, ipv6: boolean): Promise<string> 
   }
 }
 
-/** Connects on the main thread with the options applied before connect (-M, -w, -B), like iperf's own sockets. */
-export async function connectMain(
+/**
+ * Connects on the main thread with the options applied before connect (-M, -w, -B), like iperf's own sockets; a
+ * socket that stays here (a --bounceback client) passes its own data and handlers.
+ */
+export async function connectMain<T = null>(
   io: { net: Net; sockopt: Sockopt | undefined },
   to: Endpoint,
   options: SocketOptions,
   bind?: Endpoint,
-): Promise<TcpSocket<null>> {
+  own?: { data: T; handlers: TcpHandlers<T> },
+): Promise<TcpSocket<T>> {
   try {
-    return await connectTcp(io, to, bind, options, null, { data: () => {}, error: () => {} });
+    return await connectTcp(io, to, bind, options, (own?.data ?? null) as T, own?.handlers ?? { data: () => {}, error: () => {} });
   } catch (e) {
     throw e instanceof UserError ? e : explainSocketError(e, { host: to.host, port: to.port, role: "connect" });
   }

@@ -180,7 +180,7 @@ export interface BannerOptions {
   noDelay?: boolean;
 }
 
-function bufferLine(o: BannerOptions): string {
+export function bufferLine(o: Pick<BannerOptions, "udp" | "buffer" | "requested">): string {
   const what = o.udp ? "UDP buffer size" : "TCP window size";
   const note = o.requested ? `(WARNING: requested ${bufferText(o.requested)})` : "(default)";
   if (o.requested && o.requested === o.buffer) return `${what}: ${bufferText(o.buffer)}`;

@@ -1,24 +1,12 @@
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { bouncebackCaptures } from "../../tests/fixtures/iperf2/captures.ts";
 import { BB_FLAG, bouncebackSize, decodeBounceback, encodeBouncebackReply, isBouncebackFlags } from "./bounceback.ts";
 import { BouncebackServerSession } from "./bounceback-server-session.ts";
 import { RecordingStream } from "./transport.ts";
 import { Iperf2WireError } from "./wire-error.ts";
 import { u32 } from "./words.ts";
 
-/** label -> [request, stock server's reply] from tests/fixtures/iperf2/iperf2-bounceback.txt. */
-function captures(): Map<string, Uint8Array<ArrayBuffer>[]> {
-  const text = readFileSync(join(import.meta.dir, "../../tests/fixtures/iperf2/iperf2-bounceback.txt"), "utf8");
-  const out = new Map<string, Uint8Array<ArrayBuffer>[]>();
-  for (const line of text.split("\n")) {
-    if (line === "" || line.startsWith("#")) continue;
-    const [label, , hex] = line.split(" ");
-    out.set(label!, [...(out.get(label!) ?? []), Uint8Array.from(Buffer.from(hex!, "hex"))]);
-  }
-  return out;
-}
-const cap = captures();
+const cap = bouncebackCaptures();
 const get = (label: string, i: number): Uint8Array<ArrayBuffer> => cap.get(label)![i]!;
 
 describe("bounceback codec on captured requests", () => {

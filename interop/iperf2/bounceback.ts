@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { HeaderFlag, hasFlag } from "./flags.ts";
 import { Iperf2WireError } from "./wire-error.ts";
-import { need, put32, u16, u32 } from "./words.ts";
+import { digitsPayload } from "./datagram.ts";
+import { need, put16, put32, u16, u32 } from "./words.ts";
 
 /**
  * The bounceback message (`--bounceback`): a TCP connection whose first word has only the bounceback flag carries no
@@ -100,4 +101,53 @@ export function encodeBouncebackReply(request: Uint8Array, replySize: number, rx
   put32(out, 36, tx.sec);
   put32(out, 40, tx.usec);
   return out;
+}
+
+/** What a client puts in each request of its test; the send stamp and burst id change per request. */
+export const BouncebackRequest = z.object({
+  size: z.number().int().min(BB_MANDATORY).max(BB_MAX_SIZE),
+  replySize: z.number().int().min(BB_MANDATORY).max(BB_MAX_SIZE),
+  burstId: u32Schema,
+  quickAck: z.boolean(),
+  /** -S: written with the TOS flag when not 0; stock leaves the filler there otherwise. */
+  tos: z.number().int().min(0).max(255),
+  holdUs: u32Schema,
+  clientTx: BbStamp,
+});
+export type BouncebackRequest = z.infer<typeof BouncebackRequest>;
+
+const FILLER = 0x5a;
+const UNSTAMPED = 0xffffffff;
+
+/**
+ * One request as 2.1.8's client writes it: the block over iperf's digit payload, 0x5a filler where no field is
+ * written, the server's stamps all ones. A reply size of its own takes the 2.2 word at 60 and its flag, so the
+ * request must hold it (docs/protocols/iperf2.md §2.8).
+ */
+export function encodeBouncebackRequest(r: BouncebackRequest): Uint8Array<ArrayBuffer> {
+  const ownReply = r.replySize !== r.size;
+  if (ownReply && r.size < BB_WITH_REPLY_SIZE) throw new Iperf2WireError("bad-length", `a bounceback request of ${r.size} bytes cannot hold a reply size: make it ${BB_WITH_REPLY_SIZE} or more`);
+  const out = digitsPayload(sizeField(r.size, "request size"));
+  out.fill(FILLER, 0, 60);
+  put32(out, 0, HeaderFlag.bounceback);
+  put32(out, 4, r.size);
+  put32(out, 8, r.burstId);
+  const flags = (r.quickAck ? BB_FLAG.quickAck : 0) | (r.tos !== 0 ? BB_FLAG.tos : 0) | (ownReply ? BB_FLAG.replySize : 0);
+  put16(out, 12, flags);
+  if (r.tos !== 0) put16(out, 14, r.tos);
+  put32(out, 16, 0);
+  put32(out, 20, r.clientTx.sec);
+  put32(out, 24, r.clientTx.usec);
+  for (let at = 28; at < 44; at += 4) put32(out, at, UNSTAMPED);
+  put32(out, 44, r.holdUs);
+  if (ownReply) put32(out, 60, sizeField(r.replySize, "reply size"));
+  return out;
+}
+
+/** A reply's check: it must be a bounceback block of the size we asked for, else the peer is not answering our test. */
+export function checkBouncebackReply(reply: Uint8Array, requestSize: number): void {
+  need(reply, BB_MANDATORY, "bounceback reply");
+  if (!isBouncebackFlags(u32(reply, 0)) || u32(reply, 4) !== requestSize) {
+    throw new Iperf2WireError("bad-flags", `the server's reply is not a bounceback reply (flags 0x${u32(reply, 0).toString(16)}, size ${u32(reply, 4)}): it does not serve --bounceback`);
+  }
 }

@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { UserError } from "../../src/errors.ts";
-import { parseIperf2Args } from "./args.ts";
+import { OPTIONS, parseIperf2Args } from "./args.ts";
 
 const run = (line: string) => {
   const c = parseIperf2Args(line.split(" ").filter(Boolean));
@@ -98,5 +100,14 @@ describe("iperf 2 command lines", () => {
       expect(() => parseIperf2Args(["-c", "h", "--bounceback", ...a])).toThrow(UserError);
     }
     expect(() => parseIperf2Args(["-c", "h", "--bounceback-hold=10"])).toThrow("--bounceback-hold without --bounceback");
+  });
+
+  test("README's --bounceback table has a row for every --bounceback option the client takes", () => {
+    const readme = readFileSync(join(import.meta.dir, "../../README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("### iperf 2: `--bounceback` in our client"));
+    const rows = section.slice(0, section.indexOf("\n### ")).split("\n").filter((l) => l.startsWith("| `"));
+    const firstCells = rows.map((r) => r.split("|")[1]!);
+    const options = ["--bounceback", ...Object.keys(OPTIONS).filter((k) => k.startsWith("bounceback")).map((k) => `--${k}`)];
+    for (const o of options) expect(firstCells.some((c) => new RegExp(`\`${o}[ =\\[\`]`).test(c)), o).toBe(true);
   });
 });

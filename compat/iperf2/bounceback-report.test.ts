@@ -49,5 +49,6 @@ describe("iperf 2.1.8 --bounceback client lines", () => {
       "[  1] 0.0000-1.0130 sec BB8(f)-PDF: bin(w=100us):cnt(3)=12:1,54:1,66:1 (5.00/95.00/99.7%=12/66/66,Outliers=0,obl/obu=0/0)",
     );
     expect(bouncebackBin(11)).toBeNull();
+    expect(bouncebackPdfLine(1, 0, 1, new Map(), { low: 0, high: 0 })).toBe("[  1] 0.0000-1.0000 sec BB8(f)-PDF: bin(w=100us):cnt(0) (5.00/95.00/99.7%=0/100000/100000,Outliers=0,obl/obu=0/0)");
   });
 });

@@ -68,7 +68,8 @@ export function bouncebackPdfLine(id: number, start: number, end: number, bins: 
   const count = sorted.reduce((a, [, n]) => a + n, 0);
   const s = iperf2HistogramSummary(bins, BB_BINS);
   return (
-    `${idTag(id)} ${intervalText(start, end)} BB8(f)-PDF: bin(w=${BB_BIN_US}us):cnt(${count})=${sorted.map(([b, n]) => `${b + 1}:${n}`).join(",")} ` +
+    // Stock cuts the last character of "cnt(N)=1:17,2:1,": with no bins, the "=".
+    `${idTag(id)} ${intervalText(start, end)} BB8(f)-PDF: bin(w=${BB_BIN_US}us):cnt(${count})${sorted.length ? "=" : ""}${sorted.map(([b, n]) => `${b + 1}:${n}`).join(",")} ` +
     `(5.00/95.00/99.7%=${s.lower}/${s.upper}/${s.upper3Stdev},Outliers=${s.outliers},obl/obu=${outOfBounds.low}/${outOfBounds.high})`
   );
 }

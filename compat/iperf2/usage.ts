@@ -47,6 +47,12 @@ Client specific:
   -P, --parallel  #        number of parallel client streams to run
   -X, --peer-detect        ask the server for its version
       --no-udp-fin         no final server report at the end of a UDP test
+      --bounceback[=n]     request/reply round trips: a burst of n requests (default 10) every period
+      --bounceback-hold #      ms the server holds each reply (default 0)
+      --bounceback-period #    seconds between bursts (default 1; 0: back to back)
+      --bounceback-request #[kmKM]  request size (default 100 bytes, or -l)
+      --bounceback-reply #[kmKM]    reply size (default the request's; 2.2 servers)
+      --bounceback-no-quickack     leave TCP_QUICKACK off (default: set after each write)
 
 Lowercase suffixes are 10^3 based and uppercase are 2^n based (1k = 1000, 1K = 1024, 1m = 1,000,000, 1M = 1,048,576).
 `;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { FixedFramer } from "../../lib/fixed-framer.ts";
 import { BB_MANDATORY, BB_MAX_SIZE, type BbStamp, checkBouncebackReply, encodeBouncebackRequest } from "./bounceback.ts";
 import type { StreamTransport } from "./transport.ts";
 import { Iperf2WireError } from "./wire-error.ts";
@@ -50,8 +51,7 @@ export class BouncebackClientSession {
   sent = 0;
   received = 0;
   roundTrips = 0;
-  private readonly reply: Uint8Array;
-  private fill = 0;
+  private readonly replies: FixedFramer;
   private startMs = 0;
   private burstId = 0;
   private left = 0;
@@ -67,7 +67,7 @@ export class BouncebackClientSession {
     private readonly o: BouncebackClientOptions,
     private readonly events: BouncebackClientEvents,
   ) {
-    this.reply = new Uint8Array(o.replySize);
+    this.replies = new FixedFramer(o.replySize);
   }
 
   /** The first burst goes out now; period ticks count from here. */
@@ -79,20 +79,20 @@ export class BouncebackClientSession {
   onData(chunk: Uint8Array): void {
     if (this.stopped || this.closed) return;
     try {
-      let at = 0;
-      while (at < chunk.length && !this.stopped) {
-        if (this.sentAtMs === null) throw new Iperf2WireError("bad-length", `the server sent ${chunk.length - at} bytes no request asked for`);
-        const n = Math.min(this.reply.length - this.fill, chunk.length - at);
-        this.reply.set(chunk.subarray(at, at + n), this.fill);
-        this.fill += n;
-        at += n;
-        if (this.fill === this.reply.length) this.complete();
+      for (const reply of this.replies.push(chunk)) {
+        if (this.stopped) return;
+        this.complete(reply);
       }
+      if (this.replies.pending > 0 && this.sentAtMs === null) throw this.unasked();
     } catch (e) {
       if (!(e instanceof Iperf2WireError)) throw e;
       this.stop();
       this.events.error(e);
     }
+  }
+
+  private unasked(): Iperf2WireError {
+    return new Iperf2WireError("bad-length", "the server sent bytes no request asked for");
   }
 
   onEof(): void {
@@ -127,12 +127,12 @@ export class BouncebackClientSession {
     this.events.sent(bytes.length);
   }
 
-  private complete(): void {
+  private complete(reply: Uint8Array): void {
+    if (this.sentAtMs === null) throw this.unasked();
     const now = this.clock.nowMs();
-    checkBouncebackReply(this.reply, this.o.size);
-    const seconds = (now - this.sentAtMs!) / 1000;
+    checkBouncebackReply(reply, this.o.size);
+    const seconds = (now - this.sentAtMs) / 1000;
     this.sentAtMs = null;
-    this.fill = 0;
     this.sent += this.o.size;
     this.received += this.o.replySize;
     this.roundTrips++;

@@ -11,7 +11,7 @@ describe("iperf3Remote", () => {
     const r = iperf3Remote(peer, { protocol: "tcp", parallel: 1, reverse: false, bidirectional: false }, phases, undefined);
     expect(r.peer).toEqual({ name: "iperf3" });
     expect(r.streams).toEqual([{ id: 1, side: "recv", connections: 1, bytes: 5111808, seconds: 2.000101, throughput_bps: (5111808 * 8) / 2.000101 }]);
-    expect(r.summary.bytes).toBe(5111808);
+    expect(r.summary!.bytes).toBe(5111808);
     expect(r.totals).toEqual({ sent_bytes: undefined, received_bytes: 5111808 });
     expect(r.cpu).toEqual({ process_percent: 3.59008798333873 });
     expect(r.retransmits).toBeUndefined();

@@ -4,10 +4,11 @@
  * Whatever iperf3 does not exchange (host CPU modes, TCP_INFO, socket buffers) stays absent.
  */
 import { lossPercent, packetsPerSecond, throughputBps } from "../../src/formulas.ts";
-import type { Figures, RemoteEnd, StreamFigures } from "../../src/report/result.ts";
+import type { RemoteEnd, StreamFigures } from "../../src/report/result.ts";
 import type { Results as PeerResults, StreamResult } from "../../interop/iperf3/results.ts";
 import type { TestParams } from "../../interop/iperf3/params.ts";
 import { sendsOn, streamId, type Directions } from "../iperf3/side.ts";
+import { sumOf } from "./remote-sum.ts";
 
 /** One server stream; `sends`: the server sent on it (its retransmits count), else it received (UDP loss and jitter). */
 function streamFigures(s: StreamResult, sends: boolean, udp: boolean): StreamFigures {
@@ -22,26 +23,6 @@ function streamFigures(s: StreamResult, sends: boolean, udp: boolean): StreamFig
       f.jitter_ms = s.jitterS * 1000;
     }
   } else if (sends && s.retransmits >= 0) f.retransmits = s.retransmits;
-  return f;
-}
-
-/** Streams summed over the longest of their windows; UDP jitter is the streams' mean, as iperf3's [SUM] prints it. */
-function sumOf(streams: StreamFigures[], udp: boolean): Figures {
-  const bytes = streams.reduce((a, s) => a + s.bytes, 0);
-  const seconds = Math.max(0, ...streams.map((s) => s.seconds));
-  const f: Figures = { bytes, seconds, throughput_bps: throughputBps(bytes, seconds) };
-  if (udp) {
-    const packets = streams.reduce((a, s) => a + (s.packets ?? 0), 0);
-    f.packets = packets;
-    f.packets_per_second = packetsPerSecond(packets, seconds);
-    if (streams.every((s) => s.lost !== undefined)) {
-      f.lost = streams.reduce((a, s) => a + (s.lost ?? 0), 0);
-      f.loss_percent = lossPercent(f.lost, packets);
-      f.jitter_ms = streams.reduce((a, s) => a + (s.jitter_ms ?? 0), 0) / Math.max(1, streams.length);
-    }
-  }
-  const retrans = streams.filter((s) => s.retransmits !== undefined);
-  if (retrans.length > 0) f.retransmits = retrans.reduce((a, s) => a + s.retransmits!, 0);
   return f;
 }
 

@@ -16,7 +16,7 @@ import { loadFdTools } from "../iperf3/fd-tools.ts";
 import { Output } from "../iperf3/output.ts";
 import type { ClientPlan } from "../iperf3/plan.ts";
 import { iperf3Remote, iperf3Version } from "./iperf3-remote.ts";
-import { refuse } from "./refuse.ts";
+import { parsedFor, refuse } from "./refuse.ts";
 
 export interface PeerTarget {
   host: string;
@@ -47,13 +47,7 @@ export function iperf3Argv(plan: Plan, t: PeerTarget): string[] {
 
 /** The plan as the iperf3 dialect reads it, so its own checks apply (a value it refuses is refused here too). */
 export function iperf3ClientPlan(plan: Plan, t: PeerTarget): ClientPlan {
-  let parsed;
-  try {
-    parsed = parseIperf3Args(iperf3Argv(plan, t));
-  } catch (e) {
-    if (e instanceof UserError) throw new UserError(`against an iperf3 server: ${e.message}`, 2);
-    throw e;
-  }
+  const parsed = parsedFor("an iperf3 server", () => parseIperf3Args(iperf3Argv(plan, t)));
   if (parsed.kind !== "run" || parsed.plan.role !== "client") throw new Error("iperf3 client command did not parse as a client");
   return parsed.plan;
 }

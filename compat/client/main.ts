@@ -1,12 +1,12 @@
 /**
- * `anyperf client HOST[:PORT]` against whatever serves the port: anyperf's native server, or a stock iperf3 server
- * driven through the iperf3 dialect's client. It lives beside compat/serve/ because it fronts the dialects; the native
- * run itself stays in src/native/.
+ * `anyperf client HOST[:PORT]` against whatever serves the port: anyperf's native server, or a stock iperf3, iperf 2
+ * or netperf server driven through that dialect's client. It lives beside compat/serve/ because it fronts the
+ * dialects; the native run itself stays in src/native/.
  */
 import { UserError } from "../../src/errors.ts";
 import type { TestRun } from "../../src/engine/test-run.ts";
 import { shutdownSignal } from "../../src/signals.ts";
-import { clientMain, parseClientArgs } from "../../src/native/client-cli.ts";
+import { clientMain, parseClientArgs, type ClientDriver } from "../../src/native/client-cli.ts";
 import { NATIVE_DEFAULT_PORT } from "../../src/native/server.ts";
 import { takeProcedureOptions } from "../../src/procedure/options.ts";
 import { Defaults } from "../../interop/iperf3/constants.ts";
@@ -14,16 +14,17 @@ import { PEERS, type PeerName } from "./detect.ts";
 import { probe } from "./probe.ts";
 import { runIperf3Peer } from "./iperf3-run.ts";
 import { runNetperfPeer } from "./netperf-run.ts";
+import { runIperf2Peer } from "./iperf2-run.ts";
+import { DEFAULT_PORT as IPERF2_PORT } from "../iperf2/plan.ts";
 import { refuse } from "./refuse.ts";
 
 /** The peers `anyperf client` drives, with the port each listens on by default, in the order they are tried. */
 const DRIVEN: { peer: PeerName; port: number }[] = [
   { peer: "anyperf", port: NATIVE_DEFAULT_PORT },
   { peer: "iperf3", port: Defaults.port },
+  { peer: "iperf", port: IPERF2_PORT },
+  { peer: "netperf", port: 12865 },
 ];
-
-/** netserver's port: it answers no probe (it waits for a whole request), so it is driven only when named. */
-const NETSERVER_PORT = 12865;
 
 /** Takes --peer NAME (or --peer=NAME) out of argv. */
 export function takePeer(argv: readonly string[]): { peer?: PeerName; rest: string[] } {
@@ -49,14 +50,14 @@ export function takePeer(argv: readonly string[]): { peer?: PeerName; rest: stri
  * port (or the first that took the connection) and says in its own words what is wrong there (closed before
  * answering, no answer within its deadline, refused).
  */
-async function findPeer(host: string, ports: number[], signal: AbortSignal): Promise<{ peer: PeerName; port: number }> {
+async function findPeer(host: string, ports: number[], signal: AbortSignal): Promise<{ peer: PeerName; port: number; version?: string }> {
   let open: number | undefined;
   for (const port of ports) {
     const a = await probe(host, port, signal);
     const at = `${host.includes(":") ? `[${host}]` : host}:${port}`;
     if (signal.aborted) throw new UserError(`interrupted while asking ${at} what it serves`, 130);
     if (a.peer === "iperf3" && a.busy) throw new UserError(`${at} is an iperf3 server running another test (it serves one at a time): try again when it is done`);
-    if (a.peer) return { peer: a.peer, port };
+    if (a.peer) return { peer: a.peer, port, ...("version" in a && a.version !== undefined ? { version: a.version } : {}) };
     if (!("refused" in a && a.refused)) open ??= port;
   }
   return { peer: "anyperf", port: open ?? ports[0]! };
@@ -67,23 +68,16 @@ export async function anyClientMain(argv: string[], hooks: { onRun?: (run: TestR
   const proc = takeProcedureOptions(rest);
   const opts = parseClientArgs(proc.rest);
   if (opts.help || forced === "anyperf") return clientMain(rest, hooks);
-  if (forced === "iperf" || forced === "ntttcp") {
-    throw new UserError(`--peer ${forced}: anyperf client drives anyperf, iperf3 and netperf servers only so far; run 'anyperf ${forced === "iperf" ? "iperf -c" : "ntttcp -s"} HOST' for a ${forced} server`, 2);
-  }
-  const host = opts.target.host;
-  if (forced === "netperf") {
-    const no = refuse("netperf");
-    if (opts.responsiveness) no("--responsiveness", "its server has no latency probe under load; run it against 'anyperf serve'");
-    if (opts.tokenGiven) no("--token", "it takes no token; drop it");
-    return clientMain(opts.portGiven ? rest : [...rest, "-p", String(NETSERVER_PORT)], hooks, (plan, target, h) => runNetperfPeer(plan, target, h));
-  }
+  if (forced === "ntttcp") throw new UserError("--peer ntttcp: anyperf client does not drive an ntttcp receiver yet; run 'anyperf ntttcp -s HOST' against it", 2);
   const ports = opts.portGiven ? [opts.target.port] : DRIVEN.filter((d) => forced === undefined || d.peer === forced).map((d) => d.port);
-  const found = forced !== undefined ? { peer: forced, port: ports[0]! } : await findPeer(host, ports, shutdownSignal());
-  const port = ["-p", String(found.port)];
-  if (found.peer === "anyperf") return clientMain(opts.portGiven ? rest : [...rest, ...port], hooks);
-  const no = refuse("iperf3");
-  if (opts.responsiveness) no("--responsiveness", "its server has no latency probe; run it against 'anyperf serve'");
+  const found = forced !== undefined ? { peer: forced, port: ports[0]! } : await findPeer(opts.target.host, ports, shutdownSignal());
+  const withPort = opts.portGiven ? rest : [...rest, "-p", String(found.port)];
+  if (found.peer === "anyperf") return clientMain(withPort, hooks);
+  const no = refuse(found.peer);
+  if (opts.responsiveness) no("--responsiveness", "its server has no latency probe under load; run it against 'anyperf serve'");
   if (opts.tokenGiven) no("--token", "it takes no token; drop it");
-  const withPort = opts.portGiven ? rest : [...rest, ...port];
-  return clientMain(withPort, hooks, (plan, target, h) => runIperf3Peer(plan, target, h));
+  const version = "version" in found ? found.version : undefined;
+  const drive: ClientDriver =
+    found.peer === "netperf" ? runNetperfPeer : found.peer === "iperf" ? (plan, target, h) => runIperf2Peer(plan, target, version, h) : runIperf3Peer;
+  return clientMain(withPort, hooks, drive);
 }

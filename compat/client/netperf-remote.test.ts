@@ -27,7 +27,7 @@ describe("netperfRemote", () => {
   test("TCP_RR without CPU measurement: transactions, no CPU figure, no socket sizes", () => {
     const res = OmniResults.parse({ bytesReceived: 1000, bytesSent: 1000, transReceived: 1000, elapsedTime: 2 });
     const r = netperfRemote(res, { test: "rr", transport: "tcp", socket: {} }, "forward", phases);
-    expect(r.summary.transactions_per_second).toBe(500);
+    expect(r.summary!.transactions_per_second).toBe(500);
     expect(r.totals.transactions).toBe(1000);
     expect(r.streams[0]!.side).toBe("server");
     expect(r.cpu).toEqual({});

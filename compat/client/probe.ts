@@ -1,7 +1,10 @@
 /**
  * Which server answers at HOST:PORT, bounded in time: one connection, anyperf's hello, the first answer classified
  * (detect.ts), then the connection closed. A stock iperf3 server takes the hello for a cookie and a parameter block
- * that never completes; our close ends that attempt and it serves the next client as usual.
+ * that never completes; a stock iperf 2 server takes it for a test header, acks it and logs a 60-byte test; our close
+ * ends either attempt and the server serves the next client as usual. A server still silent after the hello is sent
+ * zeros up to a netperf request's size, which a netserver answers (its child for this connection then ends at our
+ * close); an ntttcp receiver never answers and is not told apart.
  */
 import { loadNet } from "../../src/net/net.ts";
 import { loadSockopt } from "../../src/sockopt/sockopt.ts";
@@ -10,6 +13,7 @@ import type { TcpSocket } from "../../src/net/types.ts";
 import { encodeFrame } from "../../src/native/protocol/framing.ts";
 import { PROTOCOL_VERSION } from "../../src/native/protocol/messages.ts";
 import { VERSION } from "../../src/version.ts";
+import { MESSAGE_SIZE } from "../../interop/netperf/words.ts";
 import { classifyAnswer, type Answer } from "./detect.ts";
 
 export const PROBE_CONNECT_MS = 3_000;
@@ -54,8 +58,15 @@ export async function probe(host: string, port: number, signal: AbortSignal): Pr
       return { peer: undefined, reason: code === "ECONNREFUSED" ? "connection refused" : connected.message, refused: code === "ECONNREFUSED" };
     }
     socket = connected;
-    socket.write(encodeFrame({ type: "hello", protocol: PROTOCOL_VERSION, tool: "anyperf", version: VERSION, probe: true }));
-    return await Promise.race([within(answered, PROBE_ANSWER_MS, { peer: undefined, reason: `no answer to a hello within ${PROBE_ANSWER_MS / 1000} s` }), aborted]);
+    const hello = encodeFrame({ type: "hello", protocol: PROTOCOL_VERSION, tool: "anyperf", version: VERSION, probe: true });
+    socket.write(hello);
+    const silent = { peer: undefined, reason: "silent" } as const;
+    const first = await Promise.race([within(answered, PROBE_ANSWER_MS, silent), aborted]);
+    clearTimeout(timer);
+    if (first !== silent) return first;
+    socket.write(new Uint8Array(MESSAGE_SIZE - hello.length));
+    const reason = `no answer to a hello, nor to a netperf request, within ${(2 * PROBE_ANSWER_MS) / 1000} s`;
+    return await Promise.race([within(answered, PROBE_ANSWER_MS, { peer: undefined, reason }), aborted]);
   } finally {
     clearTimeout(timer);
     socket?.end();

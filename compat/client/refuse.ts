@@ -6,3 +6,13 @@ export function refuse(peer: string): (flag: string, why: string) => never {
     throw new UserError(`${flag} cannot be run against a ${peer} server: ${why}`, 2);
   };
 }
+
+/** A dialect's own parse of the command built for its server: a value it refuses is refused naming that server. */
+export function parsedFor<T>(server: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (e) {
+    if (e instanceof UserError) throw new UserError(`against ${server}: ${e.message}`, 2);
+    throw e;
+  }
+}

@@ -31,7 +31,12 @@ const REQUEST_AGAIN_MS = 250;
 /** Datagrams per send call: small bursts, because a stock server at its default 208 KB buffer drops long ones. */
 const UDP_BATCH = 8;
 
-export type ClientIo = ServerIo;
+export interface ClientIo extends ServerIo {
+  /** The test's Test, as it starts (a front end other than `anyperf iperf` reports from it). */
+  onRun?(run: TestRun): void;
+  /** A UDP stream's server report (stream from 0), as it arrives. */
+  onServerReport?(stream: number, report: ServerReport): void;
+}
 
 /** How long a stop may wait for the server's FIN once a signal ended the test, and at most otherwise. */
 const STOP_AFTER_SIGNAL_MS = 1_000;
@@ -90,6 +95,7 @@ export async function runClient(plan: ClientPlan, io: ClientIo): Promise<number>
     },
     perStream ? plan.parallel : 1,
   );
+  io.onRun?.(test);
   try {
     const g = group(plan, io, "test", plan.parallel, test);
     if (plan.udp) return await (plan.reverse ? udpReverse(plan, io, localHost, g) : udpForward(plan, io, localHost, g));
@@ -382,6 +388,7 @@ async function udpForward(plan: ClientPlan, io: ClientIo, localHost: string, g: 
     if (!r || e.name !== "datagram" || !e.bytes || r.report !== undefined) return;
     // Any datagram after our FIN is the report (stock client behaviour); too short to decode = no figures.
     r.report = e.bytes.length >= REPORT_MIN_LENGTH ? decodeServerReport(e.bytes) : null;
+    if (r.report) io.onServerReport?.(e.stream, r.report);
   });
   const startMs = performance.now();
   // The stock client's total counts its FIN datagram too (92 data datagrams: "134 KBytes" = 93 x 1470), as the

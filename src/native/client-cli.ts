@@ -17,9 +17,10 @@ import { parseStartAt, waitUntil } from "../fleet/start-at.ts";
 import { startRouteEnabled, waitForStart } from "../status/readiness.ts";
 import { interruptedExitCode, shutdownSignal } from "../signals.ts";
 
-export const CLIENT_USAGE = `usage: anyperf client HOST[:PORT] [options]    (against 'anyperf serve' or a stock iperf3 -s on HOST)
-  -p, --port PORT      the server's port (default: ${NATIVE_DEFAULT_PORT}, anyperf's native one, then iperf3's 5201)
-      --peer NAME      what serves the port, instead of asking it: anyperf, iperf3, or netperf (a netserver, port 12865)
+export const CLIENT_USAGE = `usage: anyperf client HOST[:PORT] [options]    (against 'anyperf serve', or a stock iperf3 -s, iperf -s or netserver)
+  -p, --port PORT      the server's port (default: the first that answers of ${NATIVE_DEFAULT_PORT} anyperf, 5201 iperf3, 5001 iperf, 12865 netserver)
+      --peer NAME      what serves the port, instead of asking it: anyperf, iperf3, iperf (iperf 2) or netperf; name
+                       iperf for a UDP-only 'iperf -s -u' and for 'anyperf iperf -s' (neither answers the TCP probe)
 ${planUsage("1")}
   -R, --reverse        the server sends, this host receives
       --bidir          both directions at once

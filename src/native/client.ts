@@ -243,6 +243,8 @@ function withFlows(r: Results, flows: FlowWatch): Results {
 export function combine(local: Results, remote: RemoteEnd | undefined, weOnlySend: boolean): Results {
   if (!remote) return { ...local, errors: [...local.errors, "the server sent no results"] };
   // The congestion window shown is the sending end's: with -R the server's.
-  if (!weOnlySend) return { ...local, summary: { ...local.summary, cwnd: local.summary.cwnd ?? remote.sender?.cwnd ?? remote.summary.cwnd }, remote };
+  if (!weOnlySend) return { ...local, summary: { ...local.summary, cwnd: local.summary.cwnd ?? remote.sender?.cwnd ?? remote.summary?.cwnd }, remote };
+  // A receiver that reports nothing of its end (an iperf 2 TCP server) leaves our senders' figures as the summary.
+  if (!remote.summary) return { ...local, sender: local.summary, remote };
   return { ...local, summary: { ...remote.summary, cwnd: local.summary.cwnd }, sender: local.summary, receiver: remote.summary, remote };
 }

@@ -130,7 +130,9 @@ const Core = z.object({
  * The far end of a two-host run (`anyperf client`), cut over the same measured window as this end: what it moved per
  * stream, its CPU (same shape as `cpu`), its TCP counters. Intervals stay with the end that reports them.
  */
-export const RemoteEnd = Core.pick({ role: true, phases: true, summary: true, sender: true, receiver: true, totals: true, streams: true, cpu: true, retransmits: true, tcp_path: true, socket_buffers: true, flows: true, errors: true }).extend({
+export const RemoteEnd = Core.pick({ role: true, phases: true, sender: true, receiver: true, totals: true, streams: true, cpu: true, retransmits: true, tcp_path: true, socket_buffers: true, flows: true, errors: true }).extend({
+  /** Its measured window; absent when the peer reports nothing of its end (an iperf 2 TCP server sends no figures). */
+  summary: Figures.optional(),
   /** The far end's anyperf version; absent when a stock tool served the test (see `peer`). */
   version: z.string().optional(),
   /** Its TCP buffer ceilings: with ours, the window one stream can reach (diagnosis). */

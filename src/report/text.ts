@@ -59,7 +59,7 @@ function remoteLines(r: RemoteEnd, transport: Results["transport"], target: numb
     out.push(`[SUM] send    ${figuresLine(r.sender)}`);
   } else {
     const side = r.streams.some((s) => s.side === "recv") ? "recv" : r.streams.some((s) => s.side === "send") ? "send" : "server";
-    out.push(`[SUM] ${side.padEnd(6)}  ${figuresLine(r.summary)}`);
+    out.push(`[SUM] ${side.padEnd(6)}  ${r.summary ? figuresLine(r.summary) : "not reported by the peer"}`);
   }
   out.push(...missedPaceLine("remote sender", r.sender, target));
   out.push(...flowsLines("remote flows", r.flows));

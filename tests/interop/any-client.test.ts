@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { Results } from "../../src/report/result.ts";
-import { iperf3Peers } from "../support/stock-peers.ts";
+import { iperf2Peers, iperf3Peers } from "../support/stock-peers.ts";
 import { freePorts, spawnProc, waitBound, type Proc } from "../support/processes.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "main.ts");
@@ -20,10 +20,10 @@ afterEach(async () => {
   }
 });
 
-async function server(cmd: string[], port: number): Promise<Proc> {
+async function server(cmd: string[], port: number, proto: "tcp" | "udp" = "tcp"): Promise<Proc> {
   const p = spawnProc(cmd, 120_000);
   running.push(p);
-  await waitBound(port);
+  await waitBound(port, proto);
   return p;
 }
 
@@ -59,9 +59,9 @@ for (const peer of iperf3Peers()) {
       await s.done;
       const doc = lastServerDoc(s.stdout());
       expect(r.remote!.streams.filter((x) => x.side === "recv")).toHaveLength(2);
-      expect(r.remote!.summary.bytes).toBe(doc.end.sum_received!.bytes!);
+      expect(r.remote!.summary!.bytes).toBe(doc.end.sum_received!.bytes!);
       // Our senders' window and the server's receivers' cover the same bytes, give or take what was in flight at a cut.
-      expect(Math.abs(r.sender!.bytes - r.remote!.summary.bytes) / r.remote!.summary.bytes).toBeLessThan(0.02);
+      expect(Math.abs(r.sender!.bytes - r.remote!.summary!.bytes) / r.remote!.summary!.bytes).toBeLessThan(0.02);
       // The server reads its CPU for the exchange a moment before its own report reads it again.
       expect(Math.abs(r.remote!.cpu.process_percent! - doc.end.cpu_utilization_percent!.host_total!)).toBeLessThan(1);
       // iperf3 exchanges no host CPU modes: absent, not zero.
@@ -77,8 +77,8 @@ for (const peer of iperf3Peers()) {
       const doc = lastServerDoc(s.stdout());
       expect(r.remote!.streams.map((x) => x.side)).toEqual(["send", "send"]);
       // What the server counted sent is what reached us; its printed sum (3.18) may leave out its last blocks.
-      expect(r.totals.received_bytes).toBe(r.remote!.summary.bytes);
-      expect(Math.abs(r.remote!.summary.bytes - doc.end.sum_sent!.bytes!) / doc.end.sum_sent!.bytes!).toBeLessThan(0.005);
+      expect(r.totals.received_bytes).toBe(r.remote!.summary!.bytes);
+      expect(Math.abs(r.remote!.summary!.bytes - doc.end.sum_sent!.bytes!) / doc.end.sum_sent!.bytes!).toBeLessThan(0.005);
       expect(r.remote!.retransmits).toBe(doc.end.sum_sent!.retransmits!);
     });
 
@@ -89,10 +89,10 @@ for (const peer of iperf3Peers()) {
       await s.done;
       const doc = lastServerDoc(s.stdout());
       expect(r.transport).toBe("udp");
-      expect(r.remote!.summary.packets).toBe(doc.end.sum!.packets!);
-      expect(r.remote!.summary.lost).toBe(doc.end.sum!.lost_packets!);
-      expect(Math.abs(r.remote!.summary.jitter_ms! - doc.end.sum!.jitter_ms!)).toBeLessThan(0.001 * doc.end.sum!.jitter_ms! + 1e-5);
-      expect(r.remote!.summary.packets).toBeGreaterThan(2000);
+      expect(r.remote!.summary!.packets).toBe(doc.end.sum!.packets!);
+      expect(r.remote!.summary!.lost).toBe(doc.end.sum!.lost_packets!);
+      expect(Math.abs(r.remote!.summary!.jitter_ms! - doc.end.sum!.jitter_ms!)).toBeLessThan(0.001 * doc.end.sum!.jitter_ms! + 1e-5);
+      expect(r.remote!.summary!.packets).toBeGreaterThan(2000);
     });
 
     test("the probe leaves the server serving: a stock client's test right after it succeeds", async () => {
@@ -117,6 +117,9 @@ describe("anyperf client: refusals and anyperf serve", () => {
       [["--token", "x"], "--token cannot be run against a iperf3 server"],
       [["--cooldown", "1"], "--cooldown cannot be run against a iperf3 server"],
       [["--peer", "ntttcp"], "--peer ntttcp"],
+      [["--peer", "iperf", "--bidir"], "--bidir cannot be run against a iperf server"],
+      [["--peer", "iperf", "--rr", "1,1"], "--rr cannot be run against a iperf server"],
+      [["--peer", "iperf", "--warmup", "1"], "--warmup cannot be run against a iperf server"],
     ] as const) {
       const f = await anyClient([`127.0.0.1:${port}`, ...args]).done;
       expect(f.code).toBe(2);
@@ -147,7 +150,7 @@ describe("anyperf client: refusals and anyperf serve", () => {
     // Its iperf3 port is an iperf3 server like any other.
     const i = await run([`127.0.0.1:${ip3}`, "-t", "1"]);
     expect(i.remote?.peer?.name).toBe("iperf3");
-    expect(i.remote!.summary.bytes).toBeGreaterThan(0);
+    expect(i.remote!.summary!.bytes).toBeGreaterThan(0);
   });
 });
 
@@ -203,5 +206,76 @@ describe.skipIf(Bun.which("netserver") === null)("anyperf client --peer netperf 
       expect(f.stderr.trim().split("\n")).toHaveLength(1);
       expect(f.stderr).toContain(words);
     }
+  });
+});
+
+/** The per-stream lines of an iperf 2 server's -y C report (its [SUM] line, id < 0, left out): id, bytes, and the rest. */
+function serverCsv(stdout: string): string[][] {
+  return stdout.split("\n").filter((l) => /^\d{14},/.test(l)).map((l) => l.split(",")).filter((f) => Number(f[5]) > 0);
+}
+
+for (const peer of iperf2Peers()) {
+  describe.skipIf(peer.version === undefined)(`anyperf client against ${peer.label}`, () => {
+    test("found without --peer, its version from its ack; TCP -P 2: every byte we sent (and our headers) is what it counted", async () => {
+      const port = freePorts(27000, 28000, 1);
+      const s = await server([peer.command, "-s", "-y", "C", "-p", String(port)], port);
+      const r = await run([`127.0.0.1:${port}`, "-t", "2", "-P", "2"]);
+      s.kill("SIGTERM");
+      await s.done;
+      expect(r.remote?.peer).toEqual({ name: "iperf", version: peer.version });
+      // An iperf 2 TCP server reports nothing of its end: absent, not zero; our senders are the summary.
+      expect(r.remote!.summary).toBeUndefined();
+      expect(r.remote!.streams).toEqual([]);
+      expect(r.remote!.cpu).toEqual({});
+      expect(r.sender).toEqual(r.summary);
+      // The probe's own 60-byte "test" is in the server's log too: the two largest are ours.
+      const counted = serverCsv(s.stdout()).map((f) => Number(f[7])).sort((a, b) => b - a).slice(0, 2);
+      expect(counted.reduce((a, b) => a + b, 0)).toBe(r.totals.sent_bytes! + 2 * 60);
+      expect(r.diagnosis?.verdict).toBeDefined();
+    });
+
+    test("-R -P 2: the server's streams are ours to count; it reports none of its own", async () => {
+      const port = freePorts(27000, 28000, 1);
+      await server([peer.command, "-s", "-p", String(port)], port);
+      const r = await run(["127.0.0.1", "-p", String(port), "--peer", "iperf", "-t", "2", "-R", "-P", "2"]);
+      expect(r.streams.map((x) => x.side)).toEqual(["recv", "recv"]);
+      expect(r.totals.received_bytes).toBeGreaterThan(1e6);
+      // Named by --peer: no probe asked its version.
+      expect(r.remote?.peer).toEqual({ name: "iperf" });
+      expect(r.remote!.summary).toBeUndefined();
+    });
+
+    test("-u -b -P 2: each stream's server report is remote, as the server printed it", async () => {
+      const port = freePorts(27000, 28000, 1);
+      const s = await server([peer.command, "-s", "-u", "-y", "C", "-p", String(port)], port, "udp");
+      const r = await run([`127.0.0.1:${port}`, "--peer", "iperf", "-t", "2", "-u", "-b", "10M", "-l", "1200", "-P", "2"]);
+      s.kill("SIGTERM");
+      await s.done;
+      expect(r.transport).toBe("udp");
+      expect(r.target_bps).toBe(20e6);
+      const printed = serverCsv(s.stdout()).map((f) => [Number(f[7]), Number(f[10]), Number(f[11])]).sort((a, b) => a[0]! - b[0]!);
+      const remote = r.remote!.streams.map((x) => [x.bytes, x.lost!, x.packets!]).sort((a, b) => a[0]! - b[0]!);
+      expect(remote).toEqual(printed);
+      expect(r.remote!.summary!.bytes).toBe(printed.reduce((a, f) => a + f[0]!, 0));
+      expect(r.remote!.summary!.jitter_ms).toBeGreaterThan(0);
+      // The receiver reports: its figures are the summary, ours the sender's.
+      expect(r.summary.bytes).toBe(r.remote!.summary!.bytes);
+      expect(r.sender!.packets).toBeGreaterThan(3000);
+    });
+  });
+}
+
+describe("anyperf client --peer iperf against anyperf's iperf 2 server", () => {
+  test("TCP and UDP run through it; UDP's report is remote", async () => {
+    const port = freePorts(27000, 28000, 1);
+    await server([process.execPath, MAIN, "iperf", "-s", "-p", String(port)], port);
+    const t = await run([`127.0.0.1:${port}`, "--peer", "iperf", "-t", "1"]);
+    expect(t.remote?.peer).toEqual({ name: "iperf" });
+    expect(t.sender!.bytes).toBeGreaterThan(1e6);
+    const uport = freePorts(27000, 28000, 1);
+    await server([process.execPath, MAIN, "iperf", "-s", "-u", "-p", String(uport)], uport, "udp");
+    const u = await run([`127.0.0.1:${uport}`, "--peer", "iperf", "-t", "1", "-u", "-b", "5M"]);
+    expect(u.remote!.summary!.packets).toBeGreaterThan(300);
+    expect(u.remote!.summary!.lost).toBe(0);
   });
 });

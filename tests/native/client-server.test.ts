@@ -26,9 +26,9 @@ describe("anyperf client against the native server (loopback)", () => {
     expect(r.remote!.streams.filter((s) => s.side === "recv")).toHaveLength(2);
     // The receiver reports (as iperf3): the summary is the server's window, ours is `sender`; its cwnd is the
     // sending end's (a receiving socket's is its unused initial window).
-    expect(r.summary).toEqual({ ...r.remote!.summary, cwnd: r.sender!.cwnd });
+    expect(r.summary).toEqual({ ...r.remote!.summary!, cwnd: r.sender!.cwnd });
     expect(r.sender!.bytes).toBeGreaterThan(0);
-    expect(Math.abs(r.remote!.summary.seconds - r.sender!.seconds)).toBeLessThan(0.1);
+    expect(Math.abs(r.remote!.summary!.seconds - r.sender!.seconds)).toBeLessThan(0.1);
     // The server's streams add up to its receiver figures; the run ends with a diagnosis.
     expect(r.remote!.streams.reduce((a, s) => a + s.bytes, 0)).toBe(r.remote!.receiver!.bytes);
     expect(r.diagnosis?.verdict).toBeDefined();
@@ -78,7 +78,7 @@ describe("anyperf client against the native server (loopback)", () => {
       await start(port);
       const r = await clientJson(["-p", String(port), "-t", "1", ...(flag === "--rr" ? ["--rr", "1,1"] : ["--crr"])]);
       const ours = r.summary.transactions!;
-      const theirs = r.remote!.summary.transactions!;
+      const theirs = r.remote!.summary!.transactions!;
       expect(ours).toBeGreaterThan(100);
       expect(Math.abs(ours - theirs) / ours).toBeLessThan(0.05);
       // Whole runs reconcile: the server answered every transaction the client completed, and at most the one

@@ -173,6 +173,13 @@ describe.skipIf(Bun.which("netserver") === null)("anyperf client --peer netperf 
     expect(r.remote!.socket_buffers).toEqual({ requested_bytes: 256 * 1024, send_bytes: 512 * 1024, receive_bytes: 512 * 1024 });
   });
 
+  test("found without --peer: a netserver answers the hello padded to one request with its error 998", async () => {
+    const port = await start();
+    const r = await run([`127.0.0.1:${port}`, "-t", "1"]);
+    expect(r.remote?.peer).toEqual({ name: "netperf" });
+    expect(r.remote!.totals.received_bytes).toBe(r.totals.sent_bytes!);
+  });
+
   test("-R is TCP_MAERTS: the netserver sends, its retransmits are remote", async () => {
     const port = await start();
     const r = await run([`127.0.0.1:${port}`, "--peer", "netperf", "-t", "2", "-R"]);

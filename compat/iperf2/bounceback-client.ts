@@ -1,7 +1,8 @@
 import { BB_FLAG } from "../../interop/iperf2/bounceback.ts";
 import { BouncebackClientSession } from "../../interop/iperf2/bounceback-client-session.ts";
 import { PolledPlane } from "../../src/engine/polled-plane.ts";
-import { NO_SAMPLES, type RunningStats, runningStatsAdd } from "../../src/formulas.ts";
+import type { StreamCounters } from "../../src/counters.ts";
+import { NO_SAMPLES, type RunningStats, meanLatency, runningStatsAdd } from "../../src/formulas.ts";
 import { defaultBuffers, setBuffers } from "../../src/host/socket-defaults.ts";
 import { type Queued, SocketTransport, flushQueued, newQueued } from "../../src/net/write-queue.ts";
 import { StreamSpec } from "../../src/stream-spec.ts";
@@ -25,6 +26,15 @@ const CLOSE_AFTER_SIGNAL_MS = 1_000;
 
 interface Conn extends Queued {
   session?: BouncebackClientSession;
+}
+
+/**
+ * A window's round trips in seconds, as the Test counted them (count, Σ and Σ² of the times), with the min and max of
+ * `own`: what the printed avg/stdev/RPS and /status share.
+ */
+function tripsOf(c: StreamCounters | undefined, own: Pick<RunningStats, "min" | "max">): RunningStats {
+  if (!c || c.timed === 0) return NO_SAMPLES;
+  return { count: c.timed, sum: c.latencySumUs / 1e6, sumSq: c.latencySqSumUs / 1e12, mean: meanLatency(c.latencySumUs, c.timed) / 1e6, min: own.min, max: own.max };
 }
 
 /** Epoch seconds and microseconds for the request's send stamp. */
@@ -79,8 +89,8 @@ export async function runBouncebackClient(plan: ClientPlan, io: ClientIo): Promi
   const notes = connectionNotes({ enhanced: true, sock: fd, init: initialTcp(sockopt, s), connectMs, at: new Date() });
   io.printer.info(connectionLine(1, withInterface(local, true), server, [bouncebackNote({ ...bb, bbFlags: bb.quickAck ? BB_FLAG.quickAck : 0 }), ...notes]));
 
+  /** This interval's round trips, for their min and max: the counters hold those only as running levels. */
   let interval: RunningStats = NO_SAMPLES;
-  let total: RunningStats = NO_SAMPLES;
   const bins = new Map<number, number>();
   const outOfBounds = { low: 0, high: 0 };
   const spec = StreamSpec.parse({ kind: "rr-client", id: 0, transport: "tcp", connect: { host, port: plan.port }, requestSize: bb.size, responseSize: bb.replySize });
@@ -116,7 +126,6 @@ export async function runBouncebackClient(plan: ClientPlan, io: ClientIo): Promi
       },
       roundTrip: (seconds) => {
         interval = runningStatsAdd(interval, seconds);
-        total = runningStatsAdd(total, seconds);
         plane.time(0, seconds * 1e6);
         const bin = bouncebackBin(seconds);
         if (bin === null) outOfBounds.high++;
@@ -142,7 +151,8 @@ export async function runBouncebackClient(plan: ClientPlan, io: ClientIo): Promi
     const start = tick * intervalS;
     const end = ++tick * intervalS;
     const w = test.interval(startMs + end * 1000);
-    print(start, end, w.stream(plane, 0)?.bytes ?? 0, interval);
+    const c = w.stream(plane, 0);
+    print(start, end, c?.bytes ?? 0, tripsOf(c, interval));
     interval = NO_SAMPLES;
   };
   const arm = () => {
@@ -169,7 +179,10 @@ export async function runBouncebackClient(plan: ClientPlan, io: ClientIo): Promi
   const m = test.measured();
   const end = m.seconds;
   const lastAt = intervalS > 0 && tick > 0 ? csvAt(tick * intervalS) : csvAt(end);
-  print(0, end, m.stream(plane, 0)?.bytes ?? 0, total, tcp.final(), lastAt);
+  const c = m.stream(plane, 0);
+  // From the streams' open, the levels are the whole test's min and max.
+  const whole = c ? { ...NO_SAMPLES, min: c.latencyMinUs / 1e6, max: c.latencyMaxUs / 1e6 } : NO_SAMPLES;
+  print(0, end, c?.bytes ?? 0, tripsOf(c, whole), tcp.final(), lastAt);
   io.printer.report(null, bouncebackPdfLine(1, 0, end, bins, outOfBounds));
   return 0;
 }

@@ -23,6 +23,7 @@ import type { ClientRequest } from "../../interop/iperf2/client-request.ts";
 import { type Endpoint, clientBanner, connectionLine, serverBanner } from "./text-report.ts";
 import { timerDelay } from "../../src/timer-delay.ts";
 import { type BouncebackConn, serveBounceback } from "./bounceback-server.ts";
+import { applyAsked } from "./apply-asked.ts";
 
 /** How long an accepted connection may take to show its header before we drop it. */
 const HEADER_DEADLINE_MS = 10_000;
@@ -266,9 +267,9 @@ export class TcpServer {
       });
       return;
     }
-    if (r?.congestion) this.applyAsked(s.fd, { congestion: r.congestion }, `'${r.congestion}' congestion control`);
+    if (r?.congestion) applyAsked(io, s.fd, { congestion: r.congestion }, `'${r.congestion}' congestion control`);
     // Stock servers set the extended header's TOS (the client's -S) on the accepted socket, whichever way it sends.
-    if (r?.tos) this.applyAsked(s.fd, { tos: r.tos }, `TOS 0x${r.tos.toString(16)}`);
+    if (r?.tos) applyAsked(io, s.fd, { tos: r.tos }, `TOS 0x${r.tos.toString(16)}`);
     // From here the socket belongs to the stream. --full-duplex runs on one stream that sends and counts what it reads:
     // two Workers reading dups of one fd would split the incoming bytes between them.
     s.data.handed = true;
@@ -343,22 +344,6 @@ export class TcpServer {
     if (t.connectBack?.when === "after-eof") await this.connectBack(peer.host, t.connectBack, null);
     this.tests++;
     if (plan.singleClient && this.tests >= 1) void this.stop();
-  }
-
-  /**
-   * What the client's header asks of the server's side (a 2.2 client's -Z, the client's -S): stock servers set it
-   * and, when the kernel says no, print why and go on with the default. Read back, so a silent no is said too.
-   */
-  private applyAsked(fd: number | undefined, asked: { congestion: string } | { tos: number }, what: string): void {
-    const fail = (why: string) => this.io.warn(`Attempt to set ${what} failed: ${why}`);
-    if (fd === undefined || this.io.sockopt === undefined) return fail("this runtime gives no access to the socket's options");
-    try {
-      const now = this.io.sockopt.apply(fd, asked);
-      const [key, want] = Object.entries(asked)[0] as ["congestion" | "tos", string | number];
-      if (now[key] !== want) fail(`the socket reads back '${now[key] ?? "none"}'`);
-    } catch (e) {
-      fail(e instanceof Error ? e.message : String(e));
-    }
   }
 
   /** Why this connection's test is refused (a limit), or undefined. A connection joining its client's group is no new test. */

@@ -33,7 +33,7 @@ export class UdpReverseSender {
   readonly done = new Promise<ReverseResult>((r) => (this.finish = r));
 
   constructor(
-    private readonly sock: UdpSocket,
+    private readonly sock: Pick<UdpSocket, "closed"> & { send(data: Uint8Array, port: number, address: string): unknown },
     private readonly to: { host: string; port: number },
     size: number,
     rate: { value: number; units: "bps" | "pps" },

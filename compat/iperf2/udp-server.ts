@@ -17,6 +17,7 @@ import { type Member, ReportGroup } from "./groups.ts";
 import { PolledPlane, type PolledCounters } from "../../src/engine/polled-plane.ts";
 import { StreamSpec } from "../../src/stream-spec.ts";
 import type { UdpReceiverStats } from "../../interop/iperf2/udp-receiver-stats.ts";
+import { SharedSocketTos } from "./udp-tos.ts";
 
 interface FlowState {
   member: Member;
@@ -56,6 +57,7 @@ export class UdpServer {
   private readonly refused = new Map<string, number>();
   /** Flows still receiving (or sending, -R), for --max-tests. */
   private readonly live = new Set<UdpFlow>();
+  private readonly tos: SharedSocketTos;
 
   constructor(
     private readonly plan: ServerPlan,
@@ -65,6 +67,7 @@ export class UdpServer {
   ) {
     this.limits = policyLimits(policy);
     this.refusals = new RefusalLog((line) => io.warn(line));
+    this.tos = new SharedSocketTos(io, () => this.sock?.fd);
   }
 
   async start(): Promise<void> {
@@ -133,7 +136,9 @@ export class UdpServer {
     return !joining && running >= max.value ? busyMessage(max, running) : undefined;
   }
 
+  /** A datagram for the client at `to` (its report), under the TOS its header asked for. */
   private send(bytes: Uint8Array, to: Endpoint): void {
+    this.tos.use(this.session.flowAt(to)?.request?.tos ?? 0);
     try {
       this.sock?.send(bytes, to.port, to.host);
     } catch {
@@ -187,6 +192,8 @@ export class UdpServer {
       at: reverse ? undefined : new Date(),
     });
     io.printer.info(connectionLine(id, withInterface(local, enhanced), f.peer, notes));
+    // As a stock server sets it on the flow's socket when the flow opens.
+    this.tos.use(r?.tos ?? 0);
     const group = this.groupFor(f);
     const sender = reverse && this.sock ? this.reverseSender(f) : undefined;
     const plane = sender
@@ -219,7 +226,10 @@ export class UdpServer {
     const r = f.request!;
     const size = r.bufLen > 0 ? r.bufLen : 1470;
     const rate = r.rate > 0 ? { value: r.rate, units: r.rateUnits } : { value: DEFAULT_UDP_RATE, units: "bps" as const };
-    return new UdpReverseSender(this.sock!, f.peer, size, rate, r.amount);
+    const sock = this.sock!;
+    // Every datagram of the flow goes out under its TOS, whatever other flows share the socket.
+    const out = { send: (b: Uint8Array, port: number, host: string) => (this.tos.use(r.tos), sock.send(b, port, host)), get closed() { return sock.closed; } };
+    return new UdpReverseSender(out, f.peer, size, rate, r.amount);
   }
 
   private reverse(f: UdpFlow, st: FlowState, sender: UdpReverseSender): void {

@@ -75,6 +75,11 @@ export class UdpServerSession {
     return this.flows.size;
   }
 
+  /** The flow of the client at `peer`, while we remember it. */
+  flowAt(peer: Peer): UdpFlow | undefined {
+    return this.flows.get(peerKey(peer));
+  }
+
   /** `arrival` = receiver wall clock in seconds (Unix epoch), the clock the sender's stamps use. */
   onDatagram(bytes: Uint8Array, from: Peer, arrival: number): void {
     if (bytes.length < IPERF2_DATAGRAM_HEADER) {

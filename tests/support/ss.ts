@@ -78,3 +78,15 @@ export async function dataSockets(pid: number, port: number, minBytes = 200_000,
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** `pid`'s UDP sockets bound to `port` (`ss -uanp --tos`): where each is bound and its IP_TOS. */
+export function udpSockets(pid: number, port: number): { local: string; tos: number }[] {
+  const r = Bun.spawnSync(["ss", "-uanpH", "--tos", `( sport = :${port} )`], { stdout: "pipe", stderr: "pipe" });
+  return r.stdout
+    .toString()
+    .split("\n")
+    .flatMap((line) => {
+      const m = /^\S+\s+\d+\s+\d+\s+(\S+)\s+\S+\s+users:\(\("[^"]*",pid=(\d+)/.exec(line);
+      return m && Number(m[2]) === pid ? [{ local: m[1]!, tos: num(line, / tos:(0x[0-9a-f]+|0)\b/) ?? 0 }] : [];
+    });
+}

@@ -63,9 +63,11 @@ export async function runBouncebackClient(plan: ClientPlan, io: ClientIo): Promi
   );
   const host = await resolveHost(plan.host, plan.ipv6);
   const conn: Conn = newQueued();
+  // Nagle off, read back through libc; without libc (Deno, musl) the node-compatible adapter turns it off on every
+  // socket it connects.
   const started = performance.now();
   const s = await unlessAborted(
-    connectMain(io, { host, port: plan.port }, { sendBuffer: plan.window, mss: plan.mss, congestion: plan.congestion, noDelay: true, tos: plan.tos || undefined }, plan.bind && { host: plan.bind.host, port: plan.bind.port ?? 0 }, {
+    connectMain(io, { host, port: plan.port }, { sendBuffer: plan.window, mss: plan.mss, congestion: plan.congestion, noDelay: io.sockopt ? true : undefined, tos: plan.tos || undefined }, plan.bind && { host: plan.bind.host, port: plan.bind.port ?? 0 }, {
       data: conn,
       handlers: {
         data: (_s, d) => conn.session?.onData(d),

@@ -119,7 +119,7 @@ describe("report groups", () => {
     const { lines, printer } = capture();
     const counters = [{ bytes: 0, packets: 0 }, { bytes: 0, packets: 0 }];
     const t = testOf(2);
-    const g = new ReportGroup("h", 2, printer, { ...options, format: "B", intervalS: 0.2, test: t });
+    const g = new ReportGroup("h", 2, printer, { ...options, format: "B", intervalS: 0.5, test: t });
     const startMs = performance.now();
     const [a, b] = counters.map((c, i): Member => ({
       id: String(i + 1), numericId: i + 1, stream: { plane: planeOf(c), index: 0 }, transport: "tcp", role: "send", headerBytes: 24, startMs,
@@ -129,14 +129,19 @@ describe("report groups", () => {
     join(g, b!);
     counters[0]!.bytes = 1000;
     counters[1]!.bytes = 2000;
-    // Cut at 0.2 s and 0.4 s; the test stops at 0.5 s, before a third interval is due.
-    await Bun.sleep(300);
+    // Cut at 0.5 s and 1 s; each step waits for the cut's lines rather than a fixed time, which a loaded host
+    // overruns, and the test stops right after the second cut, long before a third is due.
+    const cuts = async (n: number) => {
+      while (lines.filter((l) => /^\[SUM\]/.test(l)).length < n) await Bun.sleep(10);
+    };
+    await cuts(1);
     counters[0]!.bytes = 1500;
     counters[1]!.bytes = 2500;
-    await Bun.sleep(200);
-    g.stopped(performance.now());
-    g.ended(a!, startMs + 500);
-    g.ended(b!, startMs + 500);
+    await cuts(2);
+    const end = performance.now();
+    g.stopped(end);
+    g.ended(a!, end);
+    g.ended(b!, end);
     const bytes = lines.filter((l) => /^\[ *[0-9S]/.test(l)).map((l) => /sec +(\d+) Bytes/.exec(l)?.[1] ?? l);
     expect(bytes).toEqual(["1024", "2024", "3048", "500", "500", "1000", "1524", "2524", "4048"]);
     expect(t.phase).toBe("done");

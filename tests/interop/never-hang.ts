@@ -46,6 +46,8 @@ export interface Table {
   ports(lanes: number): number[];
   lanes: number;
   boundMs: number;
+  /** Waits, before each run, until the server can take the next test (an ntttcp -H receiver reopens between tests). */
+  settle?(port: number): Promise<void>;
 }
 
 function lastLine(f: Finished): string {
@@ -75,15 +77,18 @@ async function lane(t: Table, base: number, cases: OptionCase[]): Promise<{ outc
         break;
       }
       const argv = t.client(base, c);
+      await t.settle?.(base);
       const r = await timed(argv, t.boundMs);
       let nextOk: boolean | undefined;
       if (r.f.code !== 0) {
+        await t.settle?.(base);
         const p = await timed(t.plain(base), t.boundMs);
         nextOk = p.f.code === 0;
         if (!nextOk) problems.push(`after ${c.option} a plain test failed (exit ${p.f.code}, ${p.ms} ms): ${lastLine(p.f)}`);
       }
       outcomes.push({ option: c.option, argv, code: r.f.code, ms: r.ms, hung: r.hung, last: lastLine(r.f), nextOk });
     }
+    await t.settle?.(base);
     const end = await timed(t.plain(base), t.boundMs);
     if (end.f.code !== 0) problems.push(`the lane's closing plain test failed (exit ${end.f.code}): ${lastLine(end.f)}\n${end.f.stdout}`);
   } finally {

@@ -111,6 +111,15 @@ describe("TCP server session on the captured client openings, split at every off
     expect(r.ends).toEqual([30]);
   });
 
+  test("EOF before any byte (--connect-only): no test, closed at once", () => {
+    const r = run();
+    r.session.onData(new Uint8Array(0));
+    r.session.onEof();
+    expect(r.tests).toEqual([]);
+    expect(r.ends).toEqual([0]);
+    expect(r.stream.closed).toBe(true);
+  });
+
   test("a silent peer is dropped by expire()", () => {
     const r = run();
     r.session.onData(new Uint8Array([0x40, 0x01]));
@@ -134,7 +143,9 @@ describe("TCP server session on the captured client openings, split at every off
         for (const c of chunks) r.session.onData(c);
         if (eof) r.session.onEof();
         else r.session.expire();
-        expect(r.tests.length + r.errors.length).toBeGreaterThanOrEqual(eof ? 1 : 0);
+        // An EOF before any byte ends the connection with no test (end(0)).
+        const silentEnd = r.tests.length === 0 && r.ends.length === 1 && r.ends[0] === 0 ? 1 : 0;
+        expect(r.tests.length + r.errors.length + silentEnd).toBeGreaterThanOrEqual(eof ? 1 : 0);
         expect(r.tests.length).toBeLessThanOrEqual(1);
         if (eof && r.errors.length === 0) expect(r.stream.closed).toBe(true);
       }),

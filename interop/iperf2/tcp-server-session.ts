@@ -124,9 +124,19 @@ export class TcpServerSession {
     if (this.state === "data") this.state = "handed-off";
   }
 
-  /** The client half-closed. A header that never completed is just a short headerless transfer. */
+  /**
+   * The client half-closed. A header that never completed is just a short headerless transfer. A connection that
+   * closes before its first byte (--connect-only: thousands a second) is no test: it ends here, as a stock server
+   * reads no flags from it and reports nothing.
+   */
   onEof(): void {
     if (this.state === "closed" || this.state === "handed-off") return;
+    if (this.state === "flags" && this.received === 0) {
+      this.state = "closed";
+      this.transport.close();
+      this.events.end(0);
+      return;
+    }
     if (this.state === "flags" || this.state === "header") this.decide(null, 0);
     if (this.state !== "data") return;
     this.state = "closed";

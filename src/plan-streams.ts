@@ -20,7 +20,8 @@ export function receivers(plan: Plan, at: { host: string; canSetOptions: boolean
     if (plan.test !== "stream") {
       // TCP_RR's one connection per stream: the listener closes once it is accepted (one fd per flow, not two).
       const connections = plan.test === "rr" && plan.transport === "tcp" ? 1 : 0;
-      return { kind: "rr-server", id, transport: plan.transport, listen, requestSize: plan.requestBytes, responseSize: plan.responseBytes, closeAfterResponse: plan.test === "crr", connections, options, allow };
+      // UDP responses echo their request: a client's timestamped pings get their stamps back (any other's bytes are filler).
+      return { kind: "rr-server", id, transport: plan.transport, listen, requestSize: plan.requestBytes, responseSize: plan.responseBytes, closeAfterResponse: plan.test === "crr", connections, echo: plan.transport === "udp", options, allow };
     }
     if (plan.transport === "udp") {
       // A bigger receive queue rides out scheduling hiccups of the receiving Worker (iperf3's FAQ says the same: -w 2M).

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PING_BYTES } from "./worker/udp-pings.ts";
 import { Cidr } from "./access/cidr-schema.ts";
 
 /**
@@ -205,11 +206,12 @@ export const RrClientSpec = z.object({
   endMarker: z.enum(["none", "zero-length-x3"]).default("none"),
   /**
    * Start a transaction at most every gapMs (0 = back to back): a latency probe's samples then spread evenly over time,
-   * where a closed loop takes thousands while a queue is empty and a few while it is full.
+   * where a closed loop takes thousands while a queue is empty and a few while it is full. Over UDP, a timestamped ping
+   * every gapMs (udp-pings.ts), whether or not the last one was answered.
    */
   gapMs: z.number().min(0).max(60_000).default(0),
-}).refine((s) => s.gapMs === 0 || (s.transport === "tcp" && !s.perTransactionConnect && s.inFlight === 1), {
-  message: "a transaction gap paces one TCP transaction at a time on one connection: drop it for UDP, CRR or several in flight",
+}).refine((s) => s.gapMs === 0 || (s.transport === "tcp" ? !s.perTransactionConnect && s.inFlight === 1 : s.requestSize >= PING_BYTES && s.responseSize >= PING_BYTES), {
+  message: `a transaction gap paces one TCP transaction at a time on one connection, or UDP pings of ${PING_BYTES} bytes or more: drop it for CRR or several in flight`,
 }).refine((s) => (s.requestSize > 0 && s.responseSize > 0) || (s.perTransactionConnect && s.transport === "tcp" && s.requestSize === 0 && s.responseSize === 0), {
   message: "an empty request or response is only a TCP connect-and-close client's (both sizes 0)",
 });
@@ -225,6 +227,8 @@ export const RrServerSpec = z.object({
   responseSize: z.number().int().min(0).max(1 << 20).default(1),
   /** Close each connection after one response (TCP_CRR server side). */
   closeAfterResponse: z.boolean().default(false),
+  /** UDP: each response starts with its request's bytes (a timestamped ping's stamp goes back; udp-pings.ts). */
+  echo: z.boolean().default(false),
   connections: z.number().int().min(0).max(100000).default(0),
 }).refine((s) => (s.requestSize > 0 && s.responseSize > 0) || (s.closeAfterResponse && s.transport === "tcp" && s.requestSize === 0 && s.responseSize === 0), {
   message: "an empty request or response is only a TCP connect-and-close server's (both sizes 0)",

@@ -357,7 +357,9 @@ test.skipIf(!chromium)(
       expect(doc.running.length).toBeGreaterThan(0);
       const m = doc.measurement!;
       expect(m.kind).toBe("responsiveness");
-      const idle = m.probe.filter((s) => s.phase === "idle");
+      // Both halves of the probe: its TCP request/response and its UDP pings, each interval its own percentiles.
+      expect(new Set(m.probe.map((s) => s.transport))).toEqual(new Set(["tcp", "udp"]));
+      const idle = m.probe.filter((s) => s.phase === "idle" && s.transport === "tcp");
       // The idle probe measured 2 s in 0.25 s intervals (PROBE_INTERVAL_S): about 8 samples, each with its percentiles.
       expect(idle.length).toBeGreaterThanOrEqual(6);
       for (const s of m.probe) expect(s.p50 > 0 && s.p50 <= s.p90 && s.p90 <= s.p99).toBe(true);
@@ -366,9 +368,10 @@ test.skipIf(!chromium)(
       // The upload's samples come after the idle ones: its runs started once the idle probe ended.
       expect(m.load[0]!.t).toBeGreaterThan(idle[idle.length - 1]!.t);
 
-      const shown = await until(readPage, (s) => s.probe > idle.length && s.load > 0, "the measurement chart with loaded samples", 30_000);
+      const shown = await until(readPage, (s) => s.probe > 2 * idle.length && s.load > 0, "the measurement chart with loaded samples", 30_000);
       expect(shown.titles).toEqual(["responsiveness: the load's throughput, " + shown.phase + " phase", "responsiveness: the probe's round trip, " + shown.phase + " phase"]);
-      expect(shown.latencyLines).toBe(3);
+      // The TCP probe's p50, p90, p99 and the UDP pings' p50.
+      expect(shown.latencyLines).toBe(4);
       // The shown test is one of the measurement's parts: its own chart gives way.
       expect(shown.chartHidden).toBe(true);
       expect(shown.figures).toMatch(/responsiveness probe p50 \/ p99 \((idle|upload|download|bidir)\)[\d.]+ (µs|ms) \/ [\d.]+ (µs|ms)/);

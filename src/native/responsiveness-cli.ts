@@ -36,7 +36,7 @@ export async function responsivenessMain(
   const group = newId();
   const at = target.host.includes(":") ? `[${target.host}]:${target.port}` : `${target.host}:${target.port}`;
   const plan = plans[0]!;
-  const head = `responsiveness to ${at}: a TCP 1-byte request/response probe, idle then beside ${proc.sweeps.some((s) => s.key === "streams") ? "each point's -P" : plan.streams} TCP stream(s) per direction; ${plan.durationS} s per phase after ${plan.warmupS > 0 ? plan.warmupS : LOAD_WARMUP_S} s warm-up`;
+  const head = `responsiveness to ${at}: a TCP 1-byte request/response probe and UDP pings, idle then beside ${proc.sweeps.some((s) => s.key === "streams") ? "each point's -P" : plan.streams} TCP stream(s) per direction; ${plan.durationS} s per phase after ${plan.warmupS > 0 ? plan.warmupS : LOAD_WARMUP_S} s warm-up`;
   const done: ResponsivenessPoint[] = [];
   let failure: string | undefined;
   for (const [i, pt] of points.entries()) {

@@ -3,7 +3,9 @@ import { Results, type Figures, type StreamFigures } from "../report/result.ts";
 import type { TcpPath } from "../diagnosis/schema.ts";
 import type { BacklogSeen } from "../host/backlog-seen.ts";
 import { Responsiveness, phaseFigures, queueEvidence, responsiveness, responsivenessText } from "./responsiveness-report.ts";
-import { probePlan, PROBE_GAP_MS } from "./responsiveness.ts";
+import { PING_GAP_MS, pingPlan, probePlan, PROBE_GAP_MS } from "./responsiveness.ts";
+import { RrClientSpec } from "../stream-spec.ts";
+import { senders } from "../plan-streams.ts";
 import { Plan } from "../plan.ts";
 
 const figures = (f: Partial<Figures> = {}): Figures => ({ bytes: 0, seconds: 3, throughput_bps: 0, ...f });
@@ -85,6 +87,20 @@ describe("--responsiveness's phases", () => {
     );
   });
 
+  test("the UDP pings: their percentiles and how many came back, beside the TCP probe's; none back, none shown", () => {
+    const pings = results({ summary: { transactions: 1400, latency_us: { mean: 45_000, min: 40_000, max: 99_000, p50: 44_000, p90: 61_000, p99: 92_000, p999: 99_000 } } });
+    const load = results({ streams: [stream(0, "send", 48e6)], path: path(45_080, 80), remote: { streams: [stream(0, "recv", 47.5e6)] } });
+    const p = phaseFigures(probe(43_280, 60_000, 90_000), load, idle, undefined, pings);
+    expect(p.udp_latency_us).toEqual({ p50: 44_000, p90: 61_000, p99: 92_000 });
+    expect(p.udp_pings).toBe(1400);
+    // RPM stays the TCP probe's.
+    expect(p.rpm).toBeCloseTo(1386.32, 2);
+    const lost = phaseFigures(probe(43_280, 60_000, 90_000), load, idle, undefined, results({ summary: { transactions: 0 } }));
+    expect(lost.udp_latency_us).toBeUndefined();
+    const text = responsivenessText(responsiveness({ idle, upload: p }), "head").split("\n");
+    expect(text[4]).toBe("UDP pings, p50 / p99: upload 44.00 ms / 92.00 ms");
+  });
+
   test("a probe with no transaction is an error, not a zero latency", () => {
     expect(() => phaseFigures(results({}), undefined, undefined)).toThrow("the probe completed no transaction");
   });
@@ -107,5 +123,14 @@ describe("--responsiveness's phases", () => {
   test("the probe: one paced 1-byte request/response stream of the load's duration, its own warm-up", () => {
     const load = Plan.parse({ streams: 8, durationS: 3, warmupS: 2, cooldownS: 0.5, bitsPerSecond: 10e6, socket: { sendBuffer: 65536, recvBuffer: 65536 } });
     expect(probePlan(load, 2)).toMatchObject({ test: "rr", transport: "tcp", streams: 1, requestBytes: 1, responseBytes: 1, durationS: 3, warmupS: 2, cooldownS: 0, bitsPerSecond: 0, transactionGapMs: PROBE_GAP_MS });
+  });
+
+  test("the pings: one UDP stream of 16-byte timestamped datagrams every 2 ms, a client spec the Worker accepts", () => {
+    const load = Plan.parse({ streams: 8, durationS: 3, warmupS: 2, bitsPerSecond: 10e6 });
+    const plan = pingPlan(load, 2);
+    expect(plan).toMatchObject({ test: "rr", transport: "udp", streams: 1, requestBytes: 16, responseBytes: 16, durationS: 3, warmupS: 2, bitsPerSecond: 0, transactionGapMs: PING_GAP_MS });
+    expect(RrClientSpec.parse(senders(plan, { host: "127.0.0.1", ports: [5000] })[0])).toMatchObject({ transport: "udp", gapMs: 2, inFlight: 1 });
+    // A UDP gap needs room for the stamp.
+    expect(RrClientSpec.safeParse({ kind: "rr-client", id: 0, transport: "udp", connect: { host: "h", port: 1 }, gapMs: 2 }).success).toBe(false);
   });
 });

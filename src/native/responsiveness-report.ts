@@ -29,6 +29,9 @@ export const ResponsivenessPhase = z.object({
   transactions: z.number().nonnegative(),
   /** Probe p50 − idle p50 (loaded phases). */
   added_latency_us: z.number().optional(),
+  /** The probe's UDP pings (one every 2 ms, timestamped, echoed): their round trips and how many were answered. */
+  udp_latency_us: z.object({ p50: z.number(), p90: z.number(), p99: z.number() }).optional(),
+  udp_pings: z.number().nonnegative().optional(),
   /** 60 s ÷ the probe's p50. */
   rpm: z.number().nonnegative(),
   /** The load flows' smoothed RTT − min RTT per direction (their senders' TCP_INFO): the queue each built. */
@@ -62,19 +65,22 @@ const queueOf = (p: TcpPath | undefined) =>
  * One phase from the probe's results and the load's (none idle). The load's upload is what the server received, its
  * download what we received; each direction's queue is read from that direction's senders.
  */
-export function phaseFigures(probe: Results, load: Results | undefined, idle: ResponsivenessPhase | undefined, qdisc?: BacklogSeen): ResponsivenessPhase {
+export function phaseFigures(probe: Results, load: Results | undefined, idle: ResponsivenessPhase | undefined, qdisc?: BacklogSeen, pings?: Results): ResponsivenessPhase {
   const l = probe.summary.latency_us;
   if (!l) throw new UserError(`the probe completed no transaction over ${probe.phases.measured_s.toFixed(1)} s: every request was lost or held; check the path, or raise -t`);
   const upload = received(load?.remote?.streams);
   const download = received(load?.streams);
   const up = queueOf(load?.tcp_path);
   const down = queueOf(load?.remote?.tcp_path);
+  const pu = pings?.summary.latency_us;
   return {
     throughput_bps: upload + download,
     upload_bps: upload,
     download_bps: download,
     latency_us: { p50: l.p50, p90: l.p90, p99: l.p99 },
     transactions: probe.summary.transactions ?? 0,
+    // Pings none of which came back (a path that drops UDP, a server without echo) leave the UDP figures out.
+    ...(pu ? { udp_latency_us: { p50: pu.p50, p90: pu.p90, p99: pu.p99 }, udp_pings: pings!.summary.transactions ?? 0 } : {}),
     ...(load && idle ? { added_latency_us: addedLatencyUs(l.p50, idle.latency_us.p50) } : {}),
     rpm: roundTripsPerMinute(l.p50),
     queueing_delay_us: { ...(up === undefined ? {} : { upload: up }), ...(down === undefined ? {} : { download: down }) },
@@ -127,6 +133,8 @@ export function responsivenessText(r: Responsiveness, head: string): string {
     const rate = n === "idle" ? "-" : formatBits(p.throughput_bps);
     out.push(`${n.padEnd(9)}${rate.padStart(14)}${ms(p.latency_us.p50).padStart(11)}${ms(p.latency_us.p90).padStart(11)}${ms(p.latency_us.p99).padStart(11)}${added.padStart(12)}${String(Math.round(p.rpm)).padStart(9)}`);
   }
+  const pinged = (["idle", ...LOADED_PHASES] as const).flatMap((n) => (r[n]?.udp_latency_us ? [`${n} ${ms(r[n]!.udp_latency_us!.p50)} / ${ms(r[n]!.udp_latency_us!.p99)}`] : []));
+  if (pinged.length) out.push(`UDP pings, p50 / p99: ${pinged.join(", ")}`);
   if (r.bidir) out.push(`bidir: ${formatBits(r.bidir.upload_bps)} up, ${formatBits(r.bidir.download_bps)} down`);
   if (r.rpm !== undefined) out.push(`responsiveness: ${Math.round(r.rpm)} RPM (60 s ÷ the probe's median round trip, both directions loaded)`);
   for (const e of r.evidence) out.push(`queue: ${e}`);

@@ -12,6 +12,7 @@ import { runNativeClient, type ClientTarget } from "./client.ts";
 import { routeToServer } from "./diagnose-run.ts";
 import { BacklogWatch } from "../host/backlog-watch.ts";
 import { markPart } from "../engine/run-parts.ts";
+import { PING_BYTES } from "../worker/udp-pings.ts";
 import type { Direction } from "./request.ts";
 import { LOADED_PHASES, phaseFigures, responsiveness, type LoadedPhase, type PhaseName, type Responsiveness, type ResponsivenessPhase } from "./responsiveness-report.ts";
 
@@ -41,6 +42,14 @@ export function probePlan(load: Plan, warmupS: number): Plan {
   return Plan.parse({ ...load, test: "rr", streams: 1, requestBytes: 1, responseBytes: 1, transactionGapMs: PROBE_GAP_MS, bufferBytes: undefined, bitsPerSecond: 0, packetsPerSecond: 0, warmupS, cooldownS: 0, intervalS: PROBE_INTERVAL_S });
 }
 
+/** The UDP pings' pace: one every 2 ms, several per 10 ms, each answered or not without holding the next. */
+export const PING_GAP_MS = 2;
+
+/** The probe's UDP half for a phase: timestamped pings (udp-pings.ts) on their own socket beside the TCP probe. */
+export function pingPlan(load: Plan, warmupS: number): Plan {
+  return Plan.parse({ ...probePlan(load, warmupS), transport: "udp", requestBytes: PING_BYTES, responseBytes: PING_BYTES, transactionGapMs: PING_GAP_MS });
+}
+
 let measurements = 0;
 
 export interface ResponsivenessHooks {
@@ -51,8 +60,8 @@ export interface ResponsivenessHooks {
 }
 
 /** Starts `probeRun` once the load's data flows; resolves with both results, or none when the load ended first. */
-async function beside(loadRun: (onRun: (r: TestRun) => void) => Promise<Results>, probeRun: () => Promise<Results>): Promise<[Results, Results] | undefined> {
-  const started: { probe?: Promise<Results> } = {};
+async function beside<T>(loadRun: (onRun: (r: TestRun) => void) => Promise<Results>, probeRun: () => Promise<T>): Promise<[Results, T] | undefined> {
+  const started: { probe?: Promise<T> } = {};
   const loaded = await loadRun((run) => {
     const off = run.onPhase((p) => {
       if (p !== "warm-up" && p !== "measuring") return;
@@ -82,20 +91,23 @@ export async function runResponsiveness(plan: Plan, target: ClientTarget, hooks:
       },
     });
   const iface = (await routeToServer(target.host)).interface;
-  const idleProbe = await run(probePlan(plan, 0), "forward", "idle");
+  // The probe: its TCP request/response and its UDP pings, side by side.
+  const probes = (warmup: number, phase: PhaseName, onRun?: (r: TestRun) => void) =>
+    Promise.all([run(probePlan(plan, warmup), "forward", phase, onRun), run(pingPlan(plan, warmup), "forward", phase)]);
+  const [idleProbe, idlePings] = await probes(0, "idle");
   if (idleProbe.interrupted && !idleProbe.summary.latency_us) return responsiveness(phases);
-  phases.idle = phaseFigures(idleProbe, undefined, undefined);
+  phases.idle = phaseFigures(idleProbe, undefined, undefined, undefined, idlePings);
   hooks.onPhase?.("idle", phases.idle);
   for (const name of LOADED_PHASES) {
     if (hooks.signal.aborted) break;
     const load = Plan.parse({ ...plan, warmupS, cooldownS: LOAD_OVERHANG_S });
     const watch = new BacklogWatch(iface);
     const measuring = (r: TestRun) => r.onPhase((p) => p === "measuring" && watch.start());
-    const both = await beside((onRun) => run(load, DIRECTION[name], name, onRun), () => run(probePlan(plan, warmupS), "forward", name, measuring)).finally(() => watch.stop());
+    const both = await beside((onRun) => run(load, DIRECTION[name], name, onRun), () => probes(warmupS, name, measuring)).finally(() => watch.stop());
     // Ctrl+C before the load sent (no probe), or during the phase: the phases before it are the report.
-    if (!both || both[0].interrupted || both[1].interrupted) break;
-    const [loaded, probe] = both;
-    phases[name] = phaseFigures(probe, loaded, phases.idle, watch.stop());
+    if (!both || both[0].interrupted || both[1][0].interrupted) break;
+    const [loaded, [probe, pings]] = both;
+    phases[name] = phaseFigures(probe, loaded, phases.idle, watch.stop(), pings);
     hooks.onPhase?.(name, phases[name]!);
   }
   return responsiveness(phases);

@@ -8,10 +8,11 @@ const GAP = 10;
 
 /**
  * GET /measurement.svg: a measurement made of several tests (--responsiveness) on one time axis, its load's
- * throughput above its probe's round-trip p50/p90/p99, both from /status's `measurement`, drawn by the report's
+ * throughput above its probe's round trip (TCP p50/p90/p99, UDP pings' p50), both from /status's `measurement`, drawn by the report's
  * chart code. `data-probe` and `data-load` say how many samples each holds, `data-phase` the phase now.
  */
 export function measurementSvg(m: MeasurementView): string {
+  const tcp = m.probe.filter((s) => s.transport === "tcp"), udp = m.probe.filter((s) => s.transport === "udp");
   const end = Math.max(0, ...m.probe.map((s) => s.t), ...m.load.map((s) => s.t));
   const common = { ...LIVE_CHART_SIZE, xLabel: `seconds since the ${m.kind} run started`, dots: false, xDomain: [0, end] as const, xFormat: (v: number) => v.toFixed(1) };
   const throughput = lineChart({
@@ -26,7 +27,10 @@ export function measurementSvg(m: MeasurementView): string {
     title: `${m.kind}: the probe's round trip, ${m.phase} phase`,
     yLabel: "round trip",
     format: formatMicroseconds,
-    series: (["p50", "p90", "p99"] as const).map((q) => ({ name: q, points: thinPoints(m.probe.map((s) => ({ x: s.t, y: s[q] })), LIVE_CHART_POINTS) })),
+    series: [
+      ...(["p50", "p90", "p99"] as const).map((q) => ({ name: `TCP ${q}`, points: thinPoints(tcp.map((s) => ({ x: s.t, y: s[q] })), LIVE_CHART_POINTS) })),
+      ...(udp.length ? [{ name: "UDP ping p50", points: thinPoints(udp.map((s) => ({ x: s.t, y: s.p50 })), LIVE_CHART_POINTS) }] : []),
+    ],
   });
   const { width, height } = LIVE_CHART_SIZE;
   const total = 2 * height + GAP;

@@ -154,7 +154,8 @@ function render(doc) {
   measuring = Boolean(m);
   // The shown test of a measurement is one of its parts (the probe, a trickle of bytes): its chart shows the load's.
   $("chart").hidden = measuring;
-  const probe = m && m.probe.length ? m.probe[m.probe.length - 1] : null;
+  const tcp = m ? m.probe.filter((s) => s.transport === "tcp") : [];
+  const probe = tcp.length ? tcp[tcp.length - 1] : null;
   if (probe) figs.push(figure(m.kind + " probe p50 / p99 (" + probe.phase + ")", us(probe.p50) + " / " + us(probe.p99)));
   $("figures").replaceChildren(...figs);
   shownRunning = Boolean(t && t.phase !== "done" && t.cpu && t.cpu.perCore);

@@ -169,8 +169,8 @@ export const MeasurementView = z.object({
   /** The phase of the newest test (the running one, else the last). */
   phase: z.string().min(1),
   startedAt: z.iso.datetime(),
-  /** The probe's intervals: each one's round-trip percentiles, in every phase. */
-  probe: z.array(IntervalLatency.extend({ t: z.number().nonnegative(), phase: z.string().min(1) })),
+  /** The probe's intervals: each one's round-trip percentiles, in every phase; its TCP request/response and UDP pings. */
+  probe: z.array(IntervalLatency.extend({ t: z.number().nonnegative(), phase: z.string().min(1), transport: z.enum(["tcp", "udp"]) })),
   /** The load's intervals: its throughput (bits/s), in the loaded phases. */
   load: z.array(z.object({ t: z.number().nonnegative(), phase: z.string().min(1), bitsPerSecond: z.number().nonnegative() })),
 });

@@ -307,7 +307,7 @@ export class TestRunSource implements StatusSource {
       for (const i of t.recent) {
         const at = { t: offset + i.end, phase };
         if (role === "load") out.load.push({ ...at, bitsPerSecond: i.bitsPerSecond });
-        else if (i.latencyMicroseconds) out.probe.push({ ...at, ...i.latencyMicroseconds });
+        else if (i.latencyMicroseconds) out.probe.push({ ...at, transport: t.run.info.transport, ...i.latencyMicroseconds });
       }
     }
     // Runs of a phase overlap (the probe runs inside its load): each list in time order.

@@ -8,6 +8,7 @@ import { encodeSockaddr, familyOf, type SocketFamily } from "../sockopt/sockaddr
 import type { BlockingIo } from "../sockopt/blocking-io.ts";
 import { LOOP_OUT, LoopEnd, readResultOf, type RrLoops } from "../sockopt/rr-loops.ts";
 import { AF_INET, AF_INET6 } from "../sockopt/constants.ts";
+import { PingBook, readPing, writePing } from "./udp-pings.ts";
 
 interface Conn {
   got: number; // response bytes received for the oldest transaction in flight
@@ -57,6 +58,8 @@ export class RrClient implements Runner {
   private crrOpen: TcpSocket<Conn> | undefined;
   private stopped: (() => void) | undefined;
   private udpPending: number[] = [];
+  /** UDP with a gap: timestamped pings on a clock (udp-pings.ts), the replies matched by their stamp. */
+  private pings: { book: PingBook; seq: number; timer?: ReturnType<typeof setInterval> } | undefined;
   private blocking: BlockingSocket<Conn> | undefined;
   private crrBlocking: { io: BlockingIo; family: SocketFamily; sockaddr: Uint8Array } | undefined;
   private readBuf: Uint8Array | undefined;
@@ -66,6 +69,7 @@ export class RrClient implements Runner {
 
   constructor(private readonly spec: RrClientSpec, private readonly ctx: StreamContext, private readonly env: WorkerEnv) {
     this.req = new Uint8Array(spec.requestSize).fill(0x6e);
+    if (spec.transport === "udp" && spec.gapMs > 0) this.pings = { book: new PingBook(UDP_LOSS_TIMEOUT_MS), seq: 0 };
   }
 
   async open(): Promise<{ localPort?: number }> {
@@ -75,7 +79,7 @@ export class RrClient implements Runner {
         hostname: spec.bind?.host,
         port: spec.bind?.port,
         connect: { hostname: spec.connect.host, port: spec.connect.port },
-        socket: { data: () => this.udpResponse(), error: () => {} },
+        socket: { data: (_s, d) => (this.pings ? this.pingReply(d) : this.udpResponse()), error: () => {} },
       });
       applyOptions(this.env, this.udp.fd, spec.options);
       return { localPort: this.udp.port };
@@ -112,7 +116,10 @@ export class RrClient implements Runner {
   go(): void {
     this.running = true;
     this.ctx.touch();
-    if (this.spec.transport === "udp") {
+    if (this.pings) {
+      this.ping();
+      this.pings.timer = setInterval(() => this.ping(), this.spec.gapMs);
+    } else if (this.spec.transport === "udp") {
       for (let i = 0; i < this.spec.inFlight; i++) this.udpSend();
     } else if (this.spec.perTransactionConnect) {
       this.crrBlocking = this.crrBlockingTarget();
@@ -363,6 +370,26 @@ export class RrClient implements Runner {
     }, UDP_LOSS_TIMEOUT_MS);
   }
 
+  private ping(): void {
+    const p = this.pings!;
+    const now = nowMs();
+    this.ctx.c[this.ctx.o + Slot.lost]! += p.book.expire(now);
+    writePing(this.req, p.seq, now);
+    p.book.sent(p.seq++, now);
+    try {
+      this.udp!.send(this.req);
+    } catch {
+      this.ctx.c[this.ctx.o + Slot.sendErrors]!++;
+    }
+    this.ctx.c[this.ctx.o + Slot.bytes]! += this.req.byteLength;
+  }
+
+  private pingReply(d: Uint8Array): void {
+    const stamp = readPing(d);
+    const sent = stamp && this.pings!.book.answered(stamp.seq, stamp.sentMs);
+    if (sent !== undefined && this.running) this.done(sent);
+  }
+
   private udpResponse(): void {
     const started = this.udpPending.shift();
     if (started === undefined) return; // a response to a transaction already counted lost
@@ -375,6 +402,7 @@ export class RrClient implements Runner {
     this.running = false;
     if (this.udpTimer) clearTimeout(this.udpTimer);
     clearTimeout(this.gapTimer);
+    clearInterval(this.pings?.timer);
     if (this.udp) {
       if (this.spec.endMarker === "zero-length-x3") {
         for (let i = 0; i < 3; i++) {

@@ -214,6 +214,8 @@ export class RrServer implements Runner {
             c[o + Slot.bytes]! += d.byteLength;
             c[o + Slot.transactions]!++;
             c[o + Slot.lastActivityMs] = nowMs();
+            // Echoed, the request's bytes lead the response: a timestamped ping's stamp goes back to its sender.
+            if (this.spec.echo) this.resp.set(d.subarray(0, Math.min(d.byteLength, this.resp.byteLength)));
             sock.send(this.resp, port, address);
             const limit = this.spec.limitTransactions;
             if (limit > 0 && c[o + Slot.transactions]! >= limit) this.ctx.end("limit");

@@ -46,7 +46,8 @@ function shaped(tag: string, latency: string, streams: number) {
     expect(c.code, c.stderr).toBe(0);
     const r = jsonDoc(Doc, c).responsiveness;
     const p50 = (n: "idle" | "upload" | "download" | "bidir") => r[n]!.latency_us.p50;
-    console.log(`tbf 50 Mbit/s, latency ${latency}: p50 idle ${p50("idle")} µs, upload ${p50("upload")}, download ${p50("download")}, bidir ${p50("bidir")}; RPM ${r.rpm}; ${r.evidence.join(" | ")}`);
+    const ping = (n: "idle" | "upload" | "download" | "bidir") => `${r[n]!.udp_latency_us?.p50} (${r[n]!.udp_pings})`;
+    console.log(`tbf 50 Mbit/s, latency ${latency}: p50 idle ${p50("idle")} µs, upload ${p50("upload")}, download ${p50("download")}, bidir ${p50("bidir")}; UDP pings p50 (answered) idle ${ping("idle")}, upload ${ping("upload")}, download ${ping("download")}, bidir ${ping("bidir")}; RPM ${r.rpm}; ${r.evidence.join(" | ")}`);
     return r;
   };
   return { run, client };
@@ -57,7 +58,10 @@ describe.skipIf(SKIP !== undefined)("--responsiveness, tbf 50 Mbit/s with a 200 
   test("loaded p50 at least 20 ms both ways, idle under 5 ms; the grown queue named by direction", async () => {
     const r = await run();
     expect(r.idle!.latency_us.p50).toBeLessThan(5_000);
+    // The UDP pings wait in the same queues as the TCP probe.
+    expect(r.idle!.udp_latency_us!.p50).toBeLessThan(5_000);
     for (const n of ["upload", "download", "bidir"] as const) {
+      expect(r[n]!.udp_latency_us!.p50).toBeGreaterThanOrEqual(20_000);
       expect(r[n]!.latency_us.p50).toBeGreaterThanOrEqual(20_000);
       expect(r[n]!.added_latency_us!).toBeGreaterThan(15_000);
       // The load filled the shaped path: tbf's rate, less headers.
@@ -113,6 +117,7 @@ describe.skipIf(SKIP !== undefined)("--responsiveness, tbf 50 Mbit/s with a 4 ms
     const r = await run();
     for (const n of ["upload", "download", "bidir"] as const) {
       expect(r[n]!.latency_us.p50).toBeLessThan(15_000);
+      expect(r[n]!.udp_latency_us!.p50).toBeLessThan(15_000);
       expect(r[n]!.throughput_bps).toBeGreaterThan(30e6);
     }
   }, T);

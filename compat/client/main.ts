@@ -15,7 +15,9 @@ import { probe } from "./probe.ts";
 import { runIperf3Peer } from "./iperf3-run.ts";
 import { runNetperfPeer } from "./netperf-run.ts";
 import { runIperf2Peer } from "./iperf2-run.ts";
+import { runNtttcpPeer } from "./ntttcp-run.ts";
 import { DEFAULT_PORT as IPERF2_PORT } from "../iperf2/plan.ts";
+import { LINUX_DEFAULTS } from "../ntttcp/linux-options.ts";
 import { refuse } from "./refuse.ts";
 
 /** The peers `anyperf client` drives, with the port each listens on by default, in the order they are tried. */
@@ -25,6 +27,9 @@ const DRIVEN: { peer: PeerName; port: number }[] = [
   { peer: "iperf", port: IPERF2_PORT },
   { peer: "netperf", port: 12865 },
 ];
+
+/** An ntttcp receiver answers no probe (it reads and discards whatever arrives), so it is driven only when named. */
+const NTTTCP_PORT = LINUX_DEFAULTS.basePort;
 
 /** Takes --peer NAME (or --peer=NAME) out of argv. */
 export function takePeer(argv: readonly string[]): { peer?: PeerName; rest: string[] } {
@@ -68,8 +73,7 @@ export async function anyClientMain(argv: string[], hooks: { onRun?: (run: TestR
   const proc = takeProcedureOptions(rest);
   const opts = parseClientArgs(proc.rest);
   if (opts.help || forced === "anyperf") return clientMain(rest, hooks);
-  if (forced === "ntttcp") throw new UserError("--peer ntttcp: anyperf client does not drive an ntttcp receiver yet; run 'anyperf ntttcp -s HOST' against it", 2);
-  const ports = opts.portGiven ? [opts.target.port] : DRIVEN.filter((d) => forced === undefined || d.peer === forced).map((d) => d.port);
+  const ports = opts.portGiven ? [opts.target.port] : forced === "ntttcp" ? [NTTTCP_PORT] : DRIVEN.filter((d) => forced === undefined || d.peer === forced).map((d) => d.port);
   const found = forced !== undefined ? { peer: forced, port: ports[0]! } : await findPeer(opts.target.host, ports, shutdownSignal());
   const withPort = opts.portGiven ? rest : [...rest, "-p", String(found.port)];
   if (found.peer === "anyperf") return clientMain(withPort, hooks);
@@ -78,6 +82,12 @@ export async function anyClientMain(argv: string[], hooks: { onRun?: (run: TestR
   if (opts.tokenGiven) no("--token", "it takes no token; drop it");
   const version = "version" in found ? found.version : undefined;
   const drive: ClientDriver =
-    found.peer === "netperf" ? runNetperfPeer : found.peer === "iperf" ? (plan, target, h) => runIperf2Peer(plan, target, version, h) : runIperf3Peer;
+    found.peer === "netperf"
+      ? runNetperfPeer
+      : found.peer === "iperf"
+        ? (plan, target, h) => runIperf2Peer(plan, target, version, h)
+        : found.peer === "ntttcp"
+          ? runNtttcpPeer
+          : runIperf3Peer;
   return clientMain(withPort, hooks, drive);
 }

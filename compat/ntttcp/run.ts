@@ -49,6 +49,8 @@ export interface RunIo {
   os: string;
   /** -H: the Linux sync port, kept open from one test to the next. */
   heldSync?: HeldSyncPort;
+  /** The test's Test, as it starts (a front end other than `anyperf ntttcp` reports from it). */
+  onRun?(run: TestRun): void;
 }
 
 /** How early a Linux sync receiver's state turns "finished" before its cycle's end (see runReceiver). */
@@ -130,6 +132,7 @@ function newRun(p: NtttcpPlan, io: RunIo, timing: { warmupS: number; durationS: 
     });
   }
   phaseLogs(run, p, io, timing);
+  io.onRun?.(run);
   return run;
 }
 

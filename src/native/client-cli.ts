@@ -17,10 +17,11 @@ import { parseStartAt, waitUntil } from "../fleet/start-at.ts";
 import { startRouteEnabled, waitForStart } from "../status/readiness.ts";
 import { interruptedExitCode, shutdownSignal } from "../signals.ts";
 
-export const CLIENT_USAGE = `usage: anyperf client HOST[:PORT] [options]    (against 'anyperf serve', or a stock iperf3 -s, iperf -s or netserver)
+export const CLIENT_USAGE = `usage: anyperf client HOST[:PORT] [options]    (against 'anyperf serve', a stock iperf3 -s, iperf -s, netserver or ntttcp -r)
   -p, --port PORT      the server's port (default: the first that answers of ${NATIVE_DEFAULT_PORT} anyperf, 5201 iperf3, 5001 iperf, 12865 netserver)
-      --peer NAME      what serves the port, instead of asking it: anyperf, iperf3, iperf (iperf 2) or netperf; name
-                       iperf for a UDP-only 'iperf -s -u' and for 'anyperf iperf -s' (neither answers the TCP probe)
+      --peer NAME      what serves the port, instead of asking it: anyperf, iperf3, iperf (iperf 2), netperf or ntttcp;
+                       name iperf for a UDP-only 'iperf -s -u' and 'anyperf iperf -s', and ntttcp for an ntttcp receiver
+                       (PORT its base data port, 5001): none of them answers the probe
 ${planUsage("1")}
   -R, --reverse        the server sends, this host receives
       --bidir          both directions at once

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { Results } from "../../src/report/result.ts";
 import { iperf2Peers, iperf3Peers } from "../support/stock-peers.ts";
 import { freePorts, spawnProc, waitBound, type Proc } from "../support/processes.ts";
+import { ntttcpLinux } from "../serve/harness.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "main.ts");
 const anyClient = (args: string[]) => spawnProc([process.execPath, MAIN, "client", ...args, "--no-history"], 60_000);
@@ -110,13 +111,13 @@ for (const peer of iperf3Peers()) {
 }
 
 describe("anyperf client: refusals and anyperf serve", () => {
-  test("--token, --cooldown and a peer not driven yet are refused in one line naming the peer", async () => {
+  test("--token, --cooldown and what a peer cannot carry are refused in one line naming the peer", async () => {
     const port = freePorts(25000, 26000, 1);
     await server(["iperf3", "-s", "-p", String(port)], port);
     for (const [args, words] of [
       [["--token", "x"], "--token cannot be run against a iperf3 server"],
       [["--cooldown", "1"], "--cooldown cannot be run against a iperf3 server"],
-      [["--peer", "ntttcp"], "--peer ntttcp"],
+      [["--peer", "ntttcp", "-R"], "-R cannot be run against a ntttcp server"],
       [["--peer", "iperf", "--bidir"], "--bidir cannot be run against a iperf server"],
       [["--peer", "iperf", "--rr", "1,1"], "--rr cannot be run against a iperf server"],
       [["--peer", "iperf", "--warmup", "1"], "--warmup cannot be run against a iperf server"],
@@ -286,3 +287,45 @@ describe("anyperf client --peer iperf against anyperf's iperf 2 server", () => {
     expect(u.remote!.summary!.lost).toBe(0);
   });
 });
+
+/** "total bytes\t:N" of an ntttcp receiver's results block (ntttcp-for-linux's and ours alike). */
+const receivedBytes = (stdout: string): number => Number(/total bytes\s*:(\d+)/.exec(stdout)?.[1]);
+
+const NTTTCP_REAL = ntttcpLinux();
+for (const [label, command] of [
+  ["ntttcp-for-linux 1.4.3", NTTTCP_REAL ? [NTTTCP_REAL] : undefined],
+  ["anyperf ntttcp", [process.execPath, MAIN, "ntttcp"]],
+] as const) {
+  describe.skipIf(command === undefined)(`anyperf client --peer ntttcp against the ${label} receiver`, () => {
+    const receive = async (args: string) => {
+      const port = freePorts(28600, 28690, 2) + 1;
+      const rx = spawnProc([...command!, ...`-r127.0.0.1 -P 1 -p ${port} -t 2 ${args}`.split(/\s+/).filter(Boolean)], 60_000);
+      running.push(rx);
+      await waitBound(port - 1, "tcp", 15_000);
+      return { port, rx };
+    };
+
+    test("TCP -P 2 through its sync handshake: the receiver counted what our senders sent; it reports nothing back", async () => {
+      const { port, rx } = await receive("");
+      const r = await run([`127.0.0.1:${port}`, "--peer", "ntttcp", "-t", "2", "-P", "2"]);
+      const done = await rx.done;
+      expect(done.code).toBe(0);
+      expect(r.remote?.peer).toEqual({ name: "ntttcp" });
+      expect(r.remote!.summary).toBeUndefined();
+      expect(r.streams.map((x) => x.side)).toEqual(["send", "send"]);
+      // Each end times its own 2 s from the sync 'R' (the receiver as it answers, we as it arrives): a loaded host
+      // shifts the two windows by up to a few hundred ms, seen 2-8 % apart.
+      expect(Math.abs(receivedBytes(done.stdout) - r.sender!.bytes) / r.sender!.bytes).toBeLessThan(0.15);
+      expect(r.diagnosis?.verdict).toBeDefined();
+    });
+
+    test("-u -b: datagrams at the pace asked (-B), as many as the receiver counted", async () => {
+      const { port, rx } = await receive("-u");
+      const r = await run([`127.0.0.1:${port}`, "--peer", "ntttcp", "-t", "2", "-u", "-b", "20M", "-l", "1400"]);
+      const done = await rx.done;
+      expect(r.transport).toBe("udp");
+      expect(r.sender!.throughput_bps).toBeGreaterThan(0.9 * 20e6);
+      expect(Math.abs(receivedBytes(done.stdout) - r.sender!.bytes) / r.sender!.bytes).toBeLessThan(0.15);
+    });
+  });
+}

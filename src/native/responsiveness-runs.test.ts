@@ -69,6 +69,19 @@ describe("compare and history for responsiveness runs", () => {
   });
 });
 
+describe("the UDP pings across runs", () => {
+  const pinged = (r: Responsiveness, p50: number): Responsiveness => ({ ...r, upload: { ...r.upload!, udp_latency_us: { p50, p90: p50, p99: p50 }, udp_pings: 1400 } });
+
+  test("--repeat: their p50's spread where runs have it; compare: a row where either run has it, none where neither does", () => {
+    const s = responsivenessSpread([pinged(run(100, 40_000, 47e6), 41_000), pinged(run(100, 50_000, 47e6), 52_000), run(100, 45_000, 47e6)]);
+    expect(s.upload!.udp_p50_us).toEqual({ n: 2, median: 46_500, min: 41_000, max: 52_000, spread_percent: (11_000 / 46_500) * 100 });
+    expect(s.download!.udp_p50_us).toBeUndefined();
+    const rows = responsivenessCompareRows(pinged(run(100, 40_000, 47e6), 41_000), run(100, 40_000, 47e6));
+    expect(rows).toContainEqual(["upload UDP p50", "41.00 ms", "n/a", ""]);
+    expect(rows.find((r) => r[0] === "download UDP p50")).toBeUndefined();
+  });
+});
+
 describe("--sweep over --responsiveness runs", () => {
   const at = (point: Record<string, string>, runs: Responsiveness[]): ResponsivenessPoint => ({
     point,

@@ -17,6 +17,7 @@ const FIGURES = {
   latency_p50_us: { label: "p50", of: (p: ResponsivenessPhase) => p.latency_us.p50, text: formatMicroseconds },
   latency_p90_us: { label: "p90", of: (p: ResponsivenessPhase) => p.latency_us.p90, text: formatMicroseconds },
   latency_p99_us: { label: "p99", of: (p: ResponsivenessPhase) => p.latency_us.p99, text: formatMicroseconds },
+  udp_p50_us: { label: "UDP p50", of: (p: ResponsivenessPhase): number | undefined => p.udp_latency_us?.p50, text: formatMicroseconds },
   rpm: { label: "RPM", of: (p: ResponsivenessPhase) => p.rpm, text: (v: number) => String(Math.round(v)) },
 } as const;
 type Figure = keyof typeof FIGURES;
@@ -37,7 +38,11 @@ export function responsivenessSpread(runs: readonly Responsiveness[]): Responsiv
     const measured = runs.flatMap((r) => (r[phase] ? [r[phase]!] : []));
     if (measured.length === 0) continue;
     const spreads: PhaseSpread = {};
-    for (const k of figuresOf(phase)) spreads[k] = spreadOf(measured.map(FIGURES[k].of));
+    for (const k of figuresOf(phase)) {
+      // A figure no run has (UDP pings in lines recorded before them) is left out, not an empty spread.
+      const spread = spreadOf(measured.map(FIGURES[k].of));
+      if (spread) spreads[k] = spread;
+    }
     out[phase] = spreads;
   }
   return out;
@@ -67,6 +72,8 @@ export function responsivenessCompareRows(a: Responsiveness, b: Responsiveness):
     for (const k of figuresOf(phase)) {
       const f = FIGURES[k];
       const x = pa && f.of(pa), y = pb && f.of(pb);
+      // Neither run has it (both recorded before the UDP pings): no row.
+      if (pa && pb && x === undefined && y === undefined) continue;
       rows.push([`${phase} ${f.label}`, x === undefined ? "n/a" : f.text(x), y === undefined ? "n/a" : f.text(y), changeText(x, y)]);
     }
   }

@@ -43,3 +43,10 @@ describe("the report's responsiveness runs", () => {
     expect(reportHtml([entry("r3", { evidence: [] })], "h.jsonl")).toContain("no phase measured");
   });
 });
+
+test("a run with UDP pings draws their p50 beside the TCP probe's percentiles", () => {
+  const r = phases(50_000);
+  for (const n of ["idle", "upload", "download", "bidir"] as const) r[n] = { ...r[n]!, udp_latency_us: { p50: 1000, p90: 2000, p99: 3000 }, udp_pings: 1400 };
+  const [latency] = svgs(reportHtml([entry("u1", r)], "h.jsonl")).filter((c) => c.title === "Probe latency per phase (TCP 1-byte request/response, UDP pings)");
+  expect([...latency!.body.matchAll(/<path d="M[^"]*"[^>]*><title>([^<]+)<\/title>/g)].map((m) => m[1])).toEqual(["p50", "p90", "p99", "UDP pings p50"]);
+});

@@ -12,13 +12,17 @@ import { PHASES } from "../native/responsiveness-runs.ts";
 export function responsivenessCharts(r: Responsiveness): string {
   const measured = PHASES.flatMap((name, i) => (r[name] ? [{ name, i, p: r[name]! }] : []));
   if (measured.length === 0) return "<p>no phase measured (interrupted before the idle probe ended)</p>";
+  const pinged = measured.flatMap(({ i, p }) => (p.udp_latency_us ? [{ x: i, y: p.udp_latency_us.p50 }] : []));
   const latency = lineChart({
-    title: "Probe latency per phase (TCP 1-byte request/response)",
+    title: `Probe latency per phase (TCP 1-byte request/response${pinged.length ? ", UDP pings" : ""})`,
     xLabel: "phase",
     yLabel: "µs",
     xFormat: (v) => PHASES[v] ?? "",
     format: formatMicroseconds,
-    series: (["p50", "p90", "p99"] as const).map((q) => ({ name: q, points: measured.map(({ i, p }) => ({ x: i, y: p.latency_us[q] })) })),
+    series: [
+      ...(["p50", "p90", "p99"] as const).map((q) => ({ name: q, points: measured.map(({ i, p }) => ({ x: i, y: p.latency_us[q] })) })),
+      ...(pinged.length ? [{ name: "UDP pings p50", points: pinged }] : []),
+    ],
   });
   const loaded = measured.filter(({ name }) => (LOADED_PHASES as readonly string[]).includes(name));
   const throughput = loaded.length

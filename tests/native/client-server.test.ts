@@ -103,8 +103,9 @@ describe("anyperf client against the native server (loopback)", () => {
     expect(bidir.remote!.totals.received_bytes).toBe(bidir.totals.sent_bytes!);
     expect(bidir.totals.received_bytes).toBe(bidir.remote!.totals.sent_bytes!);
     expect(udp.remote!.totals.received_packets).toBeGreaterThan(udp.totals.sent_packets! * 0.9);
-    expect(rr.summary.transactions).toBeGreaterThan(50);
-    expect(crr.summary.transactions).toBeGreaterThan(50);
+    // Served, not blocked: thousands on a quiet host, 13 seen at load 25 beside five busy clients; a blocked one has none.
+    expect(rr.summary.transactions).toBeGreaterThan(5);
+    expect(crr.summary.transactions).toBeGreaterThan(5);
   });
 
   test.skipIf(!HAVE_IPV6)("IPv6 (::1) against a dual-stack server: UDP both ways reconciles", async () => {

@@ -40,8 +40,9 @@ export interface LineKind {
   /** -e TCP senders: TCP_INFO of the socket (retransmits, cwnd, RTT); absent where the runtime cannot read it. */
   tcp?: TcpStatsTracker;
   /**
-   * Its stream times what it receives, so its lines carry the latency (WindowFigures.latency): a TCP receiver whose
-   * client stamps its bursts (--trip-times), a UDP receiver of our server (each datagram's transit, for -e).
+   * Its lines carry the latency its stream timed (WindowFigures.latency), enhanced whatever our -e says: a TCP
+   * receiver whose client stamps its bursts (--trip-times), a UDP receiver of our server under -e or --trip-times
+   * (each datagram's transit). The group's sums stay as our -e has them, as 2.1.8 prints them.
    */
   timed?: boolean;
 }
@@ -88,19 +89,20 @@ export function memberLine(p: Printer, o: LineOptions, k: LineKind, start: numbe
     return;
   }
   const fig = { id: k.id, start, end, bytes: f.bytes };
+  const enhanced = o.enhanced || k.timed === true;
   let text = bwLine(fig, o.format);
   if (k.transport === "udp") {
     const udp = { ...fig, jitterS: f.jitterS, lost: f.lost, total: f.total };
-    if (k.role === "recv" && o.enhanced && k.timed) text = udpEnhancedLine(udp, udpLatencyOf(f.latency, packetsPerSecond(f.calls, end - start), final), f.calls, o.format);
+    if (k.role === "recv" && k.timed) text = udpEnhancedLine(udp, udpLatencyOf(f.latency, packetsPerSecond(f.calls, end - start), final), f.calls, o.format);
     else if (k.role === "recv") text = udpLine(udp, o.format);
-    else if (o.enhanced) text = udpWriteEnhancedLine(fig, f.calls, f.sendErrors, packetsPerSecond(f.calls, end - start), o.format);
-  } else if (o.enhanced && k.role === "recv") {
+    else if (enhanced) text = udpWriteEnhancedLine(fig, f.calls, f.sendErrors, packetsPerSecond(f.calls, end - start), o.format);
+  } else if (enhanced && k.role === "recv") {
     text = k.timed ? tcpReadTripTimesLine(fig, f.latency, f.calls, final, o.format) : tcpReadEnhancedLine(fig, f.calls, o.format);
-  } else if (o.enhanced) {
+  } else if (enhanced) {
     const tcp = k.tcp ? (final ? k.tcp.final() : k.tcp.interval()) : NO_TCP_INFO;
     text = tcpWriteEnhancedLine(fig, f.calls, 0, tcp, o.format);
   }
-  p.report(heading(k, o.enhanced), text);
+  p.report(heading(k, enhanced), text);
   // Stock counts its FIN and one more in "Sent": 92 data datagrams print "Sent 94 datagrams".
   if (final && k.transport === "udp" && k.role === "send") p.report(null, sentLine(k.id, f.calls + 2));
 }

@@ -198,12 +198,12 @@ export class TcpServer {
   }
 
   /** `peer` and `planes` (forward streams, plus -d connect-backs) describe the test for the status endpoint. */
-  private group(host: string, expected: number, peer: Endpoint, planes: number, durationS: number, enhanced = this.plan.enhanced): ReportGroup {
+  private group(host: string, expected: number, peer: Endpoint, planes: number, durationS: number): ReportGroup {
     const open = this.groups.find((g) => g.key === host && g.accepting);
     if (open) return open;
     const g = new ReportGroup(host, expected, this.io.printer, {
       format: this.plan.format,
-      enhanced,
+      enhanced: this.plan.enhanced,
       csv: this.plan.csv,
       intervalS: this.plan.intervalS,
       test: iperf2Test({ role: "server", peer, transport: "tcp", durationS, intervalS: this.plan.intervalS }, planes),
@@ -280,7 +280,7 @@ export class TcpServer {
     line(fd);
     const threads = r?.numThreads ?? 1;
     const seconds = r?.amount.kind === "time" ? r.amount.seconds : 0;
-    const group = this.group(peer.host, threads, peer, t.connectBack?.when === "now" ? 2 * threads : threads, seconds, enhanced);
+    const group = this.group(peer.host, threads, peer, t.connectBack?.when === "now" ? 2 * threads : threads, seconds);
     const fullDuplex = r?.direction === "full-duplex";
     const receives = r?.direction !== "reverse";
     const send = t.sendHere;

@@ -206,7 +206,7 @@ export class UdpServer {
     if (!sender) f.stats.onTransit = (s) => plane.time(0, s * 1e6);
     const member: Member = {
       id: String(id), numericId: id, stream: { plane, index: 0 }, transport: "udp", role: sender ? "send" : "recv", startMs, client: f.peer, server: local,
-      timed: !sender,
+      timed: !sender && enhanced,
     };
     const st: FlowState = { member, group, plane };
     this.state.set(f, st);

@@ -5,8 +5,8 @@
  *    in every interval);
  *  - TCP (`--trip-times`): the write-to-read latency of the client's stamped bursts, their count and size, inP and
  *    NetPwr (ours printed a plain line).
- * Each interval's figures are its own: its burst count is what arrived in it, and the intervals' counts add up to the
- * final line's, which holds the intervals' extremes.
+ * Each interval's figures are its own: its burst count is what arrived in it (the intervals' counts add up to no more
+ * than the final line's), and the final line holds the intervals' extremes.
  */
 import { expect, test } from "bun:test";
 import { oursMain, stockPeer, waitFor } from "./iperf2-harness.ts";
@@ -15,7 +15,8 @@ import { iperf2Peers } from "../support/stock-peers.ts";
 
 const MS4 = String.raw`(\d+\.\d{3})/(\d+\.\d{3})/(\d+\.\d{3})/(\d+\.\d{3}) ms`;
 const UDP_LATENCY = new RegExp(`${MS4} \\d+ pps`);
-const TCP_LATENCY = new RegExp(`${MS4} \\((\\d+)/(\\d+)\\) +[\\d.]+ [KMG]?Byte [\\d.]+  \\d+$`);
+// NetPwr is NAN for an interval no burst completed in (a loaded host can stall a stream that long), as stock prints it.
+const TCP_LATENCY = new RegExp(`${MS4} \\((\\d+)/(\\d+)\\) +[\\d.]+ [KMG]?Byte (?:[\\d.]+|NAN)  \\d+$`);
 const lineAt = (out: string, id: RegExp) => out.split("\n").filter((l) => id.test(l));
 
 async function run(peer: (typeof PEERS)[number], udp: boolean): Promise<{ server: string; client: string }> {
@@ -56,9 +57,11 @@ for (const peer of PEERS) {
       const m = TCP_LATENCY.exec(l);
       expect(m, `${l}\n${server}`).not.toBeNull();
       const [avg, min, max] = [m![1], m![2], m![3]].map(Number) as [number, number, number];
-      expect(min).toBeLessThanOrEqual(avg);
-      expect(avg).toBeLessThanOrEqual(max);
-      expect(max).toBeGreaterThan(0);
+      // Fewer than two bursts in an interval print 0 for min and max, as stock does.
+      if (Number(m![5]) >= 2) {
+        expect(min).toBeLessThanOrEqual(avg);
+        expect(avg).toBeLessThanOrEqual(max);
+      }
       return { start: Number(/\] (\d+\.\d+)-/.exec(l)![1]), count: Number(m![5]), size: Number(m![6]), min, max };
     });
     const final = own.find((l) => l.start === 0 && own.indexOf(l) === own.length - 1)!;
@@ -66,7 +69,13 @@ for (const peer of PEERS) {
     expect(intervals.length, server).toBeGreaterThanOrEqual(2);
     // The client writes 128 KiB bursts: every burst counted arrived whole.
     expect(final.size).toBe(131072);
-    expect(intervals.reduce((n, l) => n + l.count, 0)).toBe(final.count);
-    expect(final.min).toBe(Math.min(...intervals.map((l) => l.min)));
+    // Bursts of a tail after the last full interval are in the final line only.
+    const counted = intervals.reduce((n, l) => n + l.count, 0);
+    expect(counted, server).toBeGreaterThan(0);
+    expect(counted, server).toBeLessThanOrEqual(final.count);
+    for (const l of intervals.filter((x) => x.count > 1)) {
+      expect(final.min, server).toBeLessThanOrEqual(l.min);
+      expect(final.max, server).toBeGreaterThanOrEqual(l.max);
+    }
   }, 60_000);
 }

@@ -65,7 +65,8 @@ export async function runIperf2Peer(plan: Plan, t: PeerTarget, version: string |
     sockopt: handOff.sockopt,
     handOff,
     // Its own report is not shown (anyperf's is); its warnings (a missing server report) become errors.
-    printer: new Printer(discard, false, (line) => warnings.push(line.trim())),
+    // A stream's id ("[  3] WARNING: ...") names its socket, nothing in anyperf's report.
+    printer: new Printer(discard, false, (line) => warnings.push(line.trim().replace(/^\[\s*\d+\]\s*/, ""))),
     signal: hooks.signal,
     warn: (text) => warnings.push(text),
     onRun: (r) => {

@@ -24,6 +24,8 @@ export const SocketOptions = z.object({
   sendBuffer: z.number().int().positive().optional(),
   recvBuffer: z.number().int().positive().optional(),
   noDelay: z.boolean().optional(),
+  /** SO_KEEPALIVE with the kernel's idle time, interval and count. */
+  keepAlive: z.boolean().optional(),
   /** TCP_QUICKACK: not sticky in the kernel, so it is applied again after each read it should cover. */
   quickAck: z.boolean().optional(),
   congestion: z.string().min(1).max(15).optional(),

@@ -282,6 +282,7 @@ class Instance {
         sendBuffer: plan.socketBuffers.local.send > 0 ? plan.socketBuffers.local.send : undefined,
         recvBuffer: plan.socketBuffers.local.recv > 0 ? plan.socketBuffers.local.recv : undefined,
         noDelay: plan.noDelay,
+        keepAlive: plan.keepAlive,
         congestion: plan.congestion.local || undefined,
         tos: plan.socketTos.local > 0 ? plan.socketTos.local : undefined,
         timeCalls: this.setup.blocks.flat().some((s) => /^(MIN|MAX|MEAN|STDDEV|P\d+)_LATENCY$/.test(s.name)),

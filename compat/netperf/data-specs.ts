@@ -38,8 +38,9 @@ export function defaultCongestion(): string {
   }
 }
 
-function socketOptions(o: { sendBuffer?: number; recvBuffer?: number; noDelay?: boolean; congestion?: string; tos?: number }): SocketOptions {
+function socketOptions(o: { sendBuffer?: number; recvBuffer?: number; noDelay?: boolean; keepAlive?: boolean; congestion?: string; tos?: number }): SocketOptions {
   const out: SocketOptions = {};
+  if (o.keepAlive) out.keepAlive = true;
   if (o.sendBuffer !== undefined && o.sendBuffer > 0) out.sendBuffer = o.sendBuffer;
   if (o.recvBuffer !== undefined && o.recvBuffer > 0) out.recvBuffer = o.recvBuffer;
   if (o.noDelay) out.noDelay = true;
@@ -48,11 +49,19 @@ function socketOptions(o: { sendBuffer?: number; recvBuffer?: number; noDelay?: 
   return out;
 }
 
+/**
+ * The server's data socket options. netserver sets TCP_NODELAY only on TCP sockets although it keeps NO_DELAY in
+ * its reply for a UDP test, and SO_KEEPALIVE where the client's -S asks (a UDP socket has nothing to keep alive).
+ */
+export function serverSocketOptions(setup: ServerDataSetup): SocketOptions {
+  const tcp = setup.protocol === "tcp";
+  return socketOptions({ ...setup, noDelay: setup.noDelay && tcp, keepAlive: setup.keepAlive && tcp, tos: setup.tos });
+}
+
 /** The server's data stream for a DO_OMNI (TCP_MAERTS excepted: its socket is accepted on the main thread). */
 export function serverSpec(setup: ServerDataSetup): StreamSpecInput {
   const listen = { host: setup.bindAddress, port: setup.port };
-  // netserver keeps NO_DELAY in its reply for a UDP test but sets TCP_NODELAY only on TCP sockets.
-  const options = socketOptions({ ...setup, noDelay: setup.noDelay && setup.protocol === "tcp", tos: setup.tos });
+  const options = serverSocketOptions(setup);
   const family = setup.family;
   const limits = { limitBytes: setup.limitBytes, limitTransactions: setup.limitTransactions, idleTimeoutMs: setup.idleTimeoutMs };
   if (setup.serverReceives && setup.serverSends) {
@@ -109,6 +118,8 @@ export interface ClientSpecInput {
   sendBuffer?: number;
   recvBuffer?: number;
   noDelay: boolean;
+  /** -S: SO_KEEPALIVE on a TCP data socket. */
+  keepAlive?: boolean;
   congestion?: string;
   tos?: number;
   /** Stream tests: time each send/recv call for the latency selectors (netperf keeps that histogram only then). */
@@ -120,7 +131,7 @@ export function clientSpec(i: ClientSpecInput): StreamSpecInput {
   const bind = i.localPort > 0 || i.localAddress ? { host: i.localAddress ?? (i.family === "ipv6" ? "::" : "0.0.0.0"), port: i.localPort } : undefined;
   // Test-specific -D on a UDP test is accepted and, as in netperf, not applied to the datagram socket.
   const noDelay = i.noDelay && i.test.startsWith("TCP");
-  const options = socketOptions({ sendBuffer: i.sendBuffer, recvBuffer: i.recvBuffer, noDelay, congestion: i.congestion, tos: i.tos });
+  const options = socketOptions({ sendBuffer: i.sendBuffer, recvBuffer: i.recvBuffer, noDelay, keepAlive: i.keepAlive && i.test.startsWith("TCP"), congestion: i.congestion, tos: i.tos });
   const base = { id: 0, options, family: i.family, ...(bind ? { bind } : {}) };
   switch (i.test) {
     case "TCP_STREAM":

@@ -12,7 +12,7 @@ import { cpuStats } from "./cpu-stats.ts";
 import { onlineCpus } from "../../src/host/sampler.ts";
 import type { HostWindow } from "../../src/host/window.ts";
 import type { TestRun } from "../../src/engine/test-run.ts";
-import { defaultCongestion, effectiveBuffers, netperfPayload, serverCounters, serverSpec, transportRetrans } from "./data-specs.ts";
+import { defaultCongestion, effectiveBuffers, netperfPayload, serverCounters, serverSocketOptions, serverSpec, transportRetrans } from "./data-specs.ts";
 import { NicRateReporter } from "./nic-rate.ts";
 import { tcpInfoDump, wantsTcpInfoDump } from "./tcp-info-dump.ts";
 import type { NetserverPlan } from "./plan.ts";
@@ -240,8 +240,10 @@ class ServerTest {
     const run = this.maertsRun!;
     try {
       const size = Math.max(1, run.sendSize);
+      // The accepted socket takes the options the other tests' sockets take (it only sends: no receive buffer).
+      const { recvBuffer: _, ...options } = serverSocketOptions(run.setup);
       this.plane = await DataPlane.open([
-        { kind: "tcp-send", id: 0, adopt: { ...adopt, pending: 0 }, writeSize: size, payload: netperfPayload(size), limitBytes: run.setup.limitBytes, idleTimeoutMs: run.setup.idleTimeoutMs, end: "fin-wait-eof" },
+        { kind: "tcp-send", id: 0, adopt: { ...adopt, pending: 0 }, options, writeSize: size, payload: netperfPayload(size), limitBytes: run.setup.limitBytes, idleTimeoutMs: run.setup.idleTimeoutMs, end: "fin-wait-eof" },
       ]);
     } catch (e) {
       this.session.dataFailed(errnoOf(e), performance.now());

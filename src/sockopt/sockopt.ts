@@ -55,6 +55,7 @@ export interface AppliedOptions {
   sendBuffer?: number;
   recvBuffer?: number;
   noDelay?: boolean;
+  keepAlive?: boolean;
   quickAck?: boolean;
   congestion?: string;
   mss?: number;
@@ -263,6 +264,10 @@ export class Sockopt {
       tcpOnly("TCP_NODELAY");
       set(`TCP_NODELAY ${opts.noDelay ? "on" : "off"}`, IPPROTO_TCP, TCP_NODELAY, opts.noDelay ? 1 : 0, generic);
       out.noDelay = this.getInt(fd, IPPROTO_TCP, TCP_NODELAY) !== 0;
+    }
+    if (opts.keepAlive !== undefined) {
+      set(`SO_KEEPALIVE ${opts.keepAlive ? "on" : "off"}`, SOL_SOCKET, SO_KEEPALIVE, opts.keepAlive ? 1 : 0, generic);
+      out.keepAlive = this.getInt(fd, SOL_SOCKET, SO_KEEPALIVE) !== 0;
     }
     if (opts.quickAck !== undefined) {
       tcpOnly("TCP_QUICKACK");

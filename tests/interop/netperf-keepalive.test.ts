@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { freePorts } from "../support/processes.ts";
+import { finish, hasStockNetperf, oursNetperf, oursNetserver, sleep, stockNetperf, stockNetserver, waitListening, type Proc } from "./netperf-harness.ts";
+
+/**
+ * netperf -S (SO_KEEPALIVE on the data connection, asked of the netserver too): read back from the kernel with ss,
+ * whose timer column names keepalive on an established socket that has one and no retransmission pending. Stock
+ * netperf against `anyperf netserver` (TCP_RR and TCP_MAERTS: the server's data socket), and `anyperf netperf`
+ * against stock netserver (TCP_RR: our data socket). Before, both ends of ours left it off. Ports 37400-37449.
+ */
+
+const available = hasStockNetperf() && Bun.spawnSync(["ss", "-V"]).exitCode === 0;
+const LIMIT_MS = 40_000;
+const BASE = available ? freePorts(37400, 37450, 2) : 0;
+const [STOCK, OURS] = [BASE, BASE + 1];
+
+let stockServer: Proc | undefined;
+let ourServer: Proc | undefined;
+
+beforeAll(async () => {
+  if (!available) return;
+  stockServer = stockNetserver(["-D", "-p", String(STOCK)]);
+  ourServer = oursNetserver(["-D", "-p", String(OURS)]);
+  await Promise.all([waitListening(STOCK, 10_000), waitListening(OURS, 15_000)]);
+});
+
+afterAll(async () => {
+  for (const s of [stockServer, ourServer]) s?.kill();
+  await Promise.all([stockServer?.done, ourServer?.done]);
+});
+
+/** The established TCP sockets of `pid` other than the control connection on `controlPort`, as ss prints them. */
+function dataSockets(pid: number, controlPort: number): string[] {
+  const out = Bun.spawnSync(["ss", "-tnpoH", "state", "established"]).stdout.toString();
+  return out.split("\n").filter((l) => l.includes(`pid=${pid},`) && !new RegExp(`:${controlPort}\\s`).test(l));
+}
+
+/** Whether any of a few looks at `pid`'s data sockets during `run` sees the keepalive timer. */
+async function keepAliveSeen(run: Proc, pid: number, controlPort: number): Promise<{ seen: boolean; sockets: string[] }> {
+  let sockets: string[] = [];
+  let seen = false;
+  // The data phase starts after the process (ours from source) is up; look through the 4 s test's middle.
+  for (let i = 0; i < 12 && !seen; i++) {
+    await sleep(250);
+    const now = dataSockets(pid, controlPort);
+    if (now.length > 0) sockets = now;
+    seen = now.some((l) => l.includes("timer:(keepalive"));
+  }
+  await finish(run, LIMIT_MS);
+  return { seen, sockets };
+}
+
+describe.skipIf(!available)("netperf -S: SO_KEEPALIVE on the data socket, read back", () => {
+  for (const t of ["TCP_RR", "TCP_MAERTS"]) {
+    test(`stock netperf -t ${t} against anyperf netserver: on with -S, off without`, async () => {
+      for (const keep of [true, false]) {
+        await sleep(keep ? 0 : 200);
+        const run = stockNetperf(["-H", "127.0.0.1", "-p", String(OURS), "-l", "4", "-P", "0", "-t", t, ...(keep ? ["-S"] : [])]);
+        await sleep(1000);
+        const r = await keepAliveSeen(run, ourServer!.pid, OURS);
+        expect({ keep, seen: r.seen, sockets: r.sockets.length > 0 }).toEqual({ keep, seen: keep, sockets: true });
+      }
+    }, 2 * LIMIT_MS);
+  }
+
+  test("anyperf netperf -S -t TCP_RR against stock netserver: on with -S, off without", async () => {
+    for (const keep of [true, false]) {
+      const run = oursNetperf(["-H", "127.0.0.1", "-p", String(STOCK), "-l", "4", "-P", "0", "-t", "TCP_RR", ...(keep ? ["-S"] : [])]);
+      await sleep(1000);
+      const r = await keepAliveSeen(run, run.pid, STOCK);
+      expect({ keep, seen: r.seen, sockets: r.sockets.length > 0 }).toEqual({ keep, seen: keep, sockets: true });
+    }
+  }, 2 * LIMIT_MS);
+});

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { freePorts } from "../support/processes.ts";
-import { finish, hasStockNetperf, oursNetperf, oursNetserver, stockNetperf, stockNetserver, waitListening, withoutStockTimerRace, type Proc } from "./netperf-harness.ts";
+import { finish, hasStockNetperf, netserverPair, oursNetperf, stockNetperf, withoutStockTimerRace } from "./netperf-harness.ts";
 
 /**
  * Issue 25 item 6: the command lines of netperf 2.7.0's own doc/examples scripts (runemomni.sh, runemomniagg2.sh,
@@ -59,20 +59,7 @@ function shape(text: string): string {
     .replace(/\n{3,}/g, "\n\n");
 }
 
-let stockServer: Proc | undefined;
-let ourServer: Proc | undefined;
-
-beforeAll(async () => {
-  if (!available) return;
-  stockServer = stockNetserver(["-D", "-p", String(STOCK)]);
-  ourServer = oursNetserver(["-D", "-p", String(OURS)]);
-  await Promise.all([waitListening(STOCK, 10_000), waitListening(OURS, 15_000)]);
-});
-
-afterAll(async () => {
-  for (const s of [stockServer, ourServer]) s?.kill();
-  await Promise.all([stockServer?.done, ourServer?.done]);
-});
+netserverPair(STOCK, OURS, available);
 
 describe.skipIf(!available)("netperf's doc/examples command lines: the stock pair's output shape in both pairings", () => {
   for (const [script, line] of LINES) {

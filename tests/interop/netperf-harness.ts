@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
-import { expect } from "bun:test";
+import { afterAll, beforeAll, expect } from "bun:test";
 
 /** Process helpers for the netperf interop tests: stock netperf/netserver and ours, bounded in time, killed by pid. */
 
@@ -51,6 +51,26 @@ export const oursNetserver = (args: string[], env?: Record<string, string>): Pro
 export const stockNetperf = (args: string[], env?: Record<string, string>): Proc => run(["netperf", ...args], env);
 export const stockNetserver = (args: string[]): Proc => run(["netserver", ...args]);
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A stock netserver on `stock` and ours on `ours` for one test file: both listening before its first test, both
+ * killed after its last (none when `enabled` is false). `ours()` is our server's process.
+ */
+export function netserverPair(stock: number, ours: number, enabled: boolean): { ours: () => Proc } {
+  let stockServer: Proc | undefined;
+  let ourServer: Proc | undefined;
+  beforeAll(async () => {
+    if (!enabled) return;
+    stockServer = stockNetserver(["-D", "-p", String(stock)]);
+    ourServer = oursNetserver(["-D", "-p", String(ours)]);
+    await Promise.all([waitListening(stock, 10_000), waitListening(ours, 15_000)]);
+  });
+  afterAll(async () => {
+    for (const s of [stockServer, ourServer]) s?.kill();
+    await Promise.all([stockServer?.done, ourServer?.done]);
+  });
+  return { ours: () => ourServer! };
+}
 
 export function hasStockNetperf(): boolean {
   try {

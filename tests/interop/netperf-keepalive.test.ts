@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { freePorts } from "../support/processes.ts";
-import { finish, hasStockNetperf, oursNetperf, oursNetserver, sleep, stockNetperf, stockNetserver, waitListening, type Proc } from "./netperf-harness.ts";
+import { finish, hasStockNetperf, netserverPair, oursNetperf, sleep, stockNetperf, type Proc } from "./netperf-harness.ts";
 
 /**
  * netperf -S (SO_KEEPALIVE on the data connection, asked of the netserver too): read back from the kernel with ss,
@@ -14,20 +14,7 @@ const LIMIT_MS = 40_000;
 const BASE = available ? freePorts(37400, 37450, 2) : 0;
 const [STOCK, OURS] = [BASE, BASE + 1];
 
-let stockServer: Proc | undefined;
-let ourServer: Proc | undefined;
-
-beforeAll(async () => {
-  if (!available) return;
-  stockServer = stockNetserver(["-D", "-p", String(STOCK)]);
-  ourServer = oursNetserver(["-D", "-p", String(OURS)]);
-  await Promise.all([waitListening(STOCK, 10_000), waitListening(OURS, 15_000)]);
-});
-
-afterAll(async () => {
-  for (const s of [stockServer, ourServer]) s?.kill();
-  await Promise.all([stockServer?.done, ourServer?.done]);
-});
+const servers = netserverPair(STOCK, OURS, available);
 
 /** The established TCP sockets of `pid` other than the control connection on `controlPort`, as ss prints them. */
 function dataSockets(pid: number, controlPort: number): string[] {
@@ -57,7 +44,7 @@ describe.skipIf(!available)("netperf -S: SO_KEEPALIVE on the data socket, read b
         await sleep(keep ? 0 : 200);
         const run = stockNetperf(["-H", "127.0.0.1", "-p", String(OURS), "-l", "4", "-P", "0", "-t", t, ...(keep ? ["-S"] : [])]);
         await sleep(1000);
-        const r = await keepAliveSeen(run, ourServer!.pid, OURS);
+        const r = await keepAliveSeen(run, servers.ours().pid, OURS);
         expect({ keep, seen: r.seen, sockets: r.sockets.length > 0 }).toEqual({ keep, seen: keep, sockets: true });
       }
     }, 2 * LIMIT_MS);

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { finish, hasStockNetperf, oursNetperf, oursNetserver, stockNetperf, stockNetserver, waitListening, withoutStockTimerRace, type Proc } from "./netperf-harness.ts";
+import { describe, expect, test } from "bun:test";
+import { finish, hasStockNetperf, netserverPair, oursNetperf, stockNetperf, withoutStockTimerRace } from "./netperf-harness.ts";
 import { freePorts } from "../support/processes.ts";
 
 /**
@@ -15,20 +15,7 @@ const STOCK = freePorts(34300, 34350, 2);
 const OURS = STOCK + 1;
 const LIMIT_MS = 25_000;
 
-let stockServer: Proc | undefined;
-let ourServer: Proc | undefined;
-
-beforeAll(async () => {
-  if (!available) return;
-  stockServer = stockNetserver(["-D", "-p", String(STOCK)]);
-  ourServer = oursNetserver(["-D", "-p", String(OURS)]);
-  await Promise.all([waitListening(STOCK, 10_000), waitListening(OURS, 10_000)]);
-});
-
-afterAll(async () => {
-  for (const s of [stockServer, ourServer]) s?.kill();
-  await Promise.all([stockServer?.done, ourServer?.done]);
-});
+netserverPair(STOCK, OURS, available);
 
 /** The output with every number replaced, so two runs of one test compare. */
 const shape = (text: string) => withoutStockTimerRace(text).replace(/-?\d+(\.\d+)?/g, "N").replace(/ +/g, " ");

@@ -4,6 +4,7 @@ import { StreamSpec, type Endpoint, type StreamSpecInput } from "../stream-spec.
 import type { EndReason, FromWorker, SocketBufferSizes } from "../worker/messages.ts";
 import type { TcpInfo } from "../sockopt/tcp-info.ts";
 import { WorkerPool } from "./worker-pool.ts";
+import { directionOf } from "./placement.ts";
 import { pathFields, samplesKept, type TcpSample } from "./tcp-path.ts";
 
 export interface StreamEvent {
@@ -48,10 +49,7 @@ export class DataPlane {
     this.localPorts = specs.map(() => undefined);
     this.ends = specs.map(() => undefined);
     this.buffers = allocCounters(specs.length);
-    this.workers = pool.assign(
-      specs.map((s) => s.cpu),
-      specs.map(isLocal),
-    );
+    this.workers = pool.assign(specs.map((s) => ({ cpu: s.cpu, local: isLocal(s), dir: directionOf(s) })));
     this.ended = new Promise((r) => (this.allEnded = r));
     this.unsubscribe.push(pool.subscribe(this.id, (m) => this.onMessage(m)));
     this.unsubscribe.push(
@@ -146,7 +144,7 @@ export class DataPlane {
   private release(): void {
     if (this.released) return;
     this.released = true;
-    this.pool.release(this.workers);
+    this.pool.release(this.workers, this.specs.map(directionOf));
     for (const u of this.unsubscribe) u();
   }
 

@@ -1,8 +1,20 @@
 import type { FromWorker, ToWorker } from "../worker/messages.ts";
 import { availableParallelism } from "node:os";
 import type { LocalHost } from "./local-host.ts";
+import { place, type Direction, type WorkerLoad } from "./placement.ts";
 
 type Listener = (m: FromWorker) => void;
+
+/** What the pool needs to know of a stream to place it. */
+export interface Placed {
+  cpu?: number;
+  /** A locally handed-off socket: served by the main thread's host. */
+  local: boolean;
+  dir: Direction;
+}
+
+/** Unpinned Workers a pool of the default size may grow to, per core (see placement.ts). */
+const MAX_WORKERS_PER_CORE = 4;
 
 const WORKER_ENTRY = workerEntry(import.meta.url);
 
@@ -20,27 +32,27 @@ export function workerEntry(moduleUrl: string): string {
 
 /**
  * Long-lived data Workers shared by every test of this process (a server runs many tests at once). Each stream is
- * owned by exactly one Worker; a test's streams are spread over the least loaded Workers.
+ * owned by exactly one Worker, placed by placement.ts.
  */
 export class WorkerPool {
   private readonly workers: (Worker | LocalHost)[] = [];
   /** The main thread's own host (LocalHost), made on first need; it serves only locally handed-off sockets. */
   private localIndex: number | undefined;
-  private readonly load: number[] = [];
+  private readonly loads: WorkerLoad[] = [];
   /** The CPU a Worker is pinned to; pinned Workers serve only streams that asked for that CPU. */
   private readonly cpuOf: (number | undefined)[] = [];
   private readonly listeners = new Map<number, Listener>();
   private readonly crashListeners = new Set<(worker: number, message: string) => void>();
   private static instance: WorkerPool | undefined;
 
-  private constructor(size: number) {
+  private constructor(size: number, private readonly maxUnpinned: number) {
     for (let i = 0; i < size; i++) this.add(undefined);
   }
 
   private add(cpu: number | undefined): number {
     const i = this.workers.length;
     this.cpuOf.push(cpu);
-    this.load.push(0);
+    this.loads.push(idleLoad());
     this.workers.push(this.spawn(i));
     return i;
   }
@@ -56,9 +68,14 @@ export class WorkerPool {
     return w;
   }
 
-  /** The process-wide pool, created on first use with one unpinned Worker per core unless told otherwise. */
+  /**
+   * The process-wide pool, created on first use. Told its size, it stays that size; otherwise it starts with one
+   * unpinned Worker per core and may grow to MAX_WORKERS_PER_CORE per core when streams go both ways (placement.ts):
+   * a server does not know what its clients will bring.
+   */
   static shared(opts: { workers?: number } = {}): WorkerPool {
-    WorkerPool.instance ??= new WorkerPool(Math.max(1, opts.workers ?? cores()));
+    const size = Math.max(1, opts.workers ?? cores());
+    WorkerPool.instance ??= new WorkerPool(size, opts.workers === undefined ? Math.max(size, MAX_WORKERS_PER_CORE * cores()) : size);
     return WorkerPool.instance;
   }
 
@@ -69,20 +86,25 @@ export class WorkerPool {
 
   /**
    * Picks a Worker for each stream of a test: a stream that names a CPU goes to the Worker pinned there (started on
-   * first need, shared by every stream asking for that CPU); the others spread over the least loaded unpinned
-   * Workers, round-robin when there are fewer Workers than streams.
+   * first need, shared by every stream asking for that CPU); the others go where placement.ts says among the
+   * unpinned Workers, a new one when it says grow.
    */
-  assign(cpus: readonly (number | undefined)[], local: readonly boolean[] = []): number[] {
-    const free = this.cpuOf.flatMap((c, i) => (c === undefined && i !== this.localIndex ? [i] : []));
-    const order = free.sort((a, b) => this.load[a]! - this.load[b]!);
-    const unpinned = cpus.filter((c) => c === undefined).length;
-    const used = order.slice(0, Math.min(Math.max(unpinned, 1), order.length));
-    let next = 0;
-    return cpus.map((cpu, i) => {
-      const w = local[i] ? this.localHost() : cpu === undefined ? used[next++ % used.length]! : this.pinnedWorker(cpu);
-      this.load[w]!++;
+  assign(streams: readonly Placed[]): number[] {
+    return streams.map(({ cpu, local, dir }) => {
+      const w = local ? this.localHost() : cpu === undefined ? this.unpinnedFor(dir) : this.pinnedWorker(cpu);
+      this.loads[w]![dir]++;
       return w;
     });
+  }
+
+  private unpinnedFor(dir: Direction): number {
+    const free = this.cpuOf.flatMap((c, i) => (c === undefined && i !== this.localIndex ? [i] : []));
+    const at = place(
+      free.map((i) => this.loads[i]!),
+      dir,
+      free.length < this.maxUnpinned,
+    );
+    return at === "grow" ? this.add(undefined) : free[at]!;
   }
 
   /** Makes the main thread's host before a test with locally handed-off sockets is assigned (loaded only then). */
@@ -92,7 +114,7 @@ export class WorkerPool {
     if (this.localIndex !== undefined) return;
     this.localIndex = this.workers.length;
     this.cpuOf.push(undefined);
-    this.load.push(0);
+    this.loads.push(idleLoad());
     const host = new LocalHost();
     host.onmessage = (ev) => this.dispatch(ev.data);
     this.workers.push(host);
@@ -108,8 +130,13 @@ export class WorkerPool {
     return found >= 0 ? found : this.add(cpu);
   }
 
-  release(workers: number[]): void {
-    for (const w of workers) this.load[w]!--;
+  release(workers: readonly number[], dirs: readonly Direction[]): void {
+    workers.forEach((w, i) => {
+      const l = this.loads[w]!;
+      const dir = dirs[i]!;
+      // A Worker respawned after a crash starts from zero: its old streams' release must not go below it.
+      l[dir] = Math.max(0, l[dir] - 1);
+    });
   }
 
   post(worker: number, m: ToWorker): void {
@@ -138,10 +165,12 @@ export class WorkerPool {
   private crashed(i: number, ev: ErrorEvent): void {
     this.workers[i]?.terminate();
     this.workers[i] = this.spawn(i);
-    this.load[i] = 0;
+    this.loads[i] = idleLoad();
     for (const l of this.crashListeners) l(i, `data worker ${i} crashed: ${ev.message}`);
   }
 }
+
+const idleLoad = (): WorkerLoad => ({ send: 0, recv: 0, both: 0, rr: 0 });
 
 export function cores(): number {
   return typeof availableParallelism === "function" ? availableParallelism() : 1;

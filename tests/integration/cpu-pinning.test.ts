@@ -34,7 +34,8 @@ describe("per-stream CPU pinning", () => {
 
   test("pinned streams share one Worker per CPU, apart from the unpinned Workers", () => {
     const cpu = cores() - 1;
-    const placed = pool.assign([undefined, cpu, cpu, undefined]);
+    const at = (cpu?: number) => ({ cpu, local: false, dir: "recv" as const });
+    const placed = pool.assign([at(), at(cpu), at(cpu), at()]);
     try {
       expect(placed[1]).toBe(placed[2]!);
       expect(placed[1]).toBeGreaterThanOrEqual(2);
@@ -42,11 +43,11 @@ describe("per-stream CPU pinning", () => {
       expect(placed[3]).toBeLessThan(2);
       expect(placed[0]).not.toBe(placed[3]!);
       // The pinned Worker is reused, not started again, by a later test asking for the same CPU.
-      const again = pool.assign([cpu]);
+      const again = pool.assign([at(cpu)]);
       expect(again[0]).toBe(placed[1]!);
-      pool.release(again);
+      pool.release(again, ["recv"]);
     } finally {
-      pool.release(placed);
+      pool.release(placed, placed.map(() => "recv"));
     }
   });
 

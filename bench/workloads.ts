@@ -6,6 +6,7 @@ import type { Target, Unit } from "./report.ts";
 import { standInArgv } from "./stand-in.ts";
 import { median } from "./stats.ts";
 import { flowWorkloads } from "./flow-workloads.ts";
+import { mixedWorkloads } from "./mixed-workloads.ts";
 
 /**
  * The issue's workloads as pairs of runs. Every figure is taken at the receiver (or, for request/response, at
@@ -500,6 +501,7 @@ export function workloads(ctx: Ctx): Workload[] {
     },
   });
 
+  list.push(...mixedWorkloads(ctx));
   list.push(...flowWorkloads(ctx));
   return list;
 }

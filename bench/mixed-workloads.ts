@@ -1,0 +1,72 @@
+import { netperfKeyval, netperfNumber } from "./peer-output.ts";
+import { Child, failure, waitListening } from "./processes.ts";
+import { watchChildCpu } from "./child-cpu.ts";
+import { type Ctx, type Sample, type SideSpec, type Workload, HOST, deadline, need } from "./workloads.ts";
+
+/**
+ * Issue 30's mixed-direction row: stock netperf clients sending to and receiving from one server at once. The
+ * figure is the server's sending half (the TCP_MAERTS tests), the one that starved beside receivers; the extras
+ * carry its receiving half and the split.
+ */
+
+/** netperf tests of the mixed row, started together; TCP_MAERTS is the server sending. */
+export const MIXED_TESTS = ["TCP_STREAM", "TCP_STREAM", "TCP_MAERTS", "TCP_MAERTS"] as const;
+
+/** The server's sending and receiving halves from each test's THROUGHPUT (netperf's 10^6 bit/s), in bit/s. */
+export function mixedSplit(tests: readonly string[], throughputs: readonly number[]): { sendBps: number; recvBps: number; sendToRecv: number } {
+  let sendBps = 0, recvBps = 0;
+  tests.forEach((t, i) => {
+    if (t === "TCP_MAERTS") sendBps += throughputs[i]! * 1e6;
+    else recvBps += throughputs[i]! * 1e6;
+  });
+  return { sendBps, recvBps, sendToRecv: recvBps > 0 ? sendBps / recvBps : 0 };
+}
+
+/**
+ * The mixed tests against one netserver (forking, without -f, so the tests run at once as they do for a user), every
+ * client's THROUGHPUT read; the server's CPU is its own rusage and its forked children's (child-cpu.ts).
+ */
+async function mixedSide(ctx: Ctx, server: "stock" | "anyperf"): Promise<Sample> {
+  const port = ctx.ports.take();
+  const serverCmd = server === "stock" ? [ctx.peers.netserver!] : [ctx.anyperf, "netserver"];
+  const srv = new Child([...serverCmd, "-D", "-p", String(port)], deadline(ctx) + 5_000);
+  try {
+    await waitListening(port, srv);
+    const children = watchChildCpu(srv.pid);
+    const clients = MIXED_TESTS.map(
+      (t) => new Child([ctx.peers.netperf!, "-H", HOST, "-p", String(port), "-l", String(ctx.seconds), "-t", t, "-P", "0", "--", "-k", "THROUGHPUT"], deadline(ctx)),
+    );
+    const done = await Promise.all(clients.map((c) => c.done));
+    const childSeconds = children.stop();
+    const bad = done.map(failure).find((e) => e !== undefined);
+    if (bad) throw new Error(bad);
+    const s = await srv.stop();
+    const split = mixedSplit(MIXED_TESTS, done.map((d) => netperfNumber(netperfKeyval(d.stdout), "THROUGHPUT")));
+    return { value: split.sendBps, cpuSeconds: s.cpuSeconds + childSeconds, extra: { recv_bps: split.recvBps, send_to_recv: split.sendToRecv } };
+  } finally {
+    if (srv.running) await srv.stop();
+  }
+}
+
+export function mixedWorkloads(ctx: Ctx): Workload[] {
+  const { netperf, netserver } = ctx.peers;
+  const missing = need(netperf, "netperf") ?? need(netserver, "netserver", "netperf");
+  const side = (server: "stock" | "anyperf"): SideSpec => ({
+    label: server === "stock" ? "netserver" : "anyperf netserver",
+    how: `netperf -t TCP_STREAM ×2 and -t TCP_MAERTS ×2 at once, -l T -- -k THROUGHPUT, against ${server === "stock" ? "netserver" : "anyperf netserver"} -D; the MAERTS THROUGHPUTs × 10^6 (the server's sending half); extra: the STREAM sum (recv_bps) and send_to_recv`,
+    missing,
+    run: () => mixedSide(ctx, server),
+  });
+  return [
+    {
+      id: "srv-netperf-mixed",
+      workload: "stock netperf → netserver, 2 TCP_STREAM + 2 TCP_MAERTS at once, the server's sending half",
+      unit: "bit/s",
+      target: { kind: "ratio-at-least", value: 1.0 },
+      cpuScope: "server only (netserver with its forked children; the clients are stock netperf on both sides)",
+      statistic: "median",
+      reference: side("stock"),
+      anyperf: side("anyperf"),
+    },
+  ];
+}

@@ -442,7 +442,10 @@ export function changePercent(before: number, after: number): number {
   return per(100 * (after - before), Math.abs(before));
 }
 
-/** A figure of concurrent instances (netperf --instances) = Σ each instance's figure over the same window. */
+/**
+ * A figure of concurrent instances (netperf --instances), or of a run over many servers (`anyperf client H1 H2 ...`)
+ * = Σ each instance's (server's) figure over the same window.
+ */
 export function concurrentSum(values: readonly number[]): number {
   return values.reduce((a, v) => a + v, 0);
 }

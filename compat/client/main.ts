@@ -73,6 +73,7 @@ export async function anyClientMain(argv: string[], hooks: { onRun?: (run: TestR
   const proc = takeProcedureOptions(rest);
   const opts = parseClientArgs(proc.rest);
   if (opts.help || forced === "anyperf") return clientMain(rest, hooks);
+  if (opts.targets.length > 1) return manyServers(opts.targets, forced, rest, hooks);
   const ports = opts.portGiven ? [opts.target.port] : forced === "ntttcp" ? [NTTTCP_PORT] : DRIVEN.filter((d) => forced === undefined || d.peer === forced).map((d) => d.port);
   const found = forced !== undefined ? { peer: forced, port: ports[0]! } : await findPeer(opts.target.host, ports, shutdownSignal());
   const withPort = opts.portGiven ? rest : [...rest, "-p", String(found.port)];
@@ -90,4 +91,20 @@ export async function anyClientMain(argv: string[], hooks: { onRun?: (run: TestR
           ? runNtttcpPeer
           : runIperf3Peer;
   return clientMain(withPort, hooks, drive);
+}
+
+/**
+ * A run over many servers drives anyperf serve's native server on each: a server the probe names as another peer is
+ * refused in one line, before any test starts. One that answers nothing nameable is left to the run, which names it.
+ */
+async function manyServers(targets: readonly { host: string; port: number }[], forced: PeerName | undefined, rest: string[], hooks: { onRun?: (run: TestRun) => void }): Promise<number> {
+  const many = "a run over many servers drives 'anyperf serve' (its native port) on each";
+  if (forced !== undefined) throw new UserError(`--peer ${forced}: ${many}; drop --peer, or run each ${forced} server alone`, 2);
+  const signal = shutdownSignal();
+  const answers = await Promise.all(targets.map((t) => probe(t.host, t.port, signal)));
+  answers.forEach((a, i) => {
+    const t = targets[i]!;
+    if (a.peer && a.peer !== "anyperf") throw new UserError(`${t.host.includes(":") ? `[${t.host}]` : t.host}:${t.port} is served by ${a.peer}: ${many}; run it alone (anyperf client ${t.host} -p ${t.port})`, 2);
+  });
+  return clientMain(rest, hooks);
 }

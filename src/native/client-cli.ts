@@ -5,8 +5,10 @@ import { resolveToken } from "../access/secret.ts";
 import type { TestRun } from "../engine/test-run.ts";
 import { runProcedure } from "../procedure/run-procedure.ts";
 import { PROCEDURE_USAGE, takeProcedureOptions } from "../procedure/options.ts";
-import { OUTPUT_USAGE, PLAN_OPTIONS, num, planFromValues, planUsage } from "./plan-args.ts";
+import { OUTPUT_USAGE, PLAN_OPTIONS, planFromValues, planUsage } from "./plan-args.ts";
+import { hostPorts, readHostsFile, splitHostPort } from "./host-list.ts";
 import { runNativeClient, type ClientTarget } from "./client.ts";
+import { runMultiHostClient } from "./multi-client.ts";
 import type { Plan } from "../plan.ts";
 import type { Results } from "../report/result.ts";
 import { NATIVE_DEFAULT_PORT } from "./server.ts";
@@ -18,7 +20,10 @@ import { startRouteEnabled, waitForStart } from "../status/readiness.ts";
 import { interruptedExitCode, shutdownSignal } from "../signals.ts";
 
 export const CLIENT_USAGE = `usage: anyperf client HOST[:PORT] [options]    (against 'anyperf serve', a stock iperf3 -s, iperf -s, netserver or ntttcp -r)
+       anyperf client HOST1[:PORT] HOST2[:PORT]... [--hosts FILE] [options]   (one test across many 'anyperf serve')
   -p, --port PORT      the server's port (default: the first that answers of ${NATIVE_DEFAULT_PORT} anyperf, 5201 iperf3, 5001 iperf, 12865 netserver)
+      --hosts FILE     more servers, one HOST[:PORT] a line (# comments): all start together, -P N each,
+                       one window for all; a row per server and the whole run's line
       --peer NAME      what serves the port, instead of asking it: anyperf, iperf3, iperf (iperf 2), netperf or ntttcp;
                        name iperf for a UDP-only 'iperf -s -u' and 'anyperf iperf -s', and ntttcp for an ntttcp receiver
                        (PORT its base data port, 5001): none of them answers the probe
@@ -47,18 +52,11 @@ export const CLIENT_OPTIONS = {
   "start-at": { type: "string" },
   paused: { type: "boolean" },
   responsiveness: { type: "boolean" },
+  hosts: { type: "string" },
 } as const;
 
 /** Options that take a value: a negative number after one is its value (to be range-checked), not an option. */
 const CLIENT_VALUED = valuedFlags(CLIENT_OPTIONS);
-
-/** HOST, HOST:PORT, [V6] or [V6]:PORT; a bare IPv6 address keeps its colons. */
-export function splitHostPort(text: string): { host: string; port?: string } {
-  const bracketed = /^\[(.*)\](?::(.*))?$/.exec(text);
-  if (bracketed) return { host: bracketed[1]!, port: bracketed[2] };
-  const parts = text.split(":");
-  return parts.length === 2 ? { host: parts[0]!, port: parts[1] } : { host: text };
-}
 
 /** argv → plan, target and output choices for `anyperf client`. */
 export function parseClientArgs(argv: string[]) {
@@ -69,19 +67,19 @@ export function parseClientArgs(argv: string[]) {
     options: CLIENT_OPTIONS,
   });
   const help = values.help ?? false;
-  if (!help && positionals.length !== 1) {
-    throw new UserError(positionals.length === 0 ? "no server given: pass the host running 'anyperf serve', e.g. anyperf client 192.0.2.7" : `one server only, got '${positionals.join(" ")}': pass one HOST`, 2);
-  }
-  const { host, port: hostPort } = splitHostPort(positionals[0] ?? "");
-  if (hostPort !== undefined && values.port !== undefined) throw new UserError(`${positionals[0]} and -p ${values.port} both name the port: pass one`, 2);
-  const portText = hostPort ?? values.port;
-  const port = num("port", portText, NATIVE_DEFAULT_PORT);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new UserError(`${hostPort !== undefined ? positionals[0] : `-p ${values.port}`}: not a port; pass 1-65535`, 2);
+  const entries = [...positionals, ...(values.hosts === undefined || help ? [] : readHostsFile(values.hosts))];
+  if (!help && entries.length === 0) throw new UserError("no server given: pass the host running 'anyperf serve', e.g. anyperf client 192.0.2.7", 2);
+  const servers = help ? [{ host: "", port: NATIVE_DEFAULT_PORT, text: "" }] : hostPorts(entries, values.port, NATIVE_DEFAULT_PORT);
+  const { host, port } = servers[0]!;
   const responsive = values.responsiveness ?? false;
   const plan = planFromValues(values, { streams: responsive ? RESPONSIVENESS_STREAMS : 1 });
   if (responsive) {
     const clash = values.rr !== undefined ? "--rr" : values.crr ? "--crr" : values.udp ? "-u" : values.reverse ? "-R" : values.bidir ? "--bidir" : values.bytes !== undefined ? "-n" : values.csv !== undefined ? "--csv" : values.push !== undefined ? "--push" : values.pushgateway !== undefined ? "--pushgateway" : values["link-speed"] !== undefined ? "--link-speed" : undefined;
     if (clash) throw new UserError(`${clash} does not apply to --responsiveness (its own probe, TCP load both ways, -t seconds per phase): drop one`, 2);
+  }
+  if (servers.length > 1) {
+    const single = values.responsiveness ? "--responsiveness" : values["link-speed"] !== undefined ? "--link-speed" : undefined;
+    if (single) throw new UserError(`${single} applies to a run against one server; drop it or pass one HOST`, 2);
   }
   if (values.reverse && values.bidir) throw new UserError("-R and --bidir both given: pass one", 2);
   if ((values.reverse || values.bidir) && plan.test !== "stream") throw new UserError(`${values.reverse ? "-R" : "--bidir"} applies to bulk tests: drop it for --rr/--crr (the server answers every transaction anyway)`, 2);
@@ -94,7 +92,9 @@ export function parseClientArgs(argv: string[]) {
   };
   if (values.paused && values["start-at"] !== undefined) throw new UserError("--paused and --start-at both given: pass one", 2);
   const startAtMs = values["start-at"] === undefined ? undefined : parseStartAt(values["start-at"], Date.now());
-  return { plan, target, portGiven: portText !== undefined, tokenGiven: values.token !== undefined || values["token-file"] !== undefined, json: values.json ?? false, csv: values.csv, push: values.push, pushgateway: values.pushgateway, help, startAtMs, paused: values.paused ?? false, responsiveness: responsive };
+  const targets = servers.map((s) => ({ ...target, host: s.host, port: s.port }));
+  const portGiven = servers.length === 1 && (values.port !== undefined || splitHostPort(entries[0] ?? "").port !== undefined);
+  return { plan, target, targets, portGiven, tokenGiven: values.token !== undefined || values["token-file"] !== undefined, json: values.json ?? false, csv: values.csv, push: values.push, pushgateway: values.pushgateway, help, startAtMs, paused: values.paused ?? false, responsiveness: responsive };
 }
 
 /** How a run reaches its server: the native protocol, or (from a front end that knows the peers) a stock tool's. */
@@ -119,8 +119,8 @@ export async function clientMain(argv: string[], hooks: { onRun?: (run: TestRun)
   }
   if (opts.responsiveness) return responsivenessMain(proc, opts, signal, (a) => parseClientArgs(a).plan, hooks.onRun);
   const prepare = (a: string[]) => {
-    const { plan, target } = parseClientArgs(a);
-    return (h: Parameters<typeof runNativeClient>[2]) => drive(plan, target, h);
+    const { plan, target, targets } = parseClientArgs(a);
+    return (h: Parameters<typeof runNativeClient>[2]) => (targets.length > 1 ? runMultiHostClient(plan, targets, h) : drive(plan, target, h));
   };
-  return runProcedure(proc, { mode: "client", peer: opts.target.host, out: opts, prepare }, hooks.onRun);
+  return runProcedure(proc, { mode: "client", peer: opts.targets.map((t) => t.host).join(","), out: opts, prepare }, hooks.onRun);
 }

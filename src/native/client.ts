@@ -97,7 +97,7 @@ async function connectControl(
 type Step = ClientEvent | { kind: "interrupted" };
 
 /** Session events (and Ctrl+C) as awaitable steps, in order. */
-class Steps {
+export class Steps {
   private queue: Step[] = [];
   private waiter: ((e: Step) => void) | undefined;
 
@@ -116,68 +116,119 @@ class Steps {
   }
 }
 
-export async function runNativeClient(plan: Plan, target: ClientTarget, hooks: { signal: AbortSignal; onRun?: (run: TestRun) => void }): Promise<Results> {
+/**
+ * One server's side of a run, set up to the point where data may flow: the control session welcomed and answered
+ * with ports, this end's planes open (receivers before the request, senders once the server is ready). A run over
+ * many servers opens one per server before any of them sends.
+ */
+export interface HostLink {
+  at: string;
+  target: ClientTarget;
+  session: ClientSession;
+  steps: Steps;
+  rx?: DataPlane;
+  tx?: DataPlane;
+  /** What the session's "started" (the server cut its window start) does. */
+  onStarted: () => void;
+  /** The next step, which must be `kind`; anything else ends the run with its one line. */
+  expect<K extends ClientEvent["kind"]>(kind: K): Promise<Extract<ClientEvent, { kind: K }>>;
+  /** Stops the deadline checks and the Ctrl+C watch, tells the server we are done, stops this end's planes. */
+  close(): Promise<void>;
+}
+
+export async function openHost(plan: Plan, target: ClientTarget, signal: AbortSignal, beforePlanes = () => {}): Promise<HostLink> {
   const at = `${bracket(target.host)}:${target.port}`;
   const req = requestOf(plan, target.direction);
   const { sends, receives } = halves(req, "client");
-  await ensureFdLimit(fdsNeeded(plan.streams, plan.test, { sends, receives }), `-P ${plan.streams}`);
   const steps = new Steps();
   let writer: QueuedWriter | undefined;
   let session: ClientSession | undefined;
-  const socket = await connectControl(target, hooks.signal, {
+  const socket = await connectControl(target, signal, {
     data: (d) => session?.receive(d, performance.now()),
     drain: () => writer?.drain(),
     close: () => session?.eof(),
   });
   writer = new QueuedWriter(socket as TcpSocket<unknown>);
-  let onStarted = () => {};
-  session = new ClientSession(writer, (e) => (e.kind === "started" ? onStarted() : steps.push(e)), { version: VERSION, token: target.token });
-  const s = session;
+  const s = new ClientSession(writer, (e) => (e.kind === "started" ? link.onStarted() : steps.push(e)), { version: VERSION, token: target.token });
+  session = s;
   const ticker = setInterval(() => s.check(performance.now()), CHECK_MS);
   const onAbort = () => steps.push({ kind: "interrupted" });
-  hooks.signal.addEventListener("abort", onAbort);
-
-  let rx: DataPlane | undefined;
-  let tx: DataPlane | undefined;
-  let alive: ReturnType<typeof setInterval> | undefined;
-  const expect = async <K extends ClientEvent["kind"]>(kind: K): Promise<Extract<ClientEvent, { kind: K }>> => {
-    const e = await steps.next();
-    if (e.kind === kind) return e as Extract<ClientEvent, { kind: K }>;
-    if (e.kind === "interrupted") {
-      s.abort("client interrupted");
-      throw new UserError(`interrupted (${s.phase === "done" ? "before the test ran" : "during setup"})`, interruptedExitCode(hooks.signal));
-    }
-    if (e.kind === "failed") throw new UserError(failureLine(at, e));
-    throw new UserError(`${at}: unexpected ${e.kind} from the server`);
+  signal.addEventListener("abort", onAbort);
+  const link: HostLink = {
+    at,
+    target,
+    session: s,
+    steps,
+    onStarted: () => {},
+    async expect(kind) {
+      const e = await steps.next();
+      if (e.kind === kind) return e as never;
+      if (e.kind === "interrupted") {
+        s.abort("client interrupted");
+        throw new UserError(`interrupted (${s.phase === "done" ? "before the test ran" : "during setup"})`, interruptedExitCode(signal));
+      }
+      if (e.kind === "failed") throw new UserError(failureLine(at, e));
+      throw new UserError(`${at}: unexpected ${e.kind} from the server`);
+    },
+    async close() {
+      clearInterval(ticker);
+      signal.removeEventListener("abort", onAbort);
+      s.abort("client ended");
+      await Promise.all([link.tx?.stop(), link.rx?.stop()]);
+    },
   };
-
   try {
     s.start(performance.now());
-    await expect("welcome");
-    const flows = new FlowWatch(plan.streams);
-    WorkerPool.shared({ workers: Math.min(plan.streams * (sends && receives ? 2 : 1), Math.max(2, cores())) });
+    await link.expect("welcome");
+    beforePlanes();
     const sockopt = await loadSockopt();
-    if (receives) rx = await DataPlane.open(receivers(plan, { host: target.host.includes(":") ? "::" : "0.0.0.0", canSetOptions: sockopt !== undefined }));
-    s.request(req, rx ? rx.localPorts.map((p) => p!) : [], performance.now());
-    const ready = await expect("ready");
-    if (sends) tx = await DataPlane.open(senders(plan, { host: target.host, ports: ready.ports }));
+    if (receives) link.rx = await DataPlane.open(receivers(plan, { host: target.host.includes(":") ? "::" : "0.0.0.0", canSetOptions: sockopt !== undefined }));
+    s.request(req, link.rx ? link.rx.localPorts.map((p) => p!) : [], performance.now());
+    const ready = await link.expect("ready");
+    if (sends) link.tx = await DataPlane.open(senders(plan, { host: target.host, ports: ready.ports }));
+    return link;
+  } catch (e) {
+    await link.close();
+    throw e;
+  }
+}
 
+/**
+ * Sends from one link's senders once: with warm-up the data starts with it; without, only once the server has cut
+ * its start ("started"), so neither end misses a byte.
+ */
+export function sendOnce(link: HostLink): () => void {
+  let sending = false;
+  const start = () => {
+    if (sending) return;
+    sending = true;
+    link.session.go();
+    link.tx?.go();
+  };
+  link.onStarted = start;
+  return start;
+}
+
+export async function runNativeClient(plan: Plan, target: ClientTarget, hooks: { signal: AbortSignal; onRun?: (run: TestRun) => void }): Promise<Results> {
+  const req = requestOf(plan, target.direction);
+  const { sends, receives } = halves(req, "client");
+  await ensureFdLimit(fdsNeeded(plan.streams, plan.test, { sends, receives }), `-P ${plan.streams}`);
+  let flows: FlowWatch | undefined;
+  const link = await openHost(plan, target, hooks.signal, () => {
+    flows = new FlowWatch(plan.streams);
+    WorkerPool.shared({ workers: Math.min(plan.streams * (sends && receives ? 2 : 1), Math.max(2, cores())) });
+  });
+  const { at, session: s, steps, rx, tx } = link;
+  let alive: ReturnType<typeof setInterval> | undefined;
+  try {
     const run = new TestRun(
       { mode: "client", role: "client", peer: at, transport: plan.transport, test: plan.test },
       { warmupS: plan.warmupS, durationS: req.durationS, cooldownS: plan.cooldownS, intervalS: plan.intervalS },
     );
     if (rx) run.attach(rx, "recv");
     if (tx) run.attach(tx, plan.test === "stream" ? "send" : "client");
-    // The server cuts its window when ours is cut: each edge goes out right after our snapshot. With warm-up the data
-    // starts with it; without, only once the server has cut its start ("started"), so neither end misses a byte.
-    let sending = false;
-    const startSending = () => {
-      if (sending) return;
-      sending = true;
-      s.go();
-      tx?.go();
-    };
-    onStarted = startSending;
+    // The server cuts its window when ours is cut: each edge goes out right after our snapshot.
+    const startSending = sendOnce(link);
     run.onPhase((p) => {
       if (p === "warm-up") startSending();
       if (p === "measuring") s.window("start", performance.now());
@@ -196,7 +247,7 @@ export async function runNativeClient(plan: Plan, target: ClientTarget, hooks: {
       throw new UserError(early.kind === "failed" ? failureLine(at, early) : `${at}: unexpected ${early.kind} from the server during the test`);
     }
     await runDone;
-    flows.measured();
+    flows?.measured();
     await tx?.stop();
     clearInterval(alive);
     s.finish(performance.now());
@@ -206,8 +257,7 @@ export async function runNativeClient(plan: Plan, target: ClientTarget, hooks: {
     // Interrupted, we print what we have even when the server's half is lost.
     if (answer.kind === "failed" && !interrupted) throw new UserError(failureLine(at, answer));
     const remote: RemoteEnd | undefined = answer.kind === "results" ? answer.results : undefined;
-    if (rx) await Promise.race([rx.ended, new Promise((r) => setTimeout(r, plan.transport === "udp" ? 200 : 2_000))]);
-    await rx?.stop();
+    await drainReceivers(plan, rx);
     // /status shows the run done at once; its /results wait for the server's half and the diagnosis.
     resultsToFollow(run);
     run.finish();
@@ -215,7 +265,8 @@ export async function runNativeClient(plan: Plan, target: ClientTarget, hooks: {
     try {
       const buffers = socketBuffers(plan.socket.sendBuffer, { send: tx, recv: rx });
       const targetBps = plan.bitsPerSecond * plan.streams;
-      const results = withFlows(combine({ ...run.results(), ...(buffers ? { socket_buffers: buffers } : {}), ...(targetBps > 0 ? { target_bps: targetBps } : {}) }, remote, sends && !receives && plan.test === "stream"), flows);
+      const combined = combine({ ...run.results(), ...(buffers ? { socket_buffers: buffers } : {}), ...(targetBps > 0 ? { target_bps: targetBps } : {}) }, remote, sends && !receives && plan.test === "stream");
+      const results = flows ? withFlows(combined, flows) : combined;
       const diagnosis = await diagnoseRun(results, { server: target.host, localSends: sends, linkSpeedBps: target.linkSpeedBps, targetBps });
       final = diagnosis ? { ...results, diagnosis } : results;
       return final;
@@ -223,12 +274,16 @@ export async function runNativeClient(plan: Plan, target: ClientTarget, hooks: {
       settleResults(run, final);
     }
   } finally {
-    clearInterval(ticker);
     clearInterval(alive);
-    hooks.signal.removeEventListener("abort", onAbort);
-    s.abort("client ended");
-    await Promise.all([tx?.stop(), rx?.stop()]);
+    await link.close();
   }
+}
+
+/** Waits (bounded) for this end's receivers to see their senders' close, then stops them. */
+export async function drainReceivers(plan: Plan, rx: DataPlane | undefined): Promise<void> {
+  if (!rx) return;
+  await Promise.race([rx.ended, new Promise((r) => setTimeout(r, plan.transport === "udp" ? 200 : 2_000))]);
+  await rx.stop();
 }
 
 /** This process's flows; their rates from whichever end measures them (the server's receivers when only we send). */

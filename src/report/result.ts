@@ -147,11 +147,29 @@ export const RemoteEnd = Core.pick({ role: true, phases: true, sender: true, rec
 });
 export type RemoteEnd = z.infer<typeof RemoteEnd>;
 
+/**
+ * One server of a run over many (`anyperf client H1 H2 ...`): its figures over the run's common window (the receiving
+ * end's, as `summary` is: the server's when only this host sends, with this host's as `sender`) and its whole remote
+ * end; `error` names a server that refused or dropped out (the rest of the run went on without it).
+ */
+export const HostResult = z.object({
+  host: z.string(),
+  port: z.number().int().min(1).max(65535),
+  peer: z.literal("anyperf"),
+  summary: Figures.optional(),
+  sender: Figures.optional(),
+  remote: RemoteEnd.optional(),
+  error: z.string().optional(),
+});
+export type HostResult = z.infer<typeof HostResult>;
+
 /** `diagnosis`: what limited a two-host run (src/diagnosis), judged from both ends over the window. */
 export const Results = Core.extend({
   remote: RemoteEnd.optional(),
   diagnosis: Diagnosis.optional(),
   /** The senders' -b pace over all streams, bits/s, when one was asked for (a sender that missed it is said so). */
   target_bps: z.number().positive().optional(),
+  /** A run over many servers: one entry per server, in the order given; the top level is the whole run. */
+  hosts: z.array(HostResult).optional(),
 });
 export type Results = z.infer<typeof Results>;

@@ -69,6 +69,24 @@ function remoteLines(r: RemoteEnd, transport: Results["transport"], target: numb
   return out;
 }
 
+/**
+ * A run over many servers: a row per server (the figures that lead for it: the receiving end's), its remote end's
+ * summary and CPU, or the one line that says why it is missing; the whole run's line follows as [SUM].
+ */
+function hostsLines(r: Results): string[] {
+  if (!r.hosts) return [];
+  const at = (h: NonNullable<Results["hosts"]>[number]) => `${h.host.includes(":") ? `[${h.host}]` : h.host}:${h.port}`;
+  const width = Math.max(...r.hosts.map((h) => at(h).length));
+  const out = [`${"server".padEnd(width)}  ${"bytes".padStart(11)}  ${"throughput".padStart(14)}`];
+  for (const h of r.hosts) {
+    out.push(`${at(h).padEnd(width)}  ${h.summary ? figuresLine(h.summary) : "no figures"}`);
+    if (h.remote) out.push(`${"".padEnd(width)}  ${cpuLine(`remote (${h.remote.role}, anyperf ${h.remote.version ?? "?"}) CPU`, h.remote.cpu, h.remote.retransmits, r.transport)}`);
+    if (h.error) out.push(`${"".padEnd(width)}  failed: ${h.error}`);
+  }
+  out.push(`${"whole run".padEnd(width)}  ${figuresLine(r.summary)}  (${r.hosts.filter((h) => h.summary).length} of ${r.hosts.length} servers)`);
+  return out;
+}
+
 /** The human report of a native run. */
 export function textReport(r: Results): string {
   const out: string[] = [];
@@ -95,6 +113,7 @@ export function textReport(r: Results): string {
     const l = s.latency_us;
     out.push(`latency: mean ${us(l.mean)}  p50 ${us(l.p50)}  p90 ${us(l.p90)}  p99 ${us(l.p99)}  p99.9 ${us(l.p999)}  (min ${us(l.min)}, max ${us(l.max)})`);
   }
+  out.push(...hostsLines(r));
   out.push(...flowsLines("flows", r.flows));
   out.push(cpuLine("CPU", r.cpu, r.retransmits, r.transport));
   if (r.socket_buffers) out.push(socketBuffersLine("socket buffers", r.socket_buffers));

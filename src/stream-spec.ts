@@ -26,6 +26,8 @@ export const SocketOptions = z.object({
   noDelay: z.boolean().optional(),
   /** SO_KEEPALIVE with the kernel's idle time, interval and count. */
   keepAlive: z.boolean().optional(),
+  /** TCP_CORK: only full segments leave until the socket is closed (or uncorked). */
+  cork: z.boolean().optional(),
   /** TCP_QUICKACK: not sticky in the kernel, so it is applied again after each read it should cover. */
   quickAck: z.boolean().optional(),
   congestion: z.string().min(1).max(15).optional(),

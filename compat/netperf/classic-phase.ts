@@ -45,7 +45,7 @@ export async function startClassic(asked: NetperfPlan, io: ClientIo): Promise<Cl
 export const RESULTS_AFTER_SIGNAL_MS = 2_000;
 
 /** The data connection's part of clientSpec's input, from the plan and the port the netserver gave. */
-export function dataEnds({ plan, ip, family }: ClassicStart, dataPort: number): Pick<ClientSpecInput, "dataHost" | "dataPort" | "family" | "localAddress" | "localPort" | "sendBuffer" | "recvBuffer" | "noDelay" | "congestion" | "count"> {
+export function dataEnds({ plan, ip, family }: ClassicStart, dataPort: number): Pick<ClientSpecInput, "dataHost" | "dataPort" | "family" | "localAddress" | "localPort" | "sendBuffer" | "recvBuffer" | "noDelay" | "cork" | "congestion" | "count"> {
   return {
     dataHost: plan.remoteDataAddress ?? ip,
     dataPort,
@@ -55,6 +55,8 @@ export function dataEnds({ plan, ip, family }: ClassicStart, dataPort: number): 
     sendBuffer: plan.socketBuffers.local.send > 0 ? plan.socketBuffers.local.send : undefined,
     recvBuffer: plan.socketBuffers.local.recv > 0 ? plan.socketBuffers.local.recv : undefined,
     noDelay: plan.noDelay,
+    // scan_sockets_args' -C: netperf's create_data_socket corks the data socket of every classic test.
+    cork: plan.cork,
     congestion: plan.congestion.local || undefined,
     count: plan.testLength < 0 ? -plan.testLength : 0,
   };

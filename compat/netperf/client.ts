@@ -283,6 +283,8 @@ class Instance {
         recvBuffer: plan.socketBuffers.local.recv > 0 ? plan.socketBuffers.local.recv : undefined,
         noDelay: plan.noDelay,
         keepAlive: plan.keepAlive,
+        cork: plan.cork,
+        mss: plan.transportMss > 0 ? plan.transportMss : undefined,
         congestion: plan.congestion.local || undefined,
         tos: plan.socketTos.local > 0 ? plan.socketTos.local : undefined,
         timeCalls: this.setup.blocks.flat().some((s) => /^(MIN|MAX|MEAN|STDDEV|P\d+)_LATENCY$/.test(s.name)),

@@ -38,8 +38,10 @@ export function defaultCongestion(): string {
   }
 }
 
-function socketOptions(o: { sendBuffer?: number; recvBuffer?: number; noDelay?: boolean; keepAlive?: boolean; congestion?: string; tos?: number }): SocketOptions {
+function socketOptions(o: { sendBuffer?: number; recvBuffer?: number; noDelay?: boolean; keepAlive?: boolean; cork?: boolean; mss?: number; congestion?: string; tos?: number }): SocketOptions {
   const out: SocketOptions = {};
+  if (o.cork) out.cork = true;
+  if (o.mss !== undefined && o.mss > 0) out.mss = o.mss;
   if (o.keepAlive) out.keepAlive = true;
   if (o.sendBuffer !== undefined && o.sendBuffer > 0) out.sendBuffer = o.sendBuffer;
   if (o.recvBuffer !== undefined && o.recvBuffer > 0) out.recvBuffer = o.recvBuffer;
@@ -120,6 +122,9 @@ export interface ClientSpecInput {
   noDelay: boolean;
   /** -S: SO_KEEPALIVE on a TCP data socket. */
   keepAlive?: boolean;
+  /** -- -C and -- -G: TCP_CORK and TCP_MAXSEG on a TCP data socket. */
+  cork?: boolean;
+  mss?: number;
   congestion?: string;
   tos?: number;
   /** Stream tests: time each send/recv call for the latency selectors (netperf keeps that histogram only then). */
@@ -130,8 +135,9 @@ export function clientSpec(i: ClientSpecInput): StreamSpecInput {
   const connect = { host: i.dataHost, port: i.dataPort };
   const bind = i.localPort > 0 || i.localAddress ? { host: i.localAddress ?? (i.family === "ipv6" ? "::" : "0.0.0.0"), port: i.localPort } : undefined;
   // Test-specific -D on a UDP test is accepted and, as in netperf, not applied to the datagram socket.
-  const noDelay = i.noDelay && i.test.startsWith("TCP");
-  const options = socketOptions({ sendBuffer: i.sendBuffer, recvBuffer: i.recvBuffer, noDelay, keepAlive: i.keepAlive && i.test.startsWith("TCP"), congestion: i.congestion, tos: i.tos });
+  const tcp = i.test.startsWith("TCP");
+  const noDelay = i.noDelay && tcp;
+  const options = socketOptions({ sendBuffer: i.sendBuffer, recvBuffer: i.recvBuffer, noDelay, keepAlive: i.keepAlive && tcp, cork: i.cork && tcp, mss: tcp ? i.mss : undefined, congestion: i.congestion, tos: i.tos });
   const base = { id: 0, options, family: i.family, ...(bind ? { bind } : {}) };
   switch (i.test) {
     case "TCP_STREAM":

@@ -335,7 +335,7 @@ const PLAN_FLAGS: Record<string, string> = {
   format: "-f", receiveTimeout: "-- -T", testLength: "-l", verbosity: "-v", confidenceLevel: "-I", confidenceInterval: "-I ,width",
   localCpuRate: "-c", remoteCpuRate: "-C", align: "-a", "align.remote": "-A", offset: "-o", "offset.remote": "-O",
   cpuAffinity: "-T", socketPrio: "-y", socketTos: "-Y", remoteSendSize: "-- -m ,remote", remoteRecvSize: "-- -M",
-  requestSize: "-- -r", responseSize: "-- -r ,response", socketBuffers: "-- -s", "socketBuffers.remote": "-- -S",
+  requestSize: "-- -r", responseSize: "-- -r ,response", transportMss: "-- -G", socketBuffers: "-- -s", "socketBuffers.remote": "-- -S",
 };
 
 /**

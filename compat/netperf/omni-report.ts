@@ -95,6 +95,7 @@ function selectorContext(plan: NetperfPlan, o: RoundOutcome): SelectorContext {
     remoteCpuBind: plan.cpuAffinity.remote,
     localCpuCount: plan.localCpu ? o.cpus : 0,
     localNoDelay: plan.noDelay,
+    cork: plan.cork,
     localSocketPrio: plan.socketPrio.local,
     remoteSocketPrio: plan.socketPrio.remote,
     localSocketTos: plan.socketTos.local,

@@ -65,6 +65,9 @@ export const NetperfPlan = z.object({
   responseSize: z.number().int(),
   socketBuffers: pair(z.object({ send: z.number().int(), recv: z.number().int() })),
   noDelay: z.boolean(),
+  cork: z.boolean(),
+  /** TCP_MAXSEG's range (src/sockopt/constants.ts); -1 asks for none. */
+  transportMss: z.union([z.literal(-1), z.number().int().min(88).max(65535)]),
   localDataPort: z.number().int().min(0).max(65535),
   remoteDataPort: z.number().int().min(0).max(65535),
   clientPortMin: z.number().int().min(0).max(65535),

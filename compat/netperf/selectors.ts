@@ -41,6 +41,8 @@ export interface SelectorContext {
   remoteCpuBind: number;
   localCpuCount: number;
   localNoDelay: boolean;
+  /** -C: netperf prints it for both sides, though only its own socket is corked. */
+  cork: boolean;
   localSocketPrio: number;
   remoteSocketPrio: number;
   localSocketTos: number;
@@ -171,7 +173,7 @@ const ROWS: Row[] = [
   ["LOCAL_RECV_DIRTY_COUNT", "Local", "Recv", "Dirty", "Count", "%d", () => -1],
   ["LOCAL_RECV_CLEAN_COUNT", "Local", "Recv", "Clean", "Count", "%d", () => -1],
   ["LOCAL_NODELAY", "Local", "NODELAY", "", "", "%d", (c) => (c.localNoDelay ? 1 : 0)],
-  ["LOCAL_CORK", "Local", "Cork", "", "", "%d", () => 0],
+  ["LOCAL_CORK", "Local", "Cork", "", "", "%d", (c) => (c.cork ? 1 : 0)],
   ["REMOTE_SEND_CALLS", "Remote", "Send", "Calls", "", "%d", (c) => c.results.sendCalls],
   ["REMOTE_RECV_CALLS", "Remote", "Recv", "Calls", "", "%d", (c) => c.results.recvCalls],
   ["REMOTE_BYTES_PER_RECV", "Remote", "Bytes", "Per", "Recv", "%.2f", (c) => c.f.remoteBytesPerRecv],
@@ -189,7 +191,7 @@ const ROWS: Row[] = [
   ["REMOTE_RECV_DIRTY_COUNT", "Remote", "Recv", "Dirty", "Count", "%d", () => -1],
   ["REMOTE_RECV_CLEAN_COUNT", "Remote", "Recv", "Clean", "Count", "%d", () => -1],
   ["REMOTE_NODELAY", "Remote", "NODELAY", "", "", "%d", (c) => c.response.flags & 1],
-  ["REMOTE_CORK", "Remote", "Cork", "", "", "%d", () => 0],
+  ["REMOTE_CORK", "Remote", "Cork", "", "", "%d", (c) => (c.cork ? 1 : 0)],
   ["LOCAL_SYSNAME", "Local", "Sysname", "", "", "%s", () => DEPRECATED],
   ["LOCAL_SYSTEM_MODEL", "Local", "System", "Model", "", "%s", () => DEPRECATED],
   ["LOCAL_RELEASE", "Local", "Release", "", "", "%s", () => DEPRECATED],

@@ -32,6 +32,10 @@ export function testOptionDefaults(sendWidth: number) {
     responseSize: -1,
     socketBuffers: { local: { send: -1, recv: -1 }, remote: { send: -1, recv: -1 } },
     noDelay: false,
+    /** -C: TCP_CORK on our data socket (netperf sets it on its own side only). */
+    cork: false,
+    /** -G: TCP_MAXSEG on our data socket before it connects (-1: none). */
+    transportMss: -1,
     localDataPort: 0,
     remoteDataPort: 0,
     clientPortMin: CRR_PORTS.min,
@@ -144,6 +148,7 @@ export const TEST_OPTIONS: OptionTable<TestOptionState, TestKind> = [
   flag("a", (s) => void (s.deferAccept = true), OMNI_ARGS_ONLY),
   flag("B", (s) => void (s.pktinfo = true), OMNI_ARGS_ONLY),
   flag("c", (s) => void (s.connect = true), OMNI_ARGS_ONLY),
+  flag("C", (s) => void (s.cork = true)),
   flag("D", (s) => void (s.noDelay = true)),
   flag("F", (s) => void (s.fastOpen = true), OMNI_ARGS_ONLY),
   { ...OMNI_ARGS_ONLY, letters: "k", takesValue: false, apply: outputOption("keyval") },
@@ -161,6 +166,7 @@ export const TEST_OPTIONS: OptionTable<TestOptionState, TestKind> = [
     },
   },
   { ...OMNI_ARGS_ONLY, letters: "e", takesValue: true, apply: (s, c) => void (s.receiveTimeout = Math.max(0, atoi(c.value))) },
+  { ...OMNI_ARGS_ONLY, letters: "G", takesValue: true, apply: (s, c) => void (s.transportMss = atoi(c.value)) },
   { letters: "H", takesValue: true, apply: dataAddress("remoteDataAddress") },
   { letters: "L", takesValue: true, apply: dataAddress("localDataAddress") },
   {
@@ -231,9 +237,9 @@ export const TEST_OPTIONS: OptionTable<TestOptionState, TestKind> = [
   },
   { ...OMNI_ARGS_ONLY, letters: "u", takesValue: true, apply: (s, c) => void (s.uuid = c.value.slice(0, 37)) },
   { letters: "W", takesValue: true, apply: (s, c) => void (s.sendWidth = Math.max(0, convert(c.value))) },
-  // -C -g -G -i -I -j -l -n -N -U -V -w (and SOCKETS_ARGS' -z): accepted; they do not change the tests anyperf runs.
-  ...acceptedWithoutEffect<TestOptionState, TestKind>("CNnV", "w"),
-  ...acceptedWithoutEffect<TestOptionState, TestKind>("gIU", "Gijl").map((e) => ({ ...e, ...OMNI_ARGS_ONLY })),
+  // -g -i -I -j -l -n -N -U -V -w (and SOCKETS_ARGS' -z): accepted; they do not change the tests anyperf runs.
+  ...acceptedWithoutEffect<TestOptionState, TestKind>("NnV", "w"),
+  ...acceptedWithoutEffect<TestOptionState, TestKind>("gIU", "ijl").map((e) => ({ ...e, ...OMNI_ARGS_ONLY })),
   { letters: "z", takesValue: false, accepted: ["classic"], apply: () => undefined },
 ];
 

@@ -26,6 +26,7 @@ export const IP_PMTUDISC_DO = 2;
 export const IPPROTO_TCP = 6;
 export const TCP_NODELAY = 1;
 export const TCP_MAXSEG = 2;
+export const TCP_CORK = 3;
 export const TCP_KEEPIDLE = 4;
 export const TCP_KEEPINTVL = 5;
 export const TCP_KEEPCNT = 6;

@@ -31,6 +31,7 @@ import {
   SOL_SOCKET,
   TCP_CONGESTION,
   TCP_INFO,
+  TCP_CORK,
   TCP_MAXSEG,
   TCP_NODELAY,
   TCP_QUICKACK,
@@ -56,6 +57,7 @@ export interface AppliedOptions {
   recvBuffer?: number;
   noDelay?: boolean;
   keepAlive?: boolean;
+  cork?: boolean;
   quickAck?: boolean;
   congestion?: string;
   mss?: number;
@@ -268,6 +270,11 @@ export class Sockopt {
     if (opts.keepAlive !== undefined) {
       set(`SO_KEEPALIVE ${opts.keepAlive ? "on" : "off"}`, SOL_SOCKET, SO_KEEPALIVE, opts.keepAlive ? 1 : 0, generic);
       out.keepAlive = this.getInt(fd, SOL_SOCKET, SO_KEEPALIVE) !== 0;
+    }
+    if (opts.cork !== undefined) {
+      tcpOnly("TCP_CORK");
+      set(`TCP_CORK ${opts.cork ? "on" : "off"}`, IPPROTO_TCP, TCP_CORK, opts.cork ? 1 : 0, generic);
+      out.cork = this.getInt(fd, IPPROTO_TCP, TCP_CORK) !== 0;
     }
     if (opts.quickAck !== undefined) {
       tcpOnly("TCP_QUICKACK");

@@ -69,7 +69,7 @@ function omniCases(): OptionCase[] {
     { option: "-- -e", args: t("TCP_RR", "-e", "1") },
     { option: "-- -F", args: t("omni", "-F") },
     { option: "-- -g", args: t("omni", "-g") },
-    { option: "-- -G", args: t("omni", "-G", "4") },
+    { option: "-- -G", args: t("omni", "-G", "1000") },
     { option: "-- -H", args: t("omni", "-H", "127.0.0.1,4") },
     { option: "-- -i", args: t("omni", "-i", "1,1") },
     { option: "-- -I", args: t("omni", "-I") },

@@ -3,10 +3,12 @@ import { freePorts } from "../support/processes.ts";
 import { finish, hasStockNetperf, netserverPair, oursNetperf, sleep, stockNetperf, type Proc } from "./netperf-harness.ts";
 
 /**
- * netperf -S (SO_KEEPALIVE on the data connection, asked of the netserver too): read back from the kernel with ss,
- * whose timer column names keepalive on an established socket that has one and no retransmission pending. Stock
- * netperf against `anyperf netserver` (TCP_RR and TCP_MAERTS: the server's data socket), and `anyperf netperf`
- * against stock netserver (TCP_RR: our data socket). Before, both ends of ours left it off. Ports 37400-37449.
+ * Socket options of netperf's data connection, read back from the kernel with ss. -S (SO_KEEPALIVE, asked of the
+ * netserver too): ss's timer column names keepalive on an established socket that has one and no retransmission
+ * pending; stock netperf against `anyperf netserver` (TCP_RR and TCP_MAERTS: the server's data socket), and
+ * `anyperf netperf` against stock netserver (TCP_RR: our data socket). `-- -G` (TCP_MAXSEG on netperf's own data
+ * socket): the segment size ss shows on ours is stock's under the same option. Before, ours left both off.
+ * Ports 37400-37449.
  */
 
 const available = hasStockNetperf() && Bun.spawnSync(["ss", "-V"]).exitCode === 0;
@@ -18,7 +20,7 @@ const servers = netserverPair(STOCK, OURS, available);
 
 /** The established TCP sockets of `pid` other than the control connection on `controlPort`, as ss prints them. */
 function dataSockets(pid: number, controlPort: number): string[] {
-  const out = Bun.spawnSync(["ss", "-tnpoH", "state", "established"]).stdout.toString();
+  const out = Bun.spawnSync(["ss", "-tnpoiOH", "state", "established"]).stdout.toString();
   return out.split("\n").filter((l) => l.includes(`pid=${pid},`) && !new RegExp(`:${controlPort}\\s`).test(l));
 }
 
@@ -58,4 +60,26 @@ describe.skipIf(!available)("netperf -S: SO_KEEPALIVE on the data socket, read b
       expect({ keep, seen: r.seen, sockets: r.sockets.length > 0 }).toEqual({ keep, seen: keep, sockets: true });
     }
   }, 2 * LIMIT_MS);
+});
+
+describe.skipIf(!available)("netperf -- -G: TCP_MAXSEG on the client's data socket, read back", () => {
+  /** The segment size ss shows on the data socket of a client run with `opts`, looked at during its 3 s test. */
+  async function mss(run: (args: string[]) => Proc, opts: string[]): Promise<string | undefined> {
+    const p = run(["-H", "127.0.0.1", "-p", String(STOCK), "-l", "3", "-P", "0", "-t", "TCP_STREAM", "--", ...opts]);
+    let seen: string | undefined;
+    for (let i = 0; i < 40 && seen === undefined; i++) {
+      await sleep(100);
+      seen = dataSockets(p.pid, STOCK).map((l) => /\bmss:(\d+)/.exec(l)?.[1]).find((m) => m !== undefined);
+    }
+    await finish(p, LIMIT_MS);
+    return seen;
+  }
+
+  test("anyperf netperf -- -G 1000 has stock netperf's segment size; without it, the loopback's", async () => {
+    const stock = await mss(stockNetperf, ["-G", "1000"]);
+    const ours = await mss(oursNetperf, ["-G", "1000"]);
+    const plain = await mss(oursNetperf, []);
+    // 1000 less the 12 bytes of TCP timestamps on loopback: 988.
+    expect({ stock: stock !== undefined, ours, plainDiffers: plain !== undefined && plain !== stock }).toEqual({ stock: true, ours: stock, plainDiffers: true });
+  }, 3 * LIMIT_MS);
 });

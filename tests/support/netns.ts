@@ -74,19 +74,7 @@ export function makePair(options: PairOptions): NetnsPair {
   const a: End = { ns: `${base}-a`, dev: "veth-a", addr: "10.231.0.1" };
   const b: End = { ns: `${base}-b`, dev: "veth-b", addr: "10.231.0.2" };
   const procs: Proc[] = [];
-  let down = false;
-  const teardown = () => {
-    if (down) return;
-    down = true;
-    process.off("exit", teardown);
-    for (const p of procs) p.kill();
-    // A namespace lives on while a process holds it: what still runs in these two (only ours) goes first.
-    for (const end of [a, b]) {
-      for (const pid of sh(["ip", "netns", "pids", end.ns]).stdout.split(/\s+/).filter(Boolean)) sh(["kill", "-9", pid]);
-      sh(["ip", "netns", "del", end.ns]);
-    }
-  };
-  process.on("exit", teardown);
+  const teardown = teardownOf([a.ns, b.ns], procs);
   try {
     for (const end of [a, b]) {
       sh(["ip", "netns", "del", end.ns]);
@@ -110,6 +98,33 @@ export function makePair(options: PairOptions): NetnsPair {
   const pair: NetnsPair = {
     a,
     b,
+    ...endTools(procs),
+    teardown,
+  };
+  return pair;
+}
+
+/** Kills what runs in `namespaces` (ours: tests run nothing else there) and deletes them; also at process exit. */
+function teardownOf(namespaces: readonly string[], procs: Proc[]): () => void {
+  let down = false;
+  const teardown = () => {
+    if (down) return;
+    down = true;
+    process.off("exit", teardown);
+    for (const p of procs) p.kill();
+    // A namespace lives on while a process holds it: what still runs in it (only ours) goes first.
+    for (const ns of namespaces) {
+      for (const pid of sh(["ip", "netns", "pids", ns]).stdout.split(/\s+/).filter(Boolean)) sh(["kill", "-9", pid]);
+      sh(["ip", "netns", "del", ns]);
+    }
+  };
+  process.on("exit", teardown);
+  return teardown;
+}
+
+/** Running in an end's namespace: bounded in time, and each process kept for teardown. */
+function endTools(procs: Proc[]): Pick<NetnsPair, "run" | "runSync" | "waitListening"> {
+  return {
     run(end, cmd, limitMs = 60_000) {
       const p = spawnProc(["ip", "netns", "exec", end.ns, ...cmd], limitMs);
       procs.push(p);
@@ -126,9 +141,44 @@ export function makePair(options: PairOptions): NetnsPair {
         await sleep(50);
       }
     },
-    teardown,
   };
-  return pair;
+}
+
+export interface NetnsBridge extends Pick<NetnsPair, "run" | "runSync" | "waitListening" | "teardown"> {
+  /** The host under test and its helpers, each its own namespace on one bridge. */
+  tested: End;
+  helpers: End[];
+}
+
+/**
+ * One tested host and `helpers` helper hosts, each a namespace with one veth into a bridge that lives in a namespace
+ * of its own: the tested host at 10.232.0.1/24, helper i at 10.232.0.(i + 2). Undone in full if any step fails.
+ */
+export function makeBridge(options: { tag: string; helpers: number }): NetnsBridge {
+  const base = `${NETNS_PREFIX}${process.pid}-${options.tag}`;
+  const hub = `${base}-br`;
+  const ends: End[] = Array.from({ length: options.helpers + 1 }, (_, i) => ({ ns: `${base}-${i}`, dev: "eth0", addr: `10.232.0.${i + 1}` }));
+  const procs: Proc[] = [];
+  const teardown = teardownOf([...ends.map((e) => e.ns), hub], procs);
+  try {
+    for (const ns of [hub, ...ends.map((e) => e.ns)]) {
+      sh(["ip", "netns", "del", ns]);
+      must(["ip", "netns", "add", ns]);
+    }
+    must(["ip", "-n", hub, "link", "add", "br0", "type", "bridge"]);
+    must(["ip", "-n", hub, "link", "set", "br0", "up"]);
+    ends.forEach((end, i) => {
+      must(["ip", "-n", hub, "link", "add", `p${i}`, "type", "veth", "peer", "name", end.dev, "netns", end.ns]);
+      must(["ip", "-n", hub, "link", "set", `p${i}`, "master", "br0", "up"]);
+      must(["ip", "-n", end.ns, "addr", "add", `${end.addr}/24`, "dev", end.dev]);
+      must(["ip", "-n", end.ns, "link", "set", end.dev, "up"]);
+      must(["ip", "-n", end.ns, "link", "set", "lo", "up"]);
+    });
+  } catch (err) {
+    teardown();
+    throw err;
+  }
+  return { tested: ends[0]!, helpers: ends.slice(1), ...endTools(procs), teardown };
 }
 
 /** Namespaces named apdiag-* that exist now (a test checks it left none of its own). */

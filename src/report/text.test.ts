@@ -37,3 +37,30 @@ describe("a sender below its -b pace", () => {
     expect(textReport({ ...r, target_bps: undefined })).not.toContain("missed its -b pace");
   });
 });
+
+describe("client over many servers (-R -u -l 64 from two anyperf serve, a third not there)", () => {
+  const r = fixture("client-many-udp-r.json");
+  const text = textReport(r);
+
+  test("a row per server in the order given, the missing one named, then the whole run over the servers that ran", () => {
+    const rows = text.split("\n").filter((l) => /^(127\.0\.0\.1:\d+|whole run) /.test(l));
+    expect(rows.map((l) => l.split(/\s+/)[0])).toEqual([...r.hosts!.map((h) => `${h.host}:${h.port}`), "whole"]);
+    expect(text).toContain(`  failed: ${r.hosts![2]!.error}\n`);
+    expect(rows[3]).toEndWith("(2 of 3 servers)");
+    // 332,477 + 340,572 pkt/s from the two servers' receivers.
+    expect(rows[3]).toContain(`${Math.round(r.summary.packets_per_second!).toLocaleString("en-US")} pkt/s`);
+    expect(r.summary.packets_per_second).toBeCloseTo(r.hosts![0]!.summary!.packets_per_second! + r.hosts![1]!.summary!.packets_per_second!, 6);
+  });
+
+  test("this host as sar -n DEV and mpstat read it: the interface that moved packets, each core's busy and softirq", () => {
+    const lo = r.cpu.host!.nics!.lo!;
+    expect(text).toContain(`\nthis host's lo: in ${Math.round(lo.rxPacketsPerSecond!).toLocaleString("en-US")} pkt/s `);
+    expect(text.match(/^this host's \w+: in /gm)).toHaveLength(1);
+    const cores = r.cpu.host!.perCpu!;
+    expect(text).toContain(`\nthis host's cores: ${cores.map((c) => `cpu${c.cpu} ${c.busy!.toFixed(1)} % (softirq ${c.softirq!.toFixed(1)} %)`).join(", ")}\n`);
+  });
+
+  test("a one-server run has no such lines", () => {
+    expect(textReport({ ...r, hosts: undefined })).not.toContain("this host's");
+  });
+});

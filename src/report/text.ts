@@ -2,7 +2,8 @@ import { formatBits, formatBytes } from "../units.ts";
 import type { Figures, RemoteEnd, Results, SocketBuffers } from "./result.ts";
 import { diagnosisLines } from "../diagnosis/text.ts";
 import { TARGET_REACHED_PERCENT } from "../diagnosis/thresholds.ts";
-import { utilizationPercent } from "../formulas.ts";
+import { throughputBps, utilizationPercent } from "../formulas.ts";
+import type { HostWindow } from "../host/window.ts";
 
 const pct = (v: number | undefined, d = 1) => (v === undefined ? "n/a" : `${v.toFixed(d)} %`);
 /** A latency in µs as the report prints it: µs below a millisecond, ms above. */
@@ -84,6 +85,22 @@ function hostsLines(r: Results): string[] {
     if (h.error) out.push(`${"".padEnd(width)}  failed: ${h.error}`);
   }
   out.push(`${"whole run".padEnd(width)}  ${figuresLine(r.summary)}  (${r.hosts.filter((h) => h.summary).length} of ${r.hosts.length} servers)`);
+  return [...out, ...testedHostLines(r.cpu.host)];
+}
+
+/**
+ * The tested host over the window, as the tuning guides read it from `sar -n DEV` and `mpstat -P ALL`: each interface
+ * that moved packets, in and out, and each core's busy and softirq share.
+ */
+function testedHostLines(h: HostWindow | undefined): string[] {
+  if (!h) return [];
+  const out: string[] = [];
+  const rate = (packets: number | undefined, bytes: number | undefined) => `${Math.round(packets ?? 0).toLocaleString("en-US")} pkt/s ${formatBits(throughputBps(bytes ?? 0, h.seconds))}`;
+  for (const [name, n] of Object.entries(h.nics ?? {})) {
+    if ((n.rxPackets ?? 0) + (n.txPackets ?? 0) === 0) continue;
+    out.push(`this host's ${name}: in ${rate(n.rxPacketsPerSecond, n.rxBytes)}, out ${rate(n.txPacketsPerSecond, n.txBytes)}`);
+  }
+  if (h.perCpu?.length) out.push(`this host's cores: ${h.perCpu.map((c) => `cpu${c.cpu} ${pct(c.busy)} (softirq ${pct(c.softirq)})`).join(", ")}`);
   return out;
 }
 

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { Results } from "../../src/report/result.ts";
-import { freePorts, spawnProc, type Proc } from "../support/processes.ts";
+import { freePorts, sleep, spawnProc, waitFor, type Proc } from "../support/processes.ts";
 import { anyperf, serveReady, spawnServe } from "../serve/harness.ts";
 
 const running: Proc[] = [];
@@ -112,5 +112,36 @@ describe("anyperf client over many servers (loopback)", () => {
     const forced = await client([`127.0.0.1:${ports[0]}`, "127.0.0.1:1", "--peer", "iperf3"]);
     expect(forced.code).toBe(2);
     expect(forced.stderr).toMatch(/--peer iperf3: a run over many servers drives 'anyperf serve'/);
+  });
+
+  test("a server that drops out mid-test is named; the others run to the end of the window; exit 1", async () => {
+    const { ports, procs } = await serves(2);
+    const c = spawnProc([...anyperf(), "client", ...ports.map((p) => `127.0.0.1:${p}`), "-t", "4", "--json"], 60_000);
+    await waitFor(() => procs[1]!.stdout(), /test \d+ from .*: tcp stream forward/, 20_000);
+    await sleep(1000);
+    procs[1]!.kill("SIGKILL");
+    const f = await c.done;
+    expect(f.code).toBe(1);
+    const r = Results.parse(JSON.parse(f.stdout));
+    expect(r.hosts![1]!.error).toBe(`127.0.0.1:${ports[1]}: the server closed the control connection (phase running); see the server's log`);
+    expect(r.hosts![1]!.summary).toBeUndefined();
+    expect(r.hosts![0]!.error).toBeUndefined();
+    expect(r.summary.seconds).toBeGreaterThan(3.5);
+    expect(r.summary.bytes).toBe(r.hosts![0]!.summary!.bytes);
+    expect(r.errors).toEqual([r.hosts![1]!.error!]);
+  });
+
+  test("Ctrl+C prints what every server measured so far, exit 130", async () => {
+    const { ports, procs } = await serves(2);
+    const c = spawnProc([...anyperf(), "client", ...ports.map((p) => `127.0.0.1:${p}`), "-t", "30", "--json"], 60_000);
+    await Promise.all(procs.map((p) => waitFor(() => p.stdout(), /test \d+ from .*: tcp stream forward/, 20_000)));
+    await sleep(1500);
+    c.kill("SIGINT");
+    const f = await c.done;
+    expect(f.code).toBe(130);
+    const r = Results.parse(JSON.parse(f.stdout));
+    expect(r.interrupted).toBe(true);
+    for (const h of r.hosts!) expect(h.summary!.bytes).toBeGreaterThan(0);
+    expect(r.summary.seconds).toBeLessThan(10);
   });
 });

@@ -162,8 +162,11 @@ export const UdpSendSpec = z.object({
   /** Datagrams sent once before the payload, in order, and the reply to wait for before starting (iperf3). */
   hello: z.instanceof(Uint8Array).optional(),
   awaitReply: z.boolean().default(false),
-  /** End markers: netperf sends three zero-length datagrams; iperf 2 sends a negative-seq FIN until a report. */
-  endMarker: z.enum(["none", "zero-length-x3", "iperf2-fin", "anyperf-fin"]).default("none"),
+  /**
+   * End markers: netperf sends three zero-length datagrams; iperf 2 sends a negative-seq FIN until a report, or
+   * once without waiting for one (its --no-udp-fin: the receiver still needs the FIN to end its flow).
+   */
+  endMarker: z.enum(["none", "zero-length-x3", "iperf2-fin", "iperf2-fin-once", "anyperf-fin"]).default("none"),
   batch: z.number().int().min(1).max(1024).default(64),
   /**
    * Time sends into the latency figures, as netperf times each sendto(): a batch of n datagrams counts as n calls

@@ -374,7 +374,9 @@ async function udpForward(plan: ClientPlan, io: ClientIo, localHost: string, g: 
     fill: 0,
     rate: specRate(plan),
     limitBytes: limitBytes(plan),
-    endMarker: plan.noUdpFin ? ("none" as const) : ("iperf2-fin" as const),
+    // --no-udp-fin still ends the flow with one FIN (stock's client does; a stock server's flow stays open without
+    // it), only no report is awaited.
+    endMarker: plan.noUdpFin ? ("iperf2-fin-once" as const) : ("iperf2-fin" as const),
     batch: UDP_BATCH,
   }));
   const plane = await DataPlane.open(specs);
@@ -393,7 +395,7 @@ async function udpForward(plan: ClientPlan, io: ClientIo, localHost: string, g: 
   const startMs = performance.now();
   // The stock client's total counts its FIN datagram too (92 data datagrams: "134 KBytes" = 93 x 1470), as the
   // server does; its write count does not.
-  const fin = { bytes: plan.noUdpFin ? 0 : plan.len };
+  const fin = { bytes: plan.len };
   const members: Member[] = results.map((r, i) => ({
     id: String(r.id), numericId: r.id, stream: { plane, index: i }, transport: "udp", role: "send", fin, startMs, client: r.local, server,
   }));

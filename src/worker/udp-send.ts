@@ -214,11 +214,16 @@ export class UdpSender implements Runner {
       for (let i = 0; i < 3; i++) safe(empty);
       return;
     }
-    if (spec.endMarker !== "iperf2-fin" && spec.endMarker !== "anyperf-fin") return;
-    // The receiver answers a FIN with its report; resend until one arrives, as iperf 2 does.
+    if (spec.endMarker === "none") return;
     const fin = new Uint8Array(this.batch[0] as Uint8Array);
     const v = new DataView(fin.buffer);
     let finSeq = -(this.seq + 1);
+    if (spec.endMarker === "iperf2-fin-once") {
+      this.codec.stamp(v, finSeq, wallUs());
+      safe(fin);
+      return;
+    }
+    // The receiver answers a FIN with its report; resend until one arrives, as iperf 2 does.
     await new Promise<void>((resolve) => {
       const giveUp = setTimeout(() => done(), FIN_GIVE_UP_MS);
       const tick = setInterval(() => {

@@ -22,8 +22,8 @@ import { interruptedExitCode, shutdownSignal } from "../signals.ts";
 export const CLIENT_USAGE = `usage: anyperf client HOST[:PORT] [options]    (against 'anyperf serve', a stock iperf3 -s, iperf -s, netserver or ntttcp -r)
        anyperf client HOST1[:PORT] HOST2[:PORT]... [--hosts FILE] [options]   (one test across many 'anyperf serve')
   -p, --port PORT      the server's port (default: the first that answers of ${NATIVE_DEFAULT_PORT} anyperf, 5201 iperf3, 5001 iperf, 12865 netserver)
-      --hosts FILE     more servers, one HOST[:PORT] a line (# comments): all start together, -P N each,
-                       one window for all; a row per server and the whole run's line
+      --hosts FILE     more servers, one HOST[:PORT] a line (# comments; -p is the port of those without one):
+                       all start together, -P N each, one window for all; a row per server and the whole run
       --peer NAME      what serves the port, instead of asking it: anyperf, iperf3, iperf (iperf 2), netperf or ntttcp;
                        name iperf for a UDP-only 'iperf -s -u' and 'anyperf iperf -s', and ntttcp for an ntttcp receiver
                        (PORT its base data port, 5001): none of them answers the probe

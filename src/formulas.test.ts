@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import {
+  secondsUntilStart,
   NO_SAMPLES,
   iperf2HistogramSummary,
   bouncebackRps,
@@ -579,4 +580,9 @@ describe("iperf 2 histogram summary (the stock 2.1.8 --bounceback client's BB8(f
       expect(`${s.lower}/${s.upper}/${s.upper3Stdev},Outliers=${s.outliers}`).toBe(printed);
     });
   }
+});
+
+test("secondsUntilStart: 2.1.8's 'Client traffic to start in 2 seconds' for a start 1.64 s ahead", () => {
+  expect(secondsUntilStart(1796460862, 1796460860.36)).toBe(2);
+  expect(secondsUntilStart(1796460862, 1796460862)).toBe(0);
 });

@@ -466,3 +466,11 @@ export function countInWindow(interims: readonly InterimRate[], fromS: number, t
   for (const { rate, seconds, endS } of interims) n += rate * Math.max(0, Math.min(endS, toS) - Math.max(endS - seconds, fromS));
   return n;
 }
+
+/**
+ * iperf 2's "Client traffic to start in N seconds": the seconds from now to the --txstart-time epoch, rounded up
+ * (2.1.8 printed 2 for a start 1.64 s ahead); the "at" time it prints is now's whole second plus N.
+ */
+export function secondsUntilStart(startEpochS: number, nowEpochS: number): number {
+  return Math.ceil(startEpochS - nowEpochS);
+}

@@ -76,9 +76,18 @@ describe("iperf 2 command lines", () => {
   });
 
   test("iperf 2 options anyperf does not run are refused by name, not as unknown", () => {
-    for (const flag of ["--trip-times", "--connect-only", "--histograms", "--txstart-time"]) {
+    for (const flag of ["--trip-times", "--connect-only", "--histograms"]) {
       expect(() => parseIperf2Args(["-c", "h", flag])).toThrow(`iperf: ${flag.split("=")[0]} is an iperf 2 option anyperf does not implement`);
     }
+  });
+
+  test("--txstart-time: an epoch time for a TCP stream we send (enhanced lines, as stock); elsewhere refused in one line", () => {
+    const c = parseIperf2Args(["-c", "h", "--txstart-time", "1796460862.5"]);
+    expect(c.kind === "run" && c.plan.role === "client" && [c.plan.txStartS, c.plan.enhanced]).toEqual([1796460862.5, true]);
+    for (const other of [["-u"], ["-R"], ["--full-duplex"], ["-d"], ["-r"], ["-C"], ["--bounceback"]]) {
+      expect(() => parseIperf2Args(["-c", "h", "--txstart-time", "1796460862", ...other])).toThrow("iperf: --txstart-time with");
+    }
+    expect(() => parseIperf2Args(["-c", "h", "--txstart-time", "soon"])).toThrow("--txstart-time");
   });
 
   test("--bounceback resolves as 2.1.8 does: 100-byte requests, 10 per second, -i 1 unless a period or -i is given", () => {

@@ -38,6 +38,7 @@ export const OPTIONS = {
   ipv6_domain: { type: "boolean", short: "V" },
   singleclient: { type: "boolean", short: "1" },
   "no-udp-fin": { type: "boolean" },
+  "txstart-time": { type: "string" },
   "bounceback-hold": { type: "string" },
   "bounceback-period": { type: "string" },
   "bounceback-request": { type: "string" },
@@ -80,6 +81,7 @@ const PLAN_FLAGS: Record<string, string> = {
   "bounceback.burst": "--bounceback",
   "bounceback.periodS": "--bounceback-period",
   "bounceback.holdUs": "--bounceback-hold",
+  txStartS: "--txstart-time",
 };
 
 /** -S accepts numbers (0x10, 16, 020) and the DSCP/TOS names iperf lists. */
@@ -129,7 +131,7 @@ function bindAddress(text: string): { host: string; port?: number } {
  * them (a plain stream) for the one asked for.
  */
 const NOT_IMPLEMENTED = [
-  "--trip-times", "--connect-only", "--histograms", "--tcp-write-times", "--txstart-time", "--isochronous",
+  "--trip-times", "--connect-only", "--histograms", "--tcp-write-times", "--isochronous",
   "--working-load", "--udp-l4s",
 ];
 
@@ -201,6 +203,22 @@ function refuseWithBounceback(p: Extract<Iperf2Plan, { role: "client" }>, lenAnd
   if (hit) throw new UserError(`iperf: --bounceback with ${hit[1]}: ${hit[2]}`);
 }
 
+/**
+ * --txstart-time runs here for a TCP stream we send (-P too): the header's start time and a wait before the first
+ * write, as stock. Where else stock applies it (UDP, -R, --full-duplex, -r/-d) it is refused in one line.
+ */
+function refuseWithTxStart(p: Extract<Iperf2Plan, { role: "client" }>): void {
+  const bad: [boolean, string][] = [
+    [p.udp, "-u"],
+    [p.reverse || p.fullDuplex, "-R/--full-duplex"],
+    [p.dual || p.tradeoff, "-d/-r"],
+    [p.bounceback !== undefined, "--bounceback"],
+    [p.compat, "-C (no header carries the start time)"],
+  ];
+  const hit = bad.find(([on]) => on);
+  if (hit) throw new UserError(`iperf: --txstart-time with ${hit[1]}: anyperf starts only a TCP stream it sends at a given time: drop one of them`);
+}
+
 /** Turns `anyperf iperf` arguments (without the leading "iperf") into a checked plan, or help/version. */
 export function parseIperf2Args(argv: string[]): Iperf2Command {
   refuseNotImplemented(argv);
@@ -269,6 +287,7 @@ export function parseIperf2Args(argv: string[]): Iperf2Command {
         compat: v.compatibility ?? false,
         peerDetect: v["peer-detect"] ?? false,
         noUdpFin: v["no-udp-fin"] ?? false,
+        txStartS: v["txstart-time"] !== undefined ? seconds(v["txstart-time"], "--txstart-time") : undefined,
         bounceback: bounceback(v, bb.burst, v.len !== undefined ? Math.floor(parseSuffixed(v.len, "-l length")) : undefined),
       };
   const plan = PlanSchema.safeParse(input);
@@ -285,6 +304,7 @@ export function parseIperf2Args(argv: string[]): Iperf2Command {
     if ((p.tradeoff || p.dual) && (p.reverse || p.fullDuplex)) throw new UserError("-r/-d cannot be combined with -R/--full-duplex: pick one way to send back");
     if (p.udp && (p.tradeoff || p.dual || p.fullDuplex)) throw new UserError("-r, -d and --full-duplex are TCP only here: drop them, or -u");
     if (p.bounceback) refuseWithBounceback(p, v.len !== undefined && v["bounceback-request"] !== undefined);
+    if (p.txStartS !== undefined) refuseWithTxStart(p);
   }
   return { kind: "run", plan: p };
 }

@@ -16,13 +16,14 @@ import type { TestRun } from "../../src/engine/test-run.ts";
 import { localAddressToward } from "./local-address.ts";
 import type { ClientPlan } from "./plan.ts";
 import { defaultBuffers, setBuffers } from "../../src/host/socket-defaults.ts";
-import { connectionNotes, withInterface } from "./connection-notes.ts";
+import { connectionNotes, wallClockText, withInterface } from "./connection-notes.ts";
+import { secondsUntilStart } from "../../src/formulas.ts";
 import { type Handed, connectMain, handToWorker, initialTcp, openOnHanded, resolveHost } from "./tcp-connect.ts";
 import type { ServerIo } from "./tcp-server.ts";
 import type { TcpInit } from "./tcp-stats.ts";
 import { type Endpoint, clientBanner, connectionLine, reportedLine, serverReportLine } from "./text-report.ts";
 import { wallSeconds } from "./udp-reverse-sender.ts";
-import { within } from "./waits.ts";
+import { sleep, within } from "./waits.ts";
 
 /** -R / UDP -R: the server ends the test; give up this long after the requested duration. */
 const REVERSE_GRACE_MS = 10_000;
@@ -60,6 +61,7 @@ function request(plan: ClientPlan): ClientRequestInput {
     peerDetect: plan.peerDetect,
     noUdpFin: plan.noUdpFin,
     extended: !plan.compat,
+    ...(plan.txStartS !== undefined ? { startTime: { sec: Math.floor(plan.txStartS), usec: Math.round((plan.txStartS % 1) * 1e6) % 1_000_000 } } : {}),
   };
 }
 
@@ -188,7 +190,7 @@ async function connectTest(plan: ClientPlan, io: ClientIo, host: string, header?
 
 function tcpLine(plan: ClientPlan, id: number, c: ClientConn, server: Endpoint): string {
   const direction = plan.fullDuplex ? "full-duplex" : plan.reverse ? "reverse" : undefined;
-  const notes = connectionNotes({ direction, enhanced: plan.enhanced, sock: c.sock, init: c.init, connectMs: c.connectMs, at: c.at });
+  const notes = connectionNotes({ direction, epochStart: plan.txStartS !== undefined, enhanced: plan.enhanced, sock: c.sock, init: c.init, connectMs: c.connectMs, at: c.at });
   return connectionLine(id, withInterface(c.local, plan.enhanced), server, notes);
 }
 
@@ -249,9 +251,11 @@ async function tcpForward(plan: ClientPlan, io: ClientIo, localHost: string, for
   const { sockopt } = io;
   const host = await resolveHost(plan.host, plan.ipv6);
   const conns: ClientConn[] = [];
+  // --txstart-time: the header goes out at connect, as stock's, so a server learns the start time before it comes.
+  const early = plan.txStartS !== undefined && sockopt !== undefined;
   try {
     // All connections first, as iperf does (its -P threads wait for each other before sending).
-    for (let i = 0; i < plan.parallel; i++) conns.push(sockopt ? await connectTest(plan, io, host) : { local: { host: localHost, port: 0 } });
+    for (let i = 0; i < plan.parallel; i++) conns.push(sockopt ? await connectTest(plan, io, host, early ? headerBytes : undefined) : { local: { host: localHost, port: 0 } });
   } catch (e) {
     for (const c of conns) c.handed?.release();
     throw e;
@@ -262,7 +266,7 @@ async function tcpForward(plan: ClientPlan, io: ClientIo, localHost: string, for
     ...(c.handed
       ? { adopt: { ...c.handed.adopt, pending: 0 } }
       : { connect: { host, port: plan.port }, bind: bindOf(plan), options: socketOptions(plan) }),
-    preamble: headerBytes,
+    preamble: early ? undefined : headerBytes,
     payload: digitsPayload(plan.len),
     writeSize: plan.len,
     rate: specRate(plan),
@@ -272,7 +276,7 @@ async function tcpForward(plan: ClientPlan, io: ClientIo, localHost: string, for
   const plane = await DataPlane.open(specs);
   forward.attach(plane, "send");
   const server = { host: plan.host, port: plan.port };
-  const startMs = performance.now();
+  const startMs = 0;
   const members: Member[] = conns.map((c, i) => {
     if (!c.handed) c.local = { host: localHost, port: plane.localPorts[i] ?? 0 };
     io.printer.info(tcpLine(plan, i + 1, c, server));
@@ -282,13 +286,27 @@ async function tcpForward(plan: ClientPlan, io: ClientIo, localHost: string, for
       startMs, client: c.local, server, tcp: c.handed?.tcp,
     };
   });
-  for (const m of members) forward.add(m, true);
+  if (plan.txStartS !== undefined) await startAt(plan.txStartS, members, io);
+  for (const m of members) {
+    m.startMs = performance.now();
+    forward.add(m, true);
+  }
   const streams = sending(plane, forward, members, (i) => conns[i]!.handed?.release());
   plane.go();
   await runTest(plan, io, forward, streams);
   streams.endRest();
   await (listener ?? tradeoff)?.finish(io.signal);
   return 0;
+}
+
+/** --txstart-time: each stream says when it starts, as stock's does, then the first write waits for that epoch time. */
+async function startAt(startS: number, members: Member[], io: ClientIo): Promise<void> {
+  const now = new Date();
+  const n = secondsUntilStart(startS, now.getTime() / 1000);
+  const at = wallClockText(new Date((Math.floor(now.getTime() / 1000) + n) * 1000)).replace(/ \(.*\)$/, "");
+  // Stock prints nothing for a start time already past.
+  if (n > 0) for (const m of members) io.printer.info(`[${String(m.numericId).padStart(3)}] Client traffic to start in ${n} seconds at ${at} current time is ${wallClockText(now)}`);
+  await sleep(startS * 1000 - Date.now(), io.signal);
 }
 
 /**

@@ -11,6 +11,8 @@ import { type Endpoint, tcpInitNote } from "./text-report.ts";
 
 export interface ConnectionFacts {
   direction?: "reverse" | "full-duplex";
+  /** The client starts at a --txstart-time. */
+  epochStart?: boolean;
   /** The client asked for --trip-times. */
   tripTimes?: boolean;
   /** UDP tests without the final report exchange (-R implies it). */
@@ -30,6 +32,7 @@ export interface ConnectionFacts {
 export function connectionNotes(f: ConnectionFacts): string[] {
   const notes: string[] = [];
   if (f.direction) notes.push(`(${f.direction})`);
+  if (f.epochStart) notes.push("(epoch-start)");
   if (f.tripTimes) notes.push("(trip-times)");
   if (f.noUdpFin) notes.push("(no-udp-fin)");
   if (f.enhanced && f.sock !== undefined) notes.push(`(sock=${f.sock})`);

@@ -95,6 +95,8 @@ const ClientFields = z.object({
   noUdpFin: z.boolean().default(false),
   /** --bounceback and its options (docs/protocols/iperf2.md §2.8); absent for every other test. */
   bounceback: Bounceback.optional(),
+  /** --txstart-time: the epoch second (with fraction) the first write waits for. */
+  txStartS: z.number().min(0).max(0xffffffff).optional(),
 });
 
 /**
@@ -106,6 +108,8 @@ export const ClientPlan = ClientFields.transform((p) => ({
   ...p,
   len: p.len ?? (p.udp ? (p.ipv6 ? UDP6_LEN : UDP_LEN) : TCP_LEN),
   lenSet: p.len !== undefined,
+  // Stock's client prints its enhanced lines for --txstart-time without -e.
+  enhanced: p.enhanced || p.txStartS !== undefined,
   rate: p.rate && p.rate.value > 0 ? p.rate : p.udp ? { value: DEFAULT_UDP_RATE, units: "bps" as const } : null,
 }));
 export type ClientPlan = z.infer<typeof ClientPlan>;

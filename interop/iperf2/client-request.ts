@@ -2,7 +2,7 @@ import { z } from "zod";
 import { type ClientHeader, IPERF_2_1_8, type Transport, VersionWords, congestionName } from "./client-header.ts";
 import { HeaderFlag, LowerOptionFlag, OptionFlag, THREADS_HAVE_TRANSFER_ID, THREAD_COUNT_MASK, TRANSFER_ID_SHIFT, hasFlag } from "./flags.ts";
 import { Iperf2WireError } from "./wire-error.ts";
-import { u32 } from "./words.ts";
+import { put32, u32 } from "./words.ts";
 
 /**
  * What a client header asks the server to do, in plain terms. `describeClientHeader` reads it from a decoded header
@@ -47,6 +47,8 @@ export const ClientRequest = z.object({
   barrierUs: z.number().int().nonnegative().optional(),
   /** 2.2 -Z: the congestion control the client asks the server to use too. */
   congestion: z.string().max(32).optional(),
+  /** --txstart-time: the epoch time the client starts sending (offset 64, seconds and microseconds). */
+  startTime: z.object({ sec: z.number().int().min(0).max(0xffffffff), usec: z.number().int().min(0).max(999_999) }).optional(),
 });
 export type ClientRequest = z.infer<typeof ClientRequest>;
 export type ClientRequestInput = z.input<typeof ClientRequest>;
@@ -111,6 +113,14 @@ function extensions22(h: ClientHeader, transport: Transport): { barrierUs?: numb
   return out;
 }
 
+/** Offsets 60..80 as 2.1.8 sends them with --txstart-time: barrier 0, start sec and usec, fq rate 0 (§2.2). */
+function startTimeTail(t: { sec: number; usec: number }): Uint8Array<ArrayBuffer> {
+  const tail = new Uint8Array(20);
+  put32(tail, 4, t.sec);
+  put32(tail, 8, t.usec);
+  return tail;
+}
+
 /**
  * The header a 2.1.8 client sends for `input` (flag words as seen in iperf2-tcp-header-variants.txt). Returns null
  * for a classic-mode request that needs no header (iperf 2 -C): the data then starts at once.
@@ -132,6 +142,7 @@ export function buildClientHeader(input: ClientRequestInput): ClientHeader | nul
     if (r.peerDetect) flags |= HeaderFlag.peerDetect;
     if (r.transport === "udp" && r.noUdpFin) options |= OptionFlag.noUdpFin;
     if (r.transport === "udp" && (r.direction !== "forward" || r.noUdpFin)) flags |= HeaderFlag.udpTests;
+    if (r.startTime) options |= OptionFlag.epochStart;
   } else if (r.connectBack === "none") {
     return null;
   }
@@ -142,7 +153,7 @@ export function buildClientHeader(input: ClientRequestInput): ClientHeader | nul
     bufLen: r.bufLen,
     winBand: r.extended || r.transport === "tcp" ? 0 : Math.min(r.rate, 0x7fffffff),
     amount: amountToWord(r.amount),
-    tail: new Uint8Array(0),
+    tail: r.extended && r.startTime ? startTimeTail(r.startTime) : new Uint8Array(0),
   };
   if (r.extended) {
     header.ext = {

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import {
+  connectTimesSummary,
   secondsUntilStart,
   NO_SAMPLES,
   iperf2HistogramSummary,
@@ -585,4 +586,13 @@ describe("iperf 2 histogram summary (the stock 2.1.8 --bounceback client's BB8(f
 test("secondsUntilStart: 2.1.8's 'Client traffic to start in 2 seconds' for a start 1.64 s ahead", () => {
   expect(secondsUntilStart(1796460862, 1796460860.36)).toBe(2);
   expect(secondsUntilStart(1796460862, 1796460862)).toBe(0);
+});
+
+test("connectTimesSummary: 2.1.8's '[ CT] final connect times' (0.014/0.409/1.176/664.341 ms for three connects)", () => {
+  const s = connectTimesSummary([0.014, 0.037, 1.176])!;
+  expect([s.minMs, s.maxMs]).toEqual([0.014, 1.176]);
+  expect(s.avgMs).toBeCloseTo(0.409, 3);
+  // The inputs are the printed figures (3 decimals), so the stdev agrees to within their rounding.
+  expect(Math.abs(s.stdevPrinted - 664.341)).toBeLessThan(1);
+  expect(connectTimesSummary([0.1, 0.2])).toBeNull();
 });

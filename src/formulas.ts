@@ -474,3 +474,15 @@ export function countInWindow(interims: readonly InterimRate[], fromS: number, t
 export function secondsUntilStart(startEpochS: number, nowEpochS: number): number {
   return Math.ceil(startEpochS - nowEpochS);
 }
+
+/**
+ * iperf 2.1.8's "[ CT] final connect times (min/avg/max/stdev) = ... ms": connect() times in ms; the stdev it prints
+ * is the sample standard deviation in microseconds under the "ms" label (0.014, 0.037, 1.176 ms print 664.341).
+ * Printed from three connections on (null below).
+ */
+export function connectTimesSummary(ms: readonly number[]): { minMs: number; avgMs: number; maxMs: number; stdevPrinted: number } | null {
+  if (ms.length < 3) return null;
+  const sum = ms.reduce((a, b) => a + b, 0);
+  const sumSq = ms.reduce((a, b) => a + b * b, 0);
+  return { minMs: Math.min(...ms), avgMs: sum / ms.length, maxMs: Math.max(...ms), stdevPrinted: sampleStdev(ms.length, sum, sumSq) * 1000 };
+}

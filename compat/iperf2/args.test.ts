@@ -76,9 +76,18 @@ describe("iperf 2 command lines", () => {
   });
 
   test("iperf 2 options anyperf does not run are refused by name, not as unknown", () => {
-    for (const flag of ["--trip-times", "--connect-only", "--histograms"]) {
+    for (const flag of ["--trip-times", "--histograms"]) {
       expect(() => parseIperf2Args(["-c", "h", flag])).toThrow(`iperf: ${flag.split("=")[0]} is an iperf 2 option anyperf does not implement`);
     }
+  });
+
+  test("--connect-only[=N]: N connections per thread (10 without N); -u, -R, -i with it refused in one line", () => {
+    const count = (...a: string[]) => {
+      const c = parseIperf2Args(["-c", "h", ...a]);
+      return c.kind === "run" && c.plan.role === "client" ? c.plan.connectOnly : "not a client";
+    };
+    expect([count("--connect-only"), count("--connect-only=3"), count()]).toEqual([10, 3, undefined]);
+    for (const other of [["-u"], ["-R"], ["-i", "1"]]) expect(() => parseIperf2Args(["-c", "h", "--connect-only", ...other])).toThrow("iperf: --connect-only with");
   });
 
   test("--txstart-time: an epoch time for a TCP stream we send (enhanced lines, as stock); elsewhere refused in one line", () => {

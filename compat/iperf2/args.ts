@@ -82,6 +82,7 @@ const PLAN_FLAGS: Record<string, string> = {
   "bounceback.periodS": "--bounceback-period",
   "bounceback.holdUs": "--bounceback-hold",
   txStartS: "--txstart-time",
+  connectOnly: "--connect-only",
 };
 
 /** -S accepts numbers (0x10, 16, 020) and the DSCP/TOS names iperf lists. */
@@ -131,7 +132,7 @@ function bindAddress(text: string): { host: string; port?: number } {
  * them (a plain stream) for the one asked for.
  */
 const NOT_IMPLEMENTED = [
-  "--trip-times", "--connect-only", "--histograms", "--tcp-write-times", "--isochronous",
+  "--trip-times", "--histograms", "--tcp-write-times", "--isochronous",
   "--working-load", "--udp-l4s",
 ];
 
@@ -155,6 +156,18 @@ function takeBounceback(argv: string[]): { argv: string[]; burst: number | null 
     return false;
   });
   return { argv: rest, burst };
+}
+
+/** `--connect-only[=N]`, an optional value as --bounceback's: N connections (10 without one), taken out here. */
+function takeConnectOnly(argv: string[]): { argv: string[]; count: number | undefined } {
+  let count: number | undefined;
+  const rest = argv.filter((a) => {
+    if (a === "--connect-only") count = 10;
+    else if (a.startsWith("--connect-only=")) count = int(a.slice("--connect-only=".length), "--connect-only");
+    else return true;
+    return false;
+  });
+  return { argv: rest, count };
 }
 
 /** A --bounceback-* option without --bounceback itself: stock ignores it, so it is refused here rather than dropped. */
@@ -219,11 +232,24 @@ function refuseWithTxStart(p: Extract<Iperf2Plan, { role: "client" }>): void {
   if (hit) throw new UserError(`iperf: --txstart-time with ${hit[1]}: anyperf starts only a TCP stream it sends at a given time: drop one of them`);
 }
 
+/** What --connect-only cannot carry here, in one line (stock refuses -u itself). */
+function refuseWithConnectOnly(p: Extract<Iperf2Plan, { role: "client" }>, interval: boolean): void {
+  const bad: [boolean, string][] = [
+    [p.udp, "-u (stock refuses it too: a handshake is TCP)"],
+    [p.reverse || p.fullDuplex || p.dual || p.tradeoff, "-R/--full-duplex/-d/-r"],
+    [p.bounceback !== undefined || p.txStartS !== undefined, "--bounceback/--txstart-time"],
+    [interval, "-i (stock's connects on a period; anyperf makes them back to back)"],
+  ];
+  const hit = bad.find(([on]) => on);
+  if (hit) throw new UserError(`iperf: --connect-only with ${hit[1]}: drop one of them`);
+}
+
 /** Turns `anyperf iperf` arguments (without the leading "iperf") into a checked plan, or help/version. */
 export function parseIperf2Args(argv: string[]): Iperf2Command {
   refuseNotImplemented(argv);
   const bb = takeBounceback(argv);
-  argv = bb.argv;
+  const co = takeConnectOnly(bb.argv);
+  argv = co.argv;
   let parsed;
   try {
     // iperf 2's getopt takes "-t -5" as a value; parseArgs would call it ambiguous.
@@ -287,6 +313,7 @@ export function parseIperf2Args(argv: string[]): Iperf2Command {
         compat: v.compatibility ?? false,
         peerDetect: v["peer-detect"] ?? false,
         noUdpFin: v["no-udp-fin"] ?? false,
+        connectOnly: co.count,
         txStartS: v["txstart-time"] !== undefined ? seconds(v["txstart-time"], "--txstart-time") : undefined,
         bounceback: bounceback(v, bb.burst, v.len !== undefined ? Math.floor(parseSuffixed(v.len, "-l length")) : undefined),
       };
@@ -305,6 +332,7 @@ export function parseIperf2Args(argv: string[]): Iperf2Command {
     if (p.udp && (p.tradeoff || p.dual || p.fullDuplex)) throw new UserError("-r, -d and --full-duplex are TCP only here: drop them, or -u");
     if (p.bounceback) refuseWithBounceback(p, v.len !== undefined && v["bounceback-request"] !== undefined);
     if (p.txStartS !== undefined) refuseWithTxStart(p);
+    if (p.connectOnly !== undefined) refuseWithConnectOnly(p, v.interval !== undefined);
   }
   return { kind: "run", plan: p };
 }

@@ -9,6 +9,7 @@ import { digitsPayload } from "../../interop/iperf2/datagram.ts";
 import { REPORT_MIN_LENGTH, type ServerReport, decodeServerReport } from "../../interop/iperf2/server-report.ts";
 import { UdpClientSession } from "../../interop/iperf2/udp-client-session.ts";
 import { runBouncebackClient } from "./bounceback-client.ts";
+import { runConnectOnly } from "./connect-only.ts";
 import { ConnectBackListener } from "./connect-back.ts";
 import { type Member, ReportGroup } from "./groups.ts";
 import { iperf2Test } from "./iperf2-test.ts";
@@ -86,6 +87,13 @@ const limitBytes = (plan: ClientPlan): number => (plan.amount.kind === "bytes" ?
 /** `anyperf iperf -c host ...`: returns the exit code. */
 export async function runClient(plan: ClientPlan, io: ClientIo): Promise<number> {
   if (plan.bounceback) return runBouncebackClient(plan, io);
+  if (plan.connectOnly !== undefined) {
+    const host = await resolveHost(plan.host, plan.ipv6);
+    return runConnectOnly(plan, io, async () => {
+      const c = await connectHere(plan, io, host);
+      return { ...c, fd: c.s.fd, close: () => c.s.end() };
+    });
+  }
   const localHost = await localAddressToward(io.net, io.sockopt, plan.host);
   const perStream = !plan.udp && (plan.reverse || plan.fullDuplex);
   // -R/--full-duplex open one plane per connection; the other modes one plane for all -P streams (-d's connect-backs
@@ -171,8 +179,8 @@ function bindOf(plan: ClientPlan): Endpoint | undefined {
   return plan.bind ? { host: plan.bind.host, port: plan.bind.port ?? 0 } : undefined;
 }
 
-/** Connects one test connection here (options before connect), writes `header` if given, and hands it over. */
-async function connectTest(plan: ClientPlan, io: ClientIo, host: string, header?: Uint8Array): Promise<ClientConn> {
+/** Connects one connection here (options before connect): the socket, how long connect() took, the handshake's figures. */
+async function connectHere(plan: ClientPlan, io: ClientIo, host: string) {
   const start = performance.now();
   // Ctrl+C must not wait for a connect a full backlog holds (SYNs dropped for up to 2 min).
   const s = await unlessAborted(connectMain(io, { host, port: plan.port }, socketOptions(plan), bindOf(plan)), io.signal, (late) => late.terminate()).catch((e: unknown) => {
@@ -181,6 +189,12 @@ async function connectTest(plan: ClientPlan, io: ClientIo, host: string, header?
   const connectMs = performance.now() - start;
   const init = initialTcp(io.sockopt, s);
   const local = { host: (s.fd !== undefined ? io.sockopt?.localAddress(s.fd)?.host : undefined) ?? s.localAddress?.replace(/^::ffff:/, "") ?? host, port: s.localPort ?? 0 };
+  return { s, connectMs, init, local };
+}
+
+/** Connects one test connection here, writes `header` if given, and hands it over. */
+async function connectTest(plan: ClientPlan, io: ClientIo, host: string, header?: Uint8Array): Promise<ClientConn> {
+  const { s, connectMs, init, local } = await connectHere(plan, io, host);
   // A fresh socket's buffer takes a header of 60-odd bytes whole.
   if (header && header.length > 0) s.write(header, 0, header.length);
   const handed = handToWorker(io.handOff, s as TcpSocket<unknown>, plan.enhanced);

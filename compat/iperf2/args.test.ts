@@ -76,7 +76,7 @@ describe("iperf 2 command lines", () => {
   });
 
   test("iperf 2 options anyperf does not run are refused by name, not as unknown", () => {
-    for (const flag of ["--trip-times", "--histograms"]) {
+    for (const flag of ["--histograms", "--tcp-write-times"]) {
       expect(() => parseIperf2Args(["-c", "h", flag])).toThrow(`iperf: ${flag.split("=")[0]} is an iperf 2 option anyperf does not implement`);
     }
   });
@@ -88,6 +88,12 @@ describe("iperf 2 command lines", () => {
     };
     expect([count("--connect-only"), count("--connect-only=3"), count()]).toEqual([10, 3, undefined]);
     for (const other of [["-u"], ["-R"], ["-i", "1"]]) expect(() => parseIperf2Args(["-c", "h", "--connect-only", ...other])).toThrow("iperf: --connect-only with");
+  });
+
+  test("--trip-times: UDP we send only; over TCP, with -R or -C refused in one line", () => {
+    const c = parseIperf2Args(["-c", "h", "-u", "--trip-times"]);
+    expect(c.kind === "run" && c.plan.role === "client" && c.plan.tripTimes).toBe(true);
+    for (const a of [[], ["-u", "-R"], ["-u", "-C"]]) expect(() => parseIperf2Args(["-c", "h", "--trip-times", ...a])).toThrow("iperf: --trip-times:");
   });
 
   test("--txstart-time: an epoch time for a TCP stream we send (enhanced lines, as stock); elsewhere refused in one line", () => {

@@ -39,6 +39,7 @@ export const OPTIONS = {
   singleclient: { type: "boolean", short: "1" },
   "no-udp-fin": { type: "boolean" },
   "txstart-time": { type: "string" },
+  "trip-times": { type: "boolean" },
   "bounceback-hold": { type: "string" },
   "bounceback-period": { type: "string" },
   "bounceback-request": { type: "string" },
@@ -132,7 +133,7 @@ function bindAddress(text: string): { host: string; port?: number } {
  * them (a plain stream) for the one asked for.
  */
 const NOT_IMPLEMENTED = [
-  "--trip-times", "--histograms", "--tcp-write-times", "--isochronous",
+  "--histograms", "--tcp-write-times", "--isochronous",
   "--working-load", "--udp-l4s",
 ];
 
@@ -314,6 +315,7 @@ export function parseIperf2Args(argv: string[]): Iperf2Command {
         peerDetect: v["peer-detect"] ?? false,
         noUdpFin: v["no-udp-fin"] ?? false,
         connectOnly: co.count,
+        tripTimes: v["trip-times"] ?? false,
         txStartS: v["txstart-time"] !== undefined ? seconds(v["txstart-time"], "--txstart-time") : undefined,
         bounceback: bounceback(v, bb.burst, v.len !== undefined ? Math.floor(parseSuffixed(v.len, "-l length")) : undefined),
       };
@@ -333,6 +335,9 @@ export function parseIperf2Args(argv: string[]): Iperf2Command {
     if (p.bounceback) refuseWithBounceback(p, v.len !== undefined && v["bounceback-request"] !== undefined);
     if (p.txStartS !== undefined) refuseWithTxStart(p);
     if (p.connectOnly !== undefined) refuseWithConnectOnly(p, v.interval !== undefined);
+    if (p.tripTimes && (!p.udp || p.reverse || p.compat)) {
+      throw new UserError("iperf: --trip-times: anyperf's client stamps only UDP datagrams it sends (-u without -R or -C): over TCP it writes no per-write latency headers; drop --trip-times or add -u");
+    }
   }
   return { kind: "run", plan: p };
 }

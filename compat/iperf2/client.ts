@@ -62,7 +62,9 @@ function request(plan: ClientPlan): ClientRequestInput {
     peerDetect: plan.peerDetect,
     noUdpFin: plan.noUdpFin,
     extended: !plan.compat,
-    ...(plan.txStartS !== undefined ? { startTime: { sec: Math.floor(plan.txStartS), usec: Math.round((plan.txStartS % 1) * 1e6) % 1_000_000 } } : {}),
+    tripTimes: plan.tripTimes,
+    ...(plan.tripTimes ? { tripStart: secUsec(Date.now() / 1000) } : {}),
+    ...(plan.txStartS !== undefined ? { startTime: secUsec(plan.txStartS) } : {}),
   };
 }
 
@@ -81,6 +83,8 @@ function specRate(plan: ClientPlan): { bitsPerSecond?: number; packetsPerSecond?
   if (!r) return {};
   return r.units === "pps" ? { packetsPerSecond: r.value } : { bitsPerSecond: r.value };
 }
+
+const secUsec = (s: number) => ({ sec: Math.floor(s), usec: Math.floor((s % 1) * 1e6) % 1_000_000 });
 
 const limitBytes = (plan: ClientPlan): number => (plan.amount.kind === "bytes" ? plan.amount.bytes : 0);
 
@@ -415,7 +419,7 @@ async function udpForward(plan: ClientPlan, io: ClientIo, localHost: string, g: 
   g.attach(plane, "send");
   const server = { host: plan.host, port: plan.port };
   const results: UdpStreamResult[] = sessions.map((_, i) => ({ id: i + 1, local: { host: localHost, port: plane.localPorts[i] ?? 0 }, report: undefined }));
-  const udpNotes = connectionNotes({ enhanced: plan.enhanced, noUdpFin: plan.noUdpFin, at: new Date() });
+  const udpNotes = connectionNotes({ enhanced: plan.enhanced, tripTimes: plan.tripTimes, noUdpFin: plan.noUdpFin, at: new Date() });
   for (const r of results) io.printer.info(connectionLine(r.id, withInterface(r.local, plan.enhanced), server, udpNotes));
   plane.onEvent((e) => {
     const r = results[e.stream];

@@ -95,6 +95,8 @@ const ClientFields = z.object({
   noUdpFin: z.boolean().default(false),
   /** --bounceback and its options (docs/protocols/iperf2.md §2.8); absent for every other test. */
   bounceback: Bounceback.optional(),
+  /** -u --trip-times: the header says our clock is in sync, so the server reports each datagram's one-way latency. */
+  tripTimes: z.boolean().default(false),
   /** --connect-only[=N]: connections per -P thread, each closed before a byte (no test). */
   connectOnly: z.number().int().min(1).max(1_000_000).optional(),
   /** --txstart-time: the epoch second (with fraction) the first write waits for. */

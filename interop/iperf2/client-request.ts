@@ -49,6 +49,8 @@ export const ClientRequest = z.object({
   congestion: z.string().max(32).optional(),
   /** --txstart-time: the epoch time the client starts sending (offset 64, seconds and microseconds). */
   startTime: z.object({ sec: z.number().int().min(0).max(0xffffffff), usec: z.number().int().min(0).max(999_999) }).optional(),
+  /** UDP --trip-times: the test's start (wall clock), which 2.1.8 carries at datagram offset 112, past its header. */
+  tripStart: z.object({ sec: z.number().int().min(0).max(0xffffffff), usec: z.number().int().min(0).max(999_999) }).optional(),
 });
 export type ClientRequest = z.infer<typeof ClientRequest>;
 export type ClientRequestInput = z.input<typeof ClientRequest>;
@@ -113,6 +115,12 @@ function extensions22(h: ClientHeader, transport: Transport): { barrierUs?: numb
   return out;
 }
 
+/**
+ * UDP --trip-times: 2.1.8 announces a 92-byte header (datagram length 108) whose last 32 bytes it leaves zero; the
+ * server times each datagram by its own send stamp (captured, docs/protocols/iperf2.md §3.1).
+ */
+const UDP_TRIP_TIMES_TAIL = 32;
+
 /** Offsets 60..80 as 2.1.8 sends them with --txstart-time: barrier 0, start sec and usec, fq rate 0 (§2.2). */
 function startTimeTail(t: { sec: number; usec: number }): Uint8Array<ArrayBuffer> {
   const tail = new Uint8Array(20);
@@ -143,6 +151,8 @@ export function buildClientHeader(input: ClientRequestInput): ClientHeader | nul
     if (r.transport === "udp" && r.noUdpFin) options |= OptionFlag.noUdpFin;
     if (r.transport === "udp" && (r.direction !== "forward" || r.noUdpFin)) flags |= HeaderFlag.udpTests;
     if (r.startTime) options |= OptionFlag.epochStart;
+    if (r.tripTimes) options |= OptionFlag.tripTimes;
+    if (r.transport === "udp" && r.tripTimes) flags |= HeaderFlag.udpTests;
   } else if (r.connectBack === "none") {
     return null;
   }
@@ -153,7 +163,7 @@ export function buildClientHeader(input: ClientRequestInput): ClientHeader | nul
     bufLen: r.bufLen,
     winBand: r.extended || r.transport === "tcp" ? 0 : Math.min(r.rate, 0x7fffffff),
     amount: amountToWord(r.amount),
-    tail: r.extended && r.startTime ? startTimeTail(r.startTime) : new Uint8Array(0),
+    tail: !r.extended ? new Uint8Array(0) : r.transport === "udp" && r.tripTimes ? new Uint8Array(UDP_TRIP_TIMES_TAIL) : r.startTime ? startTimeTail(r.startTime) : new Uint8Array(0),
   };
   if (r.extended) {
     header.ext = {

@@ -4,16 +4,12 @@
  * client prints them; the stock server runs no test for them and serves the next client. It was refused before.
  */
 import { expect, test } from "bun:test";
-import { ours, stockPeer, waitListening } from "./iperf2-harness.ts";
+import { ours, stockPeer, withStockServer } from "./iperf2-harness.ts";
 import { iperf2Peers } from "../support/stock-peers.ts";
-import { freePorts } from "../support/processes.ts";
 
 for (const peer of iperf2Peers()) {
   test.skipIf(!peer.version)(`--connect-only=3 -P 2 -e against ${peer.label}: six handshakes, their summary, no test`, async () => {
-    const port = freePorts(27600, 27699, 1);
-    const srv = stockPeer(peer)(["-s", "-p", String(port)]);
-    try {
-      await waitListening(port, "tcp", 30_000);
+    await withStockServer(peer, ["-s"], "tcp", [27600, 27699], async (port, srv) => {
       const c = await ours(["-c", "127.0.0.1", "-p", String(port), "--connect-only=3", "-P", "2", "-e"]).done;
       expect(c.code, c.out).toBe(0);
       expect(c.out).toContain("TCP three-way-handshake (3WHS) only");
@@ -25,9 +21,6 @@ for (const peer of iperf2Peers()) {
       expect(plain.code, plain.out).toBe(0);
       await Bun.sleep(300);
       expect(srv.text().match(/ sec /g), srv.text()).toHaveLength(1);
-    } finally {
-      srv.kill();
-      await srv.done;
-    }
+    });
   }, 60_000);
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { StockPeer } from "../support/stock-peers.ts";
+import { freePorts } from "../support/processes.ts";
 
 /** Process helpers for the iperf 2 interop tests: stock `iperf` and ours, each bounded in time, killed by pid. */
 
@@ -144,5 +145,23 @@ export async function waitListening(port: number, proto: "tcp" | "udp", ms = 500
   while (!listening(port, proto)) {
     if (Date.now() > end) throw new Error(`nothing listens on ${proto} port ${port} after ${ms} ms`);
     await sleep(20);
+  }
+}
+
+/**
+ * A stock server (`peer`, `args` plus `-p` on a free port of `ports`) listening on `proto`, then `body` against it;
+ * the server is killed afterwards, whatever `body` did.
+ */
+export async function withStockServer(
+  peer: StockPeer, args: string[], proto: "tcp" | "udp", ports: [number, number], body: (port: number, server: Proc) => Promise<void>,
+): Promise<void> {
+  const port = freePorts(ports[0], ports[1], 1);
+  const srv = stockPeer(peer)([...args, "-p", String(port)]);
+  try {
+    await waitListening(port, proto, 30_000);
+    await body(port, srv);
+  } finally {
+    srv.kill();
+    await srv.done;
   }
 }

@@ -4,18 +4,14 @@
  * stock server's flow stayed open with no report (and its process would not end on one Ctrl+C).
  */
 import { expect, test } from "bun:test";
-import { ours, stockPeer, waitFor, waitListening } from "./iperf2-harness.ts";
+import { ours, waitFor, withStockServer } from "./iperf2-harness.ts";
 import { iperf2Peers } from "../support/stock-peers.ts";
-import { freePorts } from "../support/processes.ts";
 
 const TRANSFER = / 0\.0+-\d\.\d+ sec +([\d.]+ \w+)/;
 
 for (const peer of iperf2Peers()) {
   test.skipIf(!peer.version)(`-u --no-udp-fin against ${peer.label}: its flow ends and counts what we sent`, async () => {
-    const port = freePorts(27400, 27499, 1);
-    const srv = stockPeer(peer)(["-s", "-u", "-p", String(port)]);
-    try {
-      await waitListening(port, "udp", 30_000);
+    await withStockServer(peer, ["-s", "-u"], "udp", [27400, 27499], async (port, srv) => {
       const c = await ours(["-c", "127.0.0.1", "-u", "-p", String(port), "--no-udp-fin", "-t", "1"]).done;
       expect(c.code, c.out).toBe(0);
       // The server's final line for the flow (Lost/Total) comes only once a FIN reached it.
@@ -26,9 +22,6 @@ for (const peer of iperf2Peers()) {
       // As the stock pair prints it: the client's count includes the FIN, the server's total does not.
       const sent = Number(/Sent (\d+) datagrams/.exec(c.out)![1]);
       expect(sent).toBe(Number(/ \d+\/(\d+) \(/.exec(serverLine)![1]) + 1);
-    } finally {
-      srv.kill();
-      await srv.done;
-    }
+    });
   }, 60_000);
 }

@@ -5,18 +5,14 @@
  * was refused before (and without the start time a stock server ignores the bit).
  */
 import { expect, test } from "bun:test";
-import { ours, stockPeer, waitFor, waitListening } from "./iperf2-harness.ts";
+import { ours, waitFor, withStockServer } from "./iperf2-harness.ts";
 import { iperf2Peers } from "../support/stock-peers.ts";
-import { freePorts } from "../support/processes.ts";
 
 const LATENCY = /\[ +1\] 0\.0+-\d\.\d+ sec +([\d.]+ \w+) .* \d+\/\d+ \(\d+%\) (\d+\.\d+)\/(\d+\.\d+)\/(\d+\.\d+)\/(\d+\.\d+) ms /;
 
 for (const peer of iperf2Peers()) {
   test.skipIf(!peer.version)(`-u --trip-times against ${peer.label}: the server prints one-way latency`, async () => {
-    const port = freePorts(27700, 27799, 1);
-    const srv = stockPeer(peer)(["-s", "-u", "-p", String(port)]);
-    try {
-      await waitListening(port, "udp", 30_000);
+    await withStockServer(peer, ["-s", "-u"], "udp", [27700, 27799], async (port, srv) => {
       const c = await ours(["-c", "127.0.0.1", "-u", "-p", String(port), "--trip-times", "-t", "1"]).done;
       expect(c.code, c.out).toBe(0);
       expect(c.out).toMatch(/connected with 127\.0\.0\.1 port \d+ \(trip-times\)/);
@@ -31,9 +27,6 @@ for (const peer of iperf2Peers()) {
       expect(avg).toBeLessThanOrEqual(max);
       expect(max).toBeLessThan(1000);
       expect(max).toBeGreaterThan(0);
-    } finally {
-      srv.kill();
-      await srv.done;
-    }
+    });
   }, 60_000);
 }

@@ -4,18 +4,14 @@
  * print it as the stock pair does. It was refused before.
  */
 import { expect, test } from "bun:test";
-import { ours, stockPeer, waitListening } from "./iperf2-harness.ts";
+import { ours, withStockServer } from "./iperf2-harness.ts";
 import { iperf2Peers } from "../support/stock-peers.ts";
-import { freePorts } from "../support/processes.ts";
 
 const TRANSFER = /\[ +1\] 0\.0+-\d\.\d+ sec +([\d.]+ \w+)/;
 
 for (const peer of iperf2Peers()) {
   test.skipIf(!peer.version)(`--txstart-time against ${peer.label}: traffic starts at the epoch time, both ends say so`, async () => {
-    const port = freePorts(27500, 27599, 1);
-    const srv = stockPeer(peer)(["-s", "-e", "-p", String(port)]);
-    try {
-      await waitListening(port, "tcp", 30_000);
+    await withStockServer(peer, ["-s", "-e"], "tcp", [27500, 27599], async (port, srv) => {
       const startS = Math.floor(Date.now() / 1000) + 3;
       const c = await ours(["-c", "127.0.0.1", "-p", String(port), "--txstart-time", String(startS), "-t", "1"]).done;
       const endedS = Date.now() / 1000;
@@ -30,9 +26,6 @@ for (const peer of iperf2Peers()) {
       // 2.2.1 says when it starts receiving: only when the start time reached it before the start.
       if (peer.version !== "2.1.8") expect(s).toMatch(/Server receiving to start in [123] seconds/);
       expect(TRANSFER.exec(c.out)?.[1], c.out).toBe(TRANSFER.exec(s)?.[1]);
-    } finally {
-      srv.kill();
-      await srv.done;
-    }
+    });
   }, 60_000);
 }

@@ -121,7 +121,10 @@ function extensions22(h: ClientHeader, transport: Transport): { barrierUs?: numb
  */
 const UDP_TRIP_TIMES_TAIL = 32;
 
-/** Offsets 60..80 as 2.1.8 sends them with --txstart-time: barrier 0, start sec and usec, fq rate 0 (§2.2). */
+/**
+ * Offsets 60..80 as 2.1.8 sends them with --txstart-time: barrier 0, start sec and usec, fq rate 0
+ * (docs/protocols/iperf2.md §2.2).
+ */
 function startTimeTail(t: { sec: number; usec: number }): Uint8Array<ArrayBuffer> {
   const tail = new Uint8Array(20);
   put32(tail, 4, t.sec);

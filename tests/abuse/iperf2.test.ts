@@ -138,8 +138,9 @@ describe.skipIf(!hasStockIperf())("iperf 2 servers under abuse", () => {
         expect(tl.length).toBeGreaterThan(0);
         expect(tl.at(-1)!.bytes).toBeGreaterThan(50e6);
         // Garbage datagrams on the same socket cost the main thread some time, and on 2 cores the TCP abuse (64 MiB
-        // reverse writes into this process) competes for the CPU: up to 12 % was seen; a quarter is the bound.
-        expectServerReport(u.out, 10_000, 0.25);
+        // reverse writes into this process) competes for the CPU: up to 12 % was seen alone, 27 % with CI's other lane
+        // running interop tests beside it. A wedged server loses all or sends no report; half is the bound.
+        expectServerReport(u.out, 10_000, 0.5);
 
         const f = await flood;
         expect(f.connected).toBeGreaterThan(900);

@@ -20,6 +20,21 @@ import { iperf2Remote } from "./iperf2-remote.ts";
 import type { PeerTarget } from "./iperf3-run.ts";
 import { parsedFor, refuse } from "./refuse.ts";
 
+/**
+ * The largest write a stock iperf 2 server survives sending (-R): 2.1.8 and 2.2.1 segfault at their first write above
+ * it (seen from 270,000 bytes up, with their own client too; 262,144 runs).
+ */
+export const IPERF2_REVERSE_MAX_WRITE = 256 * 1024;
+/** iperf 2's own TCP write size, sent in place of our larger default single-stream write when the server writes. */
+const IPERF2_DEFAULT_WRITE = 128 * 1024;
+
+/** The server's write size for -R: ours when it survives it; iperf 2's own default in place of our larger default. */
+function reverseWrite(bytes: number, t: PeerTarget): number {
+  if (t.direction !== "reverse" || bytes <= IPERF2_REVERSE_MAX_WRITE) return bytes;
+  if (t.lengthGiven) refuse("iperf")(`-l ${bytes} with -R`, `a stock iperf 2 server (2.1.8, 2.2.1) crashes writing more than ${IPERF2_REVERSE_MAX_WRITE} bytes at once; pass -l 256K or less`);
+  return IPERF2_DEFAULT_WRITE;
+}
+
 /** The iperf 2 client command that runs `plan`; what iperf 2 cannot carry is refused in one line. */
 export function iperf2Argv(plan: Plan, t: PeerTarget): string[] {
   const no = refuse("iperf");
@@ -36,7 +51,7 @@ export function iperf2Argv(plan: Plan, t: PeerTarget): string[] {
   const argv = ["-c", t.host, "-p", String(t.port), "-P", String(plan.streams)];
   argv.push(...(plan.bytes > 0 ? ["-n", String(plan.bytes / plan.streams)] : ["-t", String(plan.durationS)]));
   if (plan.transport === "udp") argv.push("-u", "-l", String(plan.datagramBytes));
-  else argv.push("-l", String(plan.bufferBytes));
+  else argv.push("-l", String(reverseWrite(plan.bufferBytes, t)));
   if (plan.packetsPerSecond > 0) argv.push("-b", `${plan.packetsPerSecond}pps`);
   else if (plan.bitsPerSecond > 0) argv.push("-b", String(plan.bitsPerSecond));
   if (plan.socket.sendBuffer !== undefined) argv.push("-w", String(plan.socket.sendBuffer));
@@ -46,7 +61,8 @@ export function iperf2Argv(plan: Plan, t: PeerTarget): string[] {
 
 /** The plan as the iperf 2 dialect reads it, so its own checks apply (a value it refuses is refused here too). */
 export function iperf2ClientPlan(plan: Plan, t: PeerTarget): ClientPlan {
-  const parsed = parsedFor("an iperf server", () => parseIperf2Args(iperf2Argv(plan, t)));
+  const argv = iperf2Argv(plan, t);
+  const parsed = parsedFor("an iperf server", () => parseIperf2Args(argv));
   if (parsed.kind !== "run" || parsed.plan.role !== "client") throw new Error("iperf 2 client command did not parse as a client");
   return parsed.plan;
 }

@@ -23,6 +23,8 @@ export interface PeerTarget {
   port: number;
   direction: Direction;
   linkSpeedBps?: number;
+  /** -l was given (not our default write size). */
+  lengthGiven?: boolean;
 }
 
 /** The iperf3 client command that runs `plan`; what iperf3 cannot carry is refused in one line. */
@@ -47,7 +49,8 @@ export function iperf3Argv(plan: Plan, t: PeerTarget): string[] {
 
 /** The plan as the iperf3 dialect reads it, so its own checks apply (a value it refuses is refused here too). */
 export function iperf3ClientPlan(plan: Plan, t: PeerTarget): ClientPlan {
-  const parsed = parsedFor("an iperf3 server", () => parseIperf3Args(iperf3Argv(plan, t)));
+  const argv = iperf3Argv(plan, t);
+  const parsed = parsedFor("an iperf3 server", () => parseIperf3Args(argv));
   if (parsed.kind !== "run" || parsed.plan.role !== "client") throw new Error("iperf3 client command did not parse as a client");
   return parsed.plan;
 }

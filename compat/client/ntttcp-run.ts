@@ -48,7 +48,8 @@ export function ntttcpArgv(plan: Plan, t: PeerTarget): string[] {
 
 /** The plan as the ntttcp dialect reads it, so its own checks apply (a value it refuses is refused here too). */
 export function ntttcpSenderPlan(plan: Plan, t: PeerTarget): NtttcpPlan {
-  const parsed = parsedFor("an ntttcp receiver", () => parseCommand(ntttcpArgv(plan, t), { cpus: availableParallelism(), argv0: "ntttcp" }));
+  const argv = ntttcpArgv(plan, t);
+  const parsed = parsedFor("an ntttcp receiver", () => parseCommand(argv, { cpus: availableParallelism(), argv0: "ntttcp" }));
   if (parsed.kind !== "run" || parsed.plan.role !== "sender") throw new Error("ntttcp sender command did not parse as a sender");
   return parsed.plan;
 }

@@ -8,7 +8,7 @@ import { UserError } from "../errors.ts";
 describe("anyperf client's command line", () => {
   test("defaults: port 5300, one stream of 1 MiB writes, 5 s, forward", () => {
     const { plan, target } = parseClientArgs(["192.0.2.7"]);
-    expect(target).toEqual({ host: "192.0.2.7", port: 5300, token: undefined, direction: "forward", linkSpeedBps: undefined });
+    expect(target).toEqual({ host: "192.0.2.7", port: 5300, token: undefined, direction: "forward", linkSpeedBps: undefined, lengthGiven: false });
     expect(plan).toMatchObject({ streams: 1, durationS: 5, bytes: 0, bufferBytes: 1 << 20, transport: "tcp", test: "stream" });
   });
 
@@ -30,7 +30,8 @@ describe("anyperf client's command line", () => {
 
   test("-p, -R, --bidir, --token, --link-speed, -n, an IPv6 host in brackets", () => {
     const r = parseClientArgs(["[::1]", "-p", "6000", "-R", "--token", "T", "--link-speed", "1G", "-n", "10M"]);
-    expect(r.target).toEqual({ host: "::1", port: 6000, token: "T", direction: "reverse", linkSpeedBps: 1e9 });
+    expect(r.target).toEqual({ host: "::1", port: 6000, token: "T", direction: "reverse", linkSpeedBps: 1e9, lengthGiven: false });
+    expect(parseClientArgs(["h", "-l", "64K"]).target.lengthGiven).toBe(true);
     expect(r.plan.bytes).toBe(10 * 1024 * 1024);
     expect(parseClientArgs(["h", "--bidir"]).target.direction).toBe("bidir");
   });

@@ -89,6 +89,7 @@ export function parseClientArgs(argv: string[]) {
     token: resolveToken({ flag: "--token", value: values.token, file: values["token-file"], envName: "ANYPERF_TOKEN", env: process.env }),
     direction: values.bidir ? "bidir" : values.reverse ? "reverse" : "forward",
     linkSpeedBps: values["link-speed"] === undefined ? undefined : parseLinkSpeed(values["link-speed"]),
+    lengthGiven: values.length !== undefined,
   };
   if (values.paused && values["start-at"] !== undefined) throw new UserError("--paused and --start-at both given: pass one", 2);
   const startAtMs = values["start-at"] === undefined ? undefined : parseStartAt(values["start-at"], Date.now());

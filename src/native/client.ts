@@ -36,6 +36,8 @@ export interface ClientTarget {
   direction: Direction;
   /** --link-speed: the link's rate when this host cannot read it (shaped, virtual). */
   linkSpeedBps?: number;
+  /** -l was given: the write size is the user's, not our default (a stock peer that cannot take it refuses it). */
+  lengthGiven?: boolean;
 }
 
 type Failure = Extract<ClientEvent, { kind: "failed" }>;

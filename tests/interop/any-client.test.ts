@@ -115,12 +115,12 @@ describe("anyperf client: refusals and anyperf serve", () => {
     const port = freePorts(25000, 26000, 1);
     await server(["iperf3", "-s", "-p", String(port)], port);
     for (const [args, words] of [
-      [["--token", "x"], "--token cannot be run against a iperf3 server"],
-      [["--cooldown", "1"], "--cooldown cannot be run against a iperf3 server"],
-      [["--peer", "ntttcp", "-R"], "-R cannot be run against a ntttcp server"],
-      [["--peer", "iperf", "--bidir"], "--bidir cannot be run against a iperf server"],
-      [["--peer", "iperf", "--rr", "1,1"], "--rr cannot be run against a iperf server"],
-      [["--peer", "iperf", "--warmup", "1"], "--warmup cannot be run against a iperf server"],
+      [["--token", "x"], "--token cannot be run against an iperf3 server"],
+      [["--cooldown", "1"], "--cooldown cannot be run against an iperf3 server"],
+      [["--peer", "ntttcp", "-R"], "-R cannot be run against an ntttcp server"],
+      [["--peer", "iperf", "--bidir"], "--bidir cannot be run against an iperf server"],
+      [["--peer", "iperf", "--rr", "1,1"], "--rr cannot be run against an iperf server"],
+      [["--peer", "iperf", "--warmup", "1"], "--warmup cannot be run against an iperf server"],
     ] as const) {
       const f = await anyClient([`127.0.0.1:${port}`, ...args]).done;
       expect(f.code).toBe(2);
@@ -251,6 +251,19 @@ for (const peer of iperf2Peers()) {
       // Named by --peer: no probe asked its version.
       expect(r.remote?.peer).toEqual({ name: "iperf" });
       expect(r.remote!.summary).toBeUndefined();
+    });
+
+    test("-R, one stream: the server writes iperf 2's own 128 KiB, not our 1 MiB default (it segfaults writing over 256 KiB), and serves on; -l 1M -R is refused", async () => {
+      const port = freePorts(27000, 28000, 1);
+      await server([peer.command, "-s", "-p", String(port)], port);
+      // The second run finds it serving: a crashed server would refuse it.
+      for (let i = 0; i < 2; i++) {
+        const r = await run(["127.0.0.1", "-p", String(port), "--peer", "iperf", "-t", "1", "-R"]);
+        expect(r.totals.received_bytes).toBeGreaterThan(1e6);
+      }
+      const no = await anyClient(["127.0.0.1", "-p", String(port), "--peer", "iperf", "-t", "1", "-R", "-l", "1M"]).done;
+      expect(no.code).toBe(2);
+      expect(no.stderr.trim()).toBe("anyperf: -l 1048576 with -R cannot be run against an iperf server: a stock iperf 2 server (2.1.8, 2.2.1) crashes writing more than 262144 bytes at once; pass -l 256K or less");
     });
 
     test("-u -b -P 2: each stream's server report is remote, as the server printed it", async () => {

@@ -34,7 +34,7 @@ const USAGE = `anyperf ${VERSION}: network throughput, packet rate and latency, 
 usage: anyperf <command> [options]
   loopback        self-test: receiver and sender on 127.0.0.1
   serve           one server for every client: iperf3, iperf, netperf, ntttcp and anyperf client
-  client HOST     test against 'anyperf serve' or iperf3 -s on HOST (both ends' figures)
+  client HOST..   test against 'anyperf serve', iperf3, iperf 2, netserver or ntttcp on HOST (or many at once)
   history [FILE]  the runs recorded by --history (loopback, client)
   compare A B     two recorded runs side by side: change in %, what differed in the set-up
   report -o F     the recorded runs as one HTML file with charts (inline SVG, works offline)

@@ -12,13 +12,18 @@ import { takeProcedureOptions } from "../../src/procedure/options.ts";
 import { Defaults } from "../../interop/iperf3/constants.ts";
 import { PEERS, type PeerName } from "./detect.ts";
 import { probe } from "./probe.ts";
-import { runIperf3Peer } from "./iperf3-run.ts";
-import { runNetperfPeer } from "./netperf-run.ts";
-import { runIperf2Peer } from "./iperf2-run.ts";
-import { runNtttcpPeer } from "./ntttcp-run.ts";
+import { iperf3ClientPlan, runIperf3Peer } from "./iperf3-run.ts";
+import { netperfArgv, runNetperfPeer } from "./netperf-run.ts";
+import { iperf2ClientPlan, runIperf2Peer } from "./iperf2-run.ts";
+import { ntttcpSenderPlan, runNtttcpPeer } from "./ntttcp-run.ts";
+import { parseNetperfArgs } from "../netperf/netperf-args.ts";
+import type { Plan } from "../../src/plan.ts";
+import type { ClientTarget } from "../../src/native/client.ts";
 import { DEFAULT_PORT as IPERF2_PORT } from "../iperf2/plan.ts";
 import { LINUX_DEFAULTS } from "../ntttcp/linux-options.ts";
 import { refuse } from "./refuse.ts";
+import { runManyServers, type Served, type StockDriver } from "./many-servers.ts";
+import { runMultiHostClient } from "../../src/native/multi-client.ts";
 
 /** The peers `anyperf client` drives, with the port each listens on by default, in the order they are tried. */
 const DRIVEN: { peer: PeerName; port: number }[] = [
@@ -73,38 +78,58 @@ export async function anyClientMain(argv: string[], hooks: { onRun?: (run: TestR
   const proc = takeProcedureOptions(rest);
   const opts = parseClientArgs(proc.rest);
   if (opts.help || forced === "anyperf") return clientMain(rest, hooks);
-  if (opts.targets.length > 1) return manyServers(opts.targets, forced, rest, hooks);
+  if (opts.targets.length > 1) return manyServers(opts, forced, rest, hooks);
   const ports = opts.portGiven ? [opts.target.port] : forced === "ntttcp" ? [NTTTCP_PORT] : DRIVEN.filter((d) => forced === undefined || d.peer === forced).map((d) => d.port);
   const found = forced !== undefined ? { peer: forced, port: ports[0]! } : await findPeer(opts.target.host, ports, shutdownSignal());
   const withPort = opts.portGiven ? rest : [...rest, "-p", String(found.port)];
   if (found.peer === "anyperf") return clientMain(withPort, hooks);
-  const no = refuse(found.peer);
+  refuseFor(found.peer, opts);
+  return clientMain(withPort, hooks, driverFor(found.peer, "version" in found ? found.version : undefined));
+}
+
+/** What no stock server carries, refused before anything starts, naming the peer. */
+function refuseFor(peer: Exclude<PeerName, "anyperf">, opts: { responsiveness: boolean; tokenGiven: boolean }): void {
+  const no = refuse(peer);
   if (opts.responsiveness) no("--responsiveness", "its server has no latency probe under load; run it against 'anyperf serve'");
   if (opts.tokenGiven) no("--token", "it takes no token; drop it");
-  const version = "version" in found ? found.version : undefined;
-  const drive: ClientDriver =
-    found.peer === "netperf"
-      ? runNetperfPeer
-      : found.peer === "iperf"
-        ? (plan, target, h) => runIperf2Peer(plan, target, version, h)
-        : found.peer === "ntttcp"
-          ? runNtttcpPeer
-          : runIperf3Peer;
-  return clientMain(withPort, hooks, drive);
+}
+
+/** What `peer`'s protocol cannot carry of the plan, refused (in one line naming it) before any server's test starts. */
+function carries(peer: Exclude<PeerName, "anyperf">, plan: Plan, target: ClientTarget): void {
+  if (peer === "netperf") parseNetperfArgs(netperfArgv(plan, target));
+  else if (peer === "iperf") iperf2ClientPlan(plan, target);
+  else if (peer === "ntttcp") ntttcpSenderPlan(plan, target);
+  else iperf3ClientPlan(plan, target);
+}
+
+/** The dialect client that runs a test against a stock server, reporting anyperf's Results. */
+function driverFor(peer: Exclude<PeerName, "anyperf">, version: string | undefined): ClientDriver {
+  if (peer === "netperf") return runNetperfPeer;
+  if (peer === "iperf") return (plan, target, h) => runIperf2Peer(plan, target, version, h);
+  if (peer === "ntttcp") return runNtttcpPeer;
+  return runIperf3Peer;
 }
 
 /**
- * A run over many servers drives anyperf serve's native server on each: a server the probe names as another peer is
- * refused in one line, before any test starts. One that answers nothing nameable is left to the run, which names it.
+ * A run over many servers: each one's port asked what serves it (the candidate ports in order when its entry names
+ * none and -p is not given; --peer names them all), then anyperf serves run as one native Test and stock servers
+ * through their dialects' clients beside it, over one common window (many-servers.ts).
  */
-async function manyServers(targets: readonly { host: string; port: number }[], forced: PeerName | undefined, rest: string[], hooks: { onRun?: (run: TestRun) => void }): Promise<number> {
-  const many = "a run over many servers drives 'anyperf serve' (its native port) on each";
-  if (forced !== undefined) throw new UserError(`--peer ${forced}: ${many}; drop --peer, or run each ${forced} server alone`, 2);
+async function manyServers(opts: ReturnType<typeof parseClientArgs>, forced: PeerName | undefined, rest: string[], hooks: { onRun?: (run: TestRun) => void }): Promise<number> {
   const signal = shutdownSignal();
-  const answers = await Promise.all(targets.map((t) => probe(t.host, t.port, signal)));
-  answers.forEach((a, i) => {
-    const t = targets[i]!;
-    if (a.peer && a.peer !== "anyperf") throw new UserError(`${t.host.includes(":") ? `[${t.host}]` : t.host}:${t.port} is served by ${a.peer}: ${many}; run it alone (anyperf client ${t.host} -p ${t.port})`, 2);
-  });
-  return clientMain(rest, hooks);
+  const served: Served[] = await Promise.all(
+    opts.targets.map(async (target, i) => {
+      if (forced !== undefined) return { target: opts.portsGiven[i] ? target : { ...target, port: forced === "ntttcp" ? NTTTCP_PORT : DRIVEN.find((d) => d.peer === forced)!.port }, peer: forced };
+      const found = await findPeer(target.host, opts.portsGiven[i] ? [target.port] : DRIVEN.map((d) => d.port), signal);
+      return { target: { ...target, port: found.port }, peer: found.peer, ...(found.version !== undefined ? { version: found.version } : {}) };
+    }),
+  );
+  for (const s of served) {
+    if (s.peer === "anyperf") continue;
+    refuseFor(s.peer, opts);
+    carries(s.peer, opts.plan, s.target);
+  }
+  if (served.every((s) => s.peer === "anyperf")) return clientMain(rest, hooks, undefined, (plan, targets, h) => runMultiHostClient(plan, targets.map((t, i) => ({ ...t, port: served[i]!.target.port })), h));
+  const stock: StockDriver = (plan, s, h) => driverFor(s.peer as Exclude<PeerName, "anyperf">, s.version)(plan, s.target, h);
+  return clientMain(rest, hooks, undefined, (plan, targets, h) => runManyServers(plan, targets.map((t, i) => ({ ...served[i]!, target: { ...t, port: served[i]!.target.port } })), stock, h));
 }

@@ -14,7 +14,7 @@ import { connectControl, resolveTest, type ControlSocket } from "./control-conne
 import { cpuCount } from "./cpu-stats.ts";
 import { clientCounters, clientSpec, transportRetrans } from "./data-specs.ts";
 import { averageFigures, calcThruput, computeFigures, defaultFormat, type CpuStats, type Figures, type LatencyStats, type LocalSockets } from "./figures.ts";
-import { CommonWindow, type CommonCounts } from "./common-window.ts";
+import { InstancesWindow, type CommonCounts } from "./common-window.ts";
 import { InterimClock, interimText, interimUnits } from "./interim.ts";
 import { combineLatency, latencyStats, type LatencyParts } from "./latency.ts";
 import { count as samples } from "../../src/histogram.ts";
@@ -93,7 +93,7 @@ class Instance {
     private readonly dataFamily: "ipv4" | "ipv6",
     private readonly live: boolean,
     /** With --instances: the window all instances' data phases share. */
-    private readonly common?: CommonWindow,
+    private readonly common?: InstancesWindow,
   ) {
     if (plan.iterationMax > 1) this.confidence = new ConfidenceTracker(plan.confidenceLevel, plan.confidenceInterval, plan.resultConfidenceOnly);
     if (plan.demoIntervalS !== undefined) this.interim = new InterimClock(performance.now());
@@ -429,7 +429,7 @@ export function headerFor(plan: NetperfPlan, remoteIp: string, dataFamily: "ipv4
 }
 
 /** One test. `live`: print standard output as it comes instead of returning it. */
-export async function runInstance(plan: NetperfPlan, io: ClientIo, live = false, common?: CommonWindow): Promise<InstanceResult> {
+export async function runInstance(plan: NetperfPlan, io: ClientIo, live = false, common?: InstancesWindow): Promise<InstanceResult> {
   const failed = (failure: string): InstanceResult => {
     if (live) io.out(failure);
     return { exitCode: 255, stdout: live ? "" : failure, stderr: "" };
@@ -482,7 +482,7 @@ export async function runNetperf(plan: NetperfPlan, io: ClientIo): Promise<numbe
     io.err(r.stderr);
     return r.exitCode;
   }
-  const common = new CommonWindow(plan.instances);
+  const common = new InstancesWindow(plan.instances);
   const results = await Promise.all(Array.from({ length: plan.instances }, () => runInstance(plan, io, false, common)));
   for (const r of results) {
     io.out(r.stdout);

@@ -4,7 +4,7 @@ import type { MeasuredPlane } from "../../src/engine/measured-plane.ts";
 import { TestRun, type Side, type TestInfo } from "../../src/engine/test-run.ts";
 import type { HostWindow } from "../../src/host/window.ts";
 import type { SocketBufferSizes } from "../../src/worker/messages.ts";
-import type { CommonWindow } from "./common-window.ts";
+import type { InstancesWindow } from "./common-window.ts";
 import { cpuStats } from "./cpu-stats.ts";
 import type { CpuStats } from "./figures.ts";
 import type { NetperfPlan } from "./plan.ts";
@@ -86,12 +86,12 @@ export function phaseSoFar(run: TestRun, plane: MeasuredPlane): StreamCounters |
  */
 export async function runDataPhase(
   plane: DataPlane,
-  o: { plan: NetperfPlan; signal: AbortSignal; peer: string; shape: PhaseShape; openedAtMs: number; common?: CommonWindow },
+  o: { plan: NetperfPlan; signal: AbortSignal; peer: string; shape: PhaseShape; openedAtMs: number; common?: InstancesWindow },
   whileRunning?: (run: TestRun) => () => void,
 ): Promise<PhaseEnd> {
   const run = phaseRun("netperf", "client", o.peer, o.shape, o.plan.testLength);
   run.attach(plane, phaseSide(o.shape, "client"), o.openedAtMs);
-  o.common?.join(run, plane);
+  o.common?.joinPhase(run, plane);
   const stop = () => void plane.stop();
   const timer = o.plan.testLength > 0 ? setTimeout(stop, o.plan.testLength * 1000) : undefined;
   o.signal.addEventListener("abort", stop, { once: true });

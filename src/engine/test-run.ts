@@ -579,6 +579,19 @@ export class TestRun {
   }
 
   /**
+   * The reporting side's figures and each counted stream's, as results() gives them for the measured window, over
+   * the window between two of this Test's cuts instead: a window common to several Tests run side by side
+   * (common-window.ts), cut on instants none of their front ends chose. A plane the start cut lacks counts from its
+   * open; one the end cut lacks moved nothing in it.
+   */
+  over(from: Cut, to: Cut): { summary: Figures; streams: StreamFigures[] } {
+    const start = this.groups.map((g) => from.get(g.plane) ?? zeroSnapshot(g.plane.snapshot(false)));
+    const end = this.groups.map((g, i) => to.get(g.plane) ?? start[i]!);
+    const seconds = (to.atMs - from.atMs) / 1000;
+    return { summary: this.sideFigures(start, end, seconds, this.reportingSide()), streams: this.figuresPerStream(start, end, seconds) };
+  }
+
+  /**
    * Live figures for the status endpoint: the measured window so far (or the last interval before it). For
    * request/response, `latency` is the reporting side's merged histogram and latency sum from the same cut as
    * `sum.transactions`, so /metrics' histogram count and its transactions agree.

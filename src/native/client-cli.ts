@@ -20,11 +20,11 @@ import { startRouteEnabled, waitForStart } from "../status/readiness.ts";
 import { interruptedExitCode, shutdownSignal } from "../signals.ts";
 
 export const CLIENT_USAGE = `usage: anyperf client HOST[:PORT] [options]    (against 'anyperf serve', a stock iperf3 -s, iperf -s, netserver or ntttcp -r)
-       anyperf client HOST1[:PORT] HOST2[:PORT]... [--hosts FILE] [options]   (one test across many 'anyperf serve')
+       anyperf client HOST1[:PORT] HOST2[:PORT]... [--hosts FILE] [options]   (one test across many servers of any of those kinds)
   -p, --port PORT      the server's port (default: the first that answers of ${NATIVE_DEFAULT_PORT} anyperf, 5201 iperf3, 5001 iperf, 12865 netserver)
       --hosts FILE     more servers, one HOST[:PORT] a line (# comments; -p is the port of those without one):
                        all start together, -P N each, one window for all; a row per server and the whole run
-      --peer NAME      what serves the port, instead of asking it: anyperf, iperf3, iperf (iperf 2), netperf or ntttcp;
+      --peer NAME      what serves the port (every port, with many), instead of asking: anyperf, iperf3, iperf (iperf 2), netperf or ntttcp;
                        name iperf for a UDP-only 'iperf -s -u' and 'anyperf iperf -s', and ntttcp for an ntttcp receiver
                        (PORT its base data port, 5001): none of them answers the probe
 ${planUsage("1")}
@@ -94,14 +94,17 @@ export function parseClientArgs(argv: string[]) {
   if (values.paused && values["start-at"] !== undefined) throw new UserError("--paused and --start-at both given: pass one", 2);
   const startAtMs = values["start-at"] === undefined ? undefined : parseStartAt(values["start-at"], Date.now());
   const targets = servers.map((s) => ({ ...target, host: s.host, port: s.port }));
-  const portGiven = servers.length === 1 && (values.port !== undefined || splitHostPort(entries[0] ?? "").port !== undefined);
-  return { plan, target, targets, portGiven, tokenGiven: values.token !== undefined || values["token-file"] !== undefined, json: values.json ?? false, csv: values.csv, push: values.push, pushgateway: values.pushgateway, help, startAtMs, paused: values.paused ?? false, responsiveness: responsive };
+  const portsGiven = servers.map((s) => values.port !== undefined || splitHostPort(s.text).port !== undefined);
+  const portGiven = servers.length === 1 && portsGiven[0]!;
+  return { plan, target, targets, portGiven, portsGiven, tokenGiven: values.token !== undefined || values["token-file"] !== undefined, json: values.json ?? false, csv: values.csv, push: values.push, pushgateway: values.pushgateway, help, startAtMs, paused: values.paused ?? false, responsiveness: responsive };
 }
 
 /** How a run reaches its server: the native protocol, or (from a front end that knows the peers) a stock tool's. */
 export type ClientDriver = (plan: Plan, target: ClientTarget, hooks: Parameters<typeof runNativeClient>[2]) => Promise<Results>;
+/** How a run reaches many servers: anyperf serves only, or (from a front end that knows the peers) stock ones too. */
+export type ManyDriver = (plan: Plan, targets: readonly ClientTarget[], hooks: Parameters<typeof runNativeClient>[2]) => Promise<Results>;
 
-export async function clientMain(argv: string[], hooks: { onRun?: (run: TestRun) => void } = {}, drive: ClientDriver = runNativeClient): Promise<number> {
+export async function clientMain(argv: string[], hooks: { onRun?: (run: TestRun) => void } = {}, drive: ClientDriver = runNativeClient, driveMany: ManyDriver = runMultiHostClient): Promise<number> {
   const proc = takeProcedureOptions(argv);
   const opts = parseClientArgs(proc.rest);
   if (opts.help) {
@@ -121,7 +124,7 @@ export async function clientMain(argv: string[], hooks: { onRun?: (run: TestRun)
   if (opts.responsiveness) return responsivenessMain(proc, opts, signal, (a) => parseClientArgs(a).plan, hooks.onRun);
   const prepare = (a: string[]) => {
     const { plan, target, targets } = parseClientArgs(a);
-    return (h: Parameters<typeof runNativeClient>[2]) => (targets.length > 1 ? runMultiHostClient(plan, targets, h) : drive(plan, target, h));
+    return (h: Parameters<typeof runNativeClient>[2]) => (targets.length > 1 ? driveMany(plan, targets, h) : drive(plan, target, h));
   };
   return runProcedure(proc, { mode: "client", peer: opts.targets.map((t) => t.host).join(","), out: opts, prepare }, hooks.onRun);
 }

@@ -6,6 +6,7 @@
  */
 import { WorkerPool, cores } from "../engine/worker-pool.ts";
 import { TestRun, figures } from "../engine/test-run.ts";
+import type { CommonWindow } from "../engine/common-window.ts";
 import { resultsToFollow, settleResults } from "../engine/registry.ts";
 import { UserError } from "../errors.ts";
 import { ensureFdLimit, fdsNeeded } from "../host/fd-limit.ts";
@@ -23,7 +24,11 @@ interface Joined {
   error?: string;
 }
 
-export async function runMultiHostClient(plan: Plan, targets: readonly ClientTarget[], hooks: { signal: AbortSignal; onRun?: (run: TestRun) => void }): Promise<Results> {
+/**
+ * With `common`, this run is one of several Tests side by side (stock servers beside these, each driven by its own
+ * front end): the servers' windows are cut on the common window's edges and every row is figured over it.
+ */
+export async function runMultiHostClient(plan: Plan, targets: readonly ClientTarget[], hooks: { signal: AbortSignal; onRun?: (run: TestRun) => void; common?: CommonWindow }): Promise<Results> {
   const direction = targets[0]!.direction;
   const req = requestOf(plan, direction);
   const { sends, receives } = halves(req, "client");
@@ -54,13 +59,15 @@ export async function runMultiHostClient(plan: Plan, targets: readonly ClientTar
       if (link.tx) run.attach(link.tx, plan.test === "stream" ? "send" : "client");
     }
     const starts = live.map((j) => sendOnce(j.link));
+    const edge = (e: "start" | "end", atMs: number) => live.forEach((j) => j.link.session.window(e, atMs));
     run.onPhase((p) => {
       if (p === "warm-up") for (const s of starts) s();
-      for (const { link } of live) {
-        if (p === "measuring") link.session.window("start", performance.now());
-        if (p === "cool-down") link.session.window("end", performance.now());
-      }
+      if (hooks.common) return;
+      if (p === "measuring") edge("start", performance.now());
+      if (p === "cool-down") edge("end", performance.now());
     });
+    hooks.common?.onEdge((e, atMs) => edge(e === "open" ? "start" : "end", atMs));
+    hooks.common?.follow(run);
     hooks.onRun?.(run);
     alive = setInterval(() => live.forEach((j) => j.link.session.alive()), ALIVE_EVERY_MS);
     // A server that fails mid-test is named; the others run on to the end of the window.
@@ -79,7 +86,7 @@ export async function runMultiHostClient(plan: Plan, targets: readonly ClientTar
     run.finish();
     let final: Results | undefined;
     try {
-      const window = run.measured();
+      const window = hooks.common?.window(run) ?? run.measured();
       const weOnlySend = sends && !receives && plan.test === "stream";
       let k = 0;
       for (const r of rows) {

@@ -155,7 +155,8 @@ export type RemoteEnd = z.infer<typeof RemoteEnd>;
 export const HostResult = z.object({
   host: z.string(),
   port: z.number().int().min(1).max(65535),
-  peer: z.literal("anyperf"),
+  /** What served it: anyperf serve's native server, or the stock tool driven over its own protocol. */
+  peer: z.enum(["anyperf", "iperf3", "netperf", "iperf", "ntttcp"]),
   summary: Figures.optional(),
   sender: Figures.optional(),
   remote: RemoteEnd.optional(),

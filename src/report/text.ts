@@ -81,7 +81,10 @@ function hostsLines(r: Results): string[] {
   const out = [`${"server".padEnd(width)}  ${"bytes".padStart(11)}  ${"throughput".padStart(14)}`];
   for (const h of r.hosts) {
     out.push(`${at(h).padEnd(width)}  ${h.summary ? figuresLine(h.summary) : "no figures"}`);
-    if (h.remote) out.push(`${"".padEnd(width)}  ${cpuLine(`remote (${h.remote.role}, anyperf ${h.remote.version ?? "?"}) CPU`, h.remote.cpu, h.remote.retransmits, r.transport)}`);
+    const served = h.remote?.peer ? [h.remote.peer.name, h.remote.peer.version].filter(Boolean).join(" ") : `anyperf ${h.remote?.version ?? "?"}`;
+    if (h.remote) out.push(`${"".padEnd(width)}  ${cpuLine(`remote (${h.remote.role}, ${served}) CPU`, h.remote.cpu, h.remote.retransmits, r.transport)}`);
+    // A stock server counts over its own window, which it cannot cut on this run's instants: its figure stays apart.
+    if (h.remote?.peer && h.remote.summary) out.push(`${"".padEnd(width)}  ${h.remote.peer.name}'s own count: ${figuresLine(h.remote.summary)} (its window)`);
     if (h.error) out.push(`${"".padEnd(width)}  failed: ${h.error}`);
   }
   out.push(`${"whole run".padEnd(width)}  ${figuresLine(r.summary)}  (${r.hosts.filter((h) => h.summary).length} of ${r.hosts.length} servers)`);

@@ -1,7 +1,7 @@
 /**
  * `anyperf client H1 H2 H3` against three `anyperf serve` on loopback ports: one test across all of them, a row per
  * server, the whole run the sum of its servers, each server's figures the ones its own log names; a server that is
- * not there is named and the rest runs; a server of another kind is refused before anything runs.
+ * not there is named and the rest runs; an iperf3 server among them runs through its own protocol.
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
@@ -104,14 +104,21 @@ describe("anyperf client over many servers (loopback)", () => {
     within(r.summary.transactions_per_second!, live.reduce((a, h) => a + h.summary!.transactions_per_second!, 0), 0.5);
   });
 
-  test("a server of another kind (iperf3) is refused in one line naming it, before any test runs", async () => {
+  test("an iperf3 server beside serve runs through its own protocol over one common window; what it cannot carry is refused before any test runs", async () => {
     const { ports, iperf3Ports } = await serves(1, true);
-    const f = await client([`127.0.0.1:${ports[0]}`, `127.0.0.1:${iperf3Ports[0]}`, "-t", "1"]);
-    expect(f.code).toBe(2);
-    expect(f.stderr.trim()).toBe(`anyperf: 127.0.0.1:${iperf3Ports[0]} is served by iperf3: a run over many servers drives 'anyperf serve' (its native port) on each; run it alone (anyperf client 127.0.0.1 -p ${iperf3Ports[0]})`);
-    const forced = await client([`127.0.0.1:${ports[0]}`, "127.0.0.1:1", "--peer", "iperf3"]);
-    expect(forced.code).toBe(2);
-    expect(forced.stderr).toMatch(/--peer iperf3: a run over many servers drives 'anyperf serve'/);
+    const { code, r } = await run([`127.0.0.1:${ports[0]}`, `127.0.0.1:${iperf3Ports[0]}`, "-t", "2", "-P", "2"]);
+    expect(code).toBe(0);
+    expect(r.hosts!.map((h) => h.peer)).toEqual(["anyperf", "iperf3"]);
+    const [native, ip3] = r.hosts!;
+    expect(ip3!.remote!.peer).toEqual({ name: "iperf3" });
+    // Its row is this host's senders cut on the common window; its own count over its own window is remote.
+    expect(ip3!.summary!.seconds).toBe(r.summary.seconds);
+    expect(ip3!.summary!.bytes).toBeLessThanOrEqual(ip3!.remote!.summary!.bytes);
+    expect(r.streams).toHaveLength(4);
+    expect(r.summary.bytes).toBe(native!.summary!.bytes + ip3!.summary!.bytes);
+    const rr = await client([`127.0.0.1:${ports[0]}`, `127.0.0.1:${iperf3Ports[0]}`, "--rr", "1,1"]);
+    expect(rr.code).toBe(2);
+    expect(rr.stderr.trim()).toBe("anyperf: --rr cannot be run against an iperf3 server: it has no request/response test; use --peer netperf against a netserver");
   });
 
   test("a server that drops out mid-test is named; the others run to the end of the window; exit 1", async () => {

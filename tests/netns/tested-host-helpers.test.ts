@@ -2,7 +2,8 @@
  * The cloud guide's topology, scaled down: one tested host and four helpers, each a network namespace on one bridge
  * (tests/support/netns.ts makeBridge), every helper running `anyperf serve`. The tested host runs one `anyperf client`
  * across all four: the whole run equals the sum of its servers within 0.5 %, and each server's remote bytes are the
- * ones its own log names. Ports 32000-32999.
+ * ones its own log names. Then the same with stock servers among the helpers (iperf3, iperf 2, netserver beside one
+ * serve), found by the probe and run over one common window. Ports 32000-32999.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
@@ -16,6 +17,8 @@ const PORT = 32530;
 const SKIP = netnsSkipReason();
 if (SKIP) console.warn(`tests/netns skipped: ${SKIP}`);
 
+const STOCK = ["iperf3", "iperf", "netserver"].every((t) => Bun.which(t) !== null);
+
 const within = (a: number, b: number, pct: number) => expect(Math.abs(a - b)).toBeLessThanOrEqual((Math.abs(b) * pct) / 100);
 
 /** The whole run's bytes and rate are its servers' summed, within 0.5 %. */
@@ -25,7 +28,7 @@ function wholeIsSum(r: Results): void {
 }
 
 /** What a server's log says its one test moved. */
-function logged(p: Proc): { received: number; sent: number } {
+function logged(p: Pick<Proc, "stdout" | "stderr">): { received: number; sent: number } {
   const m = /done: (\d+) bytes received, (\d+) sent/.exec(p.stdout());
   if (!m) throw new Error(`no 'done' line in the server's log:\n${p.stdout()}${p.stderr()}`);
   return { received: Number(m[1]), sent: Number(m[2]) };
@@ -82,5 +85,73 @@ describe.skipIf(SKIP !== undefined)("one tested host, four helpers on a bridge",
     }
     expect(r.summary.transactions).toBe(r.hosts!.reduce((a, h) => a + h.summary!.transactions!, 0));
     within(r.summary.transactions_per_second!, r.hosts!.reduce((a, h) => a + h.summary!.transactions_per_second!, 0), 0.5);
+  }, 120_000);
+
+  /**
+   * Helper 0 runs serve, 1 `iperf3 -s -J`, 2 `iperf -s -y C`, 3 `netserver -D`, each on PORT: the client is told only
+   * HOST:PORT and asks each what serves it. Returns the document and each server's output once it was stopped.
+   */
+  async function mixed(args: string[]): Promise<{ r: Results; logs: string[] }> {
+    const port = String(PORT);
+    const cmds = [
+      [BUN, MAIN, "serve", "-p", port, "--iperf3", "off", "--iperf", "off", "--netserver", "off", "--ntttcp", "off"],
+      ["iperf3", "-s", "-J", "-p", port],
+      ["iperf", "-s", "-y", "C", "-p", port],
+      ["netserver", "-D", "-p", port],
+    ];
+    const servers = net.helpers.map((h, i) => net.run(h, cmds[i]!, 60_000));
+    await Promise.all(net.helpers.map((h, i) => net.waitListening(h, PORT, servers[i])));
+    const f = await net.run(net.tested, [BUN, MAIN, "client", ...net.helpers.map((h) => `${h.addr}:${PORT}`), "-t", "3", "--json", "--no-history", ...args], 60_000).done;
+    expect(f.stderr).toBe("");
+    expect(f.code).toBe(0);
+    const r = jsonDoc(Results, f);
+    for (const s of servers) s.kill();
+    await Promise.all(servers.map((s) => s.done));
+    return { r, logs: servers.map((s) => s.stdout()) };
+  }
+
+  /** This host's bridge port over the window: what its NIC moved, as `sar -n DEV` reads it. */
+  const nic = (r: Results) => r.cpu.host!.nics!.eth0!;
+
+  test.skipIf(!STOCK)("serve, iperf3, iperf 2 and netserver as the helpers: each found and named; one common window; the whole run is the sum of its rows and what this host's NIC sent", async () => {
+    const { r, logs } = await mixed([]);
+    expect(r.hosts!.map((h) => h.peer)).toEqual(["anyperf", "iperf3", "iperf", "netperf"]);
+    for (const h of r.hosts!) {
+      expect(h.error).toBeUndefined();
+      expect(h.summary!.bytes).toBeGreaterThan(1e6);
+      // Stock rows are this host's ends cut on the window's instants; serve cut its own on the same edges, as told.
+      if (h.peer === "anyperf") within(h.summary!.seconds, r.summary.seconds, 1);
+      else expect(h.summary!.seconds).toBe(r.summary.seconds);
+    }
+    wholeIsSum(r);
+    // The window is where all four ran: inside each one's own 3 s.
+    expect(r.summary.seconds).toBeGreaterThan(1.5);
+    expect(r.summary.seconds).toBeLessThanOrEqual(3.05);
+    const [serve, ip3, , np] = r.hosts!;
+    expect(serve!.remote!.totals.received_bytes).toBe(logged({ stdout: () => logs[0]!, stderr: () => "" }).received);
+    // A stock server counts over its own window: its report is remote, the same bytes as its own log's.
+    // Each test is a document from a line "{" to a line "}"; the probe's attempt is one of them, with no bytes.
+    const docs = logs[1]!.split(/^(?=\{$)/m).filter((t) => t.startsWith("{")).map((t) => JSON.parse(t.slice(0, t.lastIndexOf("\n}") + 2)) as { end: { sum_received?: { bytes: number } } });
+    const doc = docs.findLast((d) => d.end.sum_received !== undefined)!;
+    expect(ip3!.remote!.peer).toEqual({ name: "iperf3", version: "3.12" });
+    expect(ip3!.remote!.summary!.bytes).toBe(doc.end.sum_received!.bytes);
+    expect(ip3!.summary!.bytes).toBeLessThanOrEqual(ip3!.remote!.summary!.bytes);
+    expect(np!.remote!.peer?.name).toBe("netperf");
+    expect(np!.summary!.bytes).toBeLessThanOrEqual(np!.remote!.summary!.bytes);
+    // This host sent the payload and its headers over the same window: the NIC's bytes out are 1-8 % above it.
+    const out = nic(r).txBytes! / r.summary.bytes;
+    expect(out).toBeGreaterThan(1);
+    expect(out).toBeLessThan(1.08);
+  }, 120_000);
+
+  test.skipIf(!STOCK)("-R: all four send to the tested host (netserver as TCP_MAERTS): the whole run is the sum of its rows and what this host's NIC received", async () => {
+    const { r } = await mixed(["-R"]);
+    expect(r.hosts!.map((h) => h.peer)).toEqual(["anyperf", "iperf3", "iperf", "netperf"]);
+    for (const h of r.hosts!) expect(h.summary!.bytes).toBeGreaterThan(1e6);
+    wholeIsSum(r);
+    expect(r.streams.filter((s) => s.side === "recv")).toHaveLength(4);
+    const into = nic(r).rxBytes! / r.summary.bytes;
+    expect(into).toBeGreaterThan(1);
+    expect(into).toBeLessThan(1.08);
   }, 120_000);
 });

@@ -9,6 +9,7 @@ import { OUTPUT_USAGE, PLAN_OPTIONS, planFromValues, planUsage } from "./plan-ar
 import { hostPorts, readHostsFile, splitHostPort } from "./host-list.ts";
 import { runNativeClient, type ClientTarget } from "./client.ts";
 import { runMultiHostClient } from "./multi-client.ts";
+import { diagnoseTestedHost } from "./diagnose-run.ts";
 import type { Plan } from "../plan.ts";
 import type { Results } from "../report/result.ts";
 import { NATIVE_DEFAULT_PORT } from "./server.ts";
@@ -78,8 +79,7 @@ export function parseClientArgs(argv: string[]) {
     if (clash) throw new UserError(`${clash} does not apply to --responsiveness (its own probe, TCP load both ways, -t seconds per phase): drop one`, 2);
   }
   if (servers.length > 1) {
-    const single = values.responsiveness ? "--responsiveness" : values["link-speed"] !== undefined ? "--link-speed" : undefined;
-    if (single) throw new UserError(`${single} applies to a run against one server; drop it or pass one HOST`, 2);
+    if (values.responsiveness) throw new UserError("--responsiveness applies to a run against one server; drop it or pass one HOST", 2);
   }
   if (values.reverse && values.bidir) throw new UserError("-R and --bidir both given: pass one", 2);
   if ((values.reverse || values.bidir) && plan.test !== "stream") throw new UserError(`${values.reverse ? "-R" : "--bidir"} applies to bulk tests: drop it for --rr/--crr (the server answers every transaction anyway)`, 2);
@@ -97,6 +97,13 @@ export function parseClientArgs(argv: string[]) {
   const portsGiven = servers.map((s) => values.port !== undefined || splitHostPort(s.text).port !== undefined);
   const portGiven = servers.length === 1 && portsGiven[0]!;
   return { plan, target, targets, portGiven, portsGiven, tokenGiven: values.token !== undefined || values["token-file"] !== undefined, json: values.json ?? false, csv: values.csv, push: values.push, pushgateway: values.pushgateway, help, startAtMs, paused: values.paused ?? false, responsiveness: responsive };
+}
+
+/** A run over many servers ends with the diagnosis of this host, the tested one (diagnose-run.ts). */
+async function withTestedHostDiagnosis(r: Results, plan: Plan, targets: readonly ClientTarget[]): Promise<Results> {
+  const targetBps = plan.bitsPerSecond * plan.streams * targets.length;
+  const diagnosis = await diagnoseTestedHost(r, { servers: targets.map((t) => t.host), localSends: targets[0]!.direction !== "reverse", linkSpeedBps: targets[0]!.linkSpeedBps, targetBps });
+  return { ...r, ...(targetBps > 0 ? { target_bps: targetBps } : {}), ...(diagnosis ? { diagnosis } : {}) };
 }
 
 /** How a run reaches its server: the native protocol, or (from a front end that knows the peers) a stock tool's. */
@@ -124,7 +131,7 @@ export async function clientMain(argv: string[], hooks: { onRun?: (run: TestRun)
   if (opts.responsiveness) return responsivenessMain(proc, opts, signal, (a) => parseClientArgs(a).plan, hooks.onRun);
   const prepare = (a: string[]) => {
     const { plan, target, targets } = parseClientArgs(a);
-    return (h: Parameters<typeof runNativeClient>[2]) => (targets.length > 1 ? driveMany(plan, targets, h) : drive(plan, target, h));
+    return (h: Parameters<typeof runNativeClient>[2]) => (targets.length > 1 ? driveMany(plan, targets, h).then((r) => withTestedHostDiagnosis(r, plan, targets)) : drive(plan, target, h));
   };
   return runProcedure(proc, { mode: "client", peer: opts.targets.map((t) => t.host).join(","), out: opts, prepare }, hooks.onRun);
 }

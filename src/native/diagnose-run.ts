@@ -31,3 +31,20 @@ export async function diagnoseRun(r: Results, opts: { server: string; localSends
   const view: Results = opts.localSends ? r : { ...r, sender: remote.sender, retransmits: remote.retransmits };
   return diagnose(diagnosisInput({ local: view, remoteHost: remote.cpu.host, remotePath: remote.tcp_path, localSends: opts.localSends, link, windowBytes, targetBps: opts.targetBps }));
 }
+
+/**
+ * The diagnosis of the tested host in a run over many servers (`anyperf client H1 H2 ...`): the whole run's figures
+ * against this host's link to the servers (as it routes to the first: the guide's helpers share its NIC), this
+ * host's CPU, and its own sending sockets' TCP_INFO when it sends. The far end is the busiest server that reported
+ * its host (the one whose core came nearest to full): a helper that could not keep up is the limit the verdict
+ * names; stock servers report no host of theirs.
+ */
+export async function diagnoseTestedHost(r: Results, opts: { servers: readonly string[]; localSends: boolean; linkSpeedBps?: number; targetBps?: number }): Promise<Diagnosis | undefined> {
+  if (!r.hosts?.some((h) => h.summary)) return undefined;
+  const route = await routeToServer(opts.servers[0]!, opts.linkSpeedBps);
+  const link = shapedLink(route, await readShaper(route.interface));
+  const busiest = (h: NonNullable<Results["hosts"]>[number]) => Math.max(0, ...(h.remote?.cpu.host?.perCpu ?? []).map((c) => c.busy ?? 0));
+  const far = r.hosts.filter((h) => h.remote?.cpu.host).sort((a, b) => busiest(b) - busiest(a))[0]?.remote;
+  const view: Results = opts.localSends ? r : { ...r, sender: undefined, retransmits: r.hosts.reduce((a, h) => a + (h.remote?.retransmits ?? 0), 0) };
+  return diagnose(diagnosisInput({ local: view, remoteHost: far?.cpu.host, localSends: opts.localSends, link, targetBps: opts.targetBps }));
+}

@@ -154,4 +154,20 @@ describe.skipIf(SKIP !== undefined)("one tested host, four helpers on a bridge",
     expect(into).toBeGreaterThan(1);
     expect(into).toBeLessThan(1.08);
   }, 120_000);
+
+  test("the tested host's link shaped by tbf to 300 Mbit/s: the diagnosis of the tested host names its link, no --link-speed", async () => {
+    const tbf = ["tc", "qdisc", "add", "dev", "eth0", "root", "tbf", "rate", "300mbit", "burst", "64kb", "latency", "50ms"];
+    expect(net.runSync(net.tested, tbf).code).toBe(0);
+    try {
+      const { r } = await across([]);
+      wholeIsSum(r);
+      expect(r.diagnosis!.verdict).toBe("link");
+      expect(r.diagnosis!.evidence.join("\n")).toContain("tbf");
+      within(r.summary.throughput_bps, 300e6, 10);
+      // The tested host's own sockets (the native run's senders) measured the path.
+      within(r.diagnosis!.bottleneck_bps!, 300e6, 10);
+    } finally {
+      net.runSync(net.tested, ["tc", "qdisc", "del", "dev", "eth0", "root"]);
+    }
+  }, 120_000);
 });

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { Results } from "../../src/report/result.ts";
 import { listNamespaces, makeBridge, netnsSkipReason, type NetnsBridge } from "../support/netns.ts";
 import { jsonDoc, type Proc } from "../support/processes.ts";
+import { iperf2Peers, iperf3Peers, type StockPeer } from "../support/stock-peers.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "main.ts");
 const BUN = process.execPath;
@@ -17,7 +18,11 @@ const PORT = 32530;
 const SKIP = netnsSkipReason();
 if (SKIP) console.warn(`tests/netns skipped: ${SKIP}`);
 
-const STOCK = ["iperf3", "iperf", "netserver"].every((t) => Bun.which(t) !== null);
+const [IPERF3, IPERF3_NEW] = iperf3Peers();
+const [IPERF2, IPERF2_NEW] = iperf2Peers();
+const STOCK = IPERF3!.version !== undefined && IPERF2!.version !== undefined && Bun.which("netserver") !== null;
+/** Trixie's iperf3 3.18 and iperf 2.2.1 (scripts/install-trixie-peers). */
+const NEWER = STOCK && IPERF3_NEW!.version !== undefined && IPERF2_NEW!.version !== undefined;
 
 const within = (a: number, b: number, pct: number) => expect(Math.abs(a - b)).toBeLessThanOrEqual((Math.abs(b) * pct) / 100);
 
@@ -88,15 +93,15 @@ describe.skipIf(SKIP !== undefined)("one tested host, four helpers on a bridge",
   }, 120_000);
 
   /**
-   * Helper 0 runs serve, 1 `iperf3 -s -J`, 2 `iperf -s -y C`, 3 `netserver -D`, each on PORT: the client is told only
+   * Helper 0 runs serve, 1 `iperf3 -s -J`, 2 `iperf -s -y C` (the system's, or the peers given), 3 `netserver -D`, each on PORT: the client is told only
    * HOST:PORT and asks each what serves it. Returns the document and each server's output once it was stopped.
    */
-  async function mixed(args: string[]): Promise<{ r: Results; logs: string[] }> {
+  async function mixed(args: string[], peers: { iperf3: StockPeer; iperf: StockPeer } = { iperf3: IPERF3!, iperf: IPERF2! }): Promise<{ r: Results; logs: string[] }> {
     const port = String(PORT);
     const cmds = [
       [BUN, MAIN, "serve", "-p", port, "--iperf3", "off", "--iperf", "off", "--netserver", "off", "--ntttcp", "off"],
-      ["iperf3", "-s", "-J", "-p", port],
-      ["iperf", "-s", "-y", "C", "-p", port],
+      [peers.iperf3.command, "-s", "-J", "-p", port],
+      [peers.iperf.command, "-s", "-y", "C", "-p", port],
       ["netserver", "-D", "-p", port],
     ];
     const servers = net.helpers.map((h, i) => net.run(h, cmds[i]!, 60_000));
@@ -144,9 +149,10 @@ describe.skipIf(SKIP !== undefined)("one tested host, four helpers on a bridge",
     expect(out).toBeLessThan(1.08);
   }, 120_000);
 
-  test.skipIf(!STOCK)("-R: all four send to the tested host (netserver as TCP_MAERTS): the whole run is the sum of its rows and what this host's NIC received", async () => {
-    const { r } = await mixed(["-R"]);
+  test.skipIf(!NEWER)("-R, with trixie's iperf3 3.18 and iperf 2.2.1: all four send to the tested host (netserver as TCP_MAERTS): the whole run is the sum of its rows and what this host's NIC received", async () => {
+    const { r } = await mixed(["-R"], { iperf3: IPERF3_NEW!, iperf: IPERF2_NEW! });
     expect(r.hosts!.map((h) => h.peer)).toEqual(["anyperf", "iperf3", "iperf", "netperf"]);
+    expect(r.hosts!.map((h) => h.remote?.peer?.version)).toEqual([undefined, "3.18", "2.2.1", undefined]);
     for (const h of r.hosts!) expect(h.summary!.bytes).toBeGreaterThan(1e6);
     wholeIsSum(r);
     expect(r.streams.filter((s) => s.side === "recv")).toHaveLength(4);

@@ -14,6 +14,9 @@ describe("iperf3Received", () => {
     expect(f.bitsPerSecond).toBeCloseTo(2009693343.5097415, 3);
     expect(f.lostPercent).toBeUndefined();
   });
+  test("TCP --bidir -P 2: both directions' receivers, the server's and the client's, added", () => {
+    expect(iperf3Received(fixture("iperf3-bidir-p2.json.txt")).bitsPerSecond).toBeCloseTo(9758812253.726187 + 18306672756.64902, 3);
+  });
   test("UDP at -b 0: received rate, packets and loss as the server counted them", () => {
     const f = iperf3Received(fixture("iperf3-udp-1400.json.txt"));
     expect(f.bitsPerSecond).toBeCloseTo(295501425.01691926, 3);

@@ -14,7 +14,7 @@ const Iperf3Sum = z.object({
 
 const Iperf3Json = z.object({
   error: z.string().optional(),
-  end: z.object({ sum_received: Iperf3Sum.optional() }),
+  end: z.object({ sum_received: Iperf3Sum.optional(), sum_received_bidir_reverse: Iperf3Sum.optional() }),
 });
 
 export interface ReceivedFigures {
@@ -39,6 +39,9 @@ export function iperf3Received(text: string): ReceivedFigures {
   if (doc.error) throw new Error(`iperf3: ${doc.error}`);
   const sum = doc.end.sum_received;
   if (!sum) throw new Error("iperf3 JSON has no end.sum_received");
+  // --bidir: the reverse streams' receiver (the client) is a second sum; the test moved both.
+  const reverse = doc.end.sum_received_bidir_reverse;
+  if (reverse) return { bitsPerSecond: sum.bits_per_second + reverse.bits_per_second };
   return { bitsPerSecond: sum.bits_per_second, packets: sum.packets, lostPercent: sum.lost_percent };
 }
 

@@ -353,6 +353,41 @@ export function workloads(ctx: Ctx): Workload[] {
     anyperf: iperf3Server("anyperf"),
   });
 
+  // Issue 30: our servers at many streams and both directions, the stock client the same on both sides.
+  for (const [id, args, what] of [
+    ["srv-iperf3-p32", ["-P", "32"], "TCP 32 streams"],
+    ["srv-iperf3-p128", ["-P", "128"], "TCP 128 streams"],
+    ["srv-iperf3-bidir-p8", ["--bidir", "-P", "8"], "TCP --bidir, 8 streams each way (both directions' receivers added)"],
+  ] as const) {
+    const side = (server: "stock" | "anyperf"): SideSpec => ({
+      label: server === "stock" ? "iperf3 -s" : "anyperf iperf3 -s",
+      how: `iperf3 -c 127.0.0.1 ${args.join(" ")} -t T -J against ${server === "stock" ? "iperf3" : "anyperf iperf3"} -s -1; end.sum_received(+ sum_received_bidir_reverse).bits_per_second`,
+      missing: need(iperf3, "iperf3"),
+      run: () => iperf3Side(ctx, [...args], server, "server"),
+    });
+    list.push({ id, workload: `stock iperf3 -c → iperf3 -s, ${what}`, unit: "bit/s", target: { kind: "ratio-at-least", value: 1.0 }, cpuScope: "server only (the client is stock iperf3 on both sides)", statistic: "median", reference: side("stock"), anyperf: side("anyperf") });
+  }
+  for (const [id, args, what] of [
+    ["srv-iperf2-p4", ["-P", "4"], "TCP 4 streams"],
+    ["srv-iperf2-full-duplex", ["--full-duplex"], "TCP --full-duplex (both directions added)"],
+  ] as const) {
+    const side = (server: "stock" | "anyperf"): SideSpec => ({
+      label: server === "stock" ? "iperf -s" : "anyperf iperf -s",
+      how: `iperf -c 127.0.0.1 ${args.join(" ")} -t T -y C against ${server === "stock" ? "iperf" : "anyperf iperf"} -s; the client's per-stream bits/s added (its [SUM] where printed)`,
+      missing: need(iperf, "iperf", "iperf (2)"),
+      run: async () => {
+        const pair = await clientServer(ctx, {
+          server: (p) => [...(server === "stock" ? [iperf!] : [ctx.anyperf, "iperf"]), "-s", "-p", String(p)],
+          client: (p) => [iperf!, "-c", HOST, "-p", String(p), ...args, "-t", String(T), "-y", "C"],
+          serverEnds: false,
+          settleMs: 500,
+        });
+        return { value: iperf2CsvTotal(pair.client.stdout).bitsPerSecond, cpuSeconds: pair.server.cpuSeconds };
+      },
+    });
+    list.push({ id, workload: `stock iperf -c → iperf -s, ${what}`, unit: "bit/s", target: { kind: "ratio-at-least", value: 1.0 }, cpuScope: "server only (the client is stock iperf 2 on both sides)", statistic: "median", reference: side("stock"), anyperf: side("anyperf") });
+  }
+
   // The two-host pair on one host: `anyperf client` against `anyperf serve` (native port only), both processes'
   // CPU, against stock iperf3 -c against iperf3 -s.
   list.push({

@@ -4,9 +4,9 @@ import { watchChildCpu } from "./child-cpu.ts";
 import { type Ctx, type Sample, type SideSpec, type Workload, HOST, deadline, need } from "./workloads.ts";
 
 /**
- * Issue 30's mixed-direction row: stock netperf clients sending to and receiving from one server at once. The
- * figure is the server's sending half (the TCP_MAERTS tests), the one that starved beside receivers; the extras
- * carry its receiving half and the split.
+ * Issue 30's many-test netserver rows: stock netperf clients started together against one server, 4 × TCP_STREAM,
+ * 4 × TCP_MAERTS, and mixed (2 + 2), whose figure is the server's sending half (the TCP_MAERTS tests), the one that
+ * starved beside receivers; the extras carry its receiving half and the split.
  */
 
 /** netperf tests of the mixed row, started together; TCP_MAERTS is the server sending. */
@@ -26,14 +26,14 @@ export function mixedSplit(tests: readonly string[], throughputs: readonly numbe
  * The mixed tests against one netserver (forking, without -f, so the tests run at once as they do for a user), every
  * client's THROUGHPUT read; the server's CPU is its own rusage and its forked children's (child-cpu.ts).
  */
-async function mixedSide(ctx: Ctx, server: "stock" | "anyperf"): Promise<Sample> {
+async function mixedSide(ctx: Ctx, server: "stock" | "anyperf", tests: readonly string[], half: "send" | "recv"): Promise<Sample> {
   const port = ctx.ports.take();
   const serverCmd = server === "stock" ? [ctx.peers.netserver!] : [ctx.anyperf, "netserver"];
   const srv = new Child([...serverCmd, "-D", "-p", String(port)], deadline(ctx) + 5_000);
   try {
     await waitListening(port, srv);
     const children = watchChildCpu(srv.pid);
-    const clients = MIXED_TESTS.map(
+    const clients = tests.map(
       (t) => new Child([ctx.peers.netperf!, "-H", HOST, "-p", String(port), "-l", String(ctx.seconds), "-t", t, "-P", "0", "--", "-k", "THROUGHPUT"], deadline(ctx)),
     );
     const done = await Promise.all(clients.map((c) => c.done));
@@ -41,8 +41,10 @@ async function mixedSide(ctx: Ctx, server: "stock" | "anyperf"): Promise<Sample>
     const bad = done.map(failure).find((e) => e !== undefined);
     if (bad) throw new Error(bad);
     const s = await srv.stop();
-    const split = mixedSplit(MIXED_TESTS, done.map((d) => netperfNumber(netperfKeyval(d.stdout), "THROUGHPUT")));
-    return { value: split.sendBps, cpuSeconds: s.cpuSeconds + childSeconds, extra: { recv_bps: split.recvBps, send_to_recv: split.sendToRecv } };
+    const split = mixedSplit(tests, done.map((d) => netperfNumber(netperfKeyval(d.stdout), "THROUGHPUT")));
+    const cpuSeconds = s.cpuSeconds + childSeconds;
+    if (half === "recv") return { value: split.recvBps, cpuSeconds };
+    return { value: split.sendBps, cpuSeconds, ...(split.recvBps > 0 ? { extra: { recv_bps: split.recvBps, send_to_recv: split.sendToRecv } } : {}) };
   } finally {
     if (srv.running) await srv.stop();
   }
@@ -51,22 +53,19 @@ async function mixedSide(ctx: Ctx, server: "stock" | "anyperf"): Promise<Sample>
 export function mixedWorkloads(ctx: Ctx): Workload[] {
   const { netperf, netserver } = ctx.peers;
   const missing = need(netperf, "netperf") ?? need(netserver, "netserver", "netperf");
-  const side = (server: "stock" | "anyperf"): SideSpec => ({
-    label: server === "stock" ? "netserver" : "anyperf netserver",
-    how: `netperf -t TCP_STREAM ×2 and -t TCP_MAERTS ×2 at once, -l T -- -k THROUGHPUT, against ${server === "stock" ? "netserver" : "anyperf netserver"} -D; the MAERTS THROUGHPUTs × 10^6 (the server's sending half); extra: the STREAM sum (recv_bps) and send_to_recv`,
-    missing,
-    run: () => mixedSide(ctx, server),
-  });
+  const row = (id: string, tests: readonly string[], half: "send" | "recv", workload: string, figure: string): Workload => {
+    const side = (server: "stock" | "anyperf"): SideSpec => ({
+      label: server === "stock" ? "netserver" : "anyperf netserver",
+      how: `netperf ${tests.join(", ")} at once, -l T -- -k THROUGHPUT, against ${server === "stock" ? "netserver" : "anyperf netserver"} -D; ${figure}`,
+      missing,
+      run: () => mixedSide(ctx, server, tests, half),
+    });
+    return { id, workload, unit: "bit/s", target: { kind: "ratio-at-least", value: 1.0 }, cpuScope: "server only (netserver with its forked children; the clients are stock netperf on both sides)", statistic: "median", reference: side("stock"), anyperf: side("anyperf") };
+  };
+  const four = (t: string) => [t, t, t, t];
   return [
-    {
-      id: "srv-netperf-mixed",
-      workload: "stock netperf → netserver, 2 TCP_STREAM + 2 TCP_MAERTS at once, the server's sending half",
-      unit: "bit/s",
-      target: { kind: "ratio-at-least", value: 1.0 },
-      cpuScope: "server only (netserver with its forked children; the clients are stock netperf on both sides)",
-      statistic: "median",
-      reference: side("stock"),
-      anyperf: side("anyperf"),
-    },
+    row("srv-netperf-mixed", MIXED_TESTS, "send", "stock netperf → netserver, 2 TCP_STREAM + 2 TCP_MAERTS at once, the server's sending half", "the MAERTS THROUGHPUTs × 10^6 (the server's sending half); extra: the STREAM sum (recv_bps) and send_to_recv"),
+    row("srv-netperf-stream-4", four("TCP_STREAM"), "recv", "stock netperf → netserver, 4 TCP_STREAM at once", "the THROUGHPUTs × 10^6 added (the server receiving)"),
+    row("srv-netperf-maerts-4", four("TCP_MAERTS"), "send", "stock netperf → netserver, 4 TCP_MAERTS at once", "the THROUGHPUTs × 10^6 added (the server sending)"),
   ];
 }

@@ -358,3 +358,23 @@ test("endsAtLastByte: the window closes where the streams last moved a byte, not
   expect(w.seconds).toBeLessThan((lastMoved - w.from.atMs) / 1000 + 0.1);
   run.finish();
 });
+
+test("current(): a client's request/response window has its (empty) latency histogram from its first instant", () => {
+  const run = new TestRun({ ...info, test: "rr" }, quiet);
+  const moved = { bytes: 0, transactions: 0 };
+  const spec = StreamSpec.parse({ kind: "rr-client", id: 0, transport: "tcp", connect: { host: "127.0.0.1", port: 9 }, requestSize: 1, responseSize: 1 });
+  const plane = new PolledPlane([spec], () => moved);
+  run.attach(plane, "client");
+  run.cutsIntervals();
+  run.beginMeasuring();
+  const empty = run.current()!;
+  expect(empty.sum.transactions).toBe(0);
+  expect(count(empty.latency!.histogram)).toBe(0);
+  expect(empty.latency!.sumUs).toBe(0);
+  moved.transactions = 1;
+  moved.bytes = 2;
+  plane.time(0, 40);
+  const one = run.current()!;
+  expect([one.sum.transactions, count(one.latency!.histogram), one.latency!.sumUs]).toEqual([1, 1, 40]);
+  run.finish();
+});

@@ -180,8 +180,8 @@ function testFamilies(t: TestView, own: Labels): Family[] {
       },
     );
   }
-  const lat = t.latencyMicroseconds;
-  if (lat?.buckets && lat.sumMicroseconds !== undefined) {
+  const lat = t.latencyHistogram;
+  if (lat) {
     const buckets = lat.buckets;
     fams.push({
       name: "anyperf_latency_seconds",

@@ -36,12 +36,21 @@ export const LatencyPercentiles = z.object({
   mean: z.number().nonnegative(),
   /** Transactions the percentiles are taken over. */
   count: z.number().int().nonnegative(),
-  /** Sum of every transaction's latency, µs (/metrics' histogram _sum). */
-  sumMicroseconds: z.number().nonnegative().optional(),
-  /** Cumulative counts under each bound of LATENCY_BUCKETS_SECONDS (latency-buckets.ts); the last bound's is <= count. */
-  buckets: z.array(z.number().int().nonnegative()).optional(),
 });
 export type LatencyPercentiles = z.infer<typeof LatencyPercentiles>;
+
+/**
+ * /metrics' latency histogram over the measured window so far. Present from the window's first instant, with zero
+ * counts before the first transaction: a scrape never finds the family missing while a request/response test measures.
+ */
+export const LatencyHistogram = z.object({
+  count: z.number().int().nonnegative(),
+  /** Sum of every transaction's latency, µs (the histogram's _sum). */
+  sumMicroseconds: z.number().nonnegative(),
+  /** Cumulative counts under each bound of LATENCY_BUCKETS_SECONDS (latency-buckets.ts); the last bound's is <= count. */
+  buckets: z.array(z.number().int().nonnegative()),
+});
+export type LatencyHistogram = z.infer<typeof LatencyHistogram>;
 
 export const CpuView = z.object({
   /** Whole host, all cores: 100 = every core busy. */
@@ -125,9 +134,10 @@ export const TestView = z.object({
   /** Where the test is request/response. */
   transactionsPerSecond: Rate.optional(),
   latencyMicroseconds: LatencyPercentiles.optional(),
+  latencyHistogram: LatencyHistogram.optional(),
   /**
    * Request/response: transactions of the reporting side over the measured window so far, from the cut the latency
-   * histogram is taken in (so they agree with `latencyMicroseconds.count`).
+   * histogram is taken in (so they agree with `latencyHistogram.count`).
    */
   measuredTransactions: z.number().nonnegative().optional(),
   streams: z.array(StreamView),

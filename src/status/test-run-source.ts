@@ -273,12 +273,11 @@ export class TestRunSource implements StatusSource {
               p99: lat.p99,
               p999: lat.p999,
               mean: lat.mean,
-              // The histogram's own count: its buckets and sum are of these transactions.
               count: hist ? count(hist) : (sum?.transactions ?? 0),
-              ...(hist ? { buckets: cumulativeBuckets(hist), sumMicroseconds: live!.latency!.sumUs } : {}),
             },
           }
         : {}),
+      ...(hist ? { latencyHistogram: { count: count(hist), buckets: cumulativeBuckets(hist), sumMicroseconds: live!.latency!.sumUs } } : {}),
       ...(sum?.transactions === undefined ? {} : { measuredTransactions: sum.transactions }),
       streams,
       ...(t.cpu ? { cpu: t.cpu } : {}),

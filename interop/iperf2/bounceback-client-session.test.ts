@@ -112,6 +112,26 @@ describe("bounceback client session", () => {
     expect(s.roundTrips).toBe(5);
   });
 
+  test("a tick's timer that fires a little early (Bun rounds to the millisecond) starts its burst once, not twice", () => {
+    const { s, t, clock } = session({ burst: 3 });
+    const reply = get("2.1.8", 1);
+    s.start();
+    for (let i = 0; i < 3; i++) s.onData(reply);
+    expect(t.writes.length).toBe(3);
+    const tick = clock.timers.find((x) => x.live)!;
+    expect(tick.atMs).toBe(2000);
+    clock.ms = 1999.6;
+    tick.live = false;
+    tick.fn();
+    for (const at of [1999.7, 1999.8, 2000.1]) {
+      clock.ms = at;
+      s.onData(reply);
+    }
+    // Burst 2 made its 3 requests and no more; the next tick is burst 3's.
+    expect(t.writes.map((w) => u32(w, 8))).toEqual([1, 1, 1, 2, 2, 2]);
+    expect(clock.timers.filter((x) => x.live).map((x) => x.atMs)).toEqual([3000]);
+  });
+
   test("-t: no burst starts on or after the end, even when its tick fires before the stop", () => {
     const { s, t, clock } = session({ burst: 1, durationMs: 2000 });
     s.start();

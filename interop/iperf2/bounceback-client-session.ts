@@ -139,7 +139,9 @@ export class BouncebackClientSession {
     this.events.roundTrip(seconds, this.o.size, this.o.replySize);
     if (this.stopped) return;
     if (this.o.periodMs === 0) return this.burst(this.burstId + 1);
-    const tick = Math.floor((now - this.startMs) / this.o.periodMs);
+    // Never before the burst's own tick: a timer may fire a fraction of a millisecond early, and a reply read then
+    // would otherwise schedule this same burst again.
+    const tick = Math.max(this.burstId - 1, Math.floor((now - this.startMs) / this.o.periodMs));
     if (this.left > 0 && tick === this.burstId - 1) return this.request();
     const next = tick + 1;
     this.cancelTick = this.clock.at(this.startMs + next * this.o.periodMs, () => this.burst(next + 1));

@@ -36,15 +36,21 @@ for (const peer of iperf2Peers()) {
       expect(rt.count).toBeLessThan(30);
       expect(seconds).toBeLessThan(10);
       expect(r.server).toContain("(bb w/quickack len/hold=100/0)");
-      const total = `${((rt.count * 200) / 1024).toFixed(2)} KBytes`;
-      expect(r.server).toMatch(new RegExp(`\\] 0\\.0000-[12]\\.\\d+ sec +${total}`));
       // -i 1: lines from 0 and from 1 s (and on) whose bytes add up to the total (where a burst falls varies with load).
       // The last such line is the total.
-      const intervals = [...r.server.matchAll(/\] (\d)\.0000-(\d\.\d+) sec +([\d.]+) (KBytes|Bytes)/g)].slice(0, -1);
+      const lines = [...r.server.matchAll(/\] (\d)\.0000-(\d\.\d+) sec +([\d.]+) (KBytes|Bytes)/g)];
+      const bytesOf = (m: RegExpExecArray | RegExpMatchArray) => Number(m[3]) * (m[4] === "KBytes" ? 1024 : 1);
+      const total = lines.at(-1)!;
+      expect(total[1]).toBe("0");
+      // On a loaded host the client's timer may end while the reply to its last request is in flight: it never counts
+      // that trip, which the server (ours, as stock's) answered and counted. Seen: 20 at the client, 21 at the server.
+      const serverTrips = Math.round(bytesOf(total) / 200);
+      expect([rt.count, rt.count + 1]).toContain(serverTrips);
+      expect(Math.abs(bytesOf(total) - serverTrips * 200)).toBeLessThan(10);
+      const intervals = lines.slice(0, -1);
       // A client that ends just past 2 s leaves a last sliver "2.0000-2.00xx" after the full second.
       expect(intervals.map((m) => m[1]).slice(0, 2)).toEqual(["0", "1"]);
-      const bytes = intervals.reduce((n, m) => n + Number(m[3]) * (m[4] === "KBytes" ? 1024 : 1), 0);
-      expect(Math.abs(bytes - rt.count * 200)).toBeLessThan(10);
+      expect(Math.abs(intervals.reduce((n, m) => n + bytesOf(m), 0) - serverTrips * 200)).toBeLessThan(10);
     }, 60_000);
 
     test.skipIf(!peer.version)("--bounceback-hold 2 --bounceback-no-quickack: every round trip takes the 2 ms hold", async () => {
@@ -76,8 +82,9 @@ for (const peer of iperf2Peers()) {
       const r = await session(srv, /^/, () => client(["-c", "127.0.0.1", "-p", String(port), "--bounceback", "-t", "1"]), 20_000);
       expect(r.client.code, r.client.out).toBe(0);
       const count = roundTrips(r.client.out).count;
-      // The test ends at the client's FIN, which a loaded host may send a few tenths after its 1 s.
-      expect(r.server.trim()).toMatch(new RegExp(`^19700101000000,127\\.0\\.0\\.1,\\d+,127\\.0\\.0\\.1,${port},1,0\\.0-1\\.\\d,${count * 200},\\d+$`));
+      // The test ends at the client's FIN, which a loaded host may send a few tenths after its 1 s; a request the
+      // client sent at its -t edge is answered and counted here, its reply never counted there.
+      expect(r.server.trim()).toMatch(new RegExp(`^19700101000000,127\\.0\\.0\\.1,\\d+,127\\.0\\.0\\.1,${port},1,0\\.0-1\\.\\d,(${count * 200}|${(count + 1) * 200}),\\d+$`));
     }, 60_000);
 
     // A close with a request unread resets the connection, and both stock clients could then block on their read past

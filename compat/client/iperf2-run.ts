@@ -19,6 +19,7 @@ import { Printer } from "../iperf2/printer.ts";
 import { iperf2Remote } from "./iperf2-remote.ts";
 import type { PeerTarget } from "./iperf3-run.ts";
 import { parsedFor, refuse } from "./refuse.ts";
+import { shortRun } from "./short-run.ts";
 
 /**
  * The largest write a stock iperf 2 server survives sending (-R): 2.1.8 and 2.2.1 segfault at their first write above
@@ -93,6 +94,9 @@ export async function runIperf2Peer(plan: Plan, t: PeerTarget, version: string |
   });
   if (!run || code !== 0) throw new UserError(`iperf server at ${at}: ${warnings.at(-1) ?? `the test failed (exit ${code})`}`);
   const local = { ...run.results(), mode: "client", peer: at };
+  // A stock server stopped mid-test leaves the dialect's run looking whole: only its length tells (short-run.ts).
+  const short = hooks.signal.aborted ? undefined : shortRun(`iperf server at ${at}`, plan, { seconds: local.phases.measured_s, bytes: local.summary.bytes });
+  if (short) warnings.push(short);
   const sends = t.direction !== "reverse";
   const awaited = sends && plan.transport === "udp" ? plan.streams : 0;
   const remote = iperf2Remote(reports, awaited, local.phases, version);

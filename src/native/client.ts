@@ -42,6 +42,9 @@ export interface ClientTarget {
 
 type Failure = Extract<ClientEvent, { kind: "failed" }>;
 
+/** The server went away (closed, or silent past its deadline), as opposed to ending the test with a reason of its own. */
+const serverLost = (f: Failure): boolean => f.cause === "closed" || f.cause === "timeout";
+
 /** The one line a failed session ends with: what happened at HOST:PORT and what to do. */
 export function failureLine(at: string, f: Failure): string {
   const serve = `point -p at the port of 'anyperf serve' (native default ${NATIVE_DEFAULT_PORT})`;
@@ -240,26 +243,38 @@ export async function runNativeClient(plan: Plan, target: ClientTarget, hooks: {
     alive = setInterval(() => s.alive(), ALIVE_EVERY_MS);
     const serverGone = steps.next();
     const runDone = run.runTimed(hooks.signal);
-    // A server that fails mid-test ends the run at once (its error is the line we print); Ctrl+C lets runTimed end
+    // A server that fails mid-test ends the run at once (its error is named beside what we measured); Ctrl+C lets runTimed end
     // the window, and the server's results are still worth waiting for (a second Ctrl+C exits at once).
     const early = await Promise.race([runDone.then(() => undefined), serverGone]);
+    let remote: RemoteEnd | undefined;
+    // The server lost mid-test (its control connection closed or silent): what this end measured until then is still
+    // the report, with why it ended. A server that ends the test itself (its error names the cause and the fix, as
+    // --max-rate's) is the one line a refusal is.
+    let lost: string | undefined;
     if (early && early.kind !== "interrupted") {
       await Promise.all([tx?.stop(), rx?.stop()]);
-      run.finish();
-      throw new UserError(early.kind === "failed" ? failureLine(at, early) : `${at}: unexpected ${early.kind} from the server during the test`);
+      if (early.kind !== "failed" || !serverLost(early)) {
+        run.finish();
+        throw new UserError(early.kind === "failed" ? failureLine(at, early) : `${at}: unexpected ${early.kind} from the server during the test`);
+      }
+      lost = failureLine(at, early);
+    } else {
+      await runDone;
+      flows?.measured();
+      await tx?.stop();
+      clearInterval(alive);
+      s.finish(performance.now());
+      let answer = await serverGone;
+      const interrupted = answer.kind === "interrupted";
+      if (interrupted) answer = await steps.next();
+      // Interrupted, we print what we have even when the server's half is lost.
+      if (answer.kind === "failed" && !interrupted) {
+        if (!serverLost(answer)) throw new UserError(failureLine(at, answer));
+        lost = failureLine(at, answer);
+      }
+      remote = answer.kind === "results" ? answer.results : undefined;
+      await drainReceivers(plan, rx);
     }
-    await runDone;
-    flows?.measured();
-    await tx?.stop();
-    clearInterval(alive);
-    s.finish(performance.now());
-    let answer = await serverGone;
-    const interrupted = answer.kind === "interrupted";
-    if (interrupted) answer = await steps.next();
-    // Interrupted, we print what we have even when the server's half is lost.
-    if (answer.kind === "failed" && !interrupted) throw new UserError(failureLine(at, answer));
-    const remote: RemoteEnd | undefined = answer.kind === "results" ? answer.results : undefined;
-    await drainReceivers(plan, rx);
     // /status shows the run done at once; its /results wait for the server's half and the diagnosis.
     resultsToFollow(run);
     run.finish();
@@ -267,7 +282,8 @@ export async function runNativeClient(plan: Plan, target: ClientTarget, hooks: {
     try {
       const buffers = socketBuffers(plan.socket.sendBuffer, { send: tx, recv: rx });
       const targetBps = plan.bitsPerSecond * plan.streams;
-      const combined = combine({ ...run.results(), ...(buffers ? { socket_buffers: buffers } : {}), ...(targetBps > 0 ? { target_bps: targetBps } : {}) }, remote, sends && !receives && plan.test === "stream");
+      const local = run.results();
+      const combined = combine({ ...local, ...(lost ? { errors: [...local.errors, lost] } : {}), ...(buffers ? { socket_buffers: buffers } : {}), ...(targetBps > 0 ? { target_bps: targetBps } : {}) }, remote, sends && !receives && plan.test === "stream");
       const results = flows ? withFlows(combined, flows) : combined;
       const diagnosis = await diagnoseRun(results, { server: target.host, localSends: sends, linkSpeedBps: target.linkSpeedBps, targetBps });
       final = diagnosis ? { ...results, diagnosis } : results;

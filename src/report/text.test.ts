@@ -22,6 +22,17 @@ describe("client --bidir", () => {
   });
 });
 
+describe("a server lost mid-test (stock iperf3 -s killed 2 s into -t 4)", () => {
+  test("the sender's own bytes are summed as sent, and the errors say why nothing came from the server", () => {
+    const r = fixture("client-iperf3-lost.json");
+    const text = textReport(r);
+    expect(r.remote).toBeUndefined();
+    expect(text).toContain(`\n[SUM] send    ${text.split("\n").find((l) => l.startsWith("[  0] send"))!.slice(14)}\n`);
+    expect(text).not.toContain("[SUM] recv");
+    expect(text).toContain("\nerror: control socket has closed unexpectedly\n");
+  });
+});
+
 describe("a sender below its -b pace", () => {
   test("is said in the report: client -u -b 1G that sent 934 Mbit/s", () => {
     const r = fixture("client-udp-b1g.json");

@@ -124,7 +124,9 @@ export function textReport(r: Results): string {
   );
   out.push(`[ ID] side    ${"bytes".padStart(11)}  ${"throughput".padStart(14)}`);
   for (const s of rows) out.push(`[${String(s.id).padStart(3)}] ${s.side.padEnd(6)}  ${figuresLine(s)}`);
-  if (!r.remote || reporting.length > 0) out.push(`[SUM] ${(r.test === "stream" ? "recv" : "client").padEnd(6)}  ${figuresLine(r.summary)}`);
+  // A sender whose server sent no results (lost mid-test) sums its own sent bytes.
+  const sumSide = r.test !== "stream" ? "client" : reporting.length === 0 && r.streams.some((s) => s.side === "send") ? "send" : "recv";
+  if (!r.remote || reporting.length > 0) out.push(`[SUM] ${sumSide.padEnd(6)}  ${figuresLine(r.summary)}`);
   if (r.sender) out.push(`[SUM] send    ${figuresLine(r.sender)}`);
   out.push(...missedPaceLine("sender", r.sender, r.target_bps));
   const s = r.summary;

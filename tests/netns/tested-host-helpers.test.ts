@@ -156,8 +156,13 @@ describe.skipIf(SKIP !== undefined)("one tested host, four helpers on a bridge",
     for (const h of r.hosts!) expect(h.summary!.bytes).toBeGreaterThan(1e6);
     wholeIsSum(r);
     expect(r.streams.filter((s) => s.side === "recv")).toHaveLength(4);
+    // The NIC counted what arrived in the window, headers included; the receivers counted what they read in it. The
+    // two differ by what sat in the receive queues at its edges, at most tcp_rmem's max a connection: at 24 Gbit/s
+    // veth's GRO packets carry 0.1 % headers, less than that (seen: 0.9992-1.0006 when our receivers read fastest).
+    const rmemMax = Number(net.runSync(net.tested, ["cat", "/proc/sys/net/ipv4/tcp_rmem"]).stdout.trim().split(/\s+/)[2]);
+    const queued = rmemMax * r.streams.filter((s) => s.side === "recv").length;
     const into = nic(r).rxBytes! / r.summary.bytes;
-    expect(into).toBeGreaterThan(1);
+    expect(into).toBeGreaterThan(1 - queued / r.summary.bytes);
     expect(into).toBeLessThan(1.08);
   }, 120_000);
 

@@ -33,6 +33,8 @@ export interface BlockingIo {
   accept(fd: number): number;
   /** Waits up to `timeoutMs` for `fd` to be readable: true when it is. */
   waitReadable(fd: number, timeoutMs: number): boolean;
+  /** poll(2) over the first `count` entries of `pollfds` (struct pollfd[], two ints each): how many are ready, or -1. */
+  poll(pollfds: Int32Array, count: number, timeoutMs: number): number;
   /** Buffers for up to `count` datagrams of up to `size` bytes each, filled by recvBatch. */
   datagramBatch(count: number, size: number): DatagramBatch;
   /** recvmmsg without waiting: datagrams read into `b` (their lengths in b.lengths), or -errno. */
@@ -161,6 +163,7 @@ async function open(libc: Libc): Promise<BlockingIo | undefined> {
         pollEvents[1] = 0;
         return c.poll(pollfd, 1, timeoutMs) > 0;
       },
+      poll: (pollfds, count, timeoutMs) => c.poll(pollfds, count, timeoutMs),
       datagramBatch(count, size) {
         const data = new Uint8Array(new ArrayBuffer(count * size));
         const iovs = new BigUint64Array(count * 2);

@@ -151,6 +151,8 @@ export interface AcceptedHooks<T> {
   readonly stopped: () => boolean;
   /** The peer closed or the connection broke; its fd is closed already. */
   readonly peerClosed: (data: T) => void;
+  /** Beside other streams, hands the connection to the Worker's poll group instead of the event loop: whether it did. */
+  readonly regroup?: (b: BlockingSocket<T>) => boolean;
   readonly failed: (e: unknown) => void;
 }
 
@@ -186,6 +188,7 @@ export class BlockingAccepted<T> {
     if (h.stopped()) return;
     if (h.env.streamsHere() > 1 || h.socks.size > 0) {
       this.socket = undefined;
+      if (h.socks.size === 0 && h.regroup?.(b)) return;
       b.rejoin(h.env, h.handlers, h.socks).catch(h.failed);
       return;
     }

@@ -3,6 +3,7 @@ import type { Endpoint, Rate, SocketOptions } from "../stream-spec.ts";
 import { Pacer } from "../pacer.ts";
 import type { BlockingIo } from "../sockopt/blocking-io.ts";
 import type { Sockopt } from "../sockopt/sockopt.ts";
+import type { PollGroup } from "./poll-group.ts";
 import { familyOf } from "../sockopt/sockaddr.ts";
 import { SO_RCVBUF, SO_SNDBUF, SOL_SOCKET } from "../sockopt/constants.ts";
 import type { SocketBufferSizes } from "./messages.ts";
@@ -16,6 +17,8 @@ export interface WorkerEnv {
   io: BlockingIo | undefined;
   /** Streams this Worker owns right now, of every test. */
   streamsHere: () => number;
+  /** Reads the connections of a Worker that holds only bulk receivers (with `io`); undefined elsewhere. */
+  pollGroup?: PollGroup;
 }
 
 /** The part of WorkerEnv that socket set-up needs, also on the main thread. */

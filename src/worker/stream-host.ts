@@ -15,8 +15,11 @@ import { UdpSender } from "./udp-send.ts";
 import { UdpReceiver } from "./udp-recv.ts";
 import { RrClient } from "./rr-client.ts";
 import { RrServer } from "./rr-server.ts";
+import { PollGroup } from "./poll-group.ts";
 
 interface Entry {
+  /** A TCP receiver or an unpaced sender that only writes: what the Worker's PollGroup serves. */
+  bulk: boolean;
   runner: Runner;
   ctx: StreamContext;
   idle?: ReturnType<typeof setInterval>;
@@ -42,10 +45,13 @@ function makeRunner(spec: StreamSpec, ctx: StreamContext, env: WorkerEnv): Runne
   }
 }
 
+const isBulk = (spec: StreamSpec) =>
+  spec.kind === "tcp-recv" || (spec.kind === "tcp-send" && !spec.countReceived && !spec.rate.bitsPerSecond && !spec.rate.packetsPerSecond);
+
 const errorOf = (e: unknown) => ({ message: e instanceof Error ? e.message : String(e), code: (e as { code?: string } | null)?.code });
 
 /** The host's message handler; `env` (the socket API, options, blocking I/O) is the thread's own. */
-export function createStreamHost(postNow: (m: FromWorker) => void, loadEnv: () => Promise<Omit<WorkerEnv, "streamsHere">>): (m: ToWorker) => void {
+export function createStreamHost(postNow: (m: FromWorker) => void, loadEnv: () => Promise<Omit<WorkerEnv, "streamsHere" | "pollGroup">>): (m: ToWorker) => void {
   // What one turn posts crosses as one message: a go, a TCP_INFO round or a stop of 5,000 streams was 5,000 messages,
   // each a task on the main thread (at 10,000 flows, 10,000 a second for TCP_INFO alone).
   // Only the bulk kinds wait for the turn's end: an event or an end goes at once (after what is queued, in order),
@@ -65,6 +71,10 @@ export function createStreamHost(postNow: (m: FromWorker) => void, loadEnv: () =
     flush();
     postNow(m);
   };
+  const bulkOnly = () => {
+    for (const streams of planes.values()) for (const e of streams.values()) if (!e.bulk) return false;
+    return true;
+  };
   const envReady: Promise<WorkerEnv> = loadEnv().then((env) => ({
     ...env,
     streamsHere: () => {
@@ -72,6 +82,7 @@ export function createStreamHost(postNow: (m: FromWorker) => void, loadEnv: () =
       for (const streams of planes.values()) n += streams.size;
       return n;
     },
+    pollGroup: env.io && env.sockopt ? new PollGroup(env.io, env.sockopt, bulkOnly) : undefined,
   }));
 
   let tcpInfoTimer: ReturnType<typeof setInterval> | undefined;
@@ -102,7 +113,7 @@ export function createStreamHost(postNow: (m: FromWorker) => void, loadEnv: () =
     if (!streams) planes.set(m.plane, (streams = new Map()));
     // Release the listener and sockets of a stream that ended by itself, so a server's ports are free for the next test.
     ctx.onEnd = () => queueMicrotask(() => void stop(m.plane, m.stream));
-    const entry: Entry = { runner, ctx, tcpInfo: env.sockopt && runner.tcpFds ? new TcpInfoSampler(env.sockopt, ctx) : undefined };
+    const entry: Entry = { bulk: isBulk(m.spec), runner, ctx, tcpInfo: env.sockopt && runner.tcpFds ? new TcpInfoSampler(env.sockopt, ctx) : undefined };
     if (entry.tcpInfo) tcpInfoTimer ??= setInterval(sampleTcpInfo, TCP_INFO_EVERY_MS);
     streams.set(m.stream, entry);
     try {

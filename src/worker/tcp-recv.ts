@@ -6,6 +6,8 @@ import { BurstClock } from "./burst-clock.ts";
 import { applyOptions, connectTcp, reportBuffers, type WorkerEnv } from "./sockets.ts";
 import { BlockingAccepted } from "./blocking-socket.ts";
 import { PeerFilter } from "./peer-filter.ts";
+import { CALLS_IN_A_ROW, POLLIN, type GroupMember } from "./poll-group.ts";
+import { EAGAIN, EINTR } from "../sockopt/blocking-io.ts";
 
 interface ConnState {
   closed: boolean;
@@ -29,6 +31,8 @@ export class TcpReceiver implements Runner {
   private readBuf: Uint8Array | undefined;
   private readonly filter: PeerFilter | undefined;
   private readonly blocking: BlockingAccepted<ConnState>;
+  /** Connections the Worker's read group reads for this stream. */
+  private readonly grouped = new Set<GroupMember>();
   private readAt: number | undefined;
   /** With `bursts`: the sender's stamped bursts, each timed as its last byte arrives. */
   private readonly bursts: BurstClock | undefined;
@@ -36,7 +40,6 @@ export class TcpReceiver implements Runner {
   constructor(private readonly spec: TcpRecvSpec, private readonly ctx: StreamContext, private readonly env: WorkerEnv) {
     this.filter = spec.allow && new PeerFilter(spec.allow, (line) => ctx.log(line));
     this.bursts = spec.bursts && new BurstClock(spec.bursts, (us) => ctx.latency(us));
-    const { c, o } = ctx;
     this.blocking = new BlockingAccepted<ConnState>({
       env,
       handlers: this.handlers,
@@ -44,18 +47,12 @@ export class TcpReceiver implements Runner {
       slice: (b) => {
         const buf = (this.readBuf ??= new Uint8Array(spec.readSize || BLOCKING_READ));
         let reads = 0;
-        const counted = (n: number) => {
-          c[o + Slot.packets]!++;
-          c[o + Slot.bytes]! += n;
-          reads++;
-          this.timeRead();
-          this.bursts?.feed(buf.subarray(0, n), wallUs());
-        };
-        const r = b.readSlice(buf, counted, () => !this.stopped && this.readsLeft() > 0);
+        const r = b.readSlice(buf, (n) => (reads++, this.counted(buf, n)), () => this.reads());
         if (reads > 0) ctx.touch();
         if (this.readsLeft() === 0) ctx.end("limit");
         return r;
       },
+      regroup: (b) => this.joinGroup([{ fd: b.fd, st: b.data }]),
       stopped: () => this.stopped,
       peerClosed: (data) => this.peerClosed(data),
       failed: (e) => ctx.end("error", e),
@@ -113,6 +110,20 @@ export class TcpReceiver implements Runner {
    * Reads still allowed by `limitPackets` (Infinity without one): a receiver that stops after so many receive calls,
    * as NTttcp's count mode does, and closes with what is left unread.
    */
+  /** One read of `n` bytes into `buf`, outside the event loop (blocking mode or the Worker's poll group). */
+  private counted(buf: Uint8Array, n: number): void {
+    const { c, o } = this.ctx;
+    c[o + Slot.packets]!++;
+    c[o + Slot.bytes]! += n;
+    this.timeRead();
+    this.bursts?.feed(buf.subarray(0, n), wallUs());
+  }
+
+  /** Whether a read may be made now. */
+  private reads(): boolean {
+    return !this.stopped && this.readsLeft() > 0;
+  }
+
   private readsLeft(): number {
     const limit = this.spec.limitPackets;
     return limit > 0 ? Math.max(0, limit - this.ctx.c[this.ctx.o + Slot.packets]!) : Infinity;
@@ -131,8 +142,67 @@ export class TcpReceiver implements Runner {
    * (BlockingAccepted) in reads of the spec's size, until it closes, the test stops, or another stream arrives.
    */
   private tryBlocking(): void {
+    const detach = (s: TcpSocket<ConnState>) => (s.data = { ...s.data, detached: true });
+    const { sockopt, pollGroup } = this.env;
+    if (sockopt && pollGroup?.open && this.env.streamsHere() > 1 && this.socks.size > 0) {
+      const socks = [...this.socks].filter((s) => s.fd !== undefined && s.fd >= 0);
+      this.socks.clear();
+      const taken = socks.map((s) => {
+        const st = s.data;
+        detach(s);
+        return { fd: sockopt.handOff(s)[0]!, st };
+      });
+      this.joinGroup(taken);
+      return;
+    }
     const [s] = this.socks;
-    if (s) this.blocking.take(s, () => (s.data = { ...s.data, detached: true }));
+    if (s) this.blocking.take(s, () => detach(s));
+  }
+
+  /**
+   * Beside other receivers on this Worker, the connections are read by the Worker's poll group (PollGroup) until they
+   * close, the stream stops, or a stream of another kind arrives: then they go back to the event loop with their state.
+   */
+  private joinGroup(conns: { fd: number; st: ConnState }[]): boolean {
+    const { pollGroup: group, io } = this.env;
+    if (!group?.open || !io) return false;
+    const size = this.spec.readSize;
+    for (const { fd, st } of conns) {
+      const member: GroupMember = {
+        fd,
+        events: POLLIN,
+        wants: () => this.reads(),
+        ready: (buf) => {
+          let n = 0;
+          for (let k = 0; k < CALLS_IN_A_ROW && this.reads(); k++) {
+            n = io.recv(fd, buf, size);
+            if (n <= 0) break;
+            this.counted(buf, n);
+            // A short read emptied the socket: the EAGAIN a next read would get is saved.
+            if (n < size) break;
+          }
+          this.ctx.touch();
+          if (this.readsLeft() === 0) this.ctx.end("limit");
+          if (n > 0 || n === -EAGAIN || n === -EINTR) return true;
+          this.grouped.delete(member);
+          io.close(fd);
+          this.peerClosed(st);
+          return false;
+        },
+        back: () => {
+          this.grouped.delete(member);
+          // `open` ran (counted and set up the connection) when it was accepted
+          const { open: _ranAtAccept, ...rest } = this.handlers;
+          this.env.net
+            .connect({ fd, data: st, socket: rest })
+            .then((s) => void this.socks.add(s))
+            .catch((e: unknown) => this.ctx.end("error", e));
+        },
+      };
+      this.grouped.add(member);
+      group.add(member, size);
+    }
+    return true;
   }
 
   async open(): Promise<{ localPort?: number }> {
@@ -172,7 +242,8 @@ export class TcpReceiver implements Runner {
 
   tcpFds(): number[] {
     const b = this.blocking.socket;
-    return b ? [b.fd] : openFds(this.socks);
+    if (b) return [b.fd];
+    return this.grouped.size > 0 ? [...openFds(this.socks), ...[...this.grouped].map((r) => r.fd)] : openFds(this.socks);
   }
 
   stop(): Promise<void> {
@@ -182,6 +253,11 @@ export class TcpReceiver implements Runner {
     for (const s of this.socks) s.terminate();
     this.blocking.socket?.close();
     this.blocking.socket = undefined;
+    for (const r of this.grouped) {
+      this.env.pollGroup?.drop(r);
+      this.env.io?.close(r.fd);
+    }
+    this.grouped.clear();
     this.ctx.end("stopped");
     return Promise.resolve();
   }

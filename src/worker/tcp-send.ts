@@ -7,6 +7,8 @@ import type { EndReason } from "./messages.ts";
 import { applyOptions, connectTcp, halfClose, reportBuffers, senderPacer, type WorkerEnv } from "./sockets.ts";
 import { BlockingSocket, SLICE_MS, yieldThen } from "./blocking-socket.ts";
 import { filledPayload } from "./payload.ts";
+import { CALLS_IN_A_ROW, POLLOUT, type GroupMember } from "./poll-group.ts";
+import { EAGAIN, EINTR } from "../sockopt/blocking-io.ts";
 
 interface ConnState {
   off: number; // offset into the payload of a partial write
@@ -34,6 +36,10 @@ export class TcpSender implements Runner {
   private reason: EndReason = "stopped";
   private blocking: BlockingSocket<ConnState> | undefined;
   private handlers: TcpHandlers<ConnState> | undefined;
+  /** Connections the Worker's poll group writes for this stream. */
+  private readonly grouped = new Map<GroupMember, ConnState>();
+  /** Connections this stream opened or adopted. */
+  private conns = 0;
 
   constructor(private readonly spec: TcpSendSpec, private readonly ctx: StreamContext, private readonly env: WorkerEnv) {
     this.buf = spec.payload ?? filledPayload(spec.writeSize, spec.fill);
@@ -66,7 +72,8 @@ export class TcpSender implements Runner {
         this.socks.push(await connectTcp(this.env, spec.connect, spec.bind, spec.options, this.state(), handlers));
       }
     } else throw new Error("tcp-send needs connect or adopt");
-    c[o + Slot.connections]! += this.socks.length;
+    this.conns = this.socks.length;
+    c[o + Slot.connections]! += this.conns;
     return { localPort: this.socks[0]?.localPort };
   }
 
@@ -76,7 +83,7 @@ export class TcpSender implements Runner {
 
   tcpFds(): number[] {
     if (this.blocking) return this.blocking.data.closed ? [] : [this.blocking.fd];
-    return openFds(this.socks);
+    return this.grouped.size > 0 ? [...openFds(this.socks), ...[...this.grouped.keys()].map((m) => m.fd)] : openFds(this.socks);
   }
 
   go(): void {
@@ -93,51 +100,126 @@ export class TcpSender implements Runner {
         return this.sendSlice();
       }
     }
+    const { sockopt } = this.env;
+    if (sockopt && !this.pacer && !this.spec.countReceived && this.env.pollGroup?.open && this.env.streamsHere() > 1) {
+      const taken = this.socks.filter((s) => !s.data.closed && s.fd !== undefined && s.fd >= 0);
+      this.socks.length = 0;
+      const conns = taken.map((s) => {
+        const st = s.data;
+        s.data = { ...st, detached: true };
+        return { fd: sockopt.handOff(s)[0]!, st };
+      });
+      if (this.joinGroup(conns)) return;
+    }
     for (const s of this.socks) this.pump(s);
   }
 
   private readonly sendSlice = (): void => {
     const b = this.blocking;
     if (!b || !this.running) return;
-    const st = b.data;
-    const { c, o } = this.ctx;
+    const end = nowMs() + SLICE_MS;
+    // 0 from a blocking write: the peer has not read for a whole wait; either way the Worker gets its turn.
+    const r = this.writeRun(b.data, (buf, off, len) => b.write(buf, off, len), () => nowMs() <= end);
+    if (r === "broken") return this.blockingBroken(b);
+    if (r === "limit") return this.reachedLimit();
+    this.ctx.touch();
+    if (!this.running) return;
+    if (this.env.streamsHere() > 1) {
+      this.blocking = undefined;
+      if (this.joinGroup([{ fd: b.fd, st: b.data }])) return;
+      return void this.unblock(b);
+    }
+    yieldThen(this.sendSlice);
+  };
+
+  /**
+   * The preamble's rest, then payloads, through `write` (bytes the kernel took: fewer than asked once the socket is
+   * full; -1 once broken), until the socket is full, the byte limit, or `more()` says stop. Why it stopped.
+   */
+  private writeRun(st: ConnState, write: (buf: Uint8Array, off: number, len: number) => number, more: () => boolean): "full" | "broken" | "limit" | "more" {
     const pre = this.spec.preamble;
     while (pre && st.pre > 0) {
-      const n = b.write(pre, pre.byteLength - st.pre, st.pre);
-      if (n < 0) return this.blockingBroken(b);
-      if (n === 0) return yieldThen(this.sendSlice);
+      const n = write(pre, pre.byteLength - st.pre, st.pre);
+      if (n < 0) return "broken";
+      if (n === 0) return "full";
       st.pre -= n;
     }
+    const { c, o } = this.ctx;
     const buf = this.buf;
     const size = buf.byteLength;
     const limit = this.spec.limitBytes;
-    const end = nowMs() + SLICE_MS;
     while (this.running) {
       const len = limit > 0 ? Math.min(size - st.off, limit - c[o + Slot.bytes]!) : size - st.off;
       if (this.spec.timeCalls && st.off === 0) st.writeAt ??= nowMs();
-      const n = b.write(buf, st.off, len);
-      if (n < 0) return this.blockingBroken(b);
+      const n = write(buf, st.off, len);
+      if (n < 0) return "broken";
       if (n > 0) {
         c[o + Slot.bytes]! += n;
         c[o + Slot.packets]!++;
         st.off += n;
         if (st.off >= size) this.written(st);
       }
-      if (limit > 0 && c[o + Slot.bytes]! >= limit) {
-        this.ctx.touch();
-        this.reason = "limit";
-        this.ctx.end("limit");
-        void this.stop();
-        return;
-      }
-      // 0: the peer has not read for a whole wait; either way the Worker gets its turn.
-      if (n === 0 || nowMs() > end) break;
+      if (limit > 0 && c[o + Slot.bytes]! >= limit) return "limit";
+      if (n < len || !more()) return n < len ? "full" : "more";
     }
+    return "more";
+  }
+
+  /** The byte limit (-n) is reached: the stream ends. */
+  private reachedLimit(): void {
     this.ctx.touch();
-    if (!this.running) return;
-    if (this.env.streamsHere() > 1) return void this.unblock(b);
-    yieldThen(this.sendSlice);
-  };
+    this.reason = "limit";
+    this.ctx.end("limit");
+    void this.stop();
+  }
+
+  /**
+   * Beside other bulk streams on this Worker, the connections are written by the Worker's poll group (PollGroup) until
+   * they break, the stream stops, or a stream of another kind arrives: then they go back to the event loop.
+   */
+  private joinGroup(conns: { fd: number; st: ConnState }[]): boolean {
+    const { pollGroup: group, io } = this.env;
+    if (!group?.open || !io) return false;
+    for (const { fd, st } of conns) {
+      const write = (buf: Uint8Array, off: number, len: number) => {
+        const n = io.send(fd, off === 0 && len === buf.byteLength ? buf : buf.subarray(off, off + len), len);
+        return n >= 0 ? n : n === -EAGAIN || n === -EINTR ? 0 : -1;
+      };
+      let calls = 0;
+      const member: GroupMember = {
+        fd,
+        events: POLLOUT,
+        wants: () => this.running,
+        ready: () => {
+          calls = 0;
+          const r = this.writeRun(st, write, () => ++calls < CALLS_IN_A_ROW);
+          this.ctx.touch();
+          if (r === "limit") this.reachedLimit();
+          if (r !== "broken") return true;
+          this.grouped.delete(member);
+          io.close(fd);
+          this.closedState(st, this.conns);
+          return false;
+        },
+        back: () => {
+          this.grouped.delete(member);
+          this.backToLoop(fd, st)
+            .then((s) => this.pump(s))
+            .catch((e: unknown) => this.ctx.end("error", e));
+        },
+      };
+      this.grouped.set(member, st);
+      group.add(member);
+    }
+    return true;
+  }
+
+  /** A connection the poll group served, back in Bun's event loop with its state. */
+  private async backToLoop(fd: number, st: ConnState): Promise<TcpSocket<ConnState>> {
+    const s = await this.env.net.connect({ fd, data: st, socket: this.handlers! });
+    this.socks.push(s);
+    return s;
+  }
 
   /** A whole payload is written: the next starts at its beginning, and with timeCalls the write is timed. */
   private written(st: ConnState): void {
@@ -239,7 +321,7 @@ export class TcpSender implements Runner {
 
   private closed(s: TcpSocket<ConnState>): void {
     if (s.data.detached) return;
-    this.closedState(s.data, this.socks.length);
+    this.closedState(s.data, this.conns);
   }
 
   private closedState(st: ConnState, of: number): void {
@@ -263,6 +345,18 @@ export class TcpSender implements Runner {
     if (this.stopping) return Promise.resolve();
     this.stopping = true;
     if (this.blocking) return this.stopBlocking(this.blocking);
+    return this.grouped.size > 0 ? this.ungroup().then(() => this.stopSockets()) : this.stopSockets();
+  }
+
+  /** Stop with connections in the poll group: they end through the event loop, as every other does. */
+  private async ungroup(): Promise<void> {
+    const members = [...this.grouped];
+    this.grouped.clear();
+    for (const [m] of members) this.env.pollGroup?.drop(m);
+    await Promise.all(members.map(([m, st]) => this.backToLoop(m.fd, st)));
+  }
+
+  private stopSockets(): Promise<void> {
     const open = this.socks.filter((s) => !s.data.closed);
     if (open.length === 0) {
       this.ctx.end(this.reason);

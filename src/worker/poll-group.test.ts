@@ -1,0 +1,155 @@
+import { describe, expect, test } from "bun:test";
+import type { BlockingIo } from "../sockopt/blocking-io.ts";
+import type { Sockopt } from "../sockopt/sockopt.ts";
+import { POLLIN, POLLOUT, PollGroup, type GroupMember } from "./poll-group.ts";
+
+/** poll(2) over fds whose readiness the test sets; it records what each call asked. */
+class FakePoll {
+  readonly readyFds = new Set<number>();
+  readonly nonBlocking = new Set<number>();
+  readonly asked: { fd: number; events: number }[][] = [];
+
+  io(): BlockingIo {
+    const io: Partial<BlockingIo> = {
+      poll: (pollfds, count) => {
+        const call: { fd: number; events: number }[] = [];
+        let ready = 0;
+        for (let i = 0; i < count; i++) {
+          const fd = pollfds[2 * i]!;
+          const events = pollfds[2 * i + 1]! & 0xffff;
+          call.push({ fd, events });
+          const on = this.readyFds.has(fd);
+          pollfds[2 * i + 1] = events | (on ? events << 16 : 0);
+          if (on) ready++;
+        }
+        this.asked.push(call);
+        return ready;
+      },
+    };
+    return io as BlockingIo;
+  }
+
+  sockopt(): Sockopt {
+    return { setNonBlocking: (fd: number) => void this.nonBlocking.add(fd) } as unknown as Sockopt;
+  }
+}
+
+interface Member extends GroupMember {
+  calls: number;
+  bufBytes: number;
+  back(): void;
+  wentBack: boolean;
+}
+
+function member(fd: number, events: typeof POLLIN | typeof POLLOUT, opts: { wants?: () => boolean; endsAfter?: number } = {}): Member {
+  const m: Member = {
+    fd,
+    events,
+    calls: 0,
+    bufBytes: 0,
+    wentBack: false,
+    wants: opts.wants ?? (() => true),
+    ready(buf) {
+      m.calls++;
+      m.bufBytes = buf.byteLength;
+      return opts.endsAfter === undefined || m.calls < opts.endsAfter;
+    },
+    back() {
+      m.wentBack = true;
+    },
+  };
+  return m;
+}
+
+const turns = (n = 3) => new Promise((r) => setTimeout(r, n * 5));
+
+describe("PollGroup", () => {
+  test("polls every member for what it waits on, serves the ready ones, and makes each fd non-blocking", async () => {
+    const f = new FakePoll();
+    const group = new PollGroup(f.io(), f.sockopt(), () => true);
+    const r = member(10, POLLIN);
+    const w = member(11, POLLOUT);
+    group.add(r, 128 * 1024);
+    group.add(w);
+    f.readyFds.add(10);
+    await turns();
+    expect(f.asked[0]).toEqual([
+      { fd: 10, events: POLLIN },
+      { fd: 11, events: POLLOUT },
+    ]);
+    expect(r.calls).toBeGreaterThan(0);
+    expect(w.calls).toBe(0);
+    // the receivers' reads go into one buffer as large as the largest read asked for
+    expect(r.bufBytes).toBe(128 * 1024);
+    expect([...f.nonBlocking].sort()).toEqual([10, 11]);
+    group.drop(r);
+    group.drop(w);
+  });
+
+  test("a member whose connection ended leaves the group; the others stay", async () => {
+    const f = new FakePoll();
+    const group = new PollGroup(f.io(), f.sockopt(), () => true);
+    const a = member(10, POLLIN, { endsAfter: 1 });
+    const b = member(11, POLLIN);
+    group.add(a);
+    group.add(b);
+    f.readyFds.add(10).add(11);
+    await turns();
+    expect(a.calls).toBe(1);
+    expect(b.calls).toBeGreaterThan(1);
+    expect(group.size).toBe(1);
+    expect(f.asked.at(-1)).toEqual([{ fd: 11, events: POLLIN }]);
+    group.drop(b);
+    expect(group.size).toBe(0);
+  });
+
+  test("a member that does no I/O now (not begun, stopping, its limit reached) is not polled, and an idle group does not spin", async () => {
+    const f = new FakePoll();
+    let on = false;
+    const group = new PollGroup(f.io(), f.sockopt(), () => true);
+    const a = member(10, POLLOUT, { wants: () => on });
+    group.add(a);
+    f.readyFds.add(10);
+    await turns(10);
+    expect(a.calls).toBe(0);
+    expect(f.asked.length).toBe(0);
+    on = true;
+    await turns(10);
+    expect(a.calls).toBeGreaterThan(0);
+    group.drop(a);
+  });
+
+  test("a dropped member is neither polled nor served again", async () => {
+    const f = new FakePoll();
+    const group = new PollGroup(f.io(), f.sockopt(), () => true);
+    const a = member(10, POLLIN);
+    const b = member(11, POLLIN);
+    group.add(a);
+    group.add(b);
+    f.readyFds.add(10).add(11);
+    await turns();
+    group.drop(a);
+    const calls = a.calls;
+    f.asked.length = 0;
+    await turns();
+    expect(a.calls).toBe(calls);
+    expect(f.asked.every((call) => call.every((p) => p.fd === 11))).toBe(true);
+    group.drop(b);
+  });
+
+  test("when a stream of another kind arrives, every connection goes back to the event loop", async () => {
+    const f = new FakePoll();
+    let bulkOnly = true;
+    const group = new PollGroup(f.io(), f.sockopt(), () => bulkOnly);
+    const a = member(10, POLLIN);
+    const b = member(11, POLLOUT);
+    group.add(a);
+    group.add(b);
+    await turns(1);
+    bulkOnly = false;
+    expect(group.open).toBe(false);
+    await turns(8);
+    expect(a.wentBack && b.wentBack).toBe(true);
+    expect(group.size).toBe(0);
+  });
+});

@@ -1,0 +1,116 @@
+import type { BlockingIo } from "../sockopt/blocking-io.ts";
+import type { Sockopt } from "../sockopt/sockopt.ts";
+import { nowMs } from "./context.ts";
+import { SLICE_MS, WAIT_MS, yieldThen } from "./blocking-socket.ts";
+
+export const POLLIN = 1;
+export const POLLOUT = 4;
+
+/** One connection of a bulk stream, served by the group. */
+export interface GroupMember {
+  readonly fd: number;
+  /** What the stream waits for: POLLIN (a receiver) or POLLOUT (a sender). */
+  readonly events: typeof POLLIN | typeof POLLOUT;
+  /** Whether the stream does I/O now (it runs, and has reads or bytes left). */
+  wants(): boolean;
+  /**
+   * The fd is ready (or broken): a few calls' worth of reads or writes, reads into `buf` (the group's, shared by its
+   * receivers). False once the connection is over: the member closed its fd and told its stream.
+   */
+  ready(buf: Uint8Array): boolean;
+  /** The group disbands: the fd (non-blocking) goes back to the stream's event loop. */
+  back(): void;
+}
+
+/** Calls one connection makes in a row before the next ready one gets its turn. */
+export const CALLS_IN_A_ROW = 8;
+const POLLFD_INTS = 2;
+
+/**
+ * The connections of a Worker that holds only bulk streams (receivers, unpaced senders), served through poll and
+ * recv/send on bun:ffi, reads into one buffer: a system call per read or write, as blocking mode has for a stream alone
+ * on its Worker and the stock servers have (a thread or one select loop for all their streams), where Bun's event loop
+ * costs a JS call and, for reads, a fresh buffer per chunk (docs/PERFORMANCE.md "Many streams"). It works in SLICE_MS
+ * slices, each wait at most WAIT_MS, so the Worker's messages (stop, TCP_INFO, a new stream) keep their turn; when a
+ * stream of another kind arrives, every connection goes back to the event loop (`mayRun`).
+ */
+export class PollGroup {
+  private members: GroupMember[] = [];
+  /** struct pollfd[]: fd, then events in the low and revents in the high half of the next int (little-endian). */
+  private pollfds = new Int32Array(16 * POLLFD_INTS);
+  private polled: GroupMember[] = [];
+  private buf = new Uint8Array(0);
+  private running = false;
+  private readonly gone = new Set<GroupMember>();
+
+  constructor(private readonly io: BlockingIo, private readonly sockopt: Sockopt, private readonly mayRun: () => boolean) {}
+
+  /** Whether connections may join now: only bulk streams on this Worker. */
+  get open(): boolean {
+    return this.mayRun();
+  }
+
+  get size(): number {
+    return this.members.length;
+  }
+
+  /** Serves `m` from the next turn on; `readBytes` is the most a receiver reads at once. */
+  add(m: GroupMember, readBytes = 0): void {
+    this.sockopt.setNonBlocking(m.fd, true);
+    this.members.push(m);
+    if (this.buf.byteLength < readBytes) this.buf = new Uint8Array(readBytes);
+    if (this.running) return;
+    this.running = true;
+    yieldThen(this.turn);
+  }
+
+  /** Leaves the group without closing the fd (its stream stops and closes it). */
+  drop(m: GroupMember): void {
+    this.gone.add(m);
+    this.members = this.members.filter((x) => x !== m);
+  }
+
+  private readonly turn = (): void => {
+    if (this.members.length === 0) {
+      this.running = false;
+      return;
+    }
+    if (!this.mayRun()) return this.disband();
+    const end = nowMs() + SLICE_MS;
+    do {
+      const count = this.fill();
+      // Nobody does I/O now (their streams have not begun or are stopping): look again after a wait, not in a spin.
+      if (count === 0) return void setTimeout(this.turn, WAIT_MS);
+      if (this.io.poll(this.pollfds, count, WAIT_MS) <= 0) break;
+      for (let i = 0; i < count; i++) {
+        if (this.pollfds[i * POLLFD_INTS + 1]! >>> 16 === 0) continue;
+        const m = this.polled[i]!;
+        if (!this.gone.has(m) && !m.ready(this.buf)) this.gone.add(m);
+      }
+      if (this.gone.size > 0) this.members = this.members.filter((m) => !this.gone.has(m));
+    } while (nowMs() < end && this.members.length > 0);
+    yieldThen(this.turn);
+  };
+
+  /** The pollfd array for every member that does I/O now: how many. */
+  private fill(): number {
+    this.gone.clear();
+    if (this.pollfds.length < this.members.length * POLLFD_INTS) this.pollfds = new Int32Array(this.members.length * 2 * POLLFD_INTS);
+    let n = 0;
+    for (const m of this.members) {
+      if (!m.wants()) continue;
+      this.pollfds[n * POLLFD_INTS] = m.fd;
+      this.pollfds[n * POLLFD_INTS + 1] = m.events;
+      this.polled[n++] = m;
+    }
+    this.polled.length = n;
+    return n;
+  }
+
+  private disband(): void {
+    const members = this.members;
+    this.members = [];
+    this.running = false;
+    for (const m of members) m.back();
+  }
+}

@@ -93,6 +93,20 @@ const tcpSource = {
   connections: z.number().int().min(0).max(100000).default(1),
 };
 
+/**
+ * What a sender stamps into each payload as its first byte goes out (iperf 2 --trip-times over TCP,
+ * docs/protocols/iperf2.md §2.7), all big-endian: the wall clock (u32 seconds, u32 microseconds) at `stampAt`, the
+ * payload's number from 1 (u32) at `idAt`, and at `seqAt` `seqBase` plus the payload bytes so far, this one's
+ * included (u32 lower, u32 upper).
+ */
+export const StampedWrites = z.object({
+  stampAt: z.number().int().min(0).max(4088),
+  idAt: z.number().int().min(0).max(4092),
+  seqAt: z.number().int().min(0).max(4088),
+  seqBase: z.number().int().min(0),
+});
+export type StampedWrites = z.infer<typeof StampedWrites>;
+
 export const TcpSendSpec = z.object({
   kind: z.literal("tcp-send"),
   ...base,
@@ -113,7 +127,10 @@ export const TcpSendSpec = z.object({
   countReceived: z.boolean().default(false),
   /** Time each whole write of `writeSize` (first byte to last) into the latency figures, as netperf times send(). */
   timeCalls: z.boolean().default(false),
-});
+  /** Stamp each payload as it starts (one connection: the payload buffer is the stream's). */
+  stampWrites: StampedWrites.optional(),
+}).refine((s) => !s.stampWrites || (s.connections === 1 && s.stampWrites.seqAt + 8 <= (s.payload?.byteLength ?? s.writeSize)), "stamped writes need one connection and a payload that holds the header");
+
 
 /**
  * The sender frames its bytes in bursts, each opening with a header that holds the burst's whole size (header

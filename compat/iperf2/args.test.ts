@@ -90,10 +90,13 @@ describe("iperf 2 command lines", () => {
     for (const other of [["-u"], ["-R"], ["-i", "1"]]) expect(() => parseIperf2Args(["-c", "h", "--connect-only", ...other])).toThrow("iperf: --connect-only with");
   });
 
-  test("--trip-times: UDP we send only; over TCP, with -R or -C refused in one line", () => {
-    const c = parseIperf2Args(["-c", "h", "-u", "--trip-times"]);
-    expect(c.kind === "run" && c.plan.role === "client" && c.plan.tripTimes).toBe(true);
-    for (const a of [[], ["-u", "-R"], ["-u", "-C"]]) expect(() => parseIperf2Args(["-c", "h", "--trip-times", ...a])).toThrow("iperf: --trip-times:");
+  test("--trip-times: UDP and TCP we send; with -R, -C, -d, -r or --full-duplex refused in one line; TCP -l under its burst header too", () => {
+    for (const a of [["-u"], [], ["-l", "92"]]) {
+      const c = parseIperf2Args(["-c", "h", "--trip-times", ...a]);
+      expect(c.kind === "run" && c.plan.role === "client" && c.plan.tripTimes).toBe(true);
+    }
+    for (const a of [["-R"], ["-u", "-R"], ["-u", "-C"], ["-d"], ["-r"], ["--full-duplex"]]) expect(() => parseIperf2Args(["-c", "h", "--trip-times", ...a])).toThrow("iperf: --trip-times:");
+    expect(() => parseIperf2Args(["-c", "h", "--trip-times", "-l", "64"])).toThrow("-l 64: a --trip-times write opens with its 92-byte burst header; pass -l 92 or more");
   });
 
   test("--txstart-time: an epoch time for a TCP stream we send (enhanced lines, as stock); elsewhere refused in one line", () => {

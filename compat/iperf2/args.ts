@@ -1,3 +1,4 @@
+import { TCP_BURST_HEADER } from "../../interop/iperf2/tcp-burst.ts";
 import { parseArgs } from "node:util";
 import { UserError } from "../../src/errors.ts";
 import { optionError } from "../../src/option-error.ts";
@@ -335,8 +336,11 @@ export function parseIperf2Args(argv: string[]): Iperf2Command {
     if (p.bounceback) refuseWithBounceback(p, v.len !== undefined && v["bounceback-request"] !== undefined);
     if (p.txStartS !== undefined) refuseWithTxStart(p);
     if (p.connectOnly !== undefined) refuseWithConnectOnly(p, v.interval !== undefined);
-    if (p.tripTimes && (!p.udp || p.reverse || p.compat)) {
-      throw new UserError("iperf: --trip-times: anyperf's client stamps only UDP datagrams it sends (-u without -R or -C): over TCP it writes no per-write latency headers; drop --trip-times or add -u");
+    if (p.tripTimes && (p.reverse || p.compat || p.fullDuplex || p.dual || p.tradeoff)) {
+      throw new UserError("iperf: --trip-times: anyperf's client stamps only what it sends itself (no -R, -C, -d, -r or --full-duplex): drop --trip-times or those");
+    }
+    if (p.tripTimes && !p.udp && p.len < TCP_BURST_HEADER.headerBytes) {
+      throw new UserError(`-l ${p.len}: a --trip-times write opens with its ${TCP_BURST_HEADER.headerBytes}-byte burst header; pass -l ${TCP_BURST_HEADER.headerBytes} or more`);
     }
   }
   return { kind: "run", plan: p };

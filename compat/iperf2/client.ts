@@ -6,6 +6,7 @@ import type { SocketOptions, StreamSpecInput } from "../../src/stream-spec.ts";
 import { encodeClientHeader } from "../../interop/iperf2/client-header.ts";
 import { type ClientRequestInput, buildClientHeader } from "../../interop/iperf2/client-request.ts";
 import { digitsPayload } from "../../interop/iperf2/datagram.ts";
+import { TCP_BURST_STAMPS, tcpBurstTemplate } from "../../interop/iperf2/tcp-burst.ts";
 import { REPORT_MIN_LENGTH, type ServerReport, decodeServerReport } from "../../interop/iperf2/server-report.ts";
 import { UdpClientSession } from "../../interop/iperf2/udp-client-session.ts";
 import { runBouncebackClient } from "./bounceback-client.ts";
@@ -208,7 +209,7 @@ async function connectTest(plan: ClientPlan, io: ClientIo, host: string, header?
 
 function tcpLine(plan: ClientPlan, id: number, c: ClientConn, server: Endpoint): string {
   const direction = plan.fullDuplex ? "full-duplex" : plan.reverse ? "reverse" : undefined;
-  const notes = connectionNotes({ direction, epochStart: plan.txStartS !== undefined, enhanced: plan.enhanced, sock: c.sock, init: c.init, connectMs: c.connectMs, at: c.at });
+  const notes = connectionNotes({ direction, epochStart: plan.txStartS !== undefined, tripTimes: plan.tripTimes, enhanced: plan.enhanced, sock: c.sock, init: c.init, connectMs: c.connectMs, at: c.at });
   return connectionLine(id, withInterface(c.local, plan.enhanced), server, notes);
 }
 
@@ -257,8 +258,11 @@ function sending(plane: DataPlane, g: ReportGroup, members: Member[], release: (
 }
 
 async function tcpForward(plan: ClientPlan, io: ClientIo, localHost: string, forward: ReportGroup): Promise<number> {
-  const header = buildClientHeader(request(plan));
+  const asked = request(plan);
+  const header = buildClientHeader(asked);
   const headerBytes = header ? encodeClientHeader(header, "tcp") : undefined;
+  // --trip-times: every write is a burst that opens with its stamped header (docs/protocols/iperf2.md §2.7).
+  const payload = headerBytes && asked.tripStart ? tcpBurstTemplate(headerBytes, digitsPayload(plan.len), asked.tripStart) : digitsPayload(plan.len);
   const connectBack = (joined: ReportGroup | null) => {
     const l = new ConnectBackListener(plan, io, joined, (key) => tradeoffGroup(plan, io, key), plan.parallel + 1);
     return l.start() ? l : undefined;
@@ -285,7 +289,8 @@ async function tcpForward(plan: ClientPlan, io: ClientIo, localHost: string, for
       ? { adopt: { ...c.handed.adopt, pending: 0 } }
       : { connect: { host, port: plan.port }, bind: bindOf(plan), options: socketOptions(plan) }),
     preamble: early ? undefined : headerBytes,
-    payload: digitsPayload(plan.len),
+    payload,
+    ...(payload !== undefined && asked.tripStart ? { stampWrites: TCP_BURST_STAMPS } : {}),
     writeSize: plan.len,
     rate: specRate(plan),
     limitBytes: limitBytes(plan),

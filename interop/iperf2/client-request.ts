@@ -132,6 +132,9 @@ function startTimeTail(t: { sec: number; usec: number }): Uint8Array<ArrayBuffer
   return tail;
 }
 
+/** The time in a TCP header's tail: --txstart-time's, or --trip-times' start, which the server checks against its clock. */
+const tailTime = (r: ClientRequest) => r.startTime ?? (r.tripTimes ? r.tripStart : undefined);
+
 /**
  * The header a 2.1.8 client sends for `input` (flag words as seen in iperf2-tcp-header-variants.txt). Returns null
  * for a classic-mode request that needs no header (iperf 2 -C): the data then starts at once.
@@ -166,7 +169,7 @@ export function buildClientHeader(input: ClientRequestInput): ClientHeader | nul
     bufLen: r.bufLen,
     winBand: r.extended || r.transport === "tcp" ? 0 : Math.min(r.rate, 0x7fffffff),
     amount: amountToWord(r.amount),
-    tail: !r.extended ? new Uint8Array(0) : r.transport === "udp" && r.tripTimes ? new Uint8Array(UDP_TRIP_TIMES_TAIL) : r.startTime ? startTimeTail(r.startTime) : new Uint8Array(0),
+    tail: !r.extended ? new Uint8Array(0) : r.transport === "udp" && r.tripTimes ? new Uint8Array(UDP_TRIP_TIMES_TAIL) : tailTime(r) ? startTimeTail(tailTime(r)!) : new Uint8Array(0),
   };
   if (r.extended) {
     header.ext = {

@@ -2,11 +2,12 @@ import { Slot } from "../counters.ts";
 import type { Pacer } from "../pacer.ts";
 import type { TcpSendSpec } from "../stream-spec.ts";
 import type { TcpHandlers, TcpSocket } from "../net/types.ts";
-import { nowMs, openFds, type Runner, type StreamContext } from "./context.ts";
+import { nowMs, openFds, wallUs, type Runner, type StreamContext } from "./context.ts";
 import type { EndReason } from "./messages.ts";
 import { applyOptions, connectTcp, halfClose, reportBuffers, senderPacer, type WorkerEnv } from "./sockets.ts";
 import { BlockingSocket, SLICE_MS, yieldThen } from "./blocking-socket.ts";
 import { filledPayload } from "./payload.ts";
+import { WriteStamper } from "./write-stamp.ts";
 import { CALLS_IN_A_ROW, POLLOUT, type GroupMember } from "./poll-group.ts";
 import { EAGAIN, EINTR } from "../sockopt/blocking-io.ts";
 
@@ -18,6 +19,8 @@ interface ConnState {
   writeAt?: number;
   /** Handed over to a BlockingSocket: the Bun socket's close is not the peer's. */
   detached?: boolean;
+  /** With stampWrites: the current payload is stamped (a write the kernel refused whole does not stamp it twice). */
+  stamped?: boolean;
 }
 
 /**
@@ -26,6 +29,7 @@ interface ConnState {
  */
 export class TcpSender implements Runner {
   private readonly buf: Uint8Array;
+  private readonly stamper: WriteStamper | undefined;
   private readonly socks: TcpSocket<ConnState>[] = [];
   private running = false;
   private stopping = false;
@@ -43,6 +47,7 @@ export class TcpSender implements Runner {
 
   constructor(private readonly spec: TcpSendSpec, private readonly ctx: StreamContext, private readonly env: WorkerEnv) {
     this.buf = spec.payload ?? filledPayload(spec.writeSize, spec.fill);
+    this.stamper = spec.stampWrites && new WriteStamper(this.buf, spec.stampWrites, wallUs);
   }
 
   async open(): Promise<{ localPort?: number }> {
@@ -150,7 +155,7 @@ export class TcpSender implements Runner {
     const limit = this.spec.limitBytes;
     while (this.running) {
       const len = limit > 0 ? Math.min(size - st.off, limit - c[o + Slot.bytes]!) : size - st.off;
-      if (this.spec.timeCalls && st.off === 0) st.writeAt ??= nowMs();
+      if (st.off === 0) this.starting(st);
       const n = write(buf, st.off, len);
       if (n < 0) return "broken";
       if (n > 0) {
@@ -221,9 +226,19 @@ export class TcpSender implements Runner {
     return s;
   }
 
+  /** A payload's first byte is about to go: with timeCalls its write is timed from here, with stampWrites it is stamped. */
+  private starting(st: ConnState): void {
+    if (this.spec.timeCalls) st.writeAt ??= nowMs();
+    if (this.stamper && !st.stamped) {
+      this.stamper.stamp();
+      st.stamped = true;
+    }
+  }
+
   /** A whole payload is written: the next starts at its beginning, and with timeCalls the write is timed. */
   private written(st: ConnState): void {
     st.off = 0;
+    st.stamped = false;
     if (st.writeAt === undefined) return;
     this.ctx.latency((nowMs() - st.writeAt) * 1000);
     st.writeAt = undefined;
@@ -287,7 +302,7 @@ export class TcpSender implements Runner {
       if (allowed <= 0) return this.wait(t);
       len = Math.min(len, allowed);
     }
-    if (this.spec.timeCalls && st.off === 0) st.writeAt ??= nowMs();
+    if (st.off === 0) this.starting(st);
     const n = st.off || len < size ? s.write(buf, st.off, len) : s.write(buf);
     if (n < 0) return;
     if (n > 0) {

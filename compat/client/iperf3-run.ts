@@ -81,9 +81,9 @@ export async function runIperf3Peer(plan: Plan, t: PeerTarget, hooks: { signal: 
     onPeerResults: (r) => (peer = r),
   });
   const failed = documentError(printed);
-  const why = `iperf3 server at ${at}: ${failed ?? (printed.trim().split("\n").at(-1) || `the test failed (exit ${code})`)}`;
-  if (!run || (!peer && !hooks.signal.aborted && run.phase !== "done")) throw new UserError(why);
-  // A server lost mid-test (no results from it): what this end measured is still printed; the run's errors say why.
+  // A server lost mid-test (no results from it, the run done): what this end measured is still printed; the run's
+  // errors say why.
+  if (!run || (!peer && !hooks.signal.aborted && run.phase !== "done")) throw new UserError(`iperf3 server at ${at}: ${failed ?? (printed.trim().split("\n").at(-1) || `the test failed (exit ${code})`)}`);
   const local = { ...run.results(), mode: "client", peer: at };
   const sends = t.direction !== "reverse";
   const remote = peer ? iperf3Remote(peer, ip3.params, local.phases, iperf3Version(peer)) : undefined;

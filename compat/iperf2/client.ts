@@ -262,7 +262,7 @@ async function tcpForward(plan: ClientPlan, io: ClientIo, localHost: string, for
   const header = buildClientHeader(asked);
   const headerBytes = header ? encodeClientHeader(header, "tcp") : undefined;
   // --trip-times: every write is a burst that opens with its stamped header (docs/protocols/iperf2.md §2.7).
-  const payload = headerBytes && asked.tripStart ? tcpBurstTemplate(headerBytes, digitsPayload(plan.len), asked.tripStart) : digitsPayload(plan.len);
+  const bursts = headerBytes && asked.tripStart ? tcpBurstTemplate(headerBytes, digitsPayload(plan.len), asked.tripStart) : undefined;
   const connectBack = (joined: ReportGroup | null) => {
     const l = new ConnectBackListener(plan, io, joined, (key) => tradeoffGroup(plan, io, key), plan.parallel + 1);
     return l.start() ? l : undefined;
@@ -289,8 +289,8 @@ async function tcpForward(plan: ClientPlan, io: ClientIo, localHost: string, for
       ? { adopt: { ...c.handed.adopt, pending: 0 } }
       : { connect: { host, port: plan.port }, bind: bindOf(plan), options: socketOptions(plan) }),
     preamble: early ? undefined : headerBytes,
-    payload,
-    ...(payload !== undefined && asked.tripStart ? { stampWrites: TCP_BURST_STAMPS } : {}),
+    payload: bursts ?? digitsPayload(plan.len),
+    ...(bursts ? { stampWrites: TCP_BURST_STAMPS } : {}),
     writeSize: plan.len,
     rate: specRate(plan),
     limitBytes: limitBytes(plan),

@@ -132,8 +132,14 @@ function startTimeTail(t: { sec: number; usec: number }): Uint8Array<ArrayBuffer
   return tail;
 }
 
-/** The time in a TCP header's tail: --txstart-time's, or --trip-times' start, which the server checks against its clock. */
-const tailTime = (r: ClientRequest) => r.startTime ?? (r.tripTimes ? r.tripStart : undefined);
+/**
+ * The tail holding a start time, when there is one: --txstart-time's, or --trip-times' (a TCP server checks that one
+ * against its clock). Empty otherwise.
+ */
+function timeTail(r: ClientRequest): Uint8Array<ArrayBuffer> {
+  const t = r.startTime ?? (r.tripTimes ? r.tripStart : undefined);
+  return t ? startTimeTail(t) : new Uint8Array(0);
+}
 
 /**
  * The header a 2.1.8 client sends for `input` (flag words as seen in iperf2-tcp-header-variants.txt). Returns null
@@ -169,7 +175,7 @@ export function buildClientHeader(input: ClientRequestInput): ClientHeader | nul
     bufLen: r.bufLen,
     winBand: r.extended || r.transport === "tcp" ? 0 : Math.min(r.rate, 0x7fffffff),
     amount: amountToWord(r.amount),
-    tail: !r.extended ? new Uint8Array(0) : r.transport === "udp" && r.tripTimes ? new Uint8Array(UDP_TRIP_TIMES_TAIL) : tailTime(r) ? startTimeTail(tailTime(r)!) : new Uint8Array(0),
+    tail: !r.extended ? new Uint8Array(0) : r.transport === "udp" && r.tripTimes ? new Uint8Array(UDP_TRIP_TIMES_TAIL) : timeTail(r),
   };
   if (r.extended) {
     header.ext = {

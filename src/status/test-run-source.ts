@@ -245,6 +245,8 @@ export class TestRunSource implements StatusSource {
     const lost = streams.some((s) => s.lost !== undefined) ? streams.reduce((a, s) => a + (s.lost ?? 0), 0) : undefined;
     const lat = sum?.latency_us;
     const hist = live?.latency?.histogram;
+    // The histogram's buckets and sum are of its own count, which the percentiles are taken over too.
+    const histogram = hist ? { count: count(hist), buckets: cumulativeBuckets(hist), sumMicroseconds: live!.latency!.sumUs } : undefined;
     return {
       id: t.id,
       mode: run.info.mode,
@@ -273,11 +275,11 @@ export class TestRunSource implements StatusSource {
               p99: lat.p99,
               p999: lat.p999,
               mean: lat.mean,
-              count: hist ? count(hist) : (sum?.transactions ?? 0),
+              count: histogram?.count ?? sum?.transactions ?? 0,
             },
           }
         : {}),
-      ...(hist ? { latencyHistogram: { count: count(hist), buckets: cumulativeBuckets(hist), sumMicroseconds: live!.latency!.sumUs } } : {}),
+      ...(histogram ? { latencyHistogram: histogram } : {}),
       ...(sum?.transactions === undefined ? {} : { measuredTransactions: sum.transactions }),
       streams,
       ...(t.cpu ? { cpu: t.cpu } : {}),

@@ -96,9 +96,11 @@ export class TcpSender implements Runner {
     this.pacer = senderPacer(this.spec.rate, this.buf.byteLength);
     this.running = true;
     this.ctx.touch();
-    // One unpaced connection that only writes, alone on this Worker: blocking writes (BlockingSocket).
+    // Unpaced and write-only: one connection alone on this Worker writes blocking (BlockingSocket); beside other bulk
+    // streams, the Worker's poll group writes them.
+    const writesOnly = !this.pacer && !this.spec.countReceived;
     const [only] = this.socks;
-    if (only && this.socks.length === 1 && !this.pacer && !this.spec.countReceived) {
+    if (only && this.socks.length === 1 && writesOnly) {
       this.blocking = BlockingSocket.take(this.env, only, () => (only.data = { ...only.data, detached: true }));
       if (this.blocking) {
         this.socks.length = 0;
@@ -106,7 +108,7 @@ export class TcpSender implements Runner {
       }
     }
     const { sockopt } = this.env;
-    if (sockopt && !this.pacer && !this.spec.countReceived && this.env.pollGroup?.open && this.env.streamsHere() > 1) {
+    if (sockopt && writesOnly && this.env.pollGroup?.open && this.env.streamsHere() > 1) {
       const taken = this.socks.filter((s) => !s.data.closed && s.fd !== undefined && s.fd >= 0);
       this.socks.length = 0;
       const conns = taken.map((s) => {
@@ -174,7 +176,8 @@ export class TcpSender implements Runner {
   private reachedLimit(): void {
     this.ctx.touch();
     this.reason = "limit";
-    this.ctx.end("limit");
+    // A stream that also reads is not done before the peer's EOF: its `received` is still growing.
+    if (!this.spec.countReceived) this.ctx.end("limit");
     void this.stop();
   }
 
@@ -312,14 +315,7 @@ export class TcpSender implements Runner {
       st.off += n;
       if (st.off >= size) this.written(st);
     }
-    if (limit > 0 && c[o + Slot.bytes]! >= limit) {
-      this.ctx.touch();
-      this.reason = "limit";
-      // A stream that also reads is not done before the peer's EOF: its `received` is still growing.
-      if (!this.spec.countReceived) this.ctx.end("limit");
-      void this.stop();
-      return;
-    }
+    if (limit > 0 && c[o + Slot.bytes]! >= limit) return this.reachedLimit();
     if (n < len) return; // kernel buffer full: drain calls us again
     this.ctx.touch();
     setImmediate(() => this.pump(s));

@@ -47,6 +47,9 @@ Client specific:
   -P, --parallel  #        number of parallel client streams to run
   -X, --peer-detect        ask the server for its version
       --no-udp-fin         no final server report at the end of a UDP test
+      --trip-times         stamp what the client sends, for the server's one-way latency (clocks in sync)
+      --txstart-time #     epoch time to start sending at (TCP streams the client sends)
+      --connect-only[=n]   only connect, n times per stream (default 10), and print each connect time
       --bounceback[=n]     request/reply round trips: a burst of n requests (default 10) every period
       --bounceback-hold #      ms the server holds each reply (default 0)
       --bounceback-period #    seconds between bursts (default 1; 0: back to back)

@@ -16,9 +16,11 @@ function setUp(windowS: number) {
   return { run, moved, watch: new RateWatch(run, streams, windowS) };
 }
 
-test("a sliding window: no rate before a whole window passed, then sent and received over the last window", () => {
+/** performance.now() now, and a stamp at which t0 + 1000 − t0 comes out a rounding short of 1000 (so does t0 + 1500 − (t0 + 500)). */
+const starts = [["now", performance.now()], ["rounding short", 1048.2]] as const;
+
+test.each(starts)("a sliding window (t0 %s): no rate before a whole window passed, then sent and received over the last window", (_, t0) => {
   const { run, moved, watch } = setUp(1);
-  const t0 = performance.now();
   expect(watch.look(t0)).toBeUndefined();
   moved[0]!.bytes = 50_000;
   expect(watch.look(t0 + 500)).toBeUndefined();
@@ -34,9 +36,8 @@ test("a sliding window: no rate before a whole window passed, then sent and rece
   run.finish();
 });
 
-test("/0: the whole test so far, once a second has passed", () => {
+test.each(starts)("/0 (t0 %s): the whole test so far, once a second has passed", (_, t0) => {
   const { run, moved, watch } = setUp(0);
-  const t0 = performance.now();
   watch.look(t0);
   moved[0]!.bytes = 1000;
   expect(watch.look(t0 + 900)).toBeUndefined();

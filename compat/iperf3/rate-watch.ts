@@ -8,6 +8,9 @@ import type { TestRun } from "../../src/engine/test-run.ts";
 import { throughputBps } from "../../src/formulas.ts";
 import type { SampledStream } from "./sampler.ts";
 
+/** Stamps are doubles: a window of exactly N ms, found by subtraction, can come out a rounding short of N. */
+const ROUNDING_MS = 1e-6;
+
 export class RateWatch {
   /** Cuts taken at each look; the window opens at the oldest. */
   private readonly cuts: Cut[] = [];
@@ -26,10 +29,10 @@ export class RateWatch {
     this.cuts.push(now);
     // The whole test needs only its first cut; a sliding window, the cuts since its start.
     if (windowMs === 0) this.cuts.splice(1, this.cuts.length - 2);
-    while (windowMs > 0 && this.cuts.length > 2 && nowMs - this.cuts[1]!.atMs >= windowMs) this.cuts.shift();
+    while (windowMs > 0 && this.cuts.length > 2 && nowMs - this.cuts[1]!.atMs + ROUNDING_MS >= windowMs) this.cuts.shift();
     const w = this.run.between(this.cuts[0]!, now);
-    const spanMs = w.seconds * 1000;
-    if (spanMs <= 0 || (windowMs > 0 && spanMs < windowMs) || (windowMs === 0 && spanMs < 1000)) return undefined;
+    const spanMs = now.atMs - this.cuts[0]!.atMs;
+    if (spanMs <= 0 || spanMs + ROUNDING_MS < (windowMs || 1000)) return undefined;
     const bytes = this.streams.reduce((n, s) => n + (w.stream(s.plane, s.index)?.bytes ?? 0), 0);
     return { bps: throughputBps(bytes, w.seconds), seconds: w.seconds };
   }

@@ -4,7 +4,7 @@ import type { FormatLetter } from "./units.ts";
 import type { StreamCounters } from "../../src/counters.ts";
 import type { MeasuredPlane } from "../../src/engine/measured-plane.ts";
 import type { Side, TestRun } from "../../src/engine/test-run.ts";
-import type { Window } from "../../src/engine/cut.ts";
+import type { Cut, Window } from "../../src/engine/cut.ts";
 import { datagramsSent } from "../../src/formulas.ts";
 import { timedLatency } from "../../src/engine/timed-latency.ts";
 import { type LineKind, type WindowFigures, memberLine, sumLine } from "./member-lines.ts";
@@ -47,6 +47,12 @@ export interface GroupOptions {
 const LATE_STREAM_MS = 1000;
 
 /**
+ * iperf 2's PARTIALPERCENT: with -i, a stream's last interval, cut short by its end, gets its own line when it is
+ * longer than this share of -i (the sum's too); a shorter one is only in the final line.
+ */
+export const SIGNIFICANT_PARTIAL = 0.25;
+
+/**
  * A member's figures over a window of the Test (`c`: its stream's counters moved in it). `first`: the window starts
  * at the stream's open, where iperf counts the header; `final`: the whole-test line, which counts the FIN datagram.
  */
@@ -87,6 +93,8 @@ export class ReportGroup {
   private grace: ReturnType<typeof setTimeout> | undefined;
   /** Where interval 0 starts: the first stream's start (connecting and opening streams are not part of it). */
   private clockMs = 0;
+  /** The cut that closed the last interval printed: a partial interval is measured from it. */
+  private lastTick: Cut | undefined;
 
   constructor(
     readonly key: string,
@@ -146,6 +154,7 @@ export class ReportGroup {
     this.tick++;
     // With the histograms of what the streams timed: an interval's latency min and max are its own.
     const w = this.o.test.interval(performance.now(), true);
+    this.lastTick = w;
     const windows = live.map((m) => {
       const f = figuresOf(m, this.counters(m, w), !this.printed.has(m), false);
       this.printed.add(m);
@@ -177,6 +186,7 @@ export class ReportGroup {
     // The end and the interval timer fall on the same instant: the interval that just closed comes first.
     if (this.timer && (endMs - this.clockMs) / 1000 >= (this.tick + 1) * this.o.intervalS - 0.05) this.interval();
     m.endMs = endMs;
+    this.partial(m, endMs);
     const seconds = (endMs - m.startMs) / 1000;
     memberLine(this.printer, this.o, m, 0, seconds, figuresOf(m, this.counters(m, this.sinceOpen()), true, true), finalCsvTime(this.o.intervalS), true);
     if (this.members.some((x) => x.endMs === undefined)) return;
@@ -188,6 +198,28 @@ export class ReportGroup {
     this.finish();
   }
 
+  /** The last interval, from its tick to `end` (seconds on the group's clock), when it is long enough for a line. */
+  private partialSpan(end: number): { start: number; end: number } | undefined {
+    if (this.o.intervalS <= 0) return undefined;
+    const start = this.tick * this.o.intervalS;
+    return end - start > SIGNIFICANT_PARTIAL * this.o.intervalS ? { start, end } : undefined;
+  }
+
+  /** What moved since the last interval's cut (since the streams opened, before the first). */
+  private fromTick(): Window {
+    return this.o.test.since(this.lastTick ?? this.o.test.originAt(this.members[0]?.startMs ?? 0), performance.now(), true);
+  }
+
+  /** `m` ended at `endMs` inside an interval: that partial interval's line, as stock prints it before the final one. */
+  private partial(m: Member, endMs: number): void {
+    // Ends where its final line ends: on its own clock, as stock times a stream's partial and final lines.
+    const span = this.partialSpan((endMs - m.startMs) / 1000);
+    if (!span) return;
+    const first = !this.printed.has(m);
+    const f = figuresOf(m, this.counters(m, first ? this.sinceOpen() : this.fromTick()), first, false);
+    if (f.bytes > 0) memberLine(this.printer, this.o, m, span.start, span.end, f, new Date(), false);
+  }
+
   /** Every stream has ended: the sum, once. */
   private finish(): void {
     if (this.closed) return;
@@ -197,6 +229,12 @@ export class ReportGroup {
       const figures = this.members.map((x) => figuresOf(x, this.counters(x, w), true, true));
       const last = Math.max(...this.members.map((x) => x.endMs!));
       const first = Math.min(...this.members.map((x) => x.startMs));
+      const partial = this.partialSpan((last - first) / 1000);
+      if (partial) {
+        const pw = this.fromTick();
+        const pf = this.members.map((x) => figuresOf(x, this.counters(x, pw), !this.printed.has(x), false));
+        if (pf.some((f) => f.bytes > 0)) sumLine(this.printer, this.o, this.sumKind(), this.members.length, partial.start, partial.end, sum(pf), false);
+      }
       sumLine(this.printer, this.o, this.sumKind(), this.members.length, 0, (last - first) / 1000, sum(figures), true);
     }
   }

@@ -26,6 +26,8 @@ import type { TcpInit } from "./tcp-stats.ts";
 import { type Endpoint, clientBanner, connectionLine, reportedLine, serverReportLine } from "./text-report.ts";
 import { wallSeconds } from "./udp-reverse-sender.ts";
 import { sleep, within } from "./waits.ts";
+import type { Printer } from "./printer.ts";
+import { strerror } from "../../src/sockopt/errno.ts";
 
 /** -R / UDP -R: the server ends the test; give up this long after the requested duration. */
 const REVERSE_GRACE_MS = 10_000;
@@ -236,10 +238,12 @@ function udpBanner(plan: ClientPlan, io: ClientIo, extra: { enhanced?: boolean; 
  * Our streams send on one plane, and each one's report ends when we stopped sending (the FIN exchange is not in it).
  * `endRest`: streams interrupted while they still waited for the server's end get their reports now.
  */
-function sending(plane: DataPlane, g: ReportGroup, members: Member[], release: (stream: number) => void = () => {}): Streams & { endRest(): void } {
+function sending(plane: DataPlane, g: ReportGroup, members: Member[], printer: Printer, release: (stream: number) => void = () => {}): Streams & { endRest(): void } {
   let stopMs: number | undefined;
-  plane.onStreamEnd((stream) => {
+  plane.onStreamEnd((stream, end) => {
     g.ended(members[stream]!, stopMs);
+    // A server gone mid-test (reset, killed): stock's writer says so on stderr and the test ends with its figures.
+    if (stopMs === undefined && end.reason === "eof" && end.error?.code) printer.warning(`write failed: ${strerror(end.error.code)}`);
     release(stream);
   });
   return {
@@ -314,7 +318,7 @@ async function tcpForward(plan: ClientPlan, io: ClientIo, localHost: string, for
     m.startMs = performance.now();
     forward.add(m, true);
   }
-  const streams = sending(plane, forward, members, (i) => conns[i]!.handed?.release());
+  const streams = sending(plane, forward, members, io.printer, (i) => conns[i]!.handed?.release());
   plane.go();
   await runTest(plan, io, forward, streams);
   streams.endRest();
@@ -441,7 +445,7 @@ async function udpForward(plan: ClientPlan, io: ClientIo, localHost: string, g: 
     id: String(r.id), numericId: r.id, stream: { plane, index: i }, transport: "udp", role: "send", fin, startMs, client: r.local, server,
   }));
   for (const m of members) g.add(m, true);
-  const streams = sending(plane, g, members);
+  const streams = sending(plane, g, members, io.printer);
   plane.go();
   await runTest(plan, io, g, streams);
   streams.endRest();

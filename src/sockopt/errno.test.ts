@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { SyscallError, errnoName } from "./errno.ts";
+import { SyscallError, errnoName, strerror } from "./errno.ts";
 
 describe("errnoName", () => {
   test("Linux numbers map to their names", () => {
@@ -16,4 +16,11 @@ describe("errnoName", () => {
     expect(e.code).toBe("ENOENT");
     expect(e.message).toBe("setsockopt(TCP_CONGESTION) failed: ENOENT");
   });
+});
+
+test("strerror: the system's words for a code, as glibc capitalises them; an unknown code as itself", () => {
+  expect(strerror("ECONNRESET")).toBe("Connection reset by peer");
+  expect(strerror("EPIPE")).toBe("Broken pipe");
+  expect(strerror("ENOTCONN")).toBe("Socket is not connected");
+  expect(strerror("EWHATEVER")).toBe("EWHATEVER");
 });

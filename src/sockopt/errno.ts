@@ -1,4 +1,5 @@
 import { constants } from "node:os";
+import { getSystemErrorMap } from "node:util";
 
 let names: Map<number, string> | undefined;
 
@@ -20,4 +21,15 @@ export class SyscallError extends Error {
     this.name = "SyscallError";
     this.code = code;
   }
+}
+
+/**
+ * What strerror(3) says for an error code ("ECONNRESET" → "Connection reset by peer"), for front ends that print a
+ * peer tool's "write failed: ..." line; the runtime's table holds the same words, lower-cased.
+ */
+export function strerror(code: string): string {
+  for (const [name, text] of getSystemErrorMap().values()) {
+    if (name === code) return text.charAt(0).toUpperCase() + text.slice(1);
+  }
+  return code;
 }

@@ -52,11 +52,11 @@ export class BlockingSocket<T> {
     return this.io.loops();
   }
 
-  /** Bytes the kernel took (the whole buffer unless the peer stopped reading for WAIT_MS), -1 once broken. */
+  /** Bytes the kernel took (the whole buffer unless the peer stopped reading for WAIT_MS), -errno once broken. */
   write(buf: Uint8Array, offset = 0, length = buf.byteLength - offset): number {
     const n = this.io.send(this.fd, offset === 0 && length === buf.byteLength ? buf : buf.subarray(offset, offset + length), length);
     if (n >= 0) return n;
-    return n === -EAGAIN || n === -EINTR ? 0 : -1;
+    return n === -EAGAIN || n === -EINTR ? 0 : n;
   }
 
   /**

@@ -10,6 +10,7 @@ import { filledPayload } from "./payload.ts";
 import { WriteStamper } from "./write-stamp.ts";
 import { CALLS_IN_A_ROW, POLLOUT, type GroupMember } from "./poll-group.ts";
 import { EAGAIN, EINTR } from "../sockopt/blocking-io.ts";
+import { SyscallError } from "../sockopt/errno.ts";
 
 interface ConnState {
   off: number; // offset into the payload of a partial write
@@ -21,6 +22,8 @@ interface ConnState {
   detached?: boolean;
   /** With stampWrites: the current payload is stamped (a write the kernel refused whole does not stamp it twice). */
   stamped?: boolean;
+  /** Why the connection broke (a reset, a broken pipe), for the stream's end: a front end may name it. */
+  broke?: Error;
 }
 
 /**
@@ -61,7 +64,7 @@ export class TcpSender implements Runner {
             c[o + Slot.lastActivityMs] = nowMs();
           }
         : () => {},
-      close: (s: TcpSocket<ConnState>) => this.closed(s),
+      close: (s: TcpSocket<ConnState>, err?: Error) => this.closed(s, err),
       error: () => {},
     };
     this.handlers = handlers;
@@ -141,13 +144,13 @@ export class TcpSender implements Runner {
 
   /**
    * The preamble's rest, then payloads, through `write` (bytes the kernel took: fewer than asked once the socket is
-   * full; -1 once broken), until the socket is full, the byte limit, or `more()` says stop. Why it stopped.
+   * full; -errno once broken), until the socket is full, the byte limit, or `more()` says stop. Why it stopped.
    */
   private writeRun(st: ConnState, write: (buf: Uint8Array, off: number, len: number) => number, more: () => boolean): "full" | "broken" | "limit" | "more" {
     const pre = this.spec.preamble;
     while (pre && st.pre > 0) {
       const n = write(pre, pre.byteLength - st.pre, st.pre);
-      if (n < 0) return "broken";
+      if (n < 0) return this.broken(st, n);
       if (n === 0) return "full";
       st.pre -= n;
     }
@@ -159,7 +162,7 @@ export class TcpSender implements Runner {
       const len = limit > 0 ? Math.min(size - st.off, limit - c[o + Slot.bytes]!) : size - st.off;
       if (st.off === 0) this.starting(st);
       const n = write(buf, st.off, len);
-      if (n < 0) return "broken";
+      if (n < 0) return this.broken(st, n);
       if (n > 0) {
         c[o + Slot.bytes]! += n;
         c[o + Slot.packets]!++;
@@ -170,6 +173,11 @@ export class TcpSender implements Runner {
       if (n < len || !more()) return n < len ? "full" : "more";
     }
     return "more";
+  }
+
+  private broken(st: ConnState, n: number): "broken" {
+    st.broke ??= new SyscallError("send", -n);
+    return "broken";
   }
 
   /** The byte limit (-n) is reached: the stream ends. */
@@ -191,7 +199,7 @@ export class TcpSender implements Runner {
     for (const { fd, st } of conns) {
       const write = (buf: Uint8Array, off: number, len: number) => {
         const n = io.send(fd, off === 0 && len === buf.byteLength ? buf : buf.subarray(off, off + len), len);
-        return n >= 0 ? n : n === -EAGAIN || n === -EINTR ? 0 : -1;
+        return n >= 0 ? n : n === -EAGAIN || n === -EINTR ? 0 : n;
       };
       let calls = 0;
       const member: GroupMember = {
@@ -330,8 +338,9 @@ export class TcpSender implements Runner {
     }, ms);
   }
 
-  private closed(s: TcpSocket<ConnState>): void {
+  private closed(s: TcpSocket<ConnState>, err?: Error): void {
     if (s.data.detached) return;
+    if (err) s.data.broke ??= err;
     this.closedState(s.data, this.conns);
   }
 
@@ -342,7 +351,8 @@ export class TcpSender implements Runner {
     this.ctx.c[this.ctx.o + Slot.closed]!++;
     if (this.closedCount === of) {
       this.onAllClosed?.();
-      if (!this.stopping) this.ctx.end("eof");
+      // The peer's end, with what broke the connection when it was not a FIN.
+      if (!this.stopping) this.ctx.end("eof", st.broke);
     }
   }
 

@@ -89,6 +89,8 @@ function sendSpec(send: ServerSend): Omit<Extract<StreamSpecInput, { kind: "tcp-
     rate,
     limitBytes: send.amount.kind === "bytes" ? send.amount.bytes : 0,
     end: "fin-wait-eof",
+    // Stock servers pace what they send with the client's --fq-rate (SO_MAX_PACING_RATE), -R and -d alike.
+    ...(send.fqRate ? { options: { pacingRate: send.fqRate } } : {}),
   };
 }
 

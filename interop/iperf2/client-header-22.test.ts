@@ -62,4 +62,17 @@ describe("iperf 2.2.1 client headers (captured)", () => {
     // UDP headers carry no such block: the same bits there are not read as a name.
     expect(describeClientHeader(decodeClientHeader(b, "udp"), "udp").congestion).toBeUndefined();
   });
+
+  test("--fq-rate 50m -R (2.2.1 and 2.1.8 alike): the option word's fq-rate bit and 6,250,000 bytes/s at offset 72", () => {
+    for (const name of ["h221fq", "h218fq"]) {
+      for (const t of readings(bytes(name))) {
+        expect(t.request).toMatchObject({ direction: "reverse", fqRate: 6_250_000 });
+        expect(t.sendHere?.fqRate).toBe(6_250_000);
+      }
+    }
+    // Without the bit, the same words ask for nothing.
+    const plain = bytes("h221fq").slice();
+    plain[32] = 0x04;
+    expect(describeClientHeader(decodeClientHeader(plain, "tcp"), "tcp").fqRate).toBeUndefined();
+  });
 });

@@ -49,6 +49,8 @@ export const ClientRequest = z.object({
   congestion: z.string().max(32).optional(),
   /** --txstart-time: the epoch time the client starts sending (offset 64, seconds and microseconds). */
   startTime: z.object({ sec: z.number().int().min(0).max(0xffffffff), usec: z.number().int().min(0).max(999_999) }).optional(),
+  /** --fq-rate: the pacing the client asks for the traffic the server sends it (-R, --full-duplex, -d, -r), bytes/s. */
+  fqRate: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
   /** UDP --trip-times: the test's start (wall clock), which 2.1.8 carries at datagram offset 112, past its header. */
   tripStart: z.object({ sec: z.number().int().min(0).max(0xffffffff), usec: z.number().int().min(0).max(999_999) }).optional(),
 });
@@ -98,8 +100,20 @@ export function describeClientHeader(h: ClientHeader, transport: Transport): Cli
     version: h.ext?.version ?? { high: 0, low: 0 },
     extended: h.ext !== undefined,
     transferId,
+    ...fqRate(h),
     ...extensions22(h, transport),
   };
+}
+
+/** Offset of --fq-rate's low and high words (bytes/s) past the 60-byte header: 72 and 76 [wire: 2.1.8 and 2.2.1]. */
+const FQ_RATE_AT = 72 - 60;
+
+/** The pacing a client's --fq-rate asks for, when its option word flags one and the header covers it. */
+function fqRate(h: ClientHeader): { fqRate?: number } {
+  if (!hasFlag(h.ext?.options ?? 0, OptionFlag.fqRateSet) || h.tail.length < FQ_RATE_AT + 8) return {};
+  const rate = u32(h.tail, FQ_RATE_AT) + u32(h.tail, FQ_RATE_AT + 4) * 2 ** 32;
+  // Zero asks for nothing; past 2^53 bytes/s nothing a socket could be paced to.
+  return rate > 0 && rate <= Number.MAX_SAFE_INTEGER ? { fqRate: rate } : {};
 }
 
 /** Offset of the 2.2 barrier word past the 60-byte 2.1.8 header, i.e. in the header's tail. */

@@ -14,6 +14,8 @@ export interface ServerSend {
   rateUnits: "bps" | "pps";
   /** Bytes per write: the client's -l, else iperf 2's TCP default of 128 KiB. */
   writeSize: number;
+  /** The client's --fq-rate: SO_MAX_PACING_RATE on the sending socket, bytes/s. */
+  fqRate?: number;
 }
 
 /** The server's reading of one accepted connection, decided once the header (or its absence) is known. */
@@ -154,5 +156,5 @@ export class TcpServerSession {
 }
 
 function serverSend(r: ClientRequest): ServerSend {
-  return { amount: r.amount, rate: r.rate, rateUnits: r.rateUnits, writeSize: r.bufLen > 0 ? r.bufLen : DEFAULT_TCP_LEN };
+  return { amount: r.amount, rate: r.rate, rateUnits: r.rateUnits, writeSize: r.bufLen > 0 ? r.bufLen : DEFAULT_TCP_LEN, ...(r.fqRate ? { fqRate: r.fqRate } : {}) };
 }

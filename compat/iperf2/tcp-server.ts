@@ -220,8 +220,11 @@ export class TcpServer {
     const { io, plan } = this;
     const id = this.ids.next();
     // Read before the hand-off: on the local path the stream then owns the socket's `data`.
-    const { peer, local, init, at, acceptedMs: startMs } = s.data;
+    const { peer, local, init, at, acceptedMs } = s.data;
     const r = t.request;
+    // --txstart-time: the stream's clock starts when the client starts sending, as stock's (the wait is no interval).
+    const startMs = r?.startTime ? Math.max(acceptedMs, r.startTime.sec * 1000 + r.startTime.usec / 1000 - performance.timeOrigin) : acceptedMs;
+    const idleTimeoutMs = IDLE_MS + Math.max(0, startMs - performance.now());
     const refusal = this.refusal(peer, r);
     if (refusal) {
       // iperf 2 has no way to say no: the connection is closed before any report, and our log says why.
@@ -236,6 +239,7 @@ export class TcpServer {
     const line = (sock: number | undefined) => {
       const notes = connectionNotes({
         direction: r?.direction === "forward" ? undefined : r?.direction,
+        epochStart: r?.startTime !== undefined,
         tripTimes: r?.tripTimes,
         enhanced,
         sock,
@@ -287,13 +291,13 @@ export class TcpServer {
     const receives = r?.direction !== "reverse";
     const send = t.sendHere;
     const spec: StreamSpecInput = send
-      ? { kind: "tcp-send", id: 0, adopt: { ...handed.adopt, pending: fullDuplex ? t.received : 0 }, ...sendSpec(send), countReceived: fullDuplex, idleTimeoutMs: IDLE_MS }
+      ? { kind: "tcp-send", id: 0, adopt: { ...handed.adopt, pending: fullDuplex ? t.received : 0 }, ...sendSpec(send), countReceived: fullDuplex, idleTimeoutMs }
       : {
           kind: "tcp-recv",
           id: 0,
           adopt: { ...handed.adopt, pending: t.received },
           endOnEof: true,
-          idleTimeoutMs: IDLE_MS,
+          idleTimeoutMs,
           connections: 1,
           // The Worker times the client's stamped bursts as it reads them, from the first byte past the header.
           bursts: r?.tripTimes ? { ...TCP_BURST_HEADER, lead: new Uint8Array(t.pending) } : undefined,

@@ -84,6 +84,15 @@ describe("client header codec on the captures", () => {
     }
   });
 
+  test("--txstart-time: the epoch-start bit and the time at 64/68 are read back; trip-times' start time is no start request", () => {
+    const startTime = { sec: 1796542289, usec: 250_000 };
+    const built = buildClientHeader(ClientRequest.parse({ transport: "tcp", amount: { kind: "time", seconds: 2 }, startTime }))!;
+    const bytes = encodeClientHeader(built, "tcp");
+    expect(describeClientHeader(decodeClientHeader(bytes, "tcp"), "tcp").startTime).toEqual(startTime);
+    const tt = headers.find((h) => h.m.command.endsWith("--trip-times"))!;
+    expect(describeClientHeader(decodeClientHeader(tt.bytes, "tcp"), "tcp").startTime).toBeUndefined();
+  });
+
   test("trip-times header keeps its 20 extra bytes as the tail", () => {
     const tt = headers.find((h) => h.m.command.endsWith("--trip-times"))!;
     const h = decodeClientHeader(tt.bytes, "tcp");

@@ -101,8 +101,19 @@ export function describeClientHeader(h: ClientHeader, transport: Transport): Cli
     extended: h.ext !== undefined,
     transferId,
     ...fqRate(h),
+    ...epochStart(h),
     ...extensions22(h, transport),
   };
+}
+
+/** Offset of --txstart-time's seconds and microseconds past the 60-byte header: 64 and 68. */
+const START_AT = 64 - 60;
+
+/** The epoch time a --txstart-time client starts sending, when its option word flags one and the header covers it. */
+function epochStart(h: ClientHeader): { startTime?: { sec: number; usec: number } } {
+  if (!hasFlag(h.ext?.options ?? 0, OptionFlag.epochStart) || h.tail.length < START_AT + 8) return {};
+  const usec = u32(h.tail, START_AT + 4);
+  return usec <= 999_999 ? { startTime: { sec: u32(h.tail, START_AT), usec } } : {};
 }
 
 /** Offset of --fq-rate's low and high words (bytes/s) past the 60-byte header: 72 and 76 [wire: 2.1.8 and 2.2.1]. */

@@ -269,24 +269,31 @@ export function bouncebackRps(roundTrips: number, sumSeconds: number): number {
 
 /**
  * iperf 2's histogram summary (histogram_print) over bins of counts (index 0 = the first bin; printed +1): the bins
- * where the running share first exceeds the lower and upper confidence bounds (5 and 95 %) and 99.7 %, and the
- * outliers: samples in bins beyond the upper fence + 3 × (upper − lower fence), the fences being the last bins whose
- * running share is below 10 % and 90 %. Shares are single-precision, as iperf's float division.
+ * where the running share first exceeds the lower and upper confidence bounds (`ci`, percent: 5 and 95 unless
+ * --histograms names others) and 99.7 %, and the outliers: samples in bins beyond the upper fence + 3 × (upper −
+ * lower fence), the fences being the last bins whose running share is below 10 % and 90 %. Shares are
+ * single-precision, as iperf's float division.
  */
-export function iperf2HistogramSummary(bins: ReadonlyMap<number, number>, binCount: number): { lower: number; upper: number; upper3Stdev: number; outliers: number } {
-  const population = [...bins.values()].reduce((a, n) => a + n, 0);
+export function iperf2HistogramSummary(
+  bins: ReadonlyMap<number, number>,
+  binCount: number,
+  ci: { lower: number; upper: number } = { lower: 5, upper: 95 },
+  /** Samples outside the bins (below or beyond them): in the population the shares are of, as stock counts them. */
+  outOfBounds = 0,
+): { lower: number; upper: number; upper3Stdev: number; outliers: number } {
+  const population = [...bins.values()].reduce((a, n) => a + n, outOfBounds);
   let running = 0, lower = 0, upper = 0, upper3Stdev = 0, outliers = 0, fenceLower = 0, fenceUpper = 0, outside = 0;
   for (const ix of [...bins.keys()].sort((a, b) => a - b)) {
     const n = bins.get(ix)!;
     if (n <= 0) continue;
     running += n;
     const share = Math.fround(running / population);
-    if (!lower && share > 0.05) lower = ix + 1;
+    if (!lower && share > ci.lower / 100) lower = ix + 1;
     if (share < 0.1) fenceLower = ix + 1;
     if (share < 0.9) fenceUpper = ix + 1;
     else if (!outside) outside = fenceUpper + 3 * (fenceUpper - fenceLower);
     else if (ix > outside) outliers += n;
-    if (!upper && share > 0.95) upper = ix + 1;
+    if (!upper && share > ci.upper / 100) upper = ix + 1;
     if (!upper3Stdev && share > 0.997) upper3Stdev = ix + 1;
   }
   return { lower, upper: upper || binCount, upper3Stdev: upper3Stdev || binCount, outliers };

@@ -76,8 +76,27 @@ describe("iperf 2 command lines", () => {
   });
 
   test("iperf 2 options anyperf does not run are refused by name, not as unknown", () => {
-    for (const flag of ["--histograms", "--tcp-write-times"]) {
+    for (const flag of ["--isochronous=60:10m,1m", "--working-load", "--udp-l4s"]) {
       expect(() => parseIperf2Args(["-c", "h", flag])).toThrow(`iperf: ${flag.split("=")[0]} is an iperf 2 option anyperf does not implement`);
+    }
+    for (const flag of ["--histograms", "--tcp-write-times"]) expect(() => parseIperf2Args(["-s", flag])).toThrow(`iperf: ${flag} on a server`);
+  });
+
+  test("--tcp-write-times and --histograms[=W<u|m>,BINS,LOW,HIGH]: write times on, -e implied, 2.1.8's defaults; refusals in one line", () => {
+    const plan = (...a: string[]) => {
+      const c = parseIperf2Args(["-c", "h", ...a]);
+      if (c.kind !== "run" || c.plan.role !== "client") throw new Error("not a client");
+      return c.plan;
+    };
+    expect(plan("--tcp-write-times")).toMatchObject({ writeTimes: true, enhanced: true, histograms: undefined });
+    expect(plan("--histograms")).toMatchObject({ writeTimes: true, enhanced: true, histograms: { binUs: 100, unit: "us", width: 100, bins: 10_000, lowerCi: 5, upperCi: 95 } });
+    expect(plan("--histograms=1m,100,10,90").histograms).toEqual({ binUs: 1000, unit: "ms", width: 1, bins: 100, lowerCi: 10, upperCi: 90 });
+    expect(plan().writeTimes).toBe(false);
+    expect(() => plan("--histograms=5")).toThrow("iperf: --histograms=5: the bin width takes its unit, u (µs) or m (ms)");
+    expect(() => plan("--histograms=5u,10,5,200")).toThrow("the upper bound is a percentage");
+    for (const a of [["-u"], ["-R"], ["--full-duplex"], ["-d"], ["--bounceback"]]) {
+      expect(() => plan("--histograms", ...a)).toThrow("iperf: --histograms with");
+      expect(() => plan("--tcp-write-times", ...a)).toThrow("iperf: --tcp-write-times with");
     }
   });
 

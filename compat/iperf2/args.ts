@@ -41,6 +41,7 @@ export const OPTIONS = {
   "no-udp-fin": { type: "boolean" },
   "txstart-time": { type: "string" },
   "trip-times": { type: "boolean" },
+  "tcp-write-times": { type: "boolean" },
   "bounceback-hold": { type: "string" },
   "bounceback-period": { type: "string" },
   "bounceback-request": { type: "string" },
@@ -85,6 +86,9 @@ const PLAN_FLAGS: Record<string, string> = {
   "bounceback.holdUs": "--bounceback-hold",
   txStartS: "--txstart-time",
   connectOnly: "--connect-only",
+  "histograms.binUs": "--histograms",
+  "histograms.width": "--histograms",
+  "histograms.bins": "--histograms",
 };
 
 /** -S accepts numbers (0x10, 16, 020) and the DSCP/TOS names iperf lists. */
@@ -133,16 +137,56 @@ function bindAddress(text: string): { host: string; port?: number } {
  * iperf 2.1.8 / 2.2 options anyperf does not run: refused by name, so nobody mistakes the test that would run without
  * them (a plain stream) for the one asked for.
  */
-const NOT_IMPLEMENTED = [
-  "--histograms", "--tcp-write-times", "--isochronous",
-  "--working-load", "--udp-l4s",
-];
+const NOT_IMPLEMENTED = ["--isochronous", "--working-load", "--udp-l4s"];
 
 function refuseNotImplemented(argv: string[]): void {
+  const server = argv.some((a) => a === "-s" || a === "--server");
   for (const a of argv) {
     const name = a.split("=")[0]!;
     if (NOT_IMPLEMENTED.includes(name)) throw new UserError(`iperf: ${name} is an iperf 2 option anyperf does not implement: drop it (without it the test is a plain stream, not the one asked for)`);
+    if (server && (name === "--histograms" || name === "--tcp-write-times")) {
+      throw new UserError(`iperf: ${name} on a server (its latency histograms) is not implemented in anyperf: drop it; a client's --histograms times its own writes`);
+    }
   }
+}
+
+/** `--histograms[=W<u|m>[,BINS[,LOW[,HIGH]]]]`, an optional value as --bounceback's: the value, or null without one. */
+function takeHistograms(argv: string[]): { argv: string[]; spec: string | null | undefined } {
+  let spec: string | null | undefined;
+  const rest = argv.filter((a) => {
+    if (a === "--histograms") spec = null;
+    else if (a.startsWith("--histograms=")) spec = a.slice("--histograms=".length);
+    else return true;
+    return false;
+  });
+  return { argv: rest, spec };
+}
+
+/**
+ * A client's write-time histogram as 2.1.8 reads --histograms: bins of 100 µs, 10000 of them, confidence bounds at 5
+ * and 95 % without a value; else the bin width with its unit (`u` µs, `m` ms), then the bin count and the bounds.
+ */
+function histograms(spec: string | null): { binUs: number; unit: "us" | "ms"; width: number; bins: number; lowerCi: number; upperCi: number } {
+  if (spec === null) return { binUs: 100, unit: "us", width: 100, bins: 10_000, lowerCi: 5, upperCi: 95 };
+  const [w, bins, lower, upper] = spec.split(",");
+  const m = /^(\d+)([um])$/.exec(w ?? "");
+  if (!m) throw new UserError(`iperf: --histograms=${spec}: the bin width takes its unit, u (µs) or m (ms): e.g. --histograms=100u,10000`);
+  const width = int(m[1]!, "--histograms bin width");
+  const unit = m[2] === "u" ? ("us" as const) : ("ms" as const);
+  const ci = (t: string | undefined, d: number, what: string) => {
+    if (t === undefined) return d;
+    const n = Number(t);
+    if (!(n >= 0 && n <= 100)) throw new UserError(`iperf: --histograms=${spec}: the ${what} bound is a percentage, 0 to 100`);
+    return n;
+  };
+  return {
+    binUs: unit === "us" ? width : width * 1000,
+    unit,
+    width,
+    bins: bins !== undefined ? int(bins, "--histograms bins") : 10_000,
+    lowerCi: ci(lower, 5, "lower"),
+    upperCi: ci(upper, 95, "upper"),
+  };
 }
 
 /**
@@ -246,12 +290,24 @@ function refuseWithConnectOnly(p: Extract<Iperf2Plan, { role: "client" }>, inter
   if (hit) throw new UserError(`iperf: --connect-only with ${hit[1]}: drop one of them`);
 }
 
+/** Write times are our own TCP writes': what sends nothing here, or not through them, is refused in one line. */
+function refuseWithWriteTimes(p: Extract<Iperf2Plan, { role: "client" }>, flag: string): void {
+  const bad: [boolean, string][] = [
+    [p.udp, "-u"],
+    [p.reverse || p.fullDuplex || p.dual || p.tradeoff, "-R/--full-duplex/-d/-r"],
+    [p.bounceback !== undefined || p.connectOnly !== undefined, "--bounceback/--connect-only"],
+  ];
+  const hit = bad.find(([on]) => on);
+  if (hit) throw new UserError(`iperf: ${flag} with ${hit[1]}: anyperf times the writes of a TCP stream it sends (as 2.1.8 does): drop one of them`);
+}
+
 /** Turns `anyperf iperf` arguments (without the leading "iperf") into a checked plan, or help/version. */
 export function parseIperf2Args(argv: string[]): Iperf2Command {
   refuseNotImplemented(argv);
   const bb = takeBounceback(argv);
   const co = takeConnectOnly(bb.argv);
-  argv = co.argv;
+  const hist = takeHistograms(co.argv);
+  argv = hist.argv;
   let parsed;
   try {
     // iperf 2's getopt takes "-t -5" as a value; parseArgs would call it ambiguous.
@@ -317,6 +373,8 @@ export function parseIperf2Args(argv: string[]): Iperf2Command {
         noUdpFin: v["no-udp-fin"] ?? false,
         connectOnly: co.count,
         tripTimes: v["trip-times"] ?? false,
+        writeTimes: v["tcp-write-times"] ?? false,
+        histograms: hist.spec !== undefined ? histograms(hist.spec) : undefined,
         txStartS: v["txstart-time"] !== undefined ? seconds(v["txstart-time"], "--txstart-time") : undefined,
         bounceback: bounceback(v, bb.burst, v.len !== undefined ? Math.floor(parseSuffixed(v.len, "-l length")) : undefined),
       };
@@ -336,6 +394,7 @@ export function parseIperf2Args(argv: string[]): Iperf2Command {
     if (p.bounceback) refuseWithBounceback(p, v.len !== undefined && v["bounceback-request"] !== undefined);
     if (p.txStartS !== undefined) refuseWithTxStart(p);
     if (p.connectOnly !== undefined) refuseWithConnectOnly(p, v.interval !== undefined);
+    if (p.writeTimes) refuseWithWriteTimes(p, hist.spec !== undefined ? "--histograms" : "--tcp-write-times");
     if (p.tripTimes && (p.reverse || p.compat || p.fullDuplex || p.dual || p.tradeoff)) {
       throw new UserError("iperf: --trip-times: anyperf's client stamps only what it sends itself (no -R, -C, -d, -r or --full-duplex): drop --trip-times or those");
     }

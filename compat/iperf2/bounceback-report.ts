@@ -1,4 +1,5 @@
-import { type RunningStats, bouncebackRps, iperf2HistogramSummary, sampleStdev } from "../../src/formulas.ts";
+import { type RunningStats, bouncebackRps, sampleStdev } from "../../src/formulas.ts";
+import { pdfLine } from "./pdf-line.ts";
 import { formatFixed } from "../../src/units.ts";
 import type { Bounceback } from "./plan.ts";
 import type { TcpWriteStats } from "./tcp-stats.ts";
@@ -64,12 +65,5 @@ export function bouncebackBin(seconds: number): number | null {
 
 /** The final line's round-trip histogram: "BB8(f)-PDF: bin(w=100us):cnt(20)=1:17,2:1 (5.00/95.00/99.7%=1/2/2,...)". */
 export function bouncebackPdfLine(id: number, start: number, end: number, bins: ReadonlyMap<number, number>, outOfBounds: { low: number; high: number }): string {
-  const sorted = [...bins.entries()].filter(([, n]) => n > 0).sort((a, b) => a[0] - b[0]);
-  const count = sorted.reduce((a, [, n]) => a + n, 0);
-  const s = iperf2HistogramSummary(bins, BB_BINS);
-  return (
-    // Stock cuts the last character of "cnt(N)=1:17,2:1,": with no bins, the "=".
-    `${idTag(id)} ${intervalText(start, end)} BB8(f)-PDF: bin(w=${BB_BIN_US}us):cnt(${count})${sorted.length ? "=" : ""}${sorted.map(([b, n]) => `${b + 1}:${n}`).join(",")} ` +
-    `(5.00/95.00/99.7%=${s.lower}/${s.upper}/${s.upper3Stdev},Outliers=${s.outliers},obl/obu=${outOfBounds.low}/${outOfBounds.high})`
-  );
+  return pdfLine(id, start, end, bins, { label: "BB8(f)", binText: `${BB_BIN_US}us`, binCount: BB_BINS, lowerCi: 5, upperCi: 95 }, outOfBounds);
 }

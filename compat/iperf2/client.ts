@@ -28,6 +28,7 @@ import { wallSeconds } from "./udp-reverse-sender.ts";
 import { sleep, within } from "./waits.ts";
 import type { Printer } from "./printer.ts";
 import { strerror } from "../../src/sockopt/errno.ts";
+import { histogramsBanner } from "./write-times.ts";
 
 /** -R / UDP -R: the server ends the test; give up this long after the requested duration. */
 const REVERSE_GRACE_MS = 10_000;
@@ -219,7 +220,8 @@ function tcpBanner(plan: ClientPlan, io: ClientIo): void {
   io.printer.info(
     ...clientBanner({
       host: plan.host, port: plan.port, udp: false, buffer: plan.window === undefined ? defaultBuffers.tcpSend() : setBuffers.send(plan.window), requested: plan.window, enhanced: plan.enhanced,
-      pid: process.pid, writeLen: plan.len, flows: plan.parallel, tos: plan.tos, noDelay: plan.noDelay,
+      pid: process.pid, writeLen: plan.len, flows: plan.parallel, tos: plan.tos, noDelay: plan.noDelay, writeTimer: plan.writeTimes,
+      extra: plan.histograms ? [histogramsBanner(plan.histograms)] : [],
     }),
   );
 }
@@ -299,6 +301,7 @@ async function tcpForward(plan: ClientPlan, io: ClientIo, localHost: string, for
     rate: specRate(plan),
     limitBytes: limitBytes(plan),
     end: "fin-wait-eof" as const,
+    timeCalls: plan.writeTimes,
   }));
   const plane = await DataPlane.open(specs);
   forward.attach(plane, "send");
@@ -310,7 +313,7 @@ async function tcpForward(plan: ClientPlan, io: ClientIo, localHost: string, for
     // The header counts as sent data, as it does for the stock client and server.
     return {
       id: String(i + 1), numericId: i + 1, stream: { plane, index: i }, transport: "tcp", role: "send", headerBytes: headerBytes?.length,
-      startMs, client: c.local, server, tcp: c.handed?.tcp,
+      startMs, client: c.local, server, tcp: c.handed?.tcp, writeTimes: plan.writeTimes ? { histograms: plan.histograms } : undefined,
     };
   });
   if (plan.txStartS !== undefined) await startAt(plan.txStartS, members, io);

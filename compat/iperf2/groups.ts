@@ -66,6 +66,7 @@ function figuresOf(m: Member, c: StreamCounters, first: boolean, final: boolean)
     jitterS: c.jitter,
     outOfOrder: c.outOfOrder,
     latency: timedLatency(c),
+    histogram: c.histogram,
   };
 }
 
@@ -129,9 +130,9 @@ export class ReportGroup {
   }
 
   /** The sum's kind: UDP or TCP, and one role when its streams all go one way. */
-  private sumKind(): { transport: "tcp" | "udp"; role: "send" | "recv" | null } {
+  private sumKind(): { transport: "tcp" | "udp"; role: "send" | "recv" | null; writeTimes: boolean } {
     const roles = new Set(this.members.map((m) => m.role));
-    return { transport: this.members[0]!.transport, role: roles.size === 1 ? [...roles][0]! : null };
+    return { transport: this.members[0]!.transport, role: roles.size === 1 ? [...roles][0]! : null, writeTimes: this.members.some((m) => m.writeTimes) };
   }
 
   /** `m`'s stream in a window of the Test; a plane the Test never held (attached after it ended) counts from its open. */

@@ -8,6 +8,7 @@ import {
   HEADER_TCP_READ_ENHANCED,
   HEADER_TCP_READ_TRIP_TIMES,
   HEADER_TCP_WRITE_ENHANCED,
+  HEADER_TCP_WRITE_TIMES,
   HEADER_UDP,
   HEADER_UDP_ENHANCED,
   HEADER_UDP_WRITE_ENHANCED,
@@ -25,6 +26,8 @@ import {
 } from "./text-report.ts";
 import type { FormatLetter } from "./units.ts";
 import type { TimedLatency } from "../../src/engine/timed-latency.ts";
+import { pdfLine } from "./pdf-line.ts";
+import { type Histograms, writePdfSpec, writeTimeBins } from "./write-times.ts";
 
 /** How one stream of a report group prints: its transport and which way it moves data, as iperf 2's reports see it. */
 export interface LineKind {
@@ -45,6 +48,8 @@ export interface LineKind {
    * (each datagram's transit). The group's sums stay as our -e has them, as 2.1.8 prints them.
    */
   timed?: boolean;
+  /** --tcp-write-times: a TCP sender's lines add its write times; with --histograms, their PDF line follows each. */
+  writeTimes?: { histograms?: Histograms };
 }
 
 /** A stream's figures over one report window, in iperf 2's terms. */
@@ -60,6 +65,8 @@ export interface WindowFigures {
   outOfOrder: number;
   /** What the stream timed in the window (a --trip-times client's bursts), where it times anything. */
   latency?: TimedLatency;
+  /** Its latency histogram over the window (src/histogram.ts), where the window holds one. */
+  histogram?: Uint32Array;
 }
 
 export interface LineOptions {
@@ -71,11 +78,11 @@ export interface LineOptions {
 /** What -e prints in a sender's TCP columns when the socket's TCP_INFO cannot be read: iperf's "NA" form. */
 const NO_TCP_INFO = { retry: 0, cwndK: null, rttUs: 0, rttVarUs: 0 };
 
-function heading(k: { transport: "tcp" | "udp"; role: "send" | "recv"; timed?: boolean }, enhanced: boolean): string {
+function heading(k: { transport: "tcp" | "udp"; role: "send" | "recv"; timed?: boolean; writeTimes?: object }, enhanced: boolean): string {
   if (k.transport === "udp" && k.role === "recv") return enhanced && k.timed ? HEADER_UDP_ENHANCED : HEADER_UDP;
   if (k.transport === "udp") return enhanced ? HEADER_UDP_WRITE_ENHANCED : HEADER_BW;
   if (!enhanced) return HEADER_BW;
-  if (k.role === "send") return HEADER_TCP_WRITE_ENHANCED;
+  if (k.role === "send") return k.writeTimes ? HEADER_TCP_WRITE_TIMES : HEADER_TCP_WRITE_ENHANCED;
   return k.timed ? HEADER_TCP_READ_TRIP_TIMES : HEADER_TCP_READ_ENHANCED;
 }
 
@@ -100,9 +107,15 @@ export function memberLine(p: Printer, o: LineOptions, k: LineKind, start: numbe
     text = k.timed ? tcpReadTripTimesLine(fig, f.latency, f.calls, final, o.format) : tcpReadEnhancedLine(fig, f.calls, o.format);
   } else if (enhanced) {
     const tcp = k.tcp ? (final ? k.tcp.final() : k.tcp.interval()) : NO_TCP_INFO;
-    text = tcpWriteEnhancedLine(fig, f.calls, 0, tcp, o.format);
+    text = tcpWriteEnhancedLine(fig, f.calls, 0, tcp, o.format, k.writeTimes ? { latency: f.latency } : undefined);
   }
   p.report(heading(k, enhanced), text);
+  const hist = k.transport === "tcp" && k.role === "send" ? k.writeTimes?.histograms : undefined;
+  // A window cut without histograms (past the streams an interval copies them for) prints no PDF line.
+  if (hist && f.histogram && f.histogram.length > 0) {
+    const { bins, high } = writeTimeBins(f.histogram, hist);
+    p.report(null, pdfLine(k.id, start, end, bins, writePdfSpec(hist, final), { low: 0, high }));
+  }
   // Stock counts its FIN and one more in "Sent": 92 data datagrams print "Sent 94 datagrams".
   if (final && k.transport === "udp" && k.role === "send") p.report(null, sentLine(k.id, f.calls + 2));
 }
@@ -114,7 +127,7 @@ export function memberLine(p: Printer, o: LineOptions, k: LineKind, start: numbe
 export function sumLine(
   p: Printer,
   o: LineOptions,
-  kind: { transport: "tcp" | "udp"; role: "send" | "recv" | null },
+  kind: { transport: "tcp" | "udp"; role: "send" | "recv" | null; writeTimes?: boolean },
   n: number,
   start: number,
   end: number,
@@ -128,11 +141,12 @@ export function sumLine(
     p.report(null, udpSumLine({ id: "SUM", start, end, bytes: f.bytes, lost: f.lost, total: f.total }, o.format));
     return;
   }
-  if (transport === "tcp" && o.enhanced && role === "send") {
+  // 2.1.8 sums write-timed streams as plain figures, under the plain heading.
+  if (transport === "tcp" && o.enhanced && role === "send" && !kind.writeTimes) {
     p.report(heading({ transport, role }, true), tcpWriteEnhancedSumLine({ start, end, bytes: f.bytes }, f.calls, 0, 0, o.format));
     return;
   }
-  const h = transport === "tcp" && role ? heading({ transport, role }, o.enhanced) : HEADER_BW;
+  const h = transport === "tcp" && role && !kind.writeTimes ? heading({ transport, role }, o.enhanced) : HEADER_BW;
   p.report(h, bwLine({ id: "SUM", start, end, bytes: f.bytes }, o.format));
   if (final && transport === "udp") p.report(null, sentLine(`SUM-${n}`, f.calls + 2 * n));
 }

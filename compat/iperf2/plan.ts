@@ -101,6 +101,20 @@ const ClientFields = z.object({
   connectOnly: z.number().int().min(1).max(1_000_000).optional(),
   /** --txstart-time: the epoch second (with fraction) the first write waits for. */
   txStartS: z.number().min(0).max(0xffffffff).optional(),
+  /** --tcp-write-times: each write is timed; the lines add its avg/min/max/stdev (cnt). */
+  writeTimes: z.boolean().default(false),
+  /** --histograms: the write times' histogram, printed per interval and at the end ("W8-PDF"). */
+  histograms: z
+    .object({
+      binUs: z.number().int().min(1).max(1e9),
+      unit: z.enum(["us", "ms"]),
+      /** The bin width as given, in `unit`. */
+      width: z.number().int().min(1),
+      bins: z.number().int().min(1).max(1_000_000),
+      lowerCi: z.number().min(0).max(100),
+      upperCi: z.number().min(0).max(100),
+    })
+    .optional(),
 });
 
 /**
@@ -112,8 +126,10 @@ export const ClientPlan = ClientFields.transform((p) => ({
   ...p,
   len: p.len ?? (p.udp ? (p.ipv6 ? UDP6_LEN : UDP_LEN) : TCP_LEN),
   lenSet: p.len !== undefined,
-  // Stock's client prints its enhanced lines for --txstart-time without -e.
-  enhanced: p.enhanced || p.txStartS !== undefined,
+  // Stock's client prints its enhanced lines for --txstart-time, --tcp-write-times and --histograms without -e.
+  enhanced: p.enhanced || p.txStartS !== undefined || p.writeTimes || p.histograms !== undefined,
+  // 2.1.8's TCP client times its writes for --histograms.
+  writeTimes: p.writeTimes || p.histograms !== undefined,
   rate: p.rate && p.rate.value > 0 ? p.rate : p.udp ? { value: DEFAULT_UDP_RATE, units: "bps" as const } : null,
 }));
 export type ClientPlan = z.infer<typeof ClientPlan>;

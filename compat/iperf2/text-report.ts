@@ -4,6 +4,7 @@ import { formatFixed } from "../../src/units.ts";
 import { type ServerReport, latencyValid } from "../../interop/iperf2/server-report.ts";
 import type { TcpInit, TcpWriteStats } from "./tcp-stats.ts";
 import { type FormatLetter, formatG2, formatUnits } from "./units.ts";
+import { writeTimesText } from "./write-times.ts";
 
 /**
  * iperf 2.1.8's text report lines, as printed by the stock client and server (see the outputs in
@@ -16,6 +17,8 @@ export const HEADER_UDP = "[ ID] Interval       Transfer     Bandwidth        Ji
 export const HEADER_UDP_ENHANCED =
   "[ ID] Interval            Transfer     Bandwidth        Jitter   Lost/Total  Latency avg/min/max/stdev PPS  Rx/inP  NetPwr";
 export const HEADER_TCP_WRITE_ENHANCED = "[ ID] Interval            Transfer    Bandwidth       Write/Err  Rtry     Cwnd/RTT(var)        NetPwr";
+/** --tcp-write-times / --histograms: 2.1.8 drops the RTT variance and adds the write times. */
+export const HEADER_TCP_WRITE_TIMES = "[ ID] Interval            Transfer    Bandwidth       Write/Err  Rtry     Cwnd/RTT        NetPwr  write-times avg/min/max/stdev (cnt)";
 export const HEADER_TCP_READ_ENHANCED = "[ ID] Interval            Transfer    Bandwidth       Reads=Dist";
 export const HEADER_TCP_READ_TRIP_TIMES =
   "[ ID] Interval            Transfer    Bandwidth    Burst Latency avg/min/max/stdev (cnt/size) inP NetPwr  Reads=Dist";
@@ -111,11 +114,14 @@ export function udpSumLine(f: Omit<UdpFigures, "jitterS">, format: FormatLetter)
  * -e sender columns for TCP: writes/errors, retransmits, cwnd/RTT(var) and NetPwr from TCP_INFO. Without a cwnd
  * (TCP_INFO unreadable) iperf prints "NA/<rtt> us" in its place.
  */
-export function tcpWriteEnhancedLine(f: BwFigures, writes: number, errors: number, tcp: TcpWriteStats, format: FormatLetter): string {
+/** `writeTimes` (--tcp-write-times): the RTT without its variance, then the window's write times. */
+export function tcpWriteEnhancedLine(f: BwFigures, writes: number, errors: number, tcp: TcpWriteStats, format: FormatLetter, writeTimes?: { latency: TimedLatency | undefined }): string {
   const seconds = f.end - f.start;
   const power = netPowerText(iperf2NetPower(f.bytes, seconds, tcp.rttUs * 1e-6));
-  const window = tcp.cwndK === null ? `      NA/${tcp.rttUs} us` : `${String(tcp.cwndK).padStart(8)}K/${tcp.rttUs}(${tcp.rttVarUs}) us`;
-  return `${idTag(f.id)} ${intervalText(f.start, f.end)}  ${transferAndRate(f.bytes, seconds, format)}  ${writes}/${errors} ${String(tcp.retry).padStart(10)} ${window}  ${power}`;
+  const rtt = writeTimes ? `${tcp.rttUs}` : `${tcp.rttUs}(${tcp.rttVarUs})`;
+  const window = tcp.cwndK === null ? `      NA/${tcp.rttUs} us` : `${String(tcp.cwndK).padStart(8)}K/${rtt} us`;
+  const line = `${idTag(f.id)} ${intervalText(f.start, f.end)}  ${transferAndRate(f.bytes, seconds, format)}  ${writes}/${errors} ${String(tcp.retry).padStart(10)} ${window}  ${power}`;
+  return writeTimes ? `${line}  ${writeTimesText(writeTimes.latency)}` : line;
 }
 
 /** -e sum over senders: writes/errors and retransmits only. */
@@ -196,10 +202,21 @@ export function serverBanner(o: BannerOptions & { readLen?: number }): string[] 
 }
 
 export function clientBanner(
-  o: BannerOptions & { host: string; datagramSize?: number; rateBps?: number | null; pps?: number | null; writeLen?: number; flows?: number },
+  o: BannerOptions & {
+    host: string;
+    datagramSize?: number;
+    rateBps?: number | null;
+    pps?: number | null;
+    writeLen?: number;
+    flows?: number;
+    /** --tcp-write-times: "(writetimer-enabled)" after the write size. */
+    writeTimer?: boolean;
+    /** Lines after the buffer size, before the closing rule (--histograms' "Enabled write histograms ..."). */
+    extra?: string[];
+  },
 ): string[] {
   const lines = [RULE, `Client connecting to ${o.host}, ${o.udp ? "UDP" : "TCP"} port ${o.port}${o.enhanced && o.pid ? ` with pid ${o.pid} (${o.flows ?? 1} flows)` : ""}`];
-  if (o.enhanced && !o.udp && o.writeLen) lines.push(`Write buffer size: ${o.writeLen} Byte`);
+  if (o.enhanced && !o.udp && o.writeLen) lines.push(`Write buffer size: ${o.writeLen} Byte${o.writeTimer ? " (writetimer-enabled)" : ""}`);
   if (o.enhanced) {
     const tos = `TOS set to 0x${(o.tos ?? 0).toString(16)}`;
     lines.push(o.noDelay ? `${tos} and nodelay (Nagle off)` : `${tos} (Nagle on)`);
@@ -208,7 +225,7 @@ export function clientBanner(
     const ipg = interPacketGapUs(o.pps ? o.pps : packetsPerSecondAt(o.rateBps ?? 0, o.datagramSize));
     lines.push(`Sending ${o.datagramSize} byte datagrams, IPG target: ${formatFixed(ipg, 2)} us (kalman adjust)`);
   }
-  lines.push(bufferLine(o), RULE);
+  lines.push(bufferLine(o), ...(o.extra ?? []), RULE);
   return lines;
 }
 

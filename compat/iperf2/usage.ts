@@ -50,6 +50,8 @@ Client specific:
       --trip-times         stamp what the client sends, for the server's one-way latency (clocks in sync)
       --txstart-time #     epoch time to start sending at (TCP streams the client sends)
       --connect-only[=n]   only connect, n times per stream (default 10), and print each connect time
+      --tcp-write-times    time every TCP write: avg/min/max/stdev (cnt) on each line
+      --histograms[=w<u|m>,bins,low,high]  with write times, their histogram per line (default 100u,10000,5,95)
       --bounceback[=n]     request/reply round trips: a burst of n requests (default 10) every period
       --bounceback-hold #      ms the server holds each reply (default 0)
       --bounceback-period #    seconds between bursts (default 1; 0: back to back)

@@ -112,14 +112,15 @@ export function csv(text: string): CsvLine[] {
 export function reportLines(text: string): { id: string; line: string }[] {
   return text
     .split("\n")
-    .map((line) => ({ line, m: /^\[ *(\*?\d+|SUM)\] \d+\.\d{4}-\d+\.\d{4} sec /.exec(line) }))
+    // 2.1.8 and 2.2.1 print 4 decimals; iperf 2's master (2.2.n) went back to 2.
+    .map((line) => ({ line, m: /^\[ *(\*?\d+|SUM)\] \d+\.\d+-\s*\d+\.\d+ sec /.exec(line) }))
     .filter((x) => x.m !== null)
     .map((x) => ({ id: x.m![1]!, line: x.line }));
 }
 
 /** The part of a report line after the interval: "  1.38 MBytes  11.5 Mbits/sec ..." */
 export function figures(line: string): string {
-  return line.replace(/^\[[^\]]+\] \d+\.\d{4}-\d+\.\d{4} sec/, "").trim();
+  return line.replace(/^\[[^\]]+\] \d+\.\d+-\s*\d+\.\d+ sec/, "").trim();
 }
 
 /** True once something listens on the port (TCP LISTEN, or a bound UDP socket), from /proc/net: no probe packet. */

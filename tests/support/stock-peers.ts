@@ -21,7 +21,7 @@ export interface StockPeer {
 type Tool = "iperf3" | "iperf";
 
 /** What `-v` prints before the version (iperf 2 prints it on stderr and exits 1). */
-const VERSION: Record<Tool, RegExp> = { iperf3: /^iperf (3\.[\d.]+)/m, iperf: /iperf version (2\.[\d.]+)/ };
+const VERSION: Record<Tool, RegExp> = { iperf3: /^iperf (3\.[\d.]+\+?)/m, iperf: /iperf version (2\.\d+\.[\dn]+)/ };
 
 const trixieBin = (tool: Tool): string => join(process.env.ANYPERF_PEERS ?? join(homedir(), ".cache", "anyperf", "peers"), "trixie", "bin", tool);
 
@@ -52,5 +52,14 @@ const newestIperf3 = (): StockPeer[] => {
 /** The system's iperf3, then trixie's, then a newest build where ANYPERF_IPERF3_NEWEST names one. */
 export const iperf3Peers = (): StockPeer[] => [peer("iperf3", "iperf3", true, "system"), peer("iperf3", trixieBin("iperf3"), false, "Debian trixie"), ...newestIperf3()];
 
-/** The system's iperf 2, then trixie's. */
-export const iperf2Peers = (): StockPeer[] => [peer("iperf", "iperf", true, "system"), peer("iperf", trixieBin("iperf"), false, "Debian trixie")];
+/**
+ * An iperf 2 built from the newest source (harrycheng1/iperf2-mirror's master: "2.2.n"), named by
+ * ANYPERF_IPERF2_NEWEST as the iperf3 one is; listed only when set.
+ */
+const newestIperf2 = (): StockPeer[] => {
+  const path = process.env.ANYPERF_IPERF2_NEWEST;
+  return path ? [peer("iperf", path, false, "built from iperf2 master")] : [];
+};
+
+/** The system's iperf 2, then trixie's, then a newest build where ANYPERF_IPERF2_NEWEST names one. */
+export const iperf2Peers = (): StockPeer[] => [peer("iperf", "iperf", true, "system"), peer("iperf", trixieBin("iperf"), false, "Debian trixie"), ...newestIperf2()];

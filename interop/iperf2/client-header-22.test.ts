@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { decodeClientHeader } from "./client-header.ts";
+import { decodeClientHeader, encodeClientHeader } from "./client-header.ts";
 import { describeClientHeader } from "./client-request.ts";
 import { type TcpServerTest, TcpServerSession } from "./tcp-server-session.ts";
 import { RecordingStream } from "./transport.ts";
@@ -74,5 +74,23 @@ describe("iperf 2.2.1 client headers (captured)", () => {
     const plain = bytes("h221fq").slice();
     plain[32] = 0x04;
     expect(describeClientHeader(decodeClientHeader(plain, "tcp"), "tcp").fqRate).toBeUndefined();
+  });
+
+  test("iperf 2's master (2.2.n): every header reads the same at every split, re-encodes byte for byte, and asks what its command asked", () => {
+    const asked: Record<string, object> = {
+      h22n: { direction: "forward", numThreads: 1, connectBack: "none" },
+      h22nR: { direction: "reverse" },
+      h22ntt: { tripTimes: true },
+      h22nfq: { direction: "reverse", fqRate: 6_250_000 },
+      h22nZ: { congestion: "cubic" },
+      // --sync-transfer-id without 2.2.1's version1 bit: the id is in numThreads all the same, and no -d/-r is asked.
+      h22nP2: { numThreads: 2, transferId: 1, connectBack: "none" },
+    };
+    for (const [name, want] of Object.entries(asked)) {
+      for (const t of readings(bytes(name))) {
+        expect(t.request, name).toMatchObject({ version: { high: 0x00020002, low: 0x00020005 }, ...want });
+        expect(encodeClientHeader(t.header!, "tcp"), name).toEqual(new Uint8Array(bytes(name)));
+      }
+    }
   });
 });

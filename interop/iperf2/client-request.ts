@@ -77,8 +77,9 @@ export function describeClientHeader(h: ClientHeader, transport: Transport): Cli
     : hasFlag(options, OptionFlag.reverse)
       ? "reverse"
       : "forward";
-  // 2.2 sets version1 for --sync-transfer-id too; numThreads then says so, and no connect-back is asked for.
-  const transferId = hasFlag(h.flags, HeaderFlag.version1) && hasFlag(h.numThreads, THREADS_HAVE_TRANSFER_ID) ? (h.numThreads >>> TRANSFER_ID_SHIFT) & 0x7ff : undefined;
+  // --sync-transfer-id puts its id in numThreads (a thread count never reaches bit 31); 2.2.1 sets version1 with it,
+  // iperf 2's master does not. Either way no connect-back is asked for.
+  const transferId = hasFlag(h.numThreads, THREADS_HAVE_TRANSFER_ID) ? (h.numThreads >>> TRANSFER_ID_SHIFT) & 0x7ff : undefined;
   const connectBack = !hasFlag(h.flags, HeaderFlag.version1) || transferId !== undefined ? "none" : hasFlag(h.flags, HeaderFlag.runNow) ? "dual" : "tradeoff";
   const pps = h.ext !== undefined && (h.ext.rateUnits === RATE_UNITS_PPS || hasFlag(options, OptionFlag.unitsPps));
   // Clients before the extended header carried the UDP rate in the window/bandwidth word.

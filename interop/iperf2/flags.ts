@@ -54,8 +54,9 @@ export const LowerOptionFlag = {
 } as const;
 
 /**
- * 2.2 `--sync-transfer-id`: with `version1` in the flags and this bit in numThreads, numThreads is
- * 1 | transfer id (11 bits) << 20 | thread count (20 bits), and `version1` asks for no connect-back.
+ * 2.2 `--sync-transfer-id`: with this bit in numThreads, numThreads is 1 | transfer id (11 bits) << 20 | thread
+ * count (20 bits). 2.2.1 also sets `version1` in the flags (which then asks for no connect-back); iperf 2's master
+ * (2.2.n) does not.
  */
 export const THREADS_HAVE_TRANSFER_ID = 0x80000000;
 export const TRANSFER_ID_SHIFT = 20;

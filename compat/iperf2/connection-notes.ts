@@ -10,6 +10,8 @@ import { type Endpoint, tcpInitNote } from "./text-report.ts";
  */
 
 export interface ConnectionFacts {
+  /** The client sends --isochronous frames: "(isoch)", first of all. */
+  isochronous?: boolean;
   direction?: "reverse" | "full-duplex";
   /** The client starts at a --txstart-time. */
   epochStart?: boolean;
@@ -31,6 +33,7 @@ export interface ConnectionFacts {
 
 export function connectionNotes(f: ConnectionFacts): string[] {
   const notes: string[] = [];
+  if (f.isochronous) notes.push("(isoch)");
   if (f.direction) notes.push(`(${f.direction})`);
   if (f.epochStart) notes.push("(epoch-start)");
   if (f.tripTimes) notes.push("(trip-times)");

@@ -238,6 +238,7 @@ export class TcpServer {
     const enhanced = plan.enhanced || r?.tripTimes === true;
     const line = (sock: number | undefined) => {
       const notes = connectionNotes({
+        isochronous: r?.isochronous,
         direction: r?.direction === "forward" ? undefined : r?.direction,
         epochStart: r?.startTime !== undefined,
         tripTimes: r?.tripTimes,

@@ -183,6 +183,7 @@ export class UdpServer {
     // A --trip-times client's flows get enhanced lines with latency even without our -e, as from a stock server.
     const enhanced = plan.enhanced || r?.tripTimes === true;
     const notes = connectionNotes({
+      isochronous: r?.isochronous,
       direction: reverse ? "reverse" : undefined,
       tripTimes: r?.tripTimes,
       noUdpFin: r !== null && (reverse || r.noUdpFin),

@@ -36,6 +36,8 @@ export const ClientRequest = z.object({
   tos: z.number().int().min(0).max(255).default(0),
   peerDetect: z.boolean().default(false),
   noUdpFin: z.boolean().default(false),
+  /** --isochronous: the client sends frames at a frame rate (docs/protocols/iperf2.md §2.2). */
+  isochronous: z.boolean().default(false),
   /** --trip-times: the client's clock is in sync with ours, so the receiver reports latency (enhanced reports). */
   tripTimes: z.boolean().default(false),
   version: VersionWords.default(IPERF_2_1_8),
@@ -98,6 +100,7 @@ export function describeClientHeader(h: ClientHeader, transport: Transport): Cli
     peerDetect: hasFlag(h.flags, HeaderFlag.peerDetect),
     noUdpFin: hasFlag(options, OptionFlag.noUdpFin),
     tripTimes: hasFlag(options, OptionFlag.tripTimes),
+    isochronous: hasFlag(options, OptionFlag.isochronous),
     version: h.ext?.version ?? { high: 0, low: 0 },
     extended: h.ext !== undefined,
     transferId,

@@ -30,6 +30,8 @@ export const SocketOptions = z.object({
   cork: z.boolean().optional(),
   /** TCP_QUICKACK: not sticky in the kernel, so it is applied again after each read it should cover. */
   quickAck: z.boolean().optional(),
+  /** TCP_NOTSENT_LOWAT: the socket takes more only while fewer unsent bytes than this wait in it. */
+  notSentLowat: z.number().int().min(1).max(0x7fffffff).optional(),
   congestion: z.string().min(1).max(15).optional(),
   mss: z.number().int().min(88).max(65535).optional(),
   /** Full TOS byte (DSCP << 2 | ECN). */

@@ -89,8 +89,9 @@ function sendSpec(send: ServerSend): Omit<Extract<StreamSpecInput, { kind: "tcp-
     rate,
     limitBytes: send.amount.kind === "bytes" ? send.amount.bytes : 0,
     end: "fin-wait-eof",
-    // Stock servers pace what they send with the client's --fq-rate (SO_MAX_PACING_RATE), -R and -d alike.
-    ...(send.fqRate ? { options: { pacingRate: send.fqRate } } : {}),
+    // Stock servers pace what they send with the client's --fq-rate (SO_MAX_PACING_RATE), -R and -d alike; 2.2.1's
+    // sets a -R / --full-duplex client's --tcp-write-prefetch as TCP_NOTSENT_LOWAT.
+    options: { ...(send.fqRate ? { pacingRate: send.fqRate } : {}), ...(send.writePrefetch ? { notSentLowat: send.writePrefetch } : {}) },
   };
 }
 

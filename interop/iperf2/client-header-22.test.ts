@@ -93,4 +93,11 @@ describe("iperf 2.2.1 client headers (captured)", () => {
       }
     }
   });
+
+  test("--tcp-write-prefetch 16K -R (2.2.1): the option word's prefetch bit and 16384 at offset 56, for the server's sender", () => {
+    for (const t of readings(bytes("h221wp"))) {
+      expect(t.request).toMatchObject({ direction: "reverse", writePrefetch: 16_384 });
+      expect(t.sendHere?.writePrefetch).toBe(16_384);
+    }
+  });
 });

@@ -51,6 +51,8 @@ export const ClientRequest = z.object({
   congestion: z.string().max(32).optional(),
   /** --txstart-time: the epoch time the client starts sending (offset 64, seconds and microseconds). */
   startTime: z.object({ sec: z.number().int().min(0).max(0xffffffff), usec: z.number().int().min(0).max(999_999) }).optional(),
+  /** 2.2 --tcp-write-prefetch with -R / --full-duplex: TCP_NOTSENT_LOWAT for the server's sending socket, bytes. */
+  writePrefetch: z.number().int().positive().max(0x7fffffff).optional(),
   /** --fq-rate: the pacing the client asks for the traffic the server sends it (-R, --full-duplex, -d, -r), bytes/s. */
   fqRate: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
   /** UDP --trip-times: the test's start (wall clock), which 2.1.8 carries at datagram offset 112, past its header. */
@@ -105,9 +107,17 @@ export function describeClientHeader(h: ClientHeader, transport: Transport): Cli
     extended: h.ext !== undefined,
     transferId,
     ...fqRate(h),
+    ...writePrefetch(h, direction),
     ...epochStart(h),
     ...extensions22(h, transport),
   };
+}
+
+/** The write prefetch a 2.2 client asks of the server's sender, as 2.2.1's listener takes it: only when the server sends. */
+function writePrefetch(h: ClientHeader, direction: ClientRequest["direction"]): { writePrefetch?: number } {
+  const bytes = h.ext?.writePrefetch ?? 0;
+  if (!hasFlag(h.ext?.options ?? 0, OptionFlag.writePrefetch) || direction === "forward" || bytes <= 0 || bytes > 0x7fffffff) return {};
+  return { writePrefetch: bytes };
 }
 
 /** Offset of --txstart-time's seconds and microseconds past the 60-byte header: 64 and 68. */

@@ -16,6 +16,8 @@ export interface ServerSend {
   writeSize: number;
   /** The client's --fq-rate: SO_MAX_PACING_RATE on the sending socket, bytes/s. */
   fqRate?: number;
+  /** A 2.2 client's --tcp-write-prefetch: TCP_NOTSENT_LOWAT on the sending socket, bytes. */
+  writePrefetch?: number;
 }
 
 /** The server's reading of one accepted connection, decided once the header (or its absence) is known. */
@@ -156,5 +158,5 @@ export class TcpServerSession {
 }
 
 function serverSend(r: ClientRequest): ServerSend {
-  return { amount: r.amount, rate: r.rate, rateUnits: r.rateUnits, writeSize: r.bufLen > 0 ? r.bufLen : DEFAULT_TCP_LEN, ...(r.fqRate ? { fqRate: r.fqRate } : {}) };
+  return { amount: r.amount, rate: r.rate, rateUnits: r.rateUnits, writeSize: r.bufLen > 0 ? r.bufLen : DEFAULT_TCP_LEN, ...(r.fqRate ? { fqRate: r.fqRate } : {}), ...(r.writePrefetch ? { writePrefetch: r.writePrefetch } : {}) };
 }

@@ -33,6 +33,7 @@ export const TCP_KEEPCNT = 6;
 export const TCP_INFO = 11;
 export const TCP_QUICKACK = 12;
 export const TCP_CONGESTION = 13;
+export const TCP_NOTSENT_LOWAT = 25;
 
 export const IPPROTO_IPV6 = 41;
 export const IPV6_V6ONLY = 26;

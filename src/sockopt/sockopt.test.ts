@@ -16,6 +16,7 @@ import {
   TCP_MAXSEG,
   TCP_NODELAY,
   TCP_QUICKACK,
+  TCP_NOTSENT_LOWAT,
   TcpState,
 } from "./constants.ts";
 import { SyscallError } from "./errno.ts";
@@ -118,6 +119,11 @@ describe.skipIf(!live)("Sockopt on live loopback sockets", () => {
   test("TCP_QUICKACK reads back on after it is set (bounceback replies re-arm it)", () => {
     expect(so.apply(fdOf(c.client), { quickAck: true })).toEqual({ quickAck: true });
     expect(so.getInt(fdOf(c.client), IPPROTO_TCP, TCP_QUICKACK)).toBe(1);
+  });
+
+  test("TCP_NOTSENT_LOWAT reads back what was set (iperf 2.2's --tcp-write-prefetch)", () => {
+    expect(so.apply(fdOf(c.client), { notSentLowat: 16_384 })).toEqual({ notSentLowat: 16_384 });
+    expect(so.getInt(fdOf(c.client), IPPROTO_TCP, TCP_NOTSENT_LOWAT)).toBe(16_384);
   });
 
   test("MSS on a connected socket is refused as a programming error (it would change nothing)", () => {

@@ -35,6 +35,7 @@ import {
   TCP_MAXSEG,
   TCP_NODELAY,
   TCP_QUICKACK,
+  TCP_NOTSENT_LOWAT,
   TCP_KEEPIDLE,
   TCP_KEEPINTVL,
   TCP_KEEPCNT,
@@ -59,6 +60,7 @@ export interface AppliedOptions {
   keepAlive?: boolean;
   cork?: boolean;
   quickAck?: boolean;
+  notSentLowat?: number;
   congestion?: string;
   mss?: number;
   tos?: number;
@@ -280,6 +282,11 @@ export class Sockopt {
       tcpOnly("TCP_QUICKACK");
       set(`TCP_QUICKACK ${opts.quickAck ? "on" : "off"}`, IPPROTO_TCP, TCP_QUICKACK, opts.quickAck ? 1 : 0, generic);
       out.quickAck = this.getInt(fd, IPPROTO_TCP, TCP_QUICKACK) !== 0;
+    }
+    if (opts.notSentLowat !== undefined) {
+      tcpOnly("TCP_NOTSENT_LOWAT");
+      set(`TCP_NOTSENT_LOWAT ${opts.notSentLowat}`, IPPROTO_TCP, TCP_NOTSENT_LOWAT, opts.notSentLowat, generic);
+      out.notSentLowat = this.getInt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT);
     }
     if (opts.congestion !== undefined) {
       tcpOnly(`congestion control "${opts.congestion}"`);

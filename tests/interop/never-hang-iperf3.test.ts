@@ -38,8 +38,9 @@ const servers = {
   },
 } as const;
 
-// The system's client against the dialect's server, the newer one against serve: both servers, in half the time.
-for (const [peer, [name, s]] of iperf3Peers().map((p, i) => [p, Object.entries(servers)[i]!] as const)) {
+// The system's client against the dialect's server, the newer one against serve: both servers, in half the time;
+// a newest build (ANYPERF_IPERF*_NEWEST) against the dialect's server again.
+for (const [peer, [name, s]] of iperf3Peers().map((p, i) => [p, Object.entries(servers)[i % 2]!] as const)) {
   describe.skipIf(!peer.version)(`stock ${peer.label} client, every option -> ${name}`, () => {
     test("every run ends (applied or refused in one line) and the server serves the next test", async () => {
       const cases = iperf3Cases(file, () => port(), peer.version !== "3.12");
@@ -60,8 +61,10 @@ for (const [peer, [name, s]] of iperf3Peers().map((p, i) => [p, Object.entries(s
       // README's table has a row for every option run and says refused exactly where a run was, and no more rows.
       expect(await readmeDisagreements(table, r.outcomes, HEADING)).toEqual([]);
       expect([...readmeTable(HEADING).keys()].filter((o) => !cases.some((c) => c.option === o) && !(peer.version === "3.12" && o === "--json-stream"))).toEqual([]);
-      // A refusal says why in a line of iperf3's own ("iperf3: error - ...").
-      expect(r.outcomes.filter((o) => o.code !== 0 && !/^iperf3: error - \S/.test(o.last)).map((o) => `${o.option}: ${o.last}`)).toEqual([]);
+      // A refusal says why in a line of iperf3's own ("iperf3: error - ..."); a build without SCTP (one made from
+      // source without libsctp) refuses --sctp, --nstreams and -X itself, with its usage line, before it connects.
+      const ownUsage = (o: { option: string; last: string }) => !peer.system && /^Try `iperf3 --help'/.test(o.last) && ["--sctp", "--nstreams", "-X"].includes(o.option);
+      expect(r.outcomes.filter((o) => o.code !== 0 && !/^iperf3: error - \S/.test(o.last) && !ownUsage(o)).map((o) => `${o.option}: ${o.last}`)).toEqual([]);
       expect(r.outcomes.length).toBe(cases.length);
     }, 600_000);
   });

@@ -11,13 +11,24 @@ test("an idle Worker first; where bulk streams go both ways, then a new one whil
   expect(place([], "recv", false)).toBe("grow");
 });
 
-test("one direction only, request/response, or sending and receiving on one socket, the pool does not grow", () => {
+test("one direction only, or sending and receiving on one socket, the pool does not grow", () => {
   expect(place([load(0, 0, 1), load(1, 1)], "both", true)).toBe(0);
   expect(place([load(0, 0, 1), load(0, 0, 1)], "send", true)).toBe(0);
   expect(place([load(0, 2), load(0, 1)], "recv", true)).toBe(1);
   expect(place([load(3, 0), load(2, 0)], "send", true)).toBe(1);
-  expect(place([load(0, 1), load(1, 0)], "rr", true)).toBe(0);
+});
+
+test("request/response streams keep to Workers without bulk streams, and bulk streams keep off theirs", () => {
+  // With other request/response streams, the least loaded; beside bulk streams only when the pool cannot grow.
   expect(place([load(0, 0, 0, 2), load(0, 0, 0, 1)], "rr", true)).toBe(1);
+  expect(place([load(1, 0), load(0, 0, 0, 3)], "rr", true)).toBe(1);
+  expect(place([load(0, 1), load(1, 0)], "rr", true)).toBe("grow");
+  expect(place([load(0, 2), load(1, 0, 0, 1)], "rr", false)).toBe(1);
+  // A bulk stream takes a Worker without request/response streams, or a new one.
+  expect(place([load(0, 0, 0, 1), load(2, 0)], "send", true)).toBe(1);
+  expect(place([load(0, 0, 0, 1), load(0, 0, 0, 1)], "send", true)).toBe("grow");
+  expect(place([load(0, 0, 0, 1), load(3, 0)], "send", false)).toBe(1);
+  expect(place([load(0, 0, 0, 1), load(1, 0, 0, 2)], "recv", false)).toBe(0);
 });
 
 test("at its size the pool puts a stream on the least loaded Worker, ties to the one going its way", () => {

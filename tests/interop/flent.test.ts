@@ -1,0 +1,69 @@
+/**
+ * flent (Debian's 2.1.1, scripts/install-peers) against our netserver and the stock one: its RRUL test (4 TCP
+ * uploads, 4 downloads and 3 UDP_RR "pings", with demo-mode interim results, netperf -D) and tcp_download. Every
+ * series flent draws from ours has its data as from the stock netserver: the same series, as many points, figures
+ * above zero. Figures are compared in docs/PERFORMANCE.md, not here (no timed tests).
+ */
+import { describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePorts } from "../support/processes.ts";
+import { hasStockNetperf, netserverPair } from "./netperf-harness.ts";
+
+const hasFlent = (() => {
+  try {
+    return Bun.spawnSync(["flent", "--version"], { stdout: "pipe", stderr: "pipe" }).exitCode === 0;
+  } catch {
+    return false;
+  }
+})();
+const runs = hasFlent && hasStockNetperf();
+const [STOCK, OURS] = [freePorts(28200, 28220, 1), freePorts(28220, 28240, 1)];
+netserverPair(STOCK, OURS, runs);
+
+interface Series {
+  avg: number;
+  points: number;
+}
+
+/** flent's summary: " TCP download BE  :  3050.91  3010.40  4404.28 Mbits/s  100" → name, avg and data points. */
+function summary(text: string): Map<string, Series> {
+  const out = new Map<string, Series>();
+  for (const m of text.matchAll(/^ (.+?)\s+:\s+([\d.]+)\s+(?:[\d.]+|N\/A)\s+(?:[\d.]+|N\/A)\s+(?:ms|Mbits\/s)\s+(\d+)$/gm)) {
+    out.set(m[1]!.trim(), { avg: Number(m[2]), points: Number(m[3]) });
+  }
+  return out;
+}
+
+async function flent(test: string, port: number): Promise<Map<string, Series>> {
+  const dir = mkdtempSync(join(tmpdir(), "anyperf-flent-"));
+  try {
+    const p = Bun.spawn(["flent", test, "-H", "127.0.0.1", "--netperf-control-port", String(port), "-l", "4", "-D", dir, "-f", "summary"], { stdout: "pipe", stderr: "pipe" });
+    const timer = setTimeout(() => p.kill(), 60_000);
+    const [out, err] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()]);
+    clearTimeout(timer);
+    expect(await p.exited, `${out}\n${err}`).toBe(0);
+    expect(`${out}\n${err}`).not.toMatch(/ERROR|WARNING: .*(failed|no data)/i);
+    return summary(out);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe.skipIf(!runs)("flent against our netserver, beside the stock one", () => {
+  for (const name of ["rrul", "tcp_download"]) {
+    test(`${name}: every series the stock netserver gives, with as many points, above zero`, async () => {
+      const stock = await flent(name, STOCK);
+      const ours = await flent(name, OURS);
+      expect(stock.size).toBeGreaterThan(1);
+      expect([...ours.keys()].sort()).toEqual([...stock.keys()].sort());
+      for (const [series, s] of stock) {
+        const o = ours.get(series)!;
+        // flent samples every 0.2 s; a series may miss a sample at either end.
+        expect(o.points, series).toBeGreaterThanOrEqual(s.points - 2);
+        expect(o.avg, series).toBeGreaterThan(0);
+      }
+    }, 120_000);
+  }
+});

@@ -24,7 +24,7 @@ for (const peer of iperf2Peers().filter((p) => !p.version?.startsWith("2.1"))) {
         let lowat: number[] = [];
         for (let i = 0; i < 40 && lowat.length === 0; i++) {
           await Bun.sleep(100);
-          lowat = await peerSocketInts(srv.pid, port, IPPROTO_TCP, TCP_NOTSENT_LOWAT);
+          lowat = await peerSocketInts(srv.pid, (local) => local === port, IPPROTO_TCP, TCP_NOTSENT_LOWAT);
         }
         const f = await client.done;
         expect(f.code, f.out).toBe(0);

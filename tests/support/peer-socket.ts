@@ -1,30 +1,34 @@
 /**
- * getsockopt on a TCP socket another process holds (our server under test): its descriptor is found by its local
- * port through /proc (the socket's inode), copied into this process with pidfd_getfd(2), read, and closed. For
- * options `ss` does not show (TCP_NOTSENT_LOWAT). Linux 5.6+, the same user (or CAP_SYS_PTRACE).
+ * getsockopt on the TCP sockets another process holds (our server under test): their descriptors are found by their
+ * ports through /proc (the socket's inode), copied into this process with pidfd_getfd(2), read, and closed. For
+ * options `ss` does not show (TCP_NOTSENT_LOWAT), or shows only now and then (keepalive, in its timer column while
+ * no retransmission is pending). Linux 5.6+, the same user (or CAP_SYS_PTRACE).
  */
 import { readFileSync, readdirSync, readlinkSync } from "node:fs";
 
 const SYS_PIDFD_OPEN = 434;
 const SYS_PIDFD_GETFD = 438;
 
-/** Inodes of the ESTABLISHED TCP sockets bound to local port `port`, from /proc/net/tcp and tcp6. */
-function inodesOnPort(port: number): Set<string> {
+/** Which established connections to read: by their local and remote ports. */
+export type PortMatch = (localPort: number, remotePort: number) => boolean;
+
+/** Inodes of the ESTABLISHED TCP sockets `where` takes, from /proc/net/tcp and tcp6. */
+function inodesWhere(where: PortMatch): Set<string> {
   const out = new Set<string>();
+  const port = (field: string) => parseInt(field.split(":").at(-1)!, 16);
   for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
     for (const line of readFileSync(table, "latin1").split("\n").slice(1)) {
       const f = line.trim().split(/\s+/);
       if (f.length < 10) continue;
-      const localPort = parseInt(f[1]!.split(":")[1]!, 16);
-      if (localPort === port && f[3] === "01") out.add(f[9]!);
+      if (f[3] === "01" && where(port(f[1]!), port(f[2]!))) out.add(f[9]!);
     }
   }
   return out;
 }
 
-/** Each int value of `level`/`name` on the sockets process `pid` holds on local port `port` (one per socket). */
-export async function peerSocketInts(pid: number, port: number, level: number, name: number): Promise<number[]> {
-  const inodes = inodesOnPort(port);
+/** Each int value of `level`/`name` on the sockets process `pid` holds that `where` takes (one per socket). */
+export async function peerSocketInts(pid: number, where: PortMatch, level: number, name: number): Promise<number[]> {
+  const inodes = inodesWhere(where);
   const fds = readdirSync(`/proc/${pid}/fd`).filter((fd) => {
     try {
       const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));

@@ -58,13 +58,17 @@ export function place(loads: readonly WorkerLoad[], dir: Direction, canGrow: boo
   // Bulk streams keep off Workers that answer requests while there is another.
   const free = loads.flatMap((l, i) => (l.rr === 0 ? [i] : []));
   if (canGrow && (mixed(loads, dir) || free.length === 0)) return "grow";
-  const from = free.length > 0 ? free : loads.map((_, i) => i);
-  let best = from[0]!;
-  for (const i of from.slice(1)) {
-    const a = loads[i]!, b = loads[best]!;
+  return leastBy(loads, free, (a, b) => {
     const d = streamsOf(a) - streamsOf(b);
-    if (d < 0 || (d === 0 && against(a, dir) < against(b, dir))) best = i;
-  }
+    return d < 0 || (d === 0 && against(a, dir) < against(b, dir));
+  });
+}
+
+/** The first of `candidates` (all Workers when there are none) that no other is `better` than. */
+function leastBy(loads: readonly WorkerLoad[], candidates: readonly number[], better: (a: WorkerLoad, b: WorkerLoad) => boolean): number {
+  const from = candidates.length > 0 ? candidates : loads.map((_, i) => i);
+  let best = from[0]!;
+  for (const i of from.slice(1)) if (better(loads[i]!, loads[best]!)) best = i;
   return best;
 }
 
@@ -79,11 +83,5 @@ const bulk = (l: WorkerLoad) => l.send + l.recv + l.both;
 function placeRr(loads: readonly WorkerLoad[], canGrow: boolean): number | "grow" {
   const rrOnly = loads.flatMap((l, i) => (bulk(l) === 0 ? [i] : []));
   if (rrOnly.length === 0 && canGrow) return "grow";
-  const from = rrOnly.length > 0 ? rrOnly : loads.map((_, i) => i);
-  let best = from[0]!;
-  for (const i of from.slice(1)) {
-    const a = loads[i]!, b = loads[best]!;
-    if (bulk(a) < bulk(b) || (bulk(a) === bulk(b) && streamsOf(a) < streamsOf(b))) best = i;
-  }
-  return best;
+  return leastBy(loads, rrOnly, (a, b) => bulk(a) < bulk(b) || (bulk(a) === bulk(b) && streamsOf(a) < streamsOf(b)));
 }

@@ -66,6 +66,12 @@ export const NAME_BYTES = 28;
 
 export const EAGAIN = 11;
 export const EINTR = 4;
+
+/** A -errno that only says "not now" (a timeout with nothing done, or a signal), not a broken connection. */
+export const notNow = (n: number): boolean => n === -EAGAIN || n === -EINTR;
+
+/** A send's result as the writers count it: bytes taken, 0 for "not now", -errno once broken. */
+export const sendResult = (n: number): number => (n >= 0 || !notNow(n) ? n : 0);
 const SO_RCVTIMEO = 20;
 const SO_SNDTIMEO = 21;
 /** A peer that has gone answers with EPIPE, not a SIGPIPE that would kill the process. */

@@ -1,5 +1,5 @@
 import type { TcpHandlers, TcpSocket } from "../net/types.ts";
-import { EAGAIN, EINTR, type BlockingIo } from "../sockopt/blocking-io.ts";
+import { notNow, sendResult, type BlockingIo } from "../sockopt/blocking-io.ts";
 import type { Sockopt } from "../sockopt/sockopt.ts";
 import type { RrLoops } from "../sockopt/rr-loops.ts";
 import { nowMs } from "./context.ts";
@@ -55,8 +55,7 @@ export class BlockingSocket<T> {
   /** Bytes the kernel took (the whole buffer unless the peer stopped reading for WAIT_MS), -errno once broken. */
   write(buf: Uint8Array, offset = 0, length = buf.byteLength - offset): number {
     const n = this.io.send(this.fd, offset === 0 && length === buf.byteLength ? buf : buf.subarray(offset, offset + length), length);
-    if (n >= 0) return n;
-    return n === -EAGAIN || n === -EINTR ? 0 : n;
+    return sendResult(n);
   }
 
   /**
@@ -88,7 +87,7 @@ export class BlockingSocket<T> {
       return "data";
     }
     if (n === 0) return "eof";
-    return n === -EAGAIN || n === -EINTR ? "timeout" : "error";
+    return notNow(n) ? "timeout" : "error";
   }
 
   /**

@@ -4,7 +4,7 @@ import type { TcpListener, TcpSocket, UdpSocket } from "../net/types.ts";
 import { nowMs, openFds, type Runner, type StreamContext } from "./context.ts";
 import { applyOptions, reportBuffers, type WorkerEnv } from "./sockets.ts";
 import { BlockingAccepted, BlockingSocket, SLICE_MS, WAIT_MS, yieldThen, type ReadResult } from "./blocking-socket.ts";
-import { EAGAIN, EINTR } from "../sockopt/blocking-io.ts";
+import { EAGAIN, notNow } from "../sockopt/blocking-io.ts";
 import { encodeSockaddr, familyOf } from "../sockopt/sockaddr.ts";
 import { LOOP_OUT, LoopEnd, readResultOf, type RrLoops } from "../sockopt/rr-loops.ts";
 
@@ -283,7 +283,7 @@ export class RrServer implements Runner {
     while (this.blockingListener !== undefined && !this.stopping) {
       const fd = io.accept(lfd);
       if (fd >= 0) this.serveAccepted(BlockingSocket.adopt(this.env, fd, newConn()));
-      else if (fd !== -EAGAIN && fd !== -EINTR) {
+      else if (!notNow(fd)) {
         // Out of fds or memory: wait a little, as an event loop would until the next readiness.
         setTimeout(this.acceptSlice, WAIT_MS);
         return;

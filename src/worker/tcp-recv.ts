@@ -7,7 +7,7 @@ import { applyOptions, connectTcp, reportBuffers, type WorkerEnv } from "./socke
 import { BlockingAccepted } from "./blocking-socket.ts";
 import { PeerFilter } from "./peer-filter.ts";
 import { CALLS_IN_A_ROW, POLLIN, type GroupMember } from "./poll-group.ts";
-import { EAGAIN, EINTR } from "../sockopt/blocking-io.ts";
+import { notNow } from "../sockopt/blocking-io.ts";
 
 interface ConnState {
   closed: boolean;
@@ -183,7 +183,7 @@ export class TcpReceiver implements Runner {
           }
           this.ctx.touch();
           if (this.readsLeft() === 0) this.ctx.end("limit");
-          if (n > 0 || n === -EAGAIN || n === -EINTR) return true;
+          if (n > 0 || notNow(n)) return true;
           this.grouped.delete(member);
           io.close(fd);
           this.peerClosed(st);

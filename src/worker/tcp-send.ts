@@ -9,7 +9,7 @@ import { BlockingSocket, SLICE_MS, yieldThen } from "./blocking-socket.ts";
 import { filledPayload } from "./payload.ts";
 import { WriteStamper } from "./write-stamp.ts";
 import { CALLS_IN_A_ROW, POLLOUT, type GroupMember } from "./poll-group.ts";
-import { EAGAIN, EINTR } from "../sockopt/blocking-io.ts";
+import { sendResult } from "../sockopt/blocking-io.ts";
 import { SyscallError } from "../sockopt/errno.ts";
 
 interface ConnState {
@@ -199,7 +199,7 @@ export class TcpSender implements Runner {
     for (const { fd, st } of conns) {
       const write = (buf: Uint8Array, off: number, len: number) => {
         const n = io.send(fd, off === 0 && len === buf.byteLength ? buf : buf.subarray(off, off + len), len);
-        return n >= 0 ? n : n === -EAGAIN || n === -EINTR ? 0 : n;
+        return sendResult(n);
       };
       let calls = 0;
       const member: GroupMember = {

@@ -7,7 +7,7 @@ import { datagramCodecs } from "./datagram-formats.ts";
 import { applyOptions, reportBuffers, type WorkerEnv } from "./sockets.ts";
 import { PeerFilter } from "./peer-filter.ts";
 import { SLICE_MS, WAIT_MS, yieldThen } from "./blocking-socket.ts";
-import { EAGAIN, EINTR, NAME_BYTES, type DatagramBatch } from "../sockopt/blocking-io.ts";
+import { notNow, NAME_BYTES, type DatagramBatch } from "../sockopt/blocking-io.ts";
 import { decodeSockaddr, encodeSockaddr, familyOf } from "../sockopt/sockaddr.ts";
 
 /** Datagrams per recvmmsg in the blocking loop. */
@@ -144,7 +144,7 @@ export class UdpReceiver implements Runner {
         if (nowMs() > end) break;
         continue;
       }
-      if ((n !== -EAGAIN && n !== -EINTR) || nowMs() > end || !io.waitReadable(fd, WAIT_MS)) break;
+      if (!notNow(n) || nowMs() > end || !io.waitReadable(fd, WAIT_MS)) break;
     }
     if (this.ctx.ended || this.blockingFd === undefined) return;
     yieldThen(this.recvSlice);

@@ -42,6 +42,7 @@ export const OPTIONS = {
   "txstart-time": { type: "string" },
   "trip-times": { type: "boolean" },
   "tcp-write-times": { type: "boolean" },
+  "tcp-quickack": { type: "boolean" },
   "bounceback-hold": { type: "string" },
   "bounceback-period": { type: "string" },
   "bounceback-request": { type: "string" },
@@ -374,6 +375,7 @@ export function parseIperf2Args(argv: string[]): Iperf2Command {
         connectOnly: co.count,
         tripTimes: v["trip-times"] ?? false,
         writeTimes: v["tcp-write-times"] ?? false,
+        tcpQuickAck: v["tcp-quickack"] ?? false,
         histograms: hist.spec !== undefined ? histograms(hist.spec) : undefined,
         txStartS: v["txstart-time"] !== undefined ? seconds(v["txstart-time"], "--txstart-time") : undefined,
         bounceback: bounceback(v, bb.burst, v.len !== undefined ? Math.floor(parseSuffixed(v.len, "-l length")) : undefined),
@@ -394,6 +396,9 @@ export function parseIperf2Args(argv: string[]): Iperf2Command {
     if (p.bounceback) refuseWithBounceback(p, v.len !== undefined && v["bounceback-request"] !== undefined);
     if (p.txStartS !== undefined) refuseWithTxStart(p);
     if (p.connectOnly !== undefined) refuseWithConnectOnly(p, v.interval !== undefined);
+    if (p.tcpQuickAck && (p.udp || p.bounceback || p.compat)) {
+      throw new UserError(`iperf: --tcp-quickack with ${p.udp ? "-u (TCP_QUICKACK is a TCP option)" : p.bounceback ? "--bounceback (it sets quickack itself; --bounceback-no-quickack turns it off)" : "-C (no header carries it to the server)"}: drop one of them`);
+    }
     if (p.writeTimes) refuseWithWriteTimes(p, hist.spec !== undefined ? "--histograms" : "--tcp-write-times");
     if (p.tripTimes && (p.reverse || p.compat || p.fullDuplex || p.dual || p.tradeoff)) {
       throw new UserError("iperf: --trip-times: anyperf's client stamps only what it sends itself (no -R, -C, -d, -r or --full-duplex): drop --trip-times or those");

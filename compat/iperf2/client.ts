@@ -67,6 +67,7 @@ function request(plan: ClientPlan): ClientRequestInput {
     noUdpFin: plan.noUdpFin,
     extended: !plan.compat,
     tripTimes: plan.tripTimes,
+    tcpQuickAck: plan.tcpQuickAck,
     ...(plan.tripTimes ? { tripStart: secUsec(Date.now() / 1000) } : {}),
     ...(plan.txStartS !== undefined ? { startTime: secUsec(plan.txStartS) } : {}),
   };
@@ -212,7 +213,7 @@ async function connectTest(plan: ClientPlan, io: ClientIo, host: string, header?
 
 function tcpLine(plan: ClientPlan, id: number, c: ClientConn, server: Endpoint): string {
   const direction = plan.fullDuplex ? "full-duplex" : plan.reverse ? "reverse" : undefined;
-  const notes = connectionNotes({ direction, epochStart: plan.txStartS !== undefined, tripTimes: plan.tripTimes, enhanced: plan.enhanced, sock: c.sock, init: c.init, connectMs: c.connectMs, at: c.at });
+  const notes = connectionNotes({ direction, epochStart: plan.txStartS !== undefined, tripTimes: plan.tripTimes, enhanced: plan.enhanced, sock: c.sock, quickAck: plan.tcpQuickAck, init: c.init, connectMs: c.connectMs, at: c.at });
   return connectionLine(id, withInterface(c.local, plan.enhanced), server, notes);
 }
 
@@ -358,12 +359,14 @@ async function tcpReverse(plan: ClientPlan, io: ClientIo, g: ReportGroup): Promi
     const id = i + 1;
     io.printer.info(tcpLine(plan, id, c, server));
     const startMs = performance.now();
+    // As a stock client's receiving thread: TCP_QUICKACK before each read.
+    const options = plan.tcpQuickAck ? { quickAck: true } : {};
     const spec: StreamSpecInput = plan.fullDuplex
       ? {
           kind: "tcp-send", id: 0, adopt: { ...handed.adopt, pending: 0 }, payload: digitsPayload(plan.len), writeSize: plan.len, rate: specRate(plan),
-          limitBytes: limitBytes(plan), end: "fin-wait-eof", countReceived: true, idleTimeoutMs: 60_000,
+          limitBytes: limitBytes(plan), end: "fin-wait-eof", countReceived: true, idleTimeoutMs: 60_000, options,
         }
-      : { kind: "tcp-recv", id: 0, adopt: { ...handed.adopt, pending: 0 }, endOnEof: true, idleTimeoutMs: 60_000 };
+      : { kind: "tcp-recv", id: 0, adopt: { ...handed.adopt, pending: 0 }, endOnEof: true, idleTimeoutMs: 60_000, options };
     const plane = await openOnHanded(handed, spec);
     g.attach(plane, plan.fullDuplex ? "send" : "recv", startMs);
     const stream = { plane, index: 0 };

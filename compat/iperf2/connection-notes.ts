@@ -24,6 +24,8 @@ export interface ConnectionFacts {
   sock?: number;
   /** "2.1.8" when the client's header carried a version. */
   peerVersion?: string;
+  /** --tcp-quickack: the receiving end re-arms TCP_QUICKACK before each read ("(qack)", with or without -e). */
+  quickAck?: boolean;
   init?: TcpInit;
   /** Client side of TCP: how long connect() took. */
   connectMs?: number;
@@ -40,6 +42,7 @@ export function connectionNotes(f: ConnectionFacts): string[] {
   if (f.noUdpFin) notes.push("(no-udp-fin)");
   if (f.enhanced && f.sock !== undefined) notes.push(`(sock=${f.sock})`);
   if (f.enhanced && f.peerVersion) notes.push(`(peer ${f.peerVersion})`);
+  if (f.quickAck) notes.push("(qack)");
   if (f.init) notes.push(tcpInitNote(f.init));
   if (f.enhanced && f.at) {
     if (f.connectMs !== undefined && f.connectMs > 0) notes.push(`(ct=${formatFixed(f.connectMs, 2, 4)} ms)`);

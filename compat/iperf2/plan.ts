@@ -101,6 +101,11 @@ const ClientFields = z.object({
   connectOnly: z.number().int().min(1).max(1_000_000).optional(),
   /** --txstart-time: the epoch second (with fraction) the first write waits for. */
   txStartS: z.number().min(0).max(0xffffffff).optional(),
+  /**
+   * --tcp-quickack: whichever end reads the test's bytes sets TCP_QUICKACK before each read: the server, asked by the
+   * header, and we ourselves with -R or --full-duplex.
+   */
+  tcpQuickAck: z.boolean().default(false),
   /** --tcp-write-times: each write is timed; the lines add its avg/min/max/stdev (cnt). */
   writeTimes: z.boolean().default(false),
   /** --histograms: the write times' histogram, printed per interval and at the end ("W8-PDF"). */

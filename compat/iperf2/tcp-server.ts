@@ -3,7 +3,7 @@ import { explainSocketError } from "../../src/errors.ts";
 import type { Net, TcpListener, TcpSocket } from "../../src/net/types.ts";
 import type { Sockopt } from "../../src/sockopt/sockopt.ts";
 import type { HandOff } from "../../src/net/hand-off.ts";
-import type { StreamSpecInput } from "../../src/stream-spec.ts";
+import type { SocketOptions, StreamSpecInput } from "../../src/stream-spec.ts";
 import { versionString } from "../../interop/iperf2/client-header.ts";
 import { TCP_BURST_HEADER } from "../../interop/iperf2/tcp-burst.ts";
 import { digitsPayload } from "../../interop/iperf2/datagram.ts";
@@ -81,7 +81,7 @@ export class Ids {
   }
 }
 
-function sendSpec(send: ServerSend): Omit<Extract<StreamSpecInput, { kind: "tcp-send" }>, "kind" | "id"> {
+function sendSpec(send: ServerSend, readOptions: SocketOptions = {}): Omit<Extract<StreamSpecInput, { kind: "tcp-send" }>, "kind" | "id"> {
   const rate = send.rate > 0 ? (send.rateUnits === "pps" ? { packetsPerSecond: send.rate } : { bitsPerSecond: send.rate }) : {};
   return {
     payload: digitsPayload(Math.min(send.writeSize, MAX_SERVER_WRITE)),
@@ -91,7 +91,7 @@ function sendSpec(send: ServerSend): Omit<Extract<StreamSpecInput, { kind: "tcp-
     end: "fin-wait-eof",
     // Stock servers pace what they send with the client's --fq-rate (SO_MAX_PACING_RATE), -R and -d alike; 2.2.1's
     // sets a -R / --full-duplex client's --tcp-write-prefetch as TCP_NOTSENT_LOWAT.
-    options: { ...(send.fqRate ? { pacingRate: send.fqRate } : {}), ...(send.writePrefetch ? { notSentLowat: send.writePrefetch } : {}) },
+    options: { ...readOptions, ...(send.fqRate ? { pacingRate: send.fqRate } : {}), ...(send.writePrefetch ? { notSentLowat: send.writePrefetch } : {}) },
   };
 }
 
@@ -246,6 +246,7 @@ export class TcpServer {
         enhanced,
         sock,
         peerVersion: r && r.version.high !== 0 ? versionString(r.version) : undefined,
+        quickAck: r?.tcpQuickAck,
         init,
         at: r?.direction === "reverse" ? undefined : at,
       });
@@ -292,11 +293,14 @@ export class TcpServer {
     const fullDuplex = r?.direction === "full-duplex";
     const receives = r?.direction !== "reverse";
     const send = t.sendHere;
+    // As the stock servers, TCP_QUICKACK before each read of what the client sends (forward and --full-duplex).
+    const quickAck = r?.tcpQuickAck ? { quickAck: true } : {};
     const spec: StreamSpecInput = send
-      ? { kind: "tcp-send", id: 0, adopt: { ...handed.adopt, pending: fullDuplex ? t.received : 0 }, ...sendSpec(send), countReceived: fullDuplex, idleTimeoutMs }
+      ? { kind: "tcp-send", id: 0, adopt: { ...handed.adopt, pending: fullDuplex ? t.received : 0 }, ...sendSpec(send, quickAck), countReceived: fullDuplex, idleTimeoutMs }
       : {
           kind: "tcp-recv",
           id: 0,
+          options: quickAck,
           adopt: { ...handed.adopt, pending: t.received },
           endOnEof: true,
           idleTimeoutMs,

@@ -51,6 +51,7 @@ Client specific:
       --txstart-time #     epoch time to start sending at (TCP streams the client sends)
       --connect-only[=n]   only connect, n times per stream (default 10), and print each connect time
       --tcp-write-times    time every TCP write: avg/min/max/stdev (cnt) on each line
+      --tcp-quickack       the receiving end sets TCP_QUICKACK before each read (the server; we too with -R)
       --histograms[=w<u|m>,bins,low,high]  with write times, their histogram per line (default 100u,10000,5,95)
       --bounceback[=n]     request/reply round trips: a burst of n requests (default 10) every period
       --bounceback-hold #      ms the server holds each reply (default 0)

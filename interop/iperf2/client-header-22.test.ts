@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { decodeClientHeader, encodeClientHeader } from "./client-header.ts";
-import { describeClientHeader } from "./client-request.ts";
+import { buildClientHeader, describeClientHeader } from "./client-request.ts";
 import { type TcpServerTest, TcpServerSession } from "./tcp-server-session.ts";
 import { RecordingStream } from "./transport.ts";
 import { Iperf2WireError } from "./wire-error.ts";
@@ -99,5 +99,13 @@ describe("iperf 2.2.1 client headers (captured)", () => {
       expect(t.request).toMatchObject({ direction: "reverse", writePrefetch: 16_384 });
       expect(t.sendHere?.writePrefetch).toBe(16_384);
     }
+  });
+  test("--tcp-quickack (2.2.1 and 2.1.8): the option word's quickack bit, read at every split; ours builds 2.1.8's bytes", () => {
+    for (const name of ["h221qa", "h218qa"]) for (const t of readings(bytes(name))) expect(t.request?.tcpQuickAck, name).toBe(true);
+    const ours = buildClientHeader({ transport: "tcp", amount: { kind: "time", seconds: 0.3 }, listenPort: 27861, tcpQuickAck: true })!;
+    expect(encodeClientHeader(ours, "tcp")).toEqual(new Uint8Array(bytes("h218qa")));
+    // Stock clients leave the bit off with -R (the server only sends); UDP has no such bit.
+    expect(buildClientHeader({ transport: "tcp", direction: "reverse", amount: { kind: "time", seconds: 1 }, tcpQuickAck: true })!.ext?.options).toBe(0x0400);
+    expect(describeClientHeader(decodeClientHeader(bytes("h22n"), "tcp"), "tcp").tcpQuickAck).toBe(false);
   });
 });

@@ -38,6 +38,11 @@ export const ClientRequest = z.object({
   noUdpFin: z.boolean().default(false),
   /** --isochronous: the client sends frames at a frame rate (docs/protocols/iperf2.md §2.2). */
   isochronous: z.boolean().default(false),
+  /**
+   * TCP --tcp-quickack: the receiving end sets TCP_QUICKACK before each read. Stock clients flag it only when the
+   * server receives (not -R), and the server then also notes "(qack)".
+   */
+  tcpQuickAck: z.boolean().default(false),
   /** --trip-times: the client's clock is in sync with ours, so the receiver reports latency (enhanced reports). */
   tripTimes: z.boolean().default(false),
   version: VersionWords.default(IPERF_2_1_8),
@@ -103,6 +108,7 @@ export function describeClientHeader(h: ClientHeader, transport: Transport): Cli
     noUdpFin: hasFlag(options, OptionFlag.noUdpFin),
     tripTimes: hasFlag(options, OptionFlag.tripTimes),
     isochronous: hasFlag(options, OptionFlag.isochronous),
+    tcpQuickAck: transport === "tcp" && hasFlag(options, OptionFlag.tcpQuickAck),
     version: h.ext?.version ?? { high: 0, low: 0 },
     extended: h.ext !== undefined,
     transferId,
@@ -203,6 +209,7 @@ export function buildClientHeader(input: ClientRequestInput): ClientHeader | nul
     if (r.transport === "udp" && (r.direction !== "forward" || r.noUdpFin)) flags |= HeaderFlag.udpTests;
     if (r.startTime) options |= OptionFlag.epochStart;
     if (r.tripTimes) options |= OptionFlag.tripTimes;
+    if (r.transport === "tcp" && r.tcpQuickAck && r.direction !== "reverse") options |= OptionFlag.tcpQuickAck;
     if (r.transport === "udp" && r.tripTimes) flags |= HeaderFlag.udpTests;
   } else if (r.connectBack === "none") {
     return null;

@@ -5,7 +5,7 @@ import type { BlockingIo } from "../sockopt/blocking-io.ts";
 import type { Sockopt } from "../sockopt/sockopt.ts";
 import type { PollGroup } from "./poll-group.ts";
 import { familyOf } from "../sockopt/sockaddr.ts";
-import { SO_RCVBUF, SO_SNDBUF, SOL_SOCKET } from "../sockopt/constants.ts";
+import { IPPROTO_TCP, SO_RCVBUF, SO_SNDBUF, SOL_SOCKET, TCP_QUICKACK } from "../sockopt/constants.ts";
 import type { SocketBufferSizes } from "./messages.ts";
 import type { StreamContext } from "./context.ts";
 
@@ -35,6 +35,20 @@ export function applyOptions(env: SocketEnv, fd: number | undefined, opts: Socke
     throw new Error("socket options (buffer sizes, MSS, TOS, congestion control) are set through libc, which only the Linux (glibc) build of anyperf opens: drop them on this host");
   }
   env.sockopt.apply(fd, opts);
+}
+
+/**
+ * TCP_QUICKACK again, as the C tools set it before each read: the kernel drops it by itself once it falls back to
+ * delayed ACKs, so one setsockopt at accept would cover the first few segments only. The option was set and read back
+ * at accept (applyOptions), so `sockopt` is there; a failure now ends the stream, as it would have there.
+ */
+export function rearmQuickAck(env: SocketEnv, ctx: StreamContext, fd: number | undefined): void {
+  if (fd === undefined || fd < 0) return;
+  try {
+    env.sockopt?.setInt(fd, IPPROTO_TCP, TCP_QUICKACK, 1);
+  } catch (e) {
+    ctx.end("error", e);
+  }
 }
 
 /** SO_SNDBUF and SO_RCVBUF as getsockopt reads them; undefined without bun:ffi or once the socket is gone. */

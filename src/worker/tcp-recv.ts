@@ -3,7 +3,7 @@ import type { TcpRecvSpec } from "../stream-spec.ts";
 import type { TcpListener, TcpSocket } from "../net/types.ts";
 import { nowMs, openFds, type Runner, type StreamContext, wallUs } from "./context.ts";
 import { BurstClock } from "./burst-clock.ts";
-import { applyOptions, connectTcp, reportBuffers, type WorkerEnv } from "./sockets.ts";
+import { applyOptions, connectTcp, rearmQuickAck, reportBuffers, type WorkerEnv } from "./sockets.ts";
 import { BlockingAccepted } from "./blocking-socket.ts";
 import { PeerFilter } from "./peer-filter.ts";
 import { CALLS_IN_A_ROW, POLLIN, type GroupMember } from "./poll-group.ts";
@@ -47,7 +47,7 @@ export class TcpReceiver implements Runner {
       slice: (b) => {
         const buf = (this.readBuf ??= new Uint8Array(spec.readSize || BLOCKING_READ));
         let reads = 0;
-        const r = b.readSlice(buf, (n) => (reads++, this.counted(buf, n)), () => this.reads());
+        const r = b.readSlice(buf, (n) => (reads++, this.counted(buf, n), this.rearm(b.fd)), () => this.reads());
         if (reads > 0) ctx.touch();
         if (this.readsLeft() === 0) ctx.end("limit");
         return r;
@@ -83,7 +83,7 @@ export class TcpReceiver implements Runner {
       this.ctx.touch();
       if (this.spec.listen && this.spec.connections > 0 && this.accepted >= this.spec.connections) this.tryBlocking();
     },
-    data: (_s: TcpSocket<ConnState>, d: Uint8Array) => {
+    data: (s: TcpSocket<ConnState>, d: Uint8Array) => {
       const { c, o } = this.ctx;
       // The event loop reads whatever is there (up to half a MiB), where a reader of readSize bytes would have made
       // one call per readSize: that many reads are counted, so bytes per read never exceed readSize. At the read
@@ -95,6 +95,7 @@ export class TcpReceiver implements Runner {
       c[o + Slot.bytes]! += Math.min(d.byteLength, reads * this.spec.readSize);
       this.timeRead();
       this.bursts?.feed(d, wallUs());
+      this.rearm(s.fd);
       this.ctx.touch();
       if (reads === left) this.ctx.end("limit");
     },
@@ -106,10 +107,6 @@ export class TcpReceiver implements Runner {
     error: () => {},
   };
 
-  /**
-   * Reads still allowed by `limitPackets` (Infinity without one): a receiver that stops after so many receive calls,
-   * as NTttcp's count mode does, and closes with what is left unread.
-   */
   /** One read of `n` bytes into `buf`, outside the event loop (blocking mode or the Worker's poll group). */
   private counted(buf: Uint8Array, n: number): void {
     const { c, o } = this.ctx;
@@ -119,11 +116,20 @@ export class TcpReceiver implements Runner {
     this.bursts?.feed(buf.subarray(0, n), wallUs());
   }
 
+  /** With the quickAck option: TCP_QUICKACK for the next read. */
+  private rearm(fd: number | undefined): void {
+    if (this.spec.options.quickAck) rearmQuickAck(this.env, this.ctx, fd);
+  }
+
   /** Whether a read may be made now. */
   private reads(): boolean {
     return !this.stopped && this.readsLeft() > 0;
   }
 
+  /**
+   * Reads still allowed by `limitPackets` (Infinity without one): a receiver that stops after so many receive calls,
+   * as NTttcp's count mode does, and closes with what is left unread.
+   */
   private readsLeft(): number {
     const limit = this.spec.limitPackets;
     return limit > 0 ? Math.max(0, limit - this.ctx.c[this.ctx.o + Slot.packets]!) : Infinity;
@@ -178,6 +184,7 @@ export class TcpReceiver implements Runner {
             n = io.recv(fd, buf, size);
             if (n <= 0) break;
             this.counted(buf, n);
+            this.rearm(fd);
             // A short read emptied the socket: the EAGAIN a next read would get is saved.
             if (n < size) break;
           }

@@ -4,7 +4,7 @@ import type { TcpSendSpec } from "../stream-spec.ts";
 import type { TcpHandlers, TcpSocket } from "../net/types.ts";
 import { nowMs, openFds, wallUs, type Runner, type StreamContext } from "./context.ts";
 import type { EndReason } from "./messages.ts";
-import { applyOptions, connectTcp, halfClose, reportBuffers, senderPacer, type WorkerEnv } from "./sockets.ts";
+import { applyOptions, connectTcp, halfClose, rearmQuickAck, reportBuffers, senderPacer, type WorkerEnv } from "./sockets.ts";
 import { BlockingSocket, SLICE_MS, yieldThen } from "./blocking-socket.ts";
 import { filledPayload } from "./payload.ts";
 import { WriteStamper } from "./write-stamp.ts";
@@ -59,9 +59,10 @@ export class TcpSender implements Runner {
     const handlers = {
       drain: (s: TcpSocket<ConnState>) => this.pump(s),
       data: spec.countReceived
-        ? (_s: TcpSocket<ConnState>, d: Uint8Array) => {
+        ? (s: TcpSocket<ConnState>, d: Uint8Array) => {
             c[o + Slot.received]! += d.byteLength;
             c[o + Slot.lastActivityMs] = nowMs();
+            if (spec.options.quickAck) rearmQuickAck(this.env, ctx, s.fd);
           }
         : () => {},
       close: (s: TcpSocket<ConnState>, err?: Error) => this.closed(s, err),

@@ -244,9 +244,9 @@ function udpBanner(plan: ClientPlan, io: ClientIo, extra: { enhanced?: boolean; 
 function sending(plane: DataPlane, g: ReportGroup, members: Member[], printer: Printer, release: (stream: number) => void = () => {}): Streams & { endRest(): void } {
   let stopMs: number | undefined;
   plane.onStreamEnd((stream, end) => {
-    g.ended(members[stream]!, stopMs);
-    // A server gone mid-test (reset, killed): stock's writer says so on stderr and the test ends with its figures.
+    // A server gone mid-test (reset, killed): stock's writer says so on stderr, then the test ends with its figures.
     if (stopMs === undefined && end.reason === "eof" && end.error?.code) printer.warning(`write failed: ${strerror(end.error.code)}`);
+    g.ended(members[stream]!, stopMs);
     release(stream);
   });
   return {

@@ -145,9 +145,10 @@ function bindNow(server: net.Server, host: string, port: number): void {
 }
 
 export const nodeNet: Net = {
-  connect<T>(o: { hostname?: string; port?: number; fd?: number; data: T; socket: TcpHandlers<T> }) {
+  connect<T>(o: { hostname?: string; port?: number; fd?: number; data: T; socket: TcpHandlers<T>; allowHalfOpen?: boolean }) {
     return new Promise<TcpSocket<T>>((resolve, reject) => {
-      const sock = o.fd !== undefined ? new net.Socket({ fd: o.fd, readable: true, writable: true }) : net.connect({ host: o.hostname, port: o.port! });
+      const allowHalfOpen = o.allowHalfOpen ?? false;
+      const sock = o.fd !== undefined ? new net.Socket({ fd: o.fd, readable: true, writable: true, allowHalfOpen }) : net.connect({ host: o.hostname, port: o.port!, allowHalfOpen });
       const s = wire(sock, o.data, o.socket);
       const fail = (e: Error) => reject(e);
       sock.once("error", fail);

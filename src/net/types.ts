@@ -55,6 +55,11 @@ export interface Net {
     fd?: number;
     data: T;
     socket: TcpHandlers<T>;
+    /**
+     * The peer's FIN goes to `end` and the socket stays open for writing (otherwise the runtime closes it there): a
+     * peer that stops first is then seen by the next writes, as a reset or a broken pipe.
+     */
+    allowHalfOpen?: boolean;
   }): Promise<TcpSocket<T>>;
   /** `fd`: take over a listening socket made elsewhere (Bun only); hostname and port are then not used. */
   listen<T>(o: { hostname: string; port: number; fd?: number; data: T; socket: TcpHandlers<T>; reusePort?: boolean }): TcpListener;

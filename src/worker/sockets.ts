@@ -87,6 +87,7 @@ export async function connectTcp<T>(
   data: T,
   handlers: TcpHandlers<T>,
   perTransaction = false,
+  allowHalfOpen = false,
 ): Promise<TcpSocket<T>> {
   const prepared = needsPreparedSocket(opts, bind);
   const family = familyOf(to.host);
@@ -99,11 +100,11 @@ export async function connectTcp<T>(
       env.sockopt.close(fd);
       throw e;
     }
-    const s = await env.net.connect({ fd, data, socket: handlers });
+    const s = await env.net.connect({ fd, data, socket: handlers, allowHalfOpen });
     applyOptions(env, s.fd, { ...opts, mss: undefined, recvBuffer: undefined });
     return s;
   }
-  const s = await env.net.connect({ hostname: to.host, port: to.port, data, socket: handlers });
+  const s = await env.net.connect({ hostname: to.host, port: to.port, data, socket: handlers, allowHalfOpen });
   applyOptions(env, s.fd, opts);
   return s;
 }

@@ -24,6 +24,8 @@ interface ConnState {
   stamped?: boolean;
   /** Why the connection broke (a reset, a broken pipe), for the stream's end: a front end may name it. */
   broke?: Error;
+  /** The peer's FIN came (half-open sockets): nothing more will be read. */
+  eof?: boolean;
 }
 
 /**
@@ -65,20 +67,22 @@ export class TcpSender implements Runner {
             if (spec.options.quickAck) rearmQuickAck(this.env, ctx, s.fd);
           }
         : () => {},
+      end: (s: TcpSocket<ConnState>) => this.peerEnded(s),
       close: (s: TcpSocket<ConnState>, err?: Error) => this.closed(s, err),
       error: () => {},
     };
     this.handlers = handlers;
+    const { halfOpen } = this;
     if (spec.adopt) {
       if (spec.countReceived) c[o + Slot.received]! += spec.adopt.pending;
-      const s = await this.env.net.connect({ fd: spec.adopt.fd, data: this.state(), socket: handlers });
+      const s = await this.env.net.connect({ fd: spec.adopt.fd, data: this.state(), socket: handlers, allowHalfOpen: halfOpen });
       this.socks.push(s);
       // An adopted socket was connected elsewhere: its options (pacing, TOS, buffers) are set here, as on our own.
       applyOptions(this.env, s.fd, spec.options);
       reportBuffers(this.env, ctx, s.fd, spec.options);
     } else if (spec.connect) {
       for (let i = 0; i < spec.connections; i++) {
-        this.socks.push(await connectTcp(this.env, spec.connect, spec.bind, spec.options, this.state(), handlers));
+        this.socks.push(await connectTcp(this.env, spec.connect, spec.bind, spec.options, this.state(), handlers, false, halfOpen));
       }
     } else throw new Error("tcp-send needs connect or adopt");
     this.conns = this.socks.length;
@@ -233,7 +237,7 @@ export class TcpSender implements Runner {
 
   /** A connection the poll group served, back in Bun's event loop with its state. */
   private async backToLoop(fd: number, st: ConnState): Promise<TcpSocket<ConnState>> {
-    const s = await this.env.net.connect({ fd, data: st, socket: this.handlers! });
+    const s = await this.env.net.connect({ fd, data: st, socket: this.handlers!, allowHalfOpen: this.halfOpen });
     this.socks.push(s);
     return s;
   }
@@ -339,6 +343,21 @@ export class TcpSender implements Runner {
     }, ms);
   }
 
+  /**
+   * Streams whose peer is to close only after our FIN (iperf 2, netperf), or that also read: their sockets stay open
+   * at the peer's FIN. A peer gone mid-test is then met by our next writes, with the errno the C tools' writers print
+   * ("write failed: Broken pipe"), not a quiet close; a full-duplex stream goes on sending after the peer's half ends.
+   */
+  private get halfOpen(): boolean {
+    return this.spec.end === "fin-wait-eof" || this.spec.countReceived;
+  }
+
+  /** The peer's FIN. Once our own FIN is out (or nothing more is to be written) the exchange is over: close. */
+  private peerEnded(s: TcpSocket<ConnState>): void {
+    s.data.eof = true;
+    if (this.stopping || !this.running) s.terminate();
+  }
+
   private closed(s: TcpSocket<ConnState>, err?: Error): void {
     if (s.data.detached) return;
     if (err) s.data.broke ??= err;
@@ -399,8 +418,13 @@ export class TcpSender implements Runner {
       }, half ? 10_000 : 2_000);
       this.onAllClosed = finish;
       for (const s of open) {
-        if (half) halfClose(this.env, s);
-        else s.end();
+        if (!half) {
+          s.end();
+          continue;
+        }
+        halfClose(this.env, s);
+        // The peer's FIN came already: no EOF is left to wait for.
+        if (s.data.eof) s.terminate();
       }
     });
   }

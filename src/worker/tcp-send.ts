@@ -344,12 +344,13 @@ export class TcpSender implements Runner {
   }
 
   /**
-   * Streams whose peer is to close only after our FIN (iperf 2, netperf), or that also read: their sockets stay open
-   * at the peer's FIN. A peer gone mid-test is then met by our next writes, with the errno the C tools' writers print
-   * ("write failed: Broken pipe"), not a quiet close; a full-duplex stream goes on sending after the peer's half ends.
+   * Pure senders whose peer is to close only after our FIN (iperf 2, netperf): their sockets stay open at the peer's
+   * FIN, so a peer gone mid-test is met by our next writes, with the errno the C tools' writers print ("write failed:
+   * Broken pipe"), not a quiet close. A stream that also reads (full duplex) ends at the peer's FIN instead: that FIN is
+   * how an unlimited full-duplex sender learns the test is over, and closing then keeps both ends' counts equal.
    */
   private get halfOpen(): boolean {
-    return this.spec.end === "fin-wait-eof" || this.spec.countReceived;
+    return this.spec.end === "fin-wait-eof" && !this.spec.countReceived;
   }
 
   /** The peer's FIN. Once our own FIN is out (or nothing more is to be written) the exchange is over: close. */

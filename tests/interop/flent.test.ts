@@ -1,6 +1,7 @@
 /**
  * flent (Debian's 2.1.1, scripts/install-peers) against our netserver and the stock one: its RRUL test (4 TCP
- * uploads, 4 downloads and 3 UDP_RR "pings", with demo-mode interim results, netperf -D) and tcp_download. Every
+ * uploads, 4 downloads and 3 UDP_RR "pings", with demo-mode interim results, netperf -D), tcp_download, tcp_nup with
+ * four uploads and ping (UDP_RR beside ICMP). Every
  * series flent draws from ours has its data as from the stock netserver: the same series, as many points, figures
  * above zero. Figures are compared in docs/PERFORMANCE.md, not here (no timed tests).
  */
@@ -38,8 +39,10 @@ function summary(text: string): Map<string, Series> {
 
 async function flent(test: string, port: number): Promise<Map<string, Series>> {
   const dir = mkdtempSync(join(tmpdir(), "anyperf-flent-"));
+  const [name, ...params] = test.split(" ");
   try {
-    const p = Bun.spawn(["flent", test, "-H", "127.0.0.1", "--netperf-control-port", String(port), "-l", "4", "-D", dir, "-f", "summary"], { stdout: "pipe", stderr: "pipe" });
+    const argv = ["flent", name!, ...params, "-H", "127.0.0.1", "--netperf-control-port", String(port), "-l", "4", "-D", dir, "-f", "summary"];
+    const p = Bun.spawn(argv, { stdout: "pipe", stderr: "pipe" });
     const timer = setTimeout(() => p.kill(), 60_000);
     const [out, err] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()]);
     clearTimeout(timer);
@@ -52,7 +55,9 @@ async function flent(test: string, port: number): Promise<Map<string, Series>> {
 }
 
 describe.skipIf(!runs)("flent against our netserver, beside the stock one", () => {
-  for (const name of ["rrul", "tcp_download"]) {
+  // udp_flood is not here: flent 2.1.1 runs it with an iperf 2 whose help names --enhancedreports (2.0.x), which no
+  // iperf Debian ships has, so it fails before any server is asked, the stock netserver's too.
+  for (const name of ["rrul", "tcp_download", "tcp_nup --test-parameter upload_streams=4", "ping"]) {
     test(`${name}: every series the stock netserver gives, with as many points, above zero`, async () => {
       const stock = await flent(name, STOCK);
       const ours = await flent(name, OURS);

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { encodeClassicStreamResponse } from "../../interop/netperf/classic-stream.ts";
 import { freePorts } from "../support/processes.ts";
-import { finish, hasStockNetperf, oursNetperf, oursNetserver, stockNetperf, stockNetserver, waitListening, withoutStockTimerRace, type Proc } from "./netperf-harness.ts";
+import { finish, hasStockNetperf, oursNetperf, oursNetserver, oursServeNetserver, stockNetperf, stockNetserver, waitListening, withoutStockTimerRace, type Proc } from "./netperf-harness.ts";
 
 /**
  * Issue 21 items 6 and 10, with stock netperf/netserver 2.7.0 on the other side: TCP_CC (its own classic DO_TCP_CC
@@ -21,18 +21,11 @@ let stockServer: Proc | undefined;
 let ourServer: Proc | undefined;
 let serve: Proc | undefined;
 
-function anyperfServe(port: number): Proc {
-  const p = Bun.spawn([process.execPath, join(import.meta.dir, "../../main.ts"), "serve", "-p", String(port + 1), "--iperf3", "off", "--iperf", "off", "--ntttcp", "off", "--netserver", String(port)], { stdout: "pipe", stderr: "pipe" });
-  const text = async (s: ReadableStream<Uint8Array>) => new Response(s).text();
-  const done = Promise.all([text(p.stdout), text(p.stderr), p.exited]).then(([out, err, code]) => ({ code, out, err, firstOutMs: undefined, endMs: 0 }));
-  return { done, text: () => "", kill: () => p.kill(), interrupt: () => p.kill("SIGINT"), pid: p.pid };
-}
-
 beforeAll(async () => {
   if (!available) return;
   stockServer = stockNetserver(["-D", "-p", String(STOCK)]);
   ourServer = oursNetserver(["-D", "-p", String(OURS)]);
-  serve = anyperfServe(SERVE);
+  serve = oursServeNetserver(SERVE);
   await Promise.all([waitListening(STOCK, 10_000), waitListening(OURS, 10_000), waitListening(SERVE, 15_000)]);
 });
 

@@ -48,6 +48,9 @@ function run(cmd: string[], env?: Record<string, string>): Proc {
 
 export const oursNetperf = (args: string[], env?: Record<string, string>): Proc => run([process.execPath, CLI, "netperf", ...args], env);
 export const oursNetserver = (args: string[], env?: Record<string, string>): Proc => run([process.execPath, CLI, "netserver", ...args], env);
+/** `anyperf serve` answering netperf alone, on `port` (its own clients' port next to it; the other listeners off). */
+export const oursServeNetserver = (port: number): Proc =>
+  run([process.execPath, CLI, "serve", "-p", String(port + 1), "--iperf3", "off", "--iperf", "off", "--ntttcp", "off", "--netserver", String(port)]);
 export const stockNetperf = (args: string[], env?: Record<string, string>): Proc => run(["netperf", ...args], env);
 export const stockNetserver = (args: string[]): Proc => run(["netserver", ...args]);
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

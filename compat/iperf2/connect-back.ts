@@ -5,6 +5,7 @@ import type { ClientPlan } from "./plan.ts";
 import { defaultBuffers } from "../../src/host/socket-defaults.ts";
 import type { ServerIo } from "./tcp-server.ts";
 import { connectionLine, serverBanner } from "./text-report.ts";
+import { connectionNotes, withInterface } from "./connection-notes.ts";
 import { sleep } from "./waits.ts";
 
 /** After our forward test, how long to wait for a -r/-d connect-back that has not arrived yet. */
@@ -61,13 +62,17 @@ export class ConnectBackListener {
     const peer = { host: s.remoteAddress ?? "?", port: s.remotePort ?? 0 };
     const addr = (s.fd !== undefined ? io.sockopt?.localAddress(s.fd)?.host : undefined) ?? s.localAddress?.replace(/^::ffff:/, "");
     if (addr) local.host = addr;
-    io.printer.info(connectionLine(id, local, peer));
     s.data = { handed: true };
     const adopt = io.handOff.tcp(s as TcpSocket<unknown>);
+    // The stock client's connect-back reader is a server thread with the client's settings: --tcp-quickack re-arms it.
+    const quickAck = plan.tcpQuickAck;
+    const sock = adopt.local ? undefined : adopt.fd;
+    io.printer.info(connectionLine(id, withInterface(local, plan.enhanced), peer, connectionNotes({ enhanced: plan.enhanced, sock, quickAck, at: new Date() })));
     const startMs = performance.now();
     this.planes.push(
       (async () => {
-        const plane = await DataPlane.open([{ kind: "tcp-recv", id: 0, adopt: { ...adopt, pending: 0 }, endOnEof: true, idleTimeoutMs: 60_000 }]);
+        const spec = { kind: "tcp-recv", id: 0, adopt: { ...adopt, pending: 0 }, endOnEof: true, idleTimeoutMs: 60_000, options: quickAck ? { quickAck } : {} } as const;
+        const plane = await DataPlane.open([spec]);
         const g = this.joined ?? this.group(`back${id}`);
         const m: Member = { id: String(id), numericId: id, stream: { plane, index: 0 }, transport: "tcp", role: "recv", startMs, client: local, server: peer };
         g.add(m, this.joined === null);

@@ -1,6 +1,7 @@
 /**
  * --tcp-quickack: a stock client flags it in its header (forward and --full-duplex) and the stock server then sets
- * TCP_QUICKACK before each read and notes "(qack)"; the client does the same for what it reads itself (-R). The
+ * TCP_QUICKACK before each read and notes "(qack)"; the client does the same for what it reads itself (-R, and the
+ * server's connections back with -d and -r). The
  * kernel drops the option by itself, so a read-back proves nothing: what counts is the setsockopt calls, seen by
  * strace on our process.
  */
@@ -76,6 +77,25 @@ describe("anyperf iperf -c --tcp-quickack against stock iperf -s", () => {
         expect(f.out).toMatch(/\(reverse\).*\(qack\)/);
       });
       expect(quickAcks(lines)).toBeGreaterThan(150);
+    } finally {
+      srv.kill();
+      await srv.done;
+    }
+  }, 60_000);
+  test.skipIf(peer.version === undefined || !hasStrace())("-d and -r: our connect-back reader notes (qack) and sets TCP_QUICKACK before its reads, as the stock client's does", async () => {
+    const [port, back] = [freePorts(28130, 28150, 1), freePorts(28150, 28170, 1)];
+    const srv = stockPeer(peer)(["-s", "-p", String(port)]);
+    try {
+      await waitFor(srv, /Server listening/, 10_000);
+      for (const mode of ["-d", "-r"]) {
+        const client = ours(["-c", "127.0.0.1", "-p", String(port), "-L", String(back), ...ARGS, mode, "--tcp-quickack", "-e"]);
+        const lines = await traced(client, /Client connecting/, async () => {
+          const f = await client.done;
+          expect(f.code, f.out).toBe(0);
+          expect(f.out, mode).toMatch(new RegExp(`\\[  2\\] local 127\\.0\\.0\\.1%lo port ${back} connected with 127\\.0\\.0\\.1 port \\d+ \\(sock=\\d+\\) \\(qack\\) on `));
+        });
+        expect(quickAcks(lines), mode).toBeGreaterThan(150);
+      }
     } finally {
       srv.kill();
       await srv.done;

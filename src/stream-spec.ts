@@ -214,6 +214,8 @@ export const UdpRecvSpec = z.object({
   firstIsReply: z.boolean().default(false),
   /** What ends the stream besides "stop": a zero-length datagram (netperf) or a FIN seq (anyperf, iperf 2). */
   endOn: z.enum(["stop", "zero-length", "fin"]).default("stop"),
+  /** Each stamped datagram's one-way transit (sender's stamp to arrival) is a timed event: iperf 2's -e latency. */
+  timeTransit: z.boolean().default(false),
 });
 
 export const RrClientSpec = z.object({

@@ -472,11 +472,13 @@ async function udpForward(plan: ClientPlan, io: ClientIo, localHost: string, g: 
 /** UDP -R: from each of -P receiving sockets one datagram with the request, then the server's stream until its FIN. */
 async function udpReverse(plan: ClientPlan, io: ClientIo, localHost: string, g: ReportGroup): Promise<number> {
   const session = new UdpClientSession(request(plan), plan.len);
-  udpBanner(plan, io, {});
+  udpBanner(plan, io, { enhanced: plan.enhanced, pid: process.pid, flows: plan.parallel });
   const host = plan.bind?.host ?? (plan.ipv6 ? "::" : "0.0.0.0");
-  // A -B port is the first stream's: the others cannot bind it too.
+  // A -B port is the first stream's: the others cannot bind it too. With -e each datagram's latency is timed, as
+  // the stock client's -e lines carry it.
   const specs: StreamSpecInput[] = Array.from({ length: plan.parallel }, (_, i) => ({
     kind: "udp-recv" as const, id: i, listen: { host, port: i === 0 ? (plan.bind?.port ?? 0) : 0 }, datagramSize: 65535, format: "iperf2" as const, endOn: "fin" as const,
+    timeTransit: plan.enhanced,
   }));
   const plane = await DataPlane.open(specs);
   g.attach(plane, "recv");
@@ -486,7 +488,7 @@ async function udpReverse(plan: ClientPlan, io: ClientIo, localHost: string, g: 
   const members: Member[] = specs.map((_, i) => {
     const local = { host: localHost, port: plane.localPorts[i] ?? 0 };
     io.printer.info(connectionLine(i + 1, withInterface(local, plan.enhanced), server, notes));
-    return { id: `*${i + 1}`, numericId: i + 1, stream: { plane, index: i }, transport: "udp", role: "recv", startMs: 0, client: local, server };
+    return { id: `*${i + 1}`, numericId: i + 1, stream: { plane, index: i }, transport: "udp", role: "recv", startMs: 0, client: local, server, timed: plan.enhanced };
   });
   const started = (m: Member) => {
     if (m.startMs !== 0) return;

@@ -18,6 +18,8 @@ export interface Libc {
   shutdown(fd: number, how: number): number;
   fcntl(fd: number, cmd: number, arg: number): number;
   sched_setaffinity(tid: number, size: number, mask: Buf): number;
+  /** ioctl with a pointer argument. */
+  ioctl(fd: number, request: number, arg: Buf): number;
   /** `limit` is struct rlimit: two u64, soft then hard. */
   getrlimit(resource: number, limit: Buf): number;
   setrlimit(resource: number, limit: Buf): number;
@@ -54,6 +56,8 @@ async function open(): Promise<Libc | undefined> {
       // variadic in C; an int third argument travels in the same register as a fixed one on x86-64 and arm64 Linux
       fcntl: { args: ["i32", "i32", "i32"], returns: "i32" },
       sched_setaffinity: { args: ["i32", "u64", "ptr"], returns: "i32" },
+      // variadic in C; its pointer argument travels as a fixed one would (x86-64 and arm64 Linux)
+      ioctl: { args: ["i32", "u64", "ptr"], returns: "i32" },
       getrlimit: { args: ["i32", "ptr"], returns: "i32" },
       setrlimit: { args: ["i32", "ptr"], returns: "i32" },
       __errno_location: { args: [], returns: "ptr" },
@@ -79,6 +83,7 @@ async function open(): Promise<Libc | undefined> {
       shutdown: (fd, how) => c.shutdown(fd, how),
       fcntl: (fd, cmd, arg) => c.fcntl(fd, cmd, arg),
       sched_setaffinity: (tid, size, mask) => c.sched_setaffinity(tid, size, mask),
+      ioctl: (fd, request, arg) => c.ioctl(fd, request, arg),
       getrlimit: (r, l) => c.getrlimit(r, l),
       setrlimit: (r, l) => c.setrlimit(r, l),
       gettid,

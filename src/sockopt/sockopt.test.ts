@@ -182,6 +182,33 @@ describe.skipIf(!live)("Sockopt on live loopback sockets", () => {
     }
   });
 
+  test("lastArrival: nothing before a datagram was read; then the kernel's stamp, before our callback ran", async () => {
+    const stamps: (number | undefined)[] = [];
+    const called: number[] = [];
+    const u = await Bun.udpSocket({
+      hostname: "127.0.0.1",
+      port: 0,
+      socket: {
+        data() {
+          called.push((performance.timeOrigin + performance.now()) / 1000);
+          stamps.push(so.lastArrival(fdOf(u)));
+        },
+      },
+    });
+    const tx = await Bun.udpSocket({ hostname: "127.0.0.1", port: 0 });
+    try {
+      expect(so.lastArrival(fdOf(u))).toBeUndefined();
+      const sent = (performance.timeOrigin + performance.now()) / 1000;
+      tx.send(new Uint8Array(8), u.port, "127.0.0.1");
+      await until(() => stamps.length === 1);
+      expect(stamps[0]).toBeGreaterThanOrEqual(sent - 0.001);
+      expect(stamps[0]).toBeLessThanOrEqual(called[0]! + 0.001);
+    } finally {
+      u.close();
+      tx.close();
+    }
+  });
+
   test("dontFragment sets IP_MTU_DISCOVER to IP_PMTUDISC_DO on an IPv4 UDP socket, read back", async () => {
     const u = await Bun.udpSocket({ hostname: "127.0.0.1", port: 0 });
     try {

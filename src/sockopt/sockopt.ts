@@ -51,6 +51,8 @@ const F_DUPFD_CLOEXEC = 1030;
 const SO_LINGER = 13;
 const SHUT_WR = 1;
 const EINTR = 4;
+/** struct timespec of the last datagram read (SIOCGSTAMPNS_OLD: 64-bit time_t on the 64-bit targets we load on). */
+const SIOCGSTAMPNS = 0x8907;
 
 /** What the kernel reports after apply(), for each option that was asked for (buffers read back doubled). */
 export interface AppliedOptions {
@@ -87,6 +89,7 @@ export class Sockopt {
   readonly #info = new Uint8Array(TCP_INFO_BUFFER);
   readonly #name = new Uint8Array(64);
   readonly #linger = new Int32Array(2);
+  readonly #stamp = new BigInt64Array(2);
 
   constructor(private readonly c: Libc) {}
 
@@ -125,6 +128,17 @@ export class Sockopt {
   /** Algorithms the kernel has (loaded or built in). */
   availableCongestionControls(): string[] {
     return readProcList("/proc/sys/net/ipv4/tcp_available_congestion_control");
+  }
+
+  /**
+   * The kernel's arrival time (wall clock, seconds) of the datagram last read from `fd` (SIOCGSTAMPNS), as iperf 2's
+   * server times its datagrams (SO_TIMESTAMP) rather than by when its loop got to them. The first call on a socket
+   * turns the kernel's stamping on and returns undefined, as do later calls before a stamped datagram was read. Where
+   * a read took several datagrams at once, each is given the last one's time.
+   */
+  lastArrival(fd: number): number | undefined {
+    if (this.c.ioctl(fd, SIOCGSTAMPNS, this.#stamp) !== 0) return undefined;
+    return Number(this.#stamp[0]) + Number(this.#stamp[1]) / 1e9;
   }
 
   /** A close-on-exec duplicate of fd (the original stays open). */

@@ -27,10 +27,24 @@ export class UdpReceiver implements Runner {
   /** Our duplicate of the socket while it is read in blocking mode (Bun's own is closed then). */
   private blockingFd: number | undefined;
   private batch: DatagramBatch | undefined;
+  /**
+   * iperf 2 times datagrams by the kernel's arrival stamp (its server's SO_TIMESTAMP), not by when a loop got to them
+   * (13-30 µs later in Bun's loop on loopback, more under load): the stamp of the datagram(s) just read, in wall µs.
+   */
+  private readonly kernelStamps: boolean;
+  private arrivalUs: number | undefined;
 
   constructor(private readonly spec: UdpRecvSpec, private readonly ctx: StreamContext, private readonly env: WorkerEnv) {
     this.codec = datagramCodecs[spec.format];
     this.filter = spec.allow && new PeerFilter(spec.allow, (line) => ctx.log(line));
+    this.kernelStamps = spec.format === "iperf2" && env.sockopt !== undefined;
+  }
+
+  /** The kernel's arrival of what was last read from `fd` (a read of several: the last one's); the first call turns stamping on. */
+  private stampFrom(fd: number | undefined): void {
+    if (!this.kernelStamps || fd === undefined || fd < 0) return;
+    const s = this.env.sockopt!.lastArrival(fd);
+    this.arrivalUs = s === undefined ? undefined : s * 1e6;
   }
 
   async open(): Promise<{ localPort?: number }> {
@@ -41,6 +55,7 @@ export class UdpReceiver implements Runner {
       : await this.env.net.udpSocket({ hostname: spec.listen.host, port: spec.listen.port, socket });
     applyOptions(this.env, this.sock.fd, spec.options);
     reportBuffers(this.env, this.ctx, this.sock.fd, spec.options);
+    this.stampFrom(this.sock.fd);
     const localPort = this.sock.port;
     if (spec.adopt) {
       this.peer = spec.adopt.peer;
@@ -57,6 +72,7 @@ export class UdpReceiver implements Runner {
 
   private onDatagram(d: Uint8Array, port: number, address: string): void {
     if (this.filter && !this.filter.admits(address, port)) return;
+    this.stampFrom(this.sock?.fd);
     this.count(d, d.byteLength, port, address);
   }
 
@@ -91,7 +107,8 @@ export class UdpReceiver implements Runner {
       if (this.spec.endOn === "fin") this.ctx.event("fin", new Uint8Array(d.subarray(0, Math.min(len, 256))), { host: address, port });
       return;
     }
-    const transit = wallUs() - codec.sentUs(v);
+    const transit = (this.arrivalUs ?? wallUs()) - codec.sentUs(v);
+    if (this.spec.timeTransit) this.ctx.latency(transit);
     if (!Number.isNaN(this.prevTransitUs)) {
       this.jitterUs = jitterStep(this.jitterUs, transit - this.prevTransitUs);
       c[o + Slot.jitter] = this.jitterUs / 1e6;
@@ -137,6 +154,7 @@ export class UdpReceiver implements Runner {
     while (!this.ctx.ended) {
       const n = io.recvBatch(fd, b);
       if (n > 0) {
+        this.stampFrom(fd);
         for (let i = 0; i < n && !this.ctx.ended; i++) {
           const from = this.peer ?? decodeSockaddr(b.names.subarray(i * NAME_BYTES, (i + 1) * NAME_BYTES));
           this.count(b.views[i]!, b.lengths[i]!, from?.port ?? 0, from?.host ?? "", b.dataViews[i]);

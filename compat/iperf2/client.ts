@@ -434,8 +434,11 @@ async function udpForward(plan: ClientPlan, io: ClientIo, localHost: string, g: 
   g.attach(plane, "send");
   const server = { host: plan.host, port: plan.port };
   const results: UdpStreamResult[] = sessions.map((_, i) => ({ id: i + 1, local: { host: localHost, port: plane.localPorts[i] ?? 0 }, report: undefined }));
-  const udpNotes = connectionNotes({ enhanced: plan.enhanced, tripTimes: plan.tripTimes, noUdpFin: plan.noUdpFin, at: new Date() });
-  for (const r of results) io.printer.info(connectionLine(r.id, withInterface(r.local, plan.enhanced), server, udpNotes));
+  const at = new Date();
+  results.forEach((r, i) => {
+    const notes = connectionNotes({ enhanced: plan.enhanced, tripTimes: plan.tripTimes, noUdpFin: plan.noUdpFin, sock: plane.fds[i], at });
+    io.printer.info(connectionLine(r.id, withInterface(r.local, plan.enhanced), server, notes));
+  });
   plane.onEvent((e) => {
     const r = results[e.stream];
     if (!r || e.name !== "datagram" || !e.bytes || r.report !== undefined) return;
@@ -483,10 +486,11 @@ async function udpReverse(plan: ClientPlan, io: ClientIo, localHost: string, g: 
   const plane = await DataPlane.open(specs);
   g.attach(plane, "recv");
   const server = { host: plan.host, port: plan.port };
-  const notes = connectionNotes({ direction: "reverse", enhanced: plan.enhanced, at: new Date() });
+  const at = new Date();
   // Each stream's window opens at its first datagram.
   const members: Member[] = specs.map((_, i) => {
     const local = { host: localHost, port: plane.localPorts[i] ?? 0 };
+    const notes = connectionNotes({ direction: "reverse", enhanced: plan.enhanced, sock: plane.fds[i], at });
     io.printer.info(connectionLine(i + 1, withInterface(local, plan.enhanced), server, notes));
     return { id: `*${i + 1}`, numericId: i + 1, stream: { plane, index: i }, transport: "udp", role: "recv", startMs: 0, client: local, server, timed: plan.enhanced };
   });

@@ -28,6 +28,8 @@ let nextPlane = 1;
 export class DataPlane {
   readonly id = nextPlane++;
   readonly localPorts: (number | undefined)[];
+  /** Each stream's socket descriptor where its Worker tells it (UDP streams). */
+  readonly fds: (number | undefined)[];
   readonly ends: (StreamEnd | undefined)[];
   private readonly buffers: CounterBuffers;
   private readonly workers: number[];
@@ -47,6 +49,7 @@ export class DataPlane {
 
   private constructor(readonly specs: StreamSpec[], private readonly pool: WorkerPool) {
     this.localPorts = specs.map(() => undefined);
+    this.fds = specs.map(() => undefined);
     this.ends = specs.map(() => undefined);
     this.buffers = allocCounters(specs.length);
     this.workers = pool.assign(specs.map((s) => ({ cpu: s.cpu, local: isLocal(s), dir: directionOf(s) })));
@@ -91,6 +94,7 @@ export class DataPlane {
     switch (m.t) {
       case "opened":
         this.localPorts[m.stream] = m.localPort;
+        this.fds[m.stream] = m.fd;
         this.pendingOpen.get(m.stream)?.resolve();
         this.pendingOpen.delete(m.stream);
         break;

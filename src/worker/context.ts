@@ -70,7 +70,8 @@ export class StreamContext {
 
 /** What every runner offers the worker loop. */
 export interface Runner {
-  open(): Promise<{ localPort?: number }>;
+  /** `fd`: the stream's socket, as the process numbers it (iperf 2 -e lines print it as "(sock=N)"). */
+  open(): Promise<{ localPort?: number; fd?: number }>;
   go(): void;
   stop(): Promise<void>;
   /** A sender writes no more; its sockets stay open until stop (the peer sees no close). */

@@ -19,7 +19,7 @@ export type EndReason = "stopped" | "limit" | "eof" | "idle" | "marker" | "error
 
 /** Worker → main thread. */
 export type FromWorker =
-  | { t: "opened"; plane: number; stream: number; localPort?: number }
+  | { t: "opened"; plane: number; stream: number; localPort?: number; fd?: number }
   | { t: "failed"; plane: number; stream: number; error: { message: string; code?: string } }
   | { t: "ended"; plane: number; stream: number; reason: EndReason; error?: { message: string; code?: string } }
   | { t: "event"; plane: number; stream: number; name: "datagram" | "fin" | "connected"; bytes?: Uint8Array; from?: Endpoint }

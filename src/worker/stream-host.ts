@@ -117,8 +117,8 @@ export function createStreamHost(postNow: (m: FromWorker) => void, loadEnv: () =
     if (entry.tcpInfo) tcpInfoTimer ??= setInterval(sampleTcpInfo, TCP_INFO_EVERY_MS);
     streams.set(m.stream, entry);
     try {
-      const { localPort } = await runner.open();
-      post({ t: "opened", plane: m.plane, stream: m.stream, localPort });
+      const { localPort, fd } = await runner.open();
+      post({ t: "opened", plane: m.plane, stream: m.stream, localPort, fd });
     } catch (e) {
       streams.delete(m.stream);
       post({ t: "failed", plane: m.plane, stream: m.stream, error: errorOf(e) });

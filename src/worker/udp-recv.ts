@@ -47,7 +47,7 @@ export class UdpReceiver implements Runner {
     this.arrivalUs = s === undefined ? undefined : s * 1e6;
   }
 
-  async open(): Promise<{ localPort?: number }> {
+  async open(): Promise<{ localPort?: number; fd?: number }> {
     const { spec } = this;
     const socket = this.handlers;
     this.sock = spec.adopt
@@ -62,7 +62,8 @@ export class UdpReceiver implements Runner {
       if (spec.greeting) this.sock.send(spec.greeting, this.peer.port, this.peer.host);
     }
     this.tryBlocking();
-    return { localPort };
+    // In blocking mode the socket is read through our duplicate, Bun's own closed.
+    return { localPort, fd: this.blockingFd ?? this.sock?.fd };
   }
 
   private readonly handlers = {

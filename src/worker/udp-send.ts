@@ -44,7 +44,7 @@ export class UdpSender implements Runner {
     this.views = distinct.map((b) => new DataView(b.buffer));
   }
 
-  async open(): Promise<{ localPort?: number }> {
+  async open(): Promise<{ localPort?: number; fd?: number }> {
     const { spec } = this;
     const socket = {
       data: (_s: UdpSocket, d: Uint8Array, port: number, address: string) => {
@@ -70,7 +70,7 @@ export class UdpSender implements Runner {
     applyOptions(this.env, this.sock.fd, spec.options);
     reportBuffers(this.env, this.ctx, this.sock.fd, spec.options);
     if (spec.hello) await this.handshake(spec.hello);
-    return { localPort: this.sock.port };
+    return { localPort: this.sock.port, fd: this.sock.fd };
   }
 
   /** iperf3's UDP stream set-up: one hello datagram, then wait for the server's reply before any data. */

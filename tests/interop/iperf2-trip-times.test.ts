@@ -90,7 +90,7 @@ test.skipIf(PEERS[0]!.version === undefined)("-u -e -b 10m: arrivals are the ker
   expect(Number(UDP_LATENCY.exec(final)![2]), server).toBeLessThanOrEqual(0.008);
 }, 60_000);
 
-test.skipIf(PEERS[0]!.version === undefined)("our client -u -R -e: stock's -e banner and enhanced receive lines, each datagram's latency timed", async () => {
+test.skipIf(PEERS[0]!.version === undefined)("our client -u -R -e: stock's -e banner, (sock=N) and enhanced receive lines, each datagram's latency timed", async () => {
   const port = freePorts(27991, 27999, 1);
   const srv = stockPeer(PEERS[0]!)(["-s", "-u", "-p", String(port)]);
   try {
@@ -100,6 +100,10 @@ test.skipIf(PEERS[0]!.version === undefined)("our client -u -R -e: stock's -e ba
     // Before, -e was dropped here: a plain banner and 'Jitter Lost/Total Datagrams' lines.
     expect(c.out).toMatch(/UDP port \d+ with pid \d+ \(1 flows\)/);
     expect(c.out).toContain("Latency avg/min/max/stdev PPS  Rx/inP  NetPwr");
+    // The socket's descriptor, as stock's -e connection lines name theirs, forward too.
+    expect(c.out).toMatch(/connected with 127\.0\.0\.1 port \d+ \(reverse\) \(sock=\d+\) on /);
+    const fwd = await ours(["-c", "127.0.0.1", "-u", "-e", "-t", "0.5", "-p", String(port)]).done;
+    expect(fwd.out).toMatch(/connected with 127\.0\.0\.1 port \d+ \(sock=\d+\) on /);
     const final = lineAt(c.out, /^\[ \*1\] 0\.0+-\d+\.\d+ sec/).at(-1)!;
     expect(final, c.out).toMatch(UDP_LATENCY);
     expect(Number(UDP_LATENCY.exec(final)![2]), c.out).toBeLessThanOrEqual(0.008);

@@ -35,8 +35,11 @@ export interface BlockingIo {
   waitReadable(fd: number, timeoutMs: number): boolean;
   /** poll(2) over the first `count` entries of `pollfds` (struct pollfd[], two ints each): how many are ready, or -1. */
   poll(pollfds: Int32Array, count: number, timeoutMs: number): number;
-  /** Buffers for up to `count` datagrams of up to `size` bytes each, filled by recvBatch. */
-  datagramBatch(count: number, size: number): DatagramBatch;
+  /**
+   * Buffers for up to `count` datagrams of up to `size` bytes each, filled by recvBatch; with `stamps`, room for each
+   * one's SO_TIMESTAMPNS control message too (the socket must have the option on).
+   */
+  datagramBatch(count: number, size: number, stamps?: boolean): DatagramBatch;
   /** recvmmsg without waiting: datagrams read into `b` (their lengths in b.lengths), or -errno. */
   recvBatch(fd: number, b: DatagramBatch): number;
   close(fd: number): void;
@@ -52,6 +55,10 @@ export interface DatagramBatch {
   readonly lengths: Uint32Array;
   /** Each datagram's source address (sockaddr_in/in6, NAME_BYTES apart): decode with sockaddr.ts's decodeSockaddr. */
   readonly names: Uint8Array;
+  /** Each datagram's arrival by the kernel's clock (wall µs) where the batch has stamps and the kernel gave one, else 0. */
+  readonly arrivals: Float64Array;
+  /** Each message's control buffer (CONTROL_BYTES apart), when the batch has stamps. */
+  readonly controls: DataView | undefined;
   /** struct mmsghdr[count] and the iovecs they point to (into the views): kept here to live as long as the batch. */
   readonly headers: Uint8Array;
   readonly headerView: DataView;
@@ -63,6 +70,9 @@ const MMSGHDR_BYTES = 64;
 const MSG_LEN_AT = 56;
 /** Room per source address: sizeof(struct sockaddr_in6). */
 export const NAME_BYTES = 28;
+/** CMSG_SPACE(sizeof(struct timespec)): one SCM_TIMESTAMPNS control message (cmsghdr of 16 bytes, then the timespec). */
+const CONTROL_BYTES = 32;
+const SCM_TIMESTAMPNS = 35;
 
 export const EAGAIN = 11;
 export const EINTR = 4;
@@ -170,12 +180,15 @@ async function open(libc: Libc): Promise<BlockingIo | undefined> {
         return c.poll(pollfd, 1, timeoutMs) > 0;
       },
       poll: (pollfds, count, timeoutMs) => c.poll(pollfds, count, timeoutMs),
-      datagramBatch(count, size) {
+      datagramBatch(count, size, stamps = false) {
         const data = new Uint8Array(new ArrayBuffer(count * size));
         const iovs = new BigUint64Array(count * 2);
         const headers = new Uint8Array(count * MMSGHDR_BYTES);
         const headerView = new DataView(headers.buffer);
         const names = new Uint8Array(count * NAME_BYTES);
+        // On an ArrayBuffer of its own from the start: a small typed array's storage moves when its .buffer is first
+        // taken, and the kernel would write where it was.
+        const controls = stamps ? new DataView(new ArrayBuffer(count * CONTROL_BYTES)) : undefined;
         const base = ptr(data);
         for (let i = 0; i < count; i++) {
           iovs[2 * i] = BigInt(base + i * size);
@@ -185,6 +198,11 @@ async function open(libc: Libc): Promise<BlockingIo | undefined> {
           headerView.setUint32(i * MMSGHDR_BYTES + 8, NAME_BYTES, true);
           headerView.setBigUint64(i * MMSGHDR_BYTES + 16, BigInt(ptr(iovs, i * 16)), true);
           headerView.setBigUint64(i * MMSGHDR_BYTES + 24, 1n, true);
+          // msg_control 32, msg_controllen 40
+          if (controls) {
+            headerView.setBigUint64(i * MMSGHDR_BYTES + 32, BigInt(ptr(controls, i * CONTROL_BYTES)), true);
+            headerView.setBigUint64(i * MMSGHDR_BYTES + 40, BigInt(CONTROL_BYTES), true);
+          }
         }
         return {
           count,
@@ -192,6 +210,8 @@ async function open(libc: Libc): Promise<BlockingIo | undefined> {
           dataViews: Array.from({ length: count }, (_, i) => new DataView(data.buffer, i * size, size)),
           lengths: new Uint32Array(count),
           names,
+          arrivals: new Float64Array(count),
+          controls,
           headers,
           headerView,
           iovecs: iovs,
@@ -204,6 +224,10 @@ async function open(libc: Libc): Promise<BlockingIo | undefined> {
           b.lengths[i] = b.headerView.getUint32(i * MMSGHDR_BYTES + MSG_LEN_AT, true);
           // msg_namelen is in and out: the kernel set it to this address's length; the room goes back for the next call.
           b.headerView.setUint32(i * MMSGHDR_BYTES + 8, NAME_BYTES, true);
+          if (b.controls) {
+            b.arrivals[i] = stampOf(b.controls, i * CONTROL_BYTES, Number(b.headerView.getBigUint64(i * MMSGHDR_BYTES + 40, true)));
+            b.headerView.setBigUint64(i * MMSGHDR_BYTES + 40, BigInt(CONTROL_BYTES), true);
+          }
         }
         return n;
       },
@@ -215,4 +239,14 @@ async function open(libc: Libc): Promise<BlockingIo | undefined> {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The SCM_TIMESTAMPNS control message at `at` in `controls`, `len` bytes long as recvmmsg left it: the arrival in wall
+ * µs, or 0 when the kernel gave none (the option off, or the buffer cut short).
+ */
+export function stampOf(controls: DataView, at: number, len: number): number {
+  if (len < CONTROL_BYTES) return 0;
+  if (controls.getInt32(at + 8, true) !== SOL_SOCKET || controls.getInt32(at + 12, true) !== SCM_TIMESTAMPNS) return 0;
+  return Number(controls.getBigInt64(at + 16, true)) * 1e6 + Number(controls.getBigInt64(at + 24, true)) / 1e3;
 }

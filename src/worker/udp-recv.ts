@@ -9,6 +9,7 @@ import { PeerFilter } from "./peer-filter.ts";
 import { SLICE_MS, WAIT_MS, yieldThen } from "./blocking-socket.ts";
 import { notNow, NAME_BYTES, type DatagramBatch } from "../sockopt/blocking-io.ts";
 import { decodeSockaddr, encodeSockaddr, familyOf } from "../sockopt/sockaddr.ts";
+import { SO_TIMESTAMPNS, SOL_SOCKET } from "../sockopt/constants.ts";
 
 /** Datagrams per recvmmsg in the blocking loop. */
 const BATCH = 64;
@@ -29,7 +30,8 @@ export class UdpReceiver implements Runner {
   private batch: DatagramBatch | undefined;
   /**
    * iperf 2 times datagrams by the kernel's arrival stamp (its server's SO_TIMESTAMP), not by when a loop got to them
-   * (13-30 µs later in Bun's loop on loopback, more under load): the stamp of the datagram(s) just read, in wall µs.
+   * (13-30 µs later in Bun's loop on loopback, more under load): the stamp of the datagram being counted, in wall µs
+   * (each its own in blocking mode; in Bun's loop, that of the last one its read took).
    */
   private readonly kernelStamps: boolean;
   private arrivalUs: number | undefined;
@@ -137,8 +139,10 @@ export class UdpReceiver implements Runner {
     const fd = this.sock?.fd;
     const { io, sockopt } = this.env;
     if (this.blockingFd !== undefined || this.filter || !io || !sockopt || fd === undefined || fd < 0 || this.env.streamsHere() !== 1) return;
-    this.batch ??= io.datagramBatch(BATCH, Math.max(this.spec.datagramSize, 1));
+    this.batch ??= io.datagramBatch(BATCH, Math.max(this.spec.datagramSize, 1), this.kernelStamps);
     this.blockingFd = sockopt.dup(fd);
+    // Our own reads take each datagram's stamp with it; Bun's reads must not get the message (release turns it off).
+    if (this.kernelStamps) sockopt.setInt(this.blockingFd, SOL_SOCKET, SO_TIMESTAMPNS, 1);
     this.sock!.close();
     this.sock = undefined;
     yieldThen(this.recvSlice);
@@ -155,8 +159,8 @@ export class UdpReceiver implements Runner {
     while (!this.ctx.ended) {
       const n = io.recvBatch(fd, b);
       if (n > 0) {
-        this.stampFrom(fd);
         for (let i = 0; i < n && !this.ctx.ended; i++) {
+          if (this.kernelStamps) this.arrivalUs = b.arrivals[i] || undefined;
           const from = this.peer ?? decodeSockaddr(b.names.subarray(i * NAME_BYTES, (i + 1) * NAME_BYTES));
           this.count(b.views[i]!, b.lengths[i]!, from?.port ?? 0, from?.host ?? "", b.dataViews[i]);
         }
@@ -172,6 +176,8 @@ export class UdpReceiver implements Runner {
   /** Back to Bun's event loop (the fd is still non-blocking: every batch read says MSG_DONTWAIT). */
   private async release(fd: number): Promise<void> {
     this.blockingFd = undefined;
+    // Bun's reads keep room for its own control messages only: ours would push them out.
+    if (this.kernelStamps) this.env.sockopt!.setInt(fd, SOL_SOCKET, SO_TIMESTAMPNS, 0);
     this.sock = await this.env.net.udpSocket({ fd, socket: this.handlers });
   }
 

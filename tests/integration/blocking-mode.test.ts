@@ -161,11 +161,15 @@ describe("connect/request/response in blocking mode (TCP_CRR)", () => {
     expect(c.sendErrors).toBe(0);
     expect(c.connections).toBe(c.transactions);
     expect(c.bytes).toBe(c.transactions * 40);
-    await settled(() => srv.snapshot().streams[0]!.transactions === c.transactions);
+    // The server's counters are another thread's: a transaction's count and its bytes land one after the other.
+    await settled(() => srv.snapshot().streams[0]!.transactions === c.transactions && srv.snapshot().streams[0]!.bytes === c.transactions * 40);
     const s = srv.snapshot().streams[0]!;
     expect(s.transactions).toBe(c.transactions);
-    expect(s.connections).toBe(c.connections);
     expect(s.bytes).toBe(c.transactions * 40);
+    // A connect under way when the client stopped (rr-client's crrNext) completes after the stream has ended: the
+    // client's final counts miss it, the server accepts (counts) it and reads its EOF, no transaction.
+    expect(s.connections - c.connections).toBeGreaterThanOrEqual(0);
+    expect(s.connections - c.connections).toBeLessThanOrEqual(1);
     srv.stop();
     await srv.ended;
   });

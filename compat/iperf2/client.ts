@@ -151,8 +151,8 @@ interface Streams {
 /**
  * The one timing path. A timed test stops our sending when its time is up (the group's intervals end there) and
  * waits for the streams' end: our FIN exchange (bounded by 15 s, 1 s once a signal ended the test) or the peer's own
- * end (bounded by a grace period after its requested time). Byte-limited tests end by themselves. A signal during the
- * stop ends the wait: the user asked to stop.
+ * end (bounded by a grace period after its requested time). Byte-limited tests end by themselves. A signal ends the
+ * wait, during the test or its stop: the user asked to stop.
  */
 async function runTest(plan: ClientPlan, io: ClientIo, g: ReportGroup, s: Streams): Promise<void> {
   if (plan.amount.kind === "bytes") {
@@ -170,7 +170,9 @@ async function runTest(plan: ClientPlan, io: ClientIo, g: ReportGroup, s: Stream
     return;
   }
   void s.stopSending();
-  await within(s.ended, startMs + ms + REVERSE_GRACE_MS - performance.now(), io.signal);
+  // A signal ends a test the peer sends at once, as stock's client closes its sockets: the server's writes fail.
+  if (io.signal.aborted) g.stopped(performance.now());
+  else await within(s.ended, startMs + ms + REVERSE_GRACE_MS - performance.now(), io.signal);
   await s.stop();
 }
 

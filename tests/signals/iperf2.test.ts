@@ -1,7 +1,9 @@
 import { expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { anyperf, dump, interruptAfter, scratch, sleep, stock, tempLeftovers, waitListening } from "./harness.ts";
+import { iperf2Peers } from "../support/stock-peers.ts";
+import { waitListening as waitBound } from "../interop/iperf2-harness.ts";
+import { anyperf, dump, interruptAfter, scratch, sleep, stock, tempLeftovers, waitFor, waitListening } from "./harness.ts";
 
 /**
  * `anyperf iperf` under Ctrl+C and SIGTERM, against stock iperf 2.1.8, which takes either signal as the end of the
@@ -52,3 +54,28 @@ test("server -o: SIGTERM mid-test writes the test's final line, exit 0", async (
     cl.kill();
   }
 }, T);
+
+/**
+ * A reverse test (-R, TCP and UDP) is the server's sending: stock 2.1.8 and 2.2.1 clients end at once on Ctrl+C,
+ * with the final line of what arrived until then. Ours waited for the server's end, the whole -t.
+ */
+const reverseFinal = /\[ \*1\] 0\.0000-(\d+\.\d{4}) sec +[\d.]+ [KMG]?Bytes +[\d.]+ [KMG]?bits\/sec/;
+for (const peer of iperf2Peers().filter((p) => p.version !== undefined)) {
+  for (const [mode, extra] of [["TCP", []], ["UDP -e", ["-u", "-e"]]] as const) {
+    test(`client -R ${mode} against ${peer.label}: SIGINT ends the test at once with its final line`, async () => {
+      const port = mode === "TCP" ? 20303 : 20304;
+      const srv = stock(peer.command, ["-s", "-p", String(port), ...(mode === "TCP" ? [] : ["-u"])]);
+      try {
+        await waitBound(port, mode === "TCP" ? "tcp" : "udp", 10_000);
+        const cl = anyperf(["iperf", "-c", "127.0.0.1", "-p", String(port), "-R", "-t", "20", "-i", "1", ...extra]);
+        await waitFor(cl, (out) => out.includes("0.0000-1.0000 sec"));
+        const f = await interruptAfter(cl, 300, "SIGINT");
+        expect(f.code, dump(f)).toBe(0);
+        expect(f.afterSignalMs!, dump(f)).toBeLessThan(3_000);
+        expect(Number(reverseFinal.exec(f.stdout)?.[1]), dump(f)).toBeLessThan(5);
+      } finally {
+        srv.kill();
+      }
+    }, T);
+  }
+}

@@ -11,6 +11,7 @@ import {
   HEADER_TCP_WRITE_TIMES,
   HEADER_UDP,
   HEADER_UDP_ENHANCED,
+  HEADER_UDP_ISOCH,
   HEADER_UDP_WRITE_ENHANCED,
   type UdpLatency,
   bwLine,
@@ -18,6 +19,7 @@ import {
   tcpReadEnhancedLine,
   tcpReadTripTimesLine,
   udpEnhancedLine,
+  udpIsochLine,
   tcpWriteEnhancedLine,
   tcpWriteEnhancedSumLine,
   udpLine,
@@ -27,6 +29,7 @@ import {
 import type { FormatLetter } from "./units.ts";
 import type { TimedLatency } from "../../src/engine/timed-latency.ts";
 import { pdfLine } from "./pdf-line.ts";
+import type { FrameFigures } from "../../interop/iperf2/isoch-frames.ts";
 import { type Histograms, writePdfSpec, writeTimeBins } from "./write-times.ts";
 
 /** How one stream of a report group prints: its transport and which way it moves data, as iperf 2's reports see it. */
@@ -48,6 +51,11 @@ export interface LineKind {
    * (each datagram's transit). The group's sums stay as our -e has them, as 2.1.8 prints them.
    */
   timed?: boolean;
+  /**
+   * A timed UDP receiver of an --isochronous client: its lines add the frames (counted as the datagrams arrive, read
+   * at each line: the window's count, or the whole flow's on the final one).
+   */
+  frames?: { window(): FrameFigures; total(): FrameFigures };
   /** --tcp-write-times: a TCP sender's lines add its write times; with --histograms, their PDF line follows each. */
   writeTimes?: { histograms?: Histograms };
 }
@@ -78,8 +86,8 @@ export interface LineOptions {
 /** What -e prints in a sender's TCP columns when the socket's TCP_INFO cannot be read: iperf's "NA" form. */
 const NO_TCP_INFO = { retry: 0, cwndK: null, rttUs: 0, rttVarUs: 0 };
 
-function heading(k: { transport: "tcp" | "udp"; role: "send" | "recv"; timed?: boolean; writeTimes?: object }, enhanced: boolean): string {
-  if (k.transport === "udp" && k.role === "recv") return enhanced && k.timed ? HEADER_UDP_ENHANCED : HEADER_UDP;
+function heading(k: { transport: "tcp" | "udp"; role: "send" | "recv"; timed?: boolean; frames?: object; writeTimes?: object }, enhanced: boolean): string {
+  if (k.transport === "udp" && k.role === "recv") return enhanced && k.timed ? (k.frames ? HEADER_UDP_ISOCH : HEADER_UDP_ENHANCED) : HEADER_UDP;
   if (k.transport === "udp") return enhanced ? HEADER_UDP_WRITE_ENHANCED : HEADER_BW;
   if (!enhanced) return HEADER_BW;
   if (k.role === "send") return k.writeTimes ? HEADER_TCP_WRITE_TIMES : HEADER_TCP_WRITE_ENHANCED;
@@ -100,7 +108,9 @@ export function memberLine(p: Printer, o: LineOptions, k: LineKind, start: numbe
   let text = bwLine(fig, o.format);
   if (k.transport === "udp") {
     const udp = { ...fig, jitterS: f.jitterS, lost: f.lost, total: f.total };
-    if (k.role === "recv" && k.timed) text = udpEnhancedLine(udp, udpLatencyOf(f.latency, packetsPerSecond(f.calls, end - start), final), f.calls, o.format);
+    const latency = () => udpLatencyOf(f.latency, packetsPerSecond(f.calls, end - start), final);
+    if (k.role === "recv" && k.timed && k.frames) text = udpIsochLine(udp, latency(), final ? k.frames.total() : k.frames.window(), o.format);
+    else if (k.role === "recv" && k.timed) text = udpEnhancedLine(udp, latency(), f.calls, o.format);
     else if (k.role === "recv") text = udpLine(udp, o.format);
     else if (enhanced) text = udpWriteEnhancedLine(fig, f.calls, f.sendErrors, packetsPerSecond(f.calls, end - start), o.format);
   } else if (enhanced && k.role === "recv") {

@@ -3,11 +3,13 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { loadCapture } from "../../tests/fixtures/iperf2/captures.ts";
 import { decodeServerReport } from "../../interop/iperf2/server-report.ts";
+import { NO_SAMPLES, runningStatsAdd } from "../../src/formulas.ts";
 import { connectionNotes, wallClockText } from "./connection-notes.ts";
 import {
   HEADER_TCP_WRITE_ENHANCED,
   HEADER_UDP_WRITE_ENHANCED,
   bwLine,
+  udpIsochLine,
   clientBanner,
   connectionLine,
   idTag,
@@ -156,5 +158,18 @@ describe("-e (enhanced) TCP lines against stock 2.1.8 output (outputs/tcp_e.txt,
     const zone = /\(.*\)$/.exec(wallClockText(at))![0];
     expect(server).toBe(tcpE.serverOutput[5]!.replace("(UTC)", zone));
     expect(client).toBe(tcpE.clientOutput[6]!.replace("(UTC)", zone));
+  });
+});
+
+describe("an --isochronous --trip-times flow's line (2.1.8's udp_output_read_triptime_isoch)", () => {
+  test("frames received/lost and the frame latency follow the datagrams' columns; NetPwr over the datagrams' latency", () => {
+    const frameLatency = runningStatsAdd(runningStatsAdd(NO_SAMPLES, 0.0001), 0.0007);
+    const line = udpIsochLine(
+      { id: 1, start: 0, end: 1, bytes: 2_506_000, jitterS: 0.000001, lost: 0, total: 1741 },
+      { meanS: 0.000002, minS: 0, maxS: 0.000199, stdevS: 0.000009, pps: 1770 },
+      { frames: 61, lost: 0, latency: frameLatency },
+      "a",
+    );
+    expect(line).toBe("[  1] 0.0000-1.0000 sec  2.39 MBytes  20.0 Mbits/sec   0.001 ms 0/1741 (0%) 0.002/0.000/0.199/0.009 ms 1770 pps   61/0  0.400/0.100/0.700/0.424 ms 1253000");
   });
 });

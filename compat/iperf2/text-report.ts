@@ -1,7 +1,8 @@
-import { bytesPerCompletion, bytesPerSecond, interPacketGapUs, iperf2InProgressBytes, iperf2NetPower, lossPercent, packetsPerSecond, packetsPerSecondAt } from "../../src/formulas.ts";
+import { bytesPerCompletion, bytesPerSecond, interPacketGapUs, iperf2InProgressBytes, iperf2NetPower, lossPercent, packetsPerSecond, packetsPerSecondAt, sampleStdev } from "../../src/formulas.ts";
 import type { TimedLatency } from "../../src/engine/timed-latency.ts";
 import { formatFixed } from "../../src/units.ts";
 import { type ServerReport, latencyValid } from "../../interop/iperf2/server-report.ts";
+import type { FrameFigures } from "../../interop/iperf2/isoch-frames.ts";
 import type { TcpInit, TcpWriteStats } from "./tcp-stats.ts";
 import { type FormatLetter, formatG2, formatUnits } from "./units.ts";
 import { writeTimesText } from "./write-times.ts";
@@ -16,6 +17,9 @@ export const HEADER_BW = "[ ID] Interval       Transfer     Bandwidth";
 export const HEADER_UDP = "[ ID] Interval       Transfer     Bandwidth        Jitter   Lost/Total Datagrams";
 export const HEADER_UDP_ENHANCED =
   "[ ID] Interval            Transfer     Bandwidth        Jitter   Lost/Total  Latency avg/min/max/stdev PPS  Rx/inP  NetPwr";
+/** An --isochronous --trip-times client's flow, as 2.1.8 heads it. */
+export const HEADER_UDP_ISOCH =
+  "[ ID] Interval            Transfer     Bandwidth        Jitter   Lost/Total Latency avg/min/max/stdev  PPS  Frame:rx/lost  latency  NetPwr";
 export const HEADER_TCP_WRITE_ENHANCED = "[ ID] Interval            Transfer    Bandwidth       Write/Err  Rtry     Cwnd/RTT(var)        NetPwr";
 /** --tcp-write-times / --histograms: 2.1.8 drops the RTT variance and adds the write times. */
 export const HEADER_TCP_WRITE_TIMES = "[ ID] Interval            Transfer    Bandwidth       Write/Err  Rtry     Cwnd/RTT        NetPwr  write-times avg/min/max/stdev (cnt)";
@@ -93,15 +97,32 @@ export function netPowerText(value: number): string {
   return formatFixed(value, value > 100 ? 0 : value > 10 ? 2 : 6);
 }
 
-/** -e receiver columns: latency avg/min/max/stdev in ms, PPS, Rx/inP (no in-progress estimate here: 0(0)), NetPwr. */
-export function udpEnhancedLine(f: UdpFigures, l: UdpLatency, packets: number, format: FormatLetter): string {
-  const ms = (s: number) => formatFixed(s * 1000, 3);
-  const seconds = f.end - f.start;
+const ms = (s: number) => formatFixed(s * 1000, 3);
+
+/** What every -e receiver line starts with: figures, jitter, loss, latency avg/min/max/stdev in ms, PPS. */
+function udpEnhancedHead(f: UdpFigures, l: UdpLatency, format: FormatLetter): string {
   return (
-    `${idTag(f.id)} ${intervalText(f.start, f.end)}  ${transferAndRate(f.bytes, seconds, format)}  ` +
+    `${idTag(f.id)} ${intervalText(f.start, f.end)}  ${transferAndRate(f.bytes, f.end - f.start, format)}  ` +
     `${formatFixed(f.jitterS * 1000, 3, 6)} ms ${lossText(f.lost, f.total)} ` +
-    `${ms(l.meanS)}/${ms(l.minS)}/${ms(l.maxS)}/${ms(l.stdevS)} ms ${Math.round(l.pps)} pps ${packets}/0(0) pkts ` +
-    netPowerText(iperf2NetPower(f.bytes, seconds, l.meanS))
+    `${ms(l.meanS)}/${ms(l.minS)}/${ms(l.maxS)}/${ms(l.stdevS)} ms ${Math.round(l.pps)} pps`
+  );
+}
+
+/** -e receiver columns: the head, Rx/inP (no in-progress estimate here: 0(0)), NetPwr. */
+export function udpEnhancedLine(f: UdpFigures, l: UdpLatency, packets: number, format: FormatLetter): string {
+  return `${udpEnhancedHead(f, l, format)} ${packets}/0(0) pkts ${netPowerText(iperf2NetPower(f.bytes, f.end - f.start, l.meanS))}`;
+}
+
+/**
+ * An --isochronous --trip-times client's flow (2.1.8's udp_output_read_triptime_isoch): the head, then frames
+ * received/lost and the frame latency avg/min/max/stdev in ms, NetPwr over the datagrams' latency.
+ */
+export function udpIsochLine(f: UdpFigures, l: UdpLatency, frames: FrameFigures, format: FormatLetter): string {
+  const fl = frames.latency;
+  const stdev = sampleStdev(fl.count, fl.sum, fl.sumSq);
+  return (
+    `${udpEnhancedHead(f, l, format)}  ${String(frames.frames).padStart(3)}/${frames.lost}  ` +
+    `${ms(fl.mean)}/${ms(fl.min)}/${ms(fl.max)}/${ms(stdev)} ms ${netPowerText(iperf2NetPower(f.bytes, f.end - f.start, l.meanS))}`
   );
 }
 

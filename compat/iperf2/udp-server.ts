@@ -212,14 +212,17 @@ export class UdpServer {
     const plane = sender
       ? this.plane(local, "udp-send", () => ({ bytes: sender.sent.bytes, packets: sender.sent.datagrams }))
       : this.plane(local, "udp-recv", () => received(f.stats));
-    // The flow's clock is its datagrams' arrivals (the session's, which its report to the client carries too).
-    const arrived = f.stats.firstArrival;
-    const startMs = performance.now() - (sender || arrived < 0 ? 0 : (wallSeconds() - arrived) * 1000);
+    // The flow's clock is the session's (its report to the client carries it too): from the first arrival, or from a
+    // --trip-times client's own start.
+    const began = f.stats.start;
+    const startMs = performance.now() - (sender || began < 0 ? 0 : (wallSeconds() - began) * 1000);
     // -e: each datagram's transit is timed into the flow's stream, so every line reads its window's own latency.
     if (!sender) f.stats.onTransit = (s) => plane.time(0, s * 1e6);
     const member: Member = {
       id: String(id), numericId: id, stream: { plane, index: 0 }, transport: "udp", role: sender ? "send" : "recv", startMs, client: f.peer, server: local,
       timed: !sender && enhanced,
+      // Stock prints an isochronous flow's frames where the client stamps its datagrams (--trip-times).
+      frames: !sender && r?.tripTimes ? f.frames?.counts : undefined,
     };
     const st: FlowState = { member, group, plane };
     this.state.set(f, st);

@@ -29,6 +29,13 @@ import { u32 } from "./words.ts";
  */
 
 export const IPERF2_DATAGRAM_HEADER = 16;
+
+/**
+ * Where a --trip-times client puts its start (sec, usec): offset 112 from 2.1.8 and 2.2.1 alike (2.2.1's header is
+ * 4 bytes longer, its start block 4 shorter) [wire: tests/fixtures/iperf2/isoch-udp-datagrams.txt]. A stock server
+ * ignores --trip-times without it, and counts the flow's time from it.
+ */
+export const UDP_TRIP_START_AT = 112;
 const TWO_32 = 4294967296;
 
 /** Writes the 16-byte block at the start of `buf`; `seq` may be negative (FIN), it is sent as 64-bit two's complement. */

@@ -1,16 +1,11 @@
 import { encodeClientHeader } from "./client-header.ts";
 import { type ClientRequest, type ClientRequestInput, ClientRequest as ClientRequestSchema, buildClientHeader } from "./client-request.ts";
-import { finSeq, readIperf2, stampIperf2, udpTemplate } from "./datagram.ts";
+import { UDP_TRIP_START_AT, finSeq, readIperf2, stampIperf2, udpTemplate } from "./datagram.ts";
 import { REPORT_MIN_LENGTH, type ServerReport, decodeServerReport } from "./server-report.ts";
 import { UdpReceiverStats } from "./udp-receiver-stats.ts";
 import { Iperf2WireError } from "./wire-error.ts";
 import { put32 } from "./words.ts";
 
-/**
- * UDP --trip-times: where 2.1.8 puts the test's start time (sec, usec), past its 92-byte header (captured; a stock
- * server ignores --trip-times without it).
- */
-const TRIP_START_AT = 112;
 
 /** iperf 2's UDP datagram size over IPv4 (1450 over IPv6). */
 export const DEFAULT_UDP_LEN_V4 = 1470;
@@ -48,9 +43,9 @@ export class UdpClientSession {
     const header = buildClientHeader(this.request);
     this.template = udpTemplate(datagramSize, header ? encodeClientHeader(header, "udp") : null);
     const t = this.request.tripStart;
-    if (header && this.request.tripTimes && t && datagramSize >= TRIP_START_AT + 8) {
-      put32(this.template, TRIP_START_AT, t.sec);
-      put32(this.template, TRIP_START_AT + 4, t.usec);
+    if (header && this.request.tripTimes && t && datagramSize >= UDP_TRIP_START_AT + 8) {
+      put32(this.template, UDP_TRIP_START_AT, t.sec);
+      put32(this.template, UDP_TRIP_START_AT + 4, t.usec);
     }
   }
 

@@ -22,6 +22,8 @@ export class UdpReceiverStats {
   maxSeq = 0;
   jitter = 0;
   firstArrival = -1;
+  /** The flow's start when the client told it (--trip-times: its own start), else its first arrival. */
+  startAt = -1;
   lastArrival = -1;
   finSeen = false;
   private lastTransit = Number.NaN;
@@ -87,9 +89,14 @@ export class UdpReceiverStats {
     this.ppsWindow.count++;
   }
 
-  /** Seconds from the first datagram to the last (the FIN, once seen). */
+  /** When the flow's clock starts (wall clock, seconds); -1 before any datagram. */
+  get start(): number {
+    return this.startAt >= 0 ? this.startAt : this.firstArrival;
+  }
+
+  /** Seconds from the start to the last datagram (the FIN, once seen). */
   get duration(): number {
-    return this.firstArrival < 0 ? 0 : this.lastArrival - this.firstArrival;
+    return this.firstArrival < 0 ? 0 : this.lastArrival - this.start;
   }
 
   /** Datagrams the sender sent as far as we can tell: the highest sequence position seen. */

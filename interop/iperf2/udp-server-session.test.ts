@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { loadCapture } from "../../tests/fixtures/iperf2/captures.ts";
 import { readIperf2, stampIperf2 } from "./datagram.ts";
 import { type ServerReport, decodeServerReport } from "./server-report.ts";
@@ -148,5 +150,43 @@ describe("UDP server session", () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+/** The captured datagrams of an --isochronous --trip-times client, tests/fixtures/iperf2/isoch-udp-datagrams.txt. */
+function isochCapture(version: string): Uint8Array[] {
+  const text = readFileSync(join(import.meta.dir, "../../tests/fixtures/iperf2/isoch-udp-datagrams.txt"), "utf8");
+  const block = text.split("## ").find((b) => b.startsWith(`iperf version ${version} `))!;
+  return [...block.matchAll(/^([0-9a-f]+) len=(\d+)$/gm)].map((m) => {
+    const out = new Uint8Array(Number(m[2]));
+    out.set(Buffer.from(m[1]!, "hex").subarray(0, out.length));
+    return out;
+  });
+}
+
+describe("an --isochronous --trip-times client's flow", () => {
+  for (const version of ["2.1.8", "2.2.1"]) {
+    test(`${version}: the flow's clock starts at the client's own start; its frames are counted`, () => {
+      const d = isochCapture(version);
+      const v = new DataView(d[0]!.buffer);
+      const start = v.getUint32(112) + v.getUint32(116) / 1e6;
+      const { s, flows } = server();
+      const from = { host: "127.0.0.1", port: 42131 };
+      d.forEach((b, i) => s.onDatagram(b, from, start + 0.001 + i * 0.0001));
+      const f = flows[0]!;
+      expect(f.request?.isochronous).toBe(true);
+      expect(f.stats.start).toBe(start);
+      expect(f.stats.duration).toBeCloseTo(0.001 + 3 * 0.0001, 6);
+      // Frame 1 is complete at its 613-byte datagram (counted twice, as stock counts the first); frame 2 is not yet.
+      expect(f.frames?.counts.total()).toMatchObject({ frames: 2, lost: 0 });
+    });
+  }
+
+  test("a start stamp further than 11 s from our clock is not taken: the clock starts at the first arrival", () => {
+    const d = isochCapture("2.1.8");
+    const { s, flows } = server();
+    const late = new DataView(d[0]!.buffer).getUint32(112) + 60;
+    s.onDatagram(d[0]!, { host: "127.0.0.1", port: 42132 }, late);
+    expect(flows[0]!.stats.start).toBe(late);
   });
 });

@@ -1,9 +1,10 @@
 import { type ClientHeader, UDP_HEADER_OFFSET, clientHeaderLength, decodeClientHeader } from "./client-header.ts";
 import { type ClientRequest, describeClientHeader } from "./client-request.ts";
-import { IPERF2_DATAGRAM_HEADER, readIperf2 } from "./datagram.ts";
+import { IPERF2_DATAGRAM_HEADER, UDP_TRIP_START_AT, readIperf2 } from "./datagram.ts";
 import { type ServerReport, encodeServerReport } from "./server-report.ts";
 import { type DatagramTransport, type Peer, peerKey } from "./transport.ts";
 import { UdpReceiverStats } from "./udp-receiver-stats.ts";
+import { IsochFrames, isochOffset, readIsochPayload } from "./isoch-frames.ts";
 import { HeaderFlag, hasFlag } from "./flags.ts";
 import { Iperf2WireError } from "./wire-error.ts";
 import { u32 } from "./words.ts";
@@ -21,12 +22,29 @@ function headerOf(bytes: Uint8Array): ClientHeader | null {
   }
 }
 
+/** How far a --trip-times client's start may be from our clock before it is not taken (stock: 10 s, plus 1). */
+const TRIP_START_SLACK_S = 11;
+
+
+/**
+ * A --trip-times client's start (wall clock, seconds). Stock's server counts the flow's time from it, so both ends'
+ * intervals hold the same datagrams.
+ */
+function tripStartOf(d: Uint8Array, arrival: number): number | undefined {
+  if (d.length < UDP_TRIP_START_AT + 8) return undefined;
+  const usec = u32(d, UDP_TRIP_START_AT + 4);
+  const start = u32(d, UDP_TRIP_START_AT) + usec / 1e6;
+  return usec < 1e6 && Math.abs(arrival - start) <= TRIP_START_SLACK_S ? start : undefined;
+}
+
 export interface UdpFlow {
   id: number;
   peer: Peer;
   header: ClientHeader | null;
   request: ClientRequest | null;
   stats: UdpReceiverStats;
+  /** An --isochronous client's frames, and where each datagram carries its frame payload. */
+  frames?: { at: number; counts: IsochFrames };
   /** The report we answer every FIN with, once the first FIN arrived. */
   report: Uint8Array | null;
   lastSeen: number;
@@ -102,7 +120,7 @@ export class UdpServerSession {
         return;
       }
       if (this.flows.size >= this.options.maxFlows) return;
-      flow = this.open(headerOf(bytes), from, arrival);
+      flow = this.open(headerOf(bytes), from, arrival, bytes);
     }
     flow.lastSeen = arrival;
     if (flow.report) {
@@ -110,6 +128,10 @@ export class UdpServerSession {
       return;
     }
     flow.stats.add(stamp.seq, stamp.sec + stamp.usec / 1e6, arrival, bytes.length);
+    if (flow.frames && stamp.seq > 0) {
+      const p = readIsochPayload(bytes, flow.frames.at);
+      if (p) flow.frames.counts.add(p, bytes.length, arrival);
+    }
     if (stamp.seq < 0) {
       // A --trip-times client reads the latency fields whatever our -e says, as a stock server sends them.
       const report = flow.stats.report(this.options.enhanced || flow.request?.tripTimes === true);
@@ -119,13 +141,19 @@ export class UdpServerSession {
     }
   }
 
-  private open(header: ClientHeader | null, from: Peer, arrival: number): UdpFlow {
+  private open(header: ClientHeader | null, from: Peer, arrival: number, first: Uint8Array): UdpFlow {
+    const request = header ? describeClientHeader(header, "udp") : null;
+    const stats = new UdpReceiverStats();
+    const start = request?.tripTimes ? tripStartOf(first, arrival) : undefined;
+    if (start !== undefined) stats.startAt = start;
+    const at = header && request?.isochronous ? isochOffset(header) : undefined;
     const flow: UdpFlow = {
       id: this.nextId++,
       peer: { ...from },
       header,
-      request: header ? describeClientHeader(header, "udp") : null,
-      stats: new UdpReceiverStats(),
+      request,
+      stats,
+      ...(at === undefined ? {} : { frames: { at, counts: new IsochFrames() } }),
       report: null,
       lastSeen: arrival,
     };

@@ -36,6 +36,11 @@ export const COUNTER_FIELDS = [
   // standard deviation (min and max of a window come from its histogram).
   { name: "timed", kind: "counter" },
   { name: "latencySqSumUs", kind: "counter" },
+  // Isochronous senders (iperf 2 --isochronous): frames sent whole, frame slots skipped because a frame was late,
+  // and how many times that happened.
+  { name: "frames", kind: "counter" },
+  { name: "framesMissed", kind: "counter" },
+  { name: "slips", kind: "counter" },
 ] as const satisfies readonly { name: string; kind: "counter" | "level" }[];
 
 export type CounterField = (typeof COUNTER_FIELDS)[number]["name"];
@@ -44,7 +49,7 @@ export type CounterField = (typeof COUNTER_FIELDS)[number]["name"];
 export const Slot: { readonly [K in CounterField]: number } = Object.freeze(
   Object.fromEntries(COUNTER_FIELDS.map((f, i) => [f.name, i])) as { [K in CounterField]: number },
 );
-export const SLOTS_PER_STREAM = 24;
+export const SLOTS_PER_STREAM = 28;
 if (COUNTER_FIELDS.length > SLOTS_PER_STREAM) throw new Error("COUNTER_FIELDS outgrew SLOTS_PER_STREAM");
 
 /** Latency histogram: log-linear buckets over microseconds; layout in src/histogram.ts. */

@@ -188,6 +188,23 @@ export const UdpSendSpec = z.object({
   endMarker: z.enum(["none", "zero-length-x3", "iperf2-fin", "iperf2-fin-once", "anyperf-fin"]).default("none"),
   batch: z.number().int().min(1).max(1024).default(64),
   /**
+   * Frames instead of a rate (iperf 2 --isochronous, src/worker/udp-frames.ts): `perSecond` frames of a size drawn
+   * around `meanBps` / `perSecond` / 8 bytes, each datagram `gapUs` after the one before (0: back to back), the
+   * iperf 2 frame fields written at `fieldsAt`; no datagram shorter than `minBytes` (the header it carries).
+   */
+  frames: z
+    .object({
+      perSecond: z.number().positive().max(100_000),
+      meanBps: z.number().positive().max(1e13),
+      stddevBps: z.number().min(0).max(1e13).default(0),
+      gapUs: z.number().min(0).max(1e6).default(0),
+      fieldsAt: z.number().int().min(0).max(MAX_DATAGRAM_BYTES - 28),
+      minBytes: z.number().int().min(1).max(MAX_DATAGRAM_BYTES),
+      /** A timed test's length: frames whose period would end past it are not sent (the stream waits for its stop). */
+      seconds: z.number().positive().optional(),
+    })
+    .optional(),
+  /**
    * Time sends into the latency figures, as netperf times each sendto(): a batch of n datagrams counts as n calls
    * of 1/n of the time since the batch before (one sendmmsg gives no finer clock).
    */
@@ -268,6 +285,7 @@ export type StreamSpecInput = z.input<typeof StreamSpec>;
 export type TcpSendSpec = z.infer<typeof TcpSendSpec>;
 export type TcpRecvSpec = z.infer<typeof TcpRecvSpec>;
 export type UdpSendSpec = z.infer<typeof UdpSendSpec>;
+export type UdpSendSpecInput = z.input<typeof UdpSendSpec>;
 export type UdpRecvSpec = z.infer<typeof UdpRecvSpec>;
 export type RrClientSpec = z.infer<typeof RrClientSpec>;
 export type RrServerSpec = z.infer<typeof RrServerSpec>;

@@ -76,10 +76,35 @@ describe("iperf 2 command lines", () => {
   });
 
   test("iperf 2 options anyperf does not run are refused by name, not as unknown", () => {
-    for (const flag of ["--isochronous=60:10m,1m", "--working-load", "--udp-l4s"]) {
+    for (const flag of ["--working-load", "--udp-l4s"]) {
       expect(() => parseIperf2Args(["-c", "h", flag])).toThrow(`iperf: ${flag.split("=")[0]} is an iperf 2 option anyperf does not implement`);
     }
     for (const flag of ["--histograms", "--tcp-write-times"]) expect(() => parseIperf2Args(["-s", flag])).toThrow(`iperf: ${flag} on a server`);
+  });
+
+  test("--isochronous[=FPS:MEAN,STDDEV] and --ipg: frames over UDP, -e implied, stock's defaults and units; refusals in one line", () => {
+    const plan = (...a: string[]) => {
+      const c = parseIperf2Args(["-c", "h", ...a]);
+      if (c.kind !== "run" || c.plan.role !== "client") throw new Error("not a client");
+      return c.plan;
+    };
+    expect(plan("-u", "--isochronous")).toMatchObject({ enhanced: true, isochronous: { perSecond: 60, meanBps: 20e6, stddevBps: 0, ipgMs: 0 } });
+    // k/m/g are bits, K/M/G bytes (x 8), all decimal, as iperf 2's bitorbyte_atof.
+    expect(plan("-u", "--isochronous=30:2m,100k", "--ipg", "0.1").isochronous).toEqual({ perSecond: 30, meanBps: 2e6, stddevBps: 1e5, ipgMs: 0.1 });
+    expect(plan("-u", "--isochronous=24:1.5M").isochronous).toEqual({ perSecond: 24, meanBps: 12e6, stddevBps: 0, ipgMs: 0 });
+    const refused: [string[], string][] = [
+      [["--isochronous"], "iperf: --isochronous with TCP (anyperf sends frames over UDP only): add -u"],
+      [["-u", "--isochronous", "-b", "10m"], "iperf: --isochronous with -b"],
+      [["-u", "--isochronous", "-R"], "iperf: --isochronous with -R/--full-duplex/-d/-r"],
+      [["-u", "--isochronous", "-l", "100"], "-l 100: an --isochronous datagram carries the 108-byte header"],
+      [["-u", "--isochronous=60"], "iperf: --isochronous=60: write it FPS:MEAN[,STDDEV]"],
+      [["-u", "--isochronous=60:0"], "the mean must be more than zero"],
+      [["-u", "--isochronous=60:20x"], "20x is not a rate"],
+      [["-u", "--isochronous", "30:1m,0"], "iperf: --isochronous takes its value after '=': --isochronous=30:1m,0"],
+      [["-u", "--ipg", "1"], "iperf: --ipg without --isochronous"],
+      [["-u", "--isochronous", "--ipg", "-1"], "iperf: --ipg -1: the gap between a frame's datagrams is 0 to 1000 ms"],
+    ];
+    for (const [args, message] of refused) expect(() => plan(...args)).toThrow(message);
   });
 
   test("--tcp-write-times and --histograms[=W<u|m>,BINS,LOW,HIGH]: write times on, -e implied, 2.1.8's defaults; refusals in one line", () => {

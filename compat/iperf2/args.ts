@@ -1,4 +1,5 @@
 import { TCP_BURST_HEADER } from "../../interop/iperf2/tcp-burst.ts";
+import { ISOCH_DATAGRAM_MIN } from "../../interop/iperf2/isoch-frames.ts";
 import { parseArgs } from "node:util";
 import { UserError } from "../../src/errors.ts";
 import { optionError } from "../../src/option-error.ts";
@@ -41,6 +42,7 @@ export const OPTIONS = {
   "no-udp-fin": { type: "boolean" },
   "txstart-time": { type: "string" },
   "trip-times": { type: "boolean" },
+  ipg: { type: "string" },
   "tcp-write-times": { type: "boolean" },
   "tcp-quickack": { type: "boolean" },
   "bounceback-hold": { type: "string" },
@@ -138,7 +140,7 @@ function bindAddress(text: string): { host: string; port?: number } {
  * iperf 2.1.8 / 2.2 options anyperf does not run: refused by name, so nobody mistakes the test that would run without
  * them (a plain stream) for the one asked for.
  */
-const NOT_IMPLEMENTED = ["--isochronous", "--working-load", "--udp-l4s"];
+const NOT_IMPLEMENTED = ["--working-load", "--udp-l4s"];
 
 function refuseNotImplemented(argv: string[]): void {
   const server = argv.some((a) => a === "-s" || a === "--server");
@@ -151,16 +153,45 @@ function refuseNotImplemented(argv: string[]): void {
   }
 }
 
-/** `--histograms[=W<u|m>[,BINS[,LOW[,HIGH]]]]`, an optional value as --bounceback's: the value, or null without one. */
-function takeHistograms(argv: string[]): { argv: string[]; spec: string | null | undefined } {
-  let spec: string | null | undefined;
+/**
+ * `--NAME[=VALUE]`: options whose value is optional (--bounceback, --connect-only, --histograms, --isochronous), which
+ * parseArgs cannot express: taken out here (the value, or null without one; undefined when absent), the rest goes to
+ * parseArgs.
+ */
+function takeOptional(argv: string[], name: string): { argv: string[]; value: string | null | undefined } {
+  let value: string | null | undefined;
   const rest = argv.filter((a) => {
-    if (a === "--histograms") spec = null;
-    else if (a.startsWith("--histograms=")) spec = a.slice("--histograms=".length);
+    if (a === name) value = null;
+    else if (a.startsWith(`${name}=`)) value = a.slice(name.length + 1);
     else return true;
     return false;
   });
-  return { argv: rest, spec };
+  return { argv: rest, value };
+}
+
+/** A --isochronous rate as iperf 2 reads it (bitorbyte_atof): k/m/g bits, K/M/G bytes (x 8), decimal multiples. */
+function isochRate(text: string, spec: string): number {
+  const m = /^(\d+(?:\.\d*)?|\.\d+)([kmgKMG]?)$/.exec(text);
+  if (!m) throw new UserError(`iperf: --isochronous=${spec}: ${text} is not a rate (e.g. 20m, 2.5M)`);
+  const scale = { "": 1, k: 1e3, m: 1e6, g: 1e9, K: 8e3, M: 8e6, G: 8e9 }[m[2] as "" | "k"]!;
+  return Number(m[1]) * scale;
+}
+
+/**
+ * `--isochronous[=FPS:MEAN,STDDEV]` (60 frames/s of 20 Mbit/s, no deviation, without a value) and `--ipg MS`, the
+ * gap between a frame's datagrams (iperf 2's default: none to speak of).
+ */
+function isochronous(spec: string | null, ipg: string | undefined): { perSecond: number; meanBps: number; stddevBps: number; ipgMs: number } {
+  const ipgMs = ipg === undefined ? 0 : Number(ipg);
+  if (!(ipgMs >= 0 && ipgMs <= 1000)) throw new UserError(`iperf: --ipg ${ipg}: the gap between a frame's datagrams is 0 to 1000 ms`);
+  if (spec === null) return { perSecond: 60, meanBps: 20e6, stddevBps: 0, ipgMs };
+  const m = /^([^:]+):([^,]+)(?:,(.+))?$/.exec(spec);
+  if (!m) throw new UserError(`iperf: --isochronous=${spec}: write it FPS:MEAN[,STDDEV], e.g. --isochronous=60:20m,1m`);
+  const perSecond = Number(m[1]);
+  if (!(perSecond > 0 && perSecond <= 100_000)) throw new UserError(`iperf: --isochronous=${spec}: the frame rate is 1 to 100000 frames/s`);
+  const meanBps = isochRate(m[2]!, spec);
+  if (!(meanBps > 0)) throw new UserError(`iperf: --isochronous=${spec}: the mean must be more than zero, as stock requires`);
+  return { perSecond, meanBps, stddevBps: m[3] !== undefined ? isochRate(m[3], spec) : 0, ipgMs };
 }
 
 /**
@@ -188,33 +219,6 @@ function histograms(spec: string | null): { binUs: number; unit: "us" | "ms"; wi
     lowerCi: ci(lower, 5, "lower"),
     upperCi: ci(upper, 95, "upper"),
   };
-}
-
-/**
- * `--bounceback[=N]` takes an optional value, which parseArgs cannot express: it is taken out here (N, or null without
- * one), the rest goes to parseArgs.
- */
-function takeBounceback(argv: string[]): { argv: string[]; burst: number | null | undefined } {
-  let burst: number | null | undefined;
-  const rest = argv.filter((a) => {
-    if (a === "--bounceback") burst = null;
-    else if (a.startsWith("--bounceback=")) burst = int(a.slice("--bounceback=".length), "--bounceback");
-    else return true;
-    return false;
-  });
-  return { argv: rest, burst };
-}
-
-/** `--connect-only[=N]`, an optional value as --bounceback's: N connections (10 without one), taken out here. */
-function takeConnectOnly(argv: string[]): { argv: string[]; count: number | undefined } {
-  let count: number | undefined;
-  const rest = argv.filter((a) => {
-    if (a === "--connect-only") count = 10;
-    else if (a.startsWith("--connect-only=")) count = int(a.slice("--connect-only=".length), "--connect-only");
-    else return true;
-    return false;
-  });
-  return { argv: rest, count };
 }
 
 /** A --bounceback-* option without --bounceback itself: stock ignores it, so it is refused here rather than dropped. */
@@ -291,6 +295,18 @@ function refuseWithConnectOnly(p: Extract<Iperf2Plan, { role: "client" }>, inter
   if (hit) throw new UserError(`iperf: --connect-only with ${hit[1]}: drop one of them`);
 }
 
+/** Frames are what our UDP client sends forward: the rest is refused in one line (-b as stock refuses it). */
+function refuseWithIsochronous(p: Extract<Iperf2Plan, { role: "client" }>, rateGiven: boolean): void {
+  const bad: [boolean, string][] = [
+    [rateGiven, "-b (stock refuses it too: the frames set the rate)"],
+    [!p.udp, "TCP (anyperf sends frames over UDP only): add -u"],
+    [p.reverse || p.fullDuplex || p.dual || p.tradeoff, "-R/--full-duplex/-d/-r (anyperf sends frames forward only)"],
+    [p.bounceback !== undefined || p.connectOnly !== undefined || p.txStartS !== undefined, "--bounceback/--connect-only/--txstart-time"],
+  ];
+  const hit = bad.find(([on]) => on);
+  if (hit) throw new UserError(`iperf: --isochronous with ${hit[1]}: drop one of them`);
+}
+
 /** Write times are our own TCP writes': what sends nothing here, or not through them, is refused in one line. */
 function refuseWithWriteTimes(p: Extract<Iperf2Plan, { role: "client" }>, flag: string): void {
   const bad: [boolean, string][] = [
@@ -305,10 +321,15 @@ function refuseWithWriteTimes(p: Extract<Iperf2Plan, { role: "client" }>, flag: 
 /** Turns `anyperf iperf` arguments (without the leading "iperf") into a checked plan, or help/version. */
 export function parseIperf2Args(argv: string[]): Iperf2Command {
   refuseNotImplemented(argv);
-  const bb = takeBounceback(argv);
-  const co = takeConnectOnly(bb.argv);
-  const hist = takeHistograms(co.argv);
-  argv = hist.argv;
+  const bb = takeOptional(argv, "--bounceback");
+  const co = takeOptional(bb.argv, "--connect-only");
+  const hist = takeOptional(co.argv, "--histograms");
+  const spaced = argv.findIndex((a, i) => a === "--isochronous" && /^\d[^-]*:/.test(argv[i + 1] ?? ""));
+  if (spaced >= 0) {
+    throw new UserError(`iperf: --isochronous takes its value after '=': --isochronous=${argv[spaced + 1]} (stock ignores a value after a space and runs 60:20m)`);
+  }
+  const isoch = takeOptional(hist.argv, "--isochronous");
+  argv = isoch.argv;
   let parsed;
   try {
     // iperf 2's getopt takes "-t -5" as a value; parseArgs would call it ambiguous.
@@ -372,13 +393,14 @@ export function parseIperf2Args(argv: string[]): Iperf2Command {
         compat: v.compatibility ?? false,
         peerDetect: v["peer-detect"] ?? false,
         noUdpFin: v["no-udp-fin"] ?? false,
-        connectOnly: co.count,
+        connectOnly: co.value === undefined ? undefined : co.value === null ? 10 : int(co.value, "--connect-only"),
         tripTimes: v["trip-times"] ?? false,
         writeTimes: v["tcp-write-times"] ?? false,
         tcpQuickAck: v["tcp-quickack"] ?? false,
-        histograms: hist.spec !== undefined ? histograms(hist.spec) : undefined,
+        histograms: hist.value !== undefined ? histograms(hist.value) : undefined,
+        isochronous: isoch.value !== undefined ? isochronous(isoch.value, v.ipg) : undefined,
         txStartS: v["txstart-time"] !== undefined ? seconds(v["txstart-time"], "--txstart-time") : undefined,
-        bounceback: bounceback(v, bb.burst, v.len !== undefined ? Math.floor(parseSuffixed(v.len, "-l length")) : undefined),
+        bounceback: bounceback(v, bb.value === undefined ? undefined : bb.value === null ? null : int(bb.value, "--bounceback"), v.len !== undefined ? Math.floor(parseSuffixed(v.len, "-l length")) : undefined),
       };
   const plan = PlanSchema.safeParse(input);
   if (!plan.success) {
@@ -399,7 +421,12 @@ export function parseIperf2Args(argv: string[]): Iperf2Command {
     if (p.tcpQuickAck && (p.udp || p.bounceback || p.compat)) {
       throw new UserError(`iperf: --tcp-quickack with ${p.udp ? "-u (TCP_QUICKACK is a TCP option)" : p.bounceback ? "--bounceback (it sets quickack itself; --bounceback-no-quickack turns it off)" : "-C (no header carries it to the server)"}: drop one of them`);
     }
-    if (p.writeTimes) refuseWithWriteTimes(p, hist.spec !== undefined ? "--histograms" : "--tcp-write-times");
+    if (p.isochronous) refuseWithIsochronous(p, v.bandwidth !== undefined);
+    if (p.isochronous && p.len < ISOCH_DATAGRAM_MIN) {
+      throw new UserError(`-l ${p.len}: an --isochronous datagram carries the ${ISOCH_DATAGRAM_MIN}-byte header with its frame fields; pass -l ${ISOCH_DATAGRAM_MIN} or more`);
+    }
+    if (v.ipg !== undefined && !p.isochronous) throw new UserError("iperf: --ipg without --isochronous: it spaces a frame's datagrams; add --isochronous, or drop it");
+    if (p.writeTimes) refuseWithWriteTimes(p, hist.value !== undefined ? "--histograms" : "--tcp-write-times");
     if (p.tripTimes && (p.reverse || p.compat || p.fullDuplex || p.dual || p.tradeoff)) {
       throw new UserError("iperf: --trip-times: anyperf's client stamps only what it sends itself (no -R, -C, -d, -r or --full-duplex): drop --trip-times or those");
     }

@@ -2,13 +2,14 @@ import { DataPlane } from "../../src/engine/data-plane.ts";
 import { UserError } from "../../src/errors.ts";
 import { Interrupted, unlessAborted } from "../../src/signals.ts";
 import type { TcpSocket } from "../../src/net/types.ts";
-import type { SocketOptions, StreamSpecInput } from "../../src/stream-spec.ts";
+import type { SocketOptions, StreamSpecInput, UdpSendSpecInput } from "../../src/stream-spec.ts";
 import { encodeClientHeader } from "../../interop/iperf2/client-header.ts";
 import { type ClientRequestInput, buildClientHeader } from "../../interop/iperf2/client-request.ts";
 import { digitsPayload } from "../../interop/iperf2/datagram.ts";
 import { TCP_BURST_STAMPS, tcpBurstTemplate } from "../../interop/iperf2/tcp-burst.ts";
 import { REPORT_MIN_LENGTH, type ServerReport, decodeServerReport } from "../../interop/iperf2/server-report.ts";
 import { UdpClientSession } from "../../interop/iperf2/udp-client-session.ts";
+import { ISOCH_PAYLOAD } from "../../interop/iperf2/isoch-frames.ts";
 import { runBouncebackClient } from "./bounceback-client.ts";
 import { runConnectOnly } from "./connect-only.ts";
 import { ConnectBackListener } from "./connect-back.ts";
@@ -67,6 +68,7 @@ function request(plan: ClientPlan): ClientRequestInput {
     noUdpFin: plan.noUdpFin,
     extended: !plan.compat,
     tripTimes: plan.tripTimes,
+    isochronous: plan.isochronous !== undefined,
     tcpQuickAck: plan.tcpQuickAck,
     ...(plan.tripTimes ? { tripStart: secUsec(Date.now() / 1000) } : {}),
     ...(plan.txStartS !== undefined ? { startTime: secUsec(plan.txStartS) } : {}),
@@ -234,7 +236,7 @@ function udpBanner(plan: ClientPlan, io: ClientIo, extra: { enhanced?: boolean; 
   io.printer.info(
     ...clientBanner({
       host: plan.host, port: plan.port, udp: true, buffer: plan.window === undefined ? defaultBuffers.udp() : setBuffers.send(plan.window), requested: plan.window, datagramSize: plan.len,
-      rateBps: rate?.units === "bps" ? rate.value : null, pps: rate?.units === "pps" ? rate.value : null, ...extra,
+      rateBps: rate?.units === "bps" ? rate.value : null, pps: rate?.units === "pps" ? rate.value : null, isochronous: plan.isochronous, ...extra,
     }),
   );
 }
@@ -406,6 +408,17 @@ async function tcpReverse(plan: ClientPlan, io: ClientIo, g: ReportGroup): Promi
   return 0;
 }
 
+/**
+ * --isochronous: the Worker sends frames, their fields in the last 32 bytes of our header (datagram offset 76, as
+ * 2.1.8's), no datagram shorter than the header (docs/protocols/iperf2.md §3.6).
+ */
+function framesOf(plan: ClientPlan, s: UdpClientSession): UdpSendSpecInput["frames"] {
+  const f = plan.isochronous;
+  if (!f) return undefined;
+  const seconds = plan.amount.kind === "time" ? plan.amount.seconds : undefined;
+  return { perSecond: f.perSecond, meanBps: f.meanBps, stddevBps: f.stddevBps, gapUs: f.ipgMs * 1000, fieldsAt: s.headerEnd - ISOCH_PAYLOAD, minBytes: s.headerEnd, seconds };
+}
+
 interface UdpStreamResult {
   id: number;
   local: Endpoint;
@@ -426,6 +439,7 @@ async function udpForward(plan: ClientPlan, io: ClientIo, localHost: string, g: 
     payload: s.template,
     fill: 0,
     rate: specRate(plan),
+    frames: framesOf(plan, s),
     limitBytes: limitBytes(plan),
     // --no-udp-fin still ends the flow with one FIN (stock's client does; a stock server's flow stays open without
     // it), only no report is awaited.
@@ -438,7 +452,7 @@ async function udpForward(plan: ClientPlan, io: ClientIo, localHost: string, g: 
   const results: UdpStreamResult[] = sessions.map((_, i) => ({ id: i + 1, local: { host: localHost, port: plane.localPorts[i] ?? 0 }, report: undefined }));
   const at = new Date();
   results.forEach((r, i) => {
-    const notes = connectionNotes({ enhanced: plan.enhanced, tripTimes: plan.tripTimes, noUdpFin: plan.noUdpFin, sock: plane.fds[i], at });
+    const notes = connectionNotes({ isochronous: plan.isochronous !== undefined, enhanced: plan.enhanced, tripTimes: plan.tripTimes, noUdpFin: plan.noUdpFin, sock: plane.fds[i], at });
     io.printer.info(connectionLine(r.id, withInterface(r.local, plan.enhanced), server, notes));
   });
   plane.onEvent((e) => {
@@ -454,6 +468,7 @@ async function udpForward(plan: ClientPlan, io: ClientIo, localHost: string, g: 
   const fin = { bytes: plan.len };
   const members: Member[] = results.map((r, i) => ({
     id: String(r.id), numericId: r.id, stream: { plane, index: i }, transport: "udp", role: "send", fin, startMs, client: r.local, server,
+    isochronous: plan.isochronous !== undefined,
   }));
   for (const m of members) g.add(m, true);
   const streams = sending(plane, g, members, io.printer);

@@ -67,6 +67,8 @@ function figuresOf(m: Member, c: StreamCounters, first: boolean, final: boolean)
     outOfOrder: c.outOfOrder,
     latency: timedLatency(c),
     histogram: c.histogram,
+    // Stock's sender counts its first frame twice (its count starts at the first frame's id, 1, then adds the frame).
+    frames: { sent: c.frames + (first && c.frames > 0 ? 1 : 0), missed: c.framesMissed, slips: c.slips },
   };
 }
 

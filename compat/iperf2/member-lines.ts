@@ -13,6 +13,8 @@ import {
   HEADER_UDP_ENHANCED,
   HEADER_UDP_ISOCH,
   HEADER_UDP_WRITE_ENHANCED,
+  HEADER_UDP_WRITE_ISOCH,
+  type SentFrames,
   type UdpLatency,
   bwLine,
   sentLine,
@@ -56,6 +58,8 @@ export interface LineKind {
    * at each line: the window's count, or the whole flow's on the final one).
    */
   frames?: { window(): FrameFigures; total(): FrameFigures };
+  /** A UDP sender of --isochronous frames: its -e lines add "isoch:tx/miss/slip". */
+  isochronous?: boolean;
   /** --tcp-write-times: a TCP sender's lines add its write times; with --histograms, their PDF line follows each. */
   writeTimes?: { histograms?: Histograms };
 }
@@ -75,6 +79,8 @@ export interface WindowFigures {
   latency?: TimedLatency;
   /** Its latency histogram over the window (src/histogram.ts), where the window holds one. */
   histogram?: Uint32Array;
+  /** An isochronous sender's frames in the window, as iperf 2 counts them. */
+  frames?: SentFrames;
 }
 
 export interface LineOptions {
@@ -86,9 +92,9 @@ export interface LineOptions {
 /** What -e prints in a sender's TCP columns when the socket's TCP_INFO cannot be read: iperf's "NA" form. */
 const NO_TCP_INFO = { retry: 0, cwndK: null, rttUs: 0, rttVarUs: 0 };
 
-function heading(k: { transport: "tcp" | "udp"; role: "send" | "recv"; timed?: boolean; frames?: object; writeTimes?: object }, enhanced: boolean): string {
+function heading(k: { transport: "tcp" | "udp"; role: "send" | "recv"; timed?: boolean; frames?: object; isochronous?: boolean; writeTimes?: object }, enhanced: boolean): string {
   if (k.transport === "udp" && k.role === "recv") return enhanced && k.timed ? (k.frames ? HEADER_UDP_ISOCH : HEADER_UDP_ENHANCED) : HEADER_UDP;
-  if (k.transport === "udp") return enhanced ? HEADER_UDP_WRITE_ENHANCED : HEADER_BW;
+  if (k.transport === "udp") return enhanced ? (k.isochronous ? HEADER_UDP_WRITE_ISOCH : HEADER_UDP_WRITE_ENHANCED) : HEADER_BW;
   if (!enhanced) return HEADER_BW;
   if (k.role === "send") return k.writeTimes ? HEADER_TCP_WRITE_TIMES : HEADER_TCP_WRITE_ENHANCED;
   return k.timed ? HEADER_TCP_READ_TRIP_TIMES : HEADER_TCP_READ_ENHANCED;
@@ -112,7 +118,7 @@ export function memberLine(p: Printer, o: LineOptions, k: LineKind, start: numbe
     if (k.role === "recv" && k.timed && k.frames) text = udpIsochLine(udp, latency(), final ? k.frames.total() : k.frames.window(), o.format);
     else if (k.role === "recv" && k.timed) text = udpEnhancedLine(udp, latency(), f.calls, o.format);
     else if (k.role === "recv") text = udpLine(udp, o.format);
-    else if (enhanced) text = udpWriteEnhancedLine(fig, f.calls, f.sendErrors, packetsPerSecond(f.calls, end - start), o.format);
+    else if (enhanced) text = udpWriteEnhancedLine(fig, f.calls, f.sendErrors, packetsPerSecond(f.calls, end - start), o.format, k.isochronous ? f.frames : undefined);
   } else if (enhanced && k.role === "recv") {
     text = k.timed ? tcpReadTripTimesLine(fig, f.latency, f.calls, final, o.format) : tcpReadEnhancedLine(fig, f.calls, o.format);
   } else if (enhanced) {

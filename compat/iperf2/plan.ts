@@ -97,6 +97,13 @@ const ClientFields = z.object({
   bounceback: Bounceback.optional(),
   /** -u --trip-times: the header says our clock is in sync, so the server reports each datagram's one-way latency. */
   tripTimes: z.boolean().default(false),
+  /**
+   * --isochronous[=FPS:MEAN,STDDEV] (UDP): frames of MEAN / FPS bits on average, FPS a second, instead of a rate;
+   * --ipg the gap between a frame's datagrams.
+   */
+  isochronous: z
+    .object({ perSecond: z.number().positive().max(100_000), meanBps: z.number().positive().max(1e13), stddevBps: z.number().min(0).max(1e13), ipgMs: z.number().min(0).max(1000) })
+    .optional(),
   /** --connect-only[=N]: connections per -P thread, each closed before a byte (no test). */
   connectOnly: z.number().int().min(1).max(1_000_000).optional(),
   /** --txstart-time: the epoch second (with fraction) the first write waits for. */
@@ -131,8 +138,9 @@ export const ClientPlan = ClientFields.transform((p) => ({
   ...p,
   len: p.len ?? (p.udp ? (p.ipv6 ? UDP6_LEN : UDP_LEN) : TCP_LEN),
   lenSet: p.len !== undefined,
-  // Stock's client prints its enhanced lines for --txstart-time, --tcp-write-times and --histograms without -e.
-  enhanced: p.enhanced || p.txStartS !== undefined || p.writeTimes || p.histograms !== undefined,
+  // Stock's client prints its enhanced lines for --txstart-time, --tcp-write-times, --histograms and --isochronous
+  // without -e.
+  enhanced: p.enhanced || p.txStartS !== undefined || p.writeTimes || p.histograms !== undefined || p.isochronous !== undefined,
   // 2.1.8's TCP client times its writes for --histograms.
   writeTimes: p.writeTimes || p.histograms !== undefined,
   rate: p.rate && p.rate.value > 0 ? p.rate : p.udp ? { value: DEFAULT_UDP_RATE, units: "bps" as const } : null,

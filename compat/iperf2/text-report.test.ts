@@ -9,6 +9,7 @@ import {
   HEADER_TCP_WRITE_ENHANCED,
   HEADER_UDP_WRITE_ENHANCED,
   bwLine,
+  isochronousLine,
   udpIsochLine,
   clientBanner,
   connectionLine,
@@ -171,5 +172,21 @@ describe("an --isochronous --trip-times flow's line (2.1.8's udp_output_read_tri
       "a",
     );
     expect(line).toBe("[  1] 0.0000-1.0000 sec  2.39 MBytes  20.0 Mbits/sec   0.001 ms 0/1741 (0%) 0.002/0.000/0.199/0.009 ms 1770 pps   61/0  0.400/0.100/0.700/0.424 ms 1253000");
+  });
+});
+
+describe("an --isochronous client's lines (2.1.8)", () => {
+  test("the banner's Isochronous line: frame rate, mean and deviation in bits, period and gap in whole µs", () => {
+    expect(isochronousLine({ perSecond: 60, meanBps: 20e6, stddevBps: 0, ipgMs: 0 })).toBe(
+      "Isochronous: 60.00 frames/sec mean=20.0 Mbit/s, stddev=0.000 bit/s, Period/IPG=16.67/0.000 ms",
+    );
+    expect(isochronousLine({ perSecond: 30, meanBps: 2e6, stddevBps: 1e5, ipgMs: 0.1 })).toBe(
+      "Isochronous: 30.00 frames/sec mean=2.00 Mbit/s, stddev= 100 Kbit/s, Period/IPG=33.33/0.100 ms",
+    );
+  });
+
+  test("the sender's -e line adds isoch:tx/miss/slip", () => {
+    const line = udpWriteEnhancedLine({ id: 1, start: 0, end: 1, bytes: 2_506_000 }, 1741, 0, 1741, "a", { sent: 61, missed: 0, slips: 0 });
+    expect(line).toBe("[  1] 0.0000-1.0000 sec  2.39 MBytes  20.0 Mbits/sec  1741/0     1741 pps   61/0/0");
   });
 });

@@ -27,6 +27,7 @@ export const HEADER_TCP_READ_ENHANCED = "[ ID] Interval            Transfer    B
 export const HEADER_TCP_READ_TRIP_TIMES =
   "[ ID] Interval            Transfer    Bandwidth    Burst Latency avg/min/max/stdev (cnt/size) inP NetPwr  Reads=Dist";
 export const HEADER_UDP_WRITE_ENHANCED = "[ ID] Interval            Transfer     Bandwidth      Write/Err  PPS";
+export const HEADER_UDP_WRITE_ISOCH = `${HEADER_UDP_WRITE_ENHANCED}  isoch:tx/miss/slip`;
 
 export interface Endpoint {
   host: string;
@@ -177,8 +178,16 @@ export function tcpReadEnhancedLine(f: BwFigures, reads: number, format: FormatL
 }
 
 /** -e sender columns for UDP: datagrams written/errors and the packet rate. */
-export function udpWriteEnhancedLine(f: BwFigures, writes: number, errors: number, pps: number, format: FormatLetter): string {
-  return `${idTag(f.id)} ${intervalText(f.start, f.end)}  ${transferAndRate(f.bytes, f.end - f.start, format)}  ${writes}/${errors} ${formatFixed(pps, 0, 8)} pps`;
+export function udpWriteEnhancedLine(f: BwFigures, writes: number, errors: number, pps: number, format: FormatLetter, frames?: SentFrames): string {
+  const line = `${idTag(f.id)} ${intervalText(f.start, f.end)}  ${transferAndRate(f.bytes, f.end - f.start, format)}  ${writes}/${errors} ${formatFixed(pps, 0, 8)} pps`;
+  return frames ? `${line}  ${String(frames.sent).padStart(3)}/${frames.missed}/${frames.slips}` : line;
+}
+
+/** An --isochronous sender's "isoch:tx/miss/slip": frames sent, frame slots missed, and the times it fell behind. */
+export interface SentFrames {
+  sent: number;
+  missed: number;
+  slips: number;
 }
 
 export function sentLine(id: string | number, datagrams: number): string {
@@ -234,20 +243,40 @@ export function clientBanner(
     writeTimer?: boolean;
     /** Lines after the buffer size, before the closing rule (--histograms' "Enabled write histograms ..."). */
     extra?: string[];
+    /** --isochronous: its line in place of the datagram size and gap. */
+    isochronous?: IsochronousSettings;
   },
 ): string[] {
   const lines = [RULE, `Client connecting to ${o.host}, ${o.udp ? "UDP" : "TCP"} port ${o.port}${o.enhanced && o.pid ? ` with pid ${o.pid} (${o.flows ?? 1} flows)` : ""}`];
+  if (o.isochronous) lines.push(isochronousLine(o.isochronous));
   if (o.enhanced && !o.udp && o.writeLen) lines.push(`Write buffer size: ${o.writeLen} Byte${o.writeTimer ? " (writetimer-enabled)" : ""}`);
   if (o.enhanced) {
     const tos = `TOS set to 0x${(o.tos ?? 0).toString(16)}`;
     lines.push(o.noDelay ? `${tos} and nodelay (Nagle off)` : `${tos} (Nagle on)`);
   }
-  if (o.udp && o.datagramSize) {
+  if (o.udp && o.datagramSize && !o.isochronous) {
     const ipg = interPacketGapUs(o.pps ? o.pps : packetsPerSecondAt(o.rateBps ?? 0, o.datagramSize));
     lines.push(`Sending ${o.datagramSize} byte datagrams, IPG target: ${formatFixed(ipg, 2)} us (kalman adjust)`);
   }
   lines.push(bufferLine(o), ...(o.extra ?? []), RULE);
   return lines;
+}
+
+export interface IsochronousSettings {
+  perSecond: number;
+  meanBps: number;
+  stddevBps: number;
+  ipgMs: number;
+}
+
+/**
+ * "Isochronous: 60.00 frames/sec mean=20.0 Mbit/s, stddev=0.000 bit/s, Period/IPG=16.67/0.000 ms": the period and
+ * the gap are whole microseconds, as stock keeps them (formatUnits takes bytes).
+ */
+export function isochronousLine(o: IsochronousSettings): string {
+  const periodMs = Math.floor(1e6 / o.perSecond) / 1000;
+  const ipgMs = Math.floor(o.ipgMs * 1000) / 1000;
+  return `Isochronous: ${formatFixed(o.perSecond, 2)} frames/sec mean=${formatUnits(o.meanBps / 8, "a")}/s, stddev=${formatUnits(o.stddevBps / 8, "a")}/s, Period/IPG=${formatFixed(periodMs, 2)}/${formatFixed(ipgMs, 3)} ms`;
 }
 
 /** "[  1] local 127.0.0.1 port 41814 connected with 127.0.0.1 port 27001 (reverse)". */

@@ -161,8 +161,9 @@ function extensions22(h: ClientHeader, transport: Transport): { barrierUs?: numb
 }
 
 /**
- * UDP --trip-times: 2.1.8 announces a 92-byte header (datagram length 108) whose last 32 bytes it leaves zero; the
- * server times each datagram by its own send stamp (captured, docs/protocols/iperf2.md §3.1).
+ * UDP --trip-times and --isochronous: 2.1.8 announces a 92-byte header (datagram length 108) whose last 32 bytes
+ * hold the frame fields (zero without frames); the server times each datagram by its own send stamp (captured,
+ * docs/protocols/iperf2.md §3.1, §3.6).
  */
 const UDP_TRIP_TIMES_TAIL = 32;
 
@@ -211,6 +212,8 @@ export function buildClientHeader(input: ClientRequestInput): ClientHeader | nul
     if (r.tripTimes) options |= OptionFlag.tripTimes;
     if (r.transport === "tcp" && r.tcpQuickAck && r.direction !== "reverse") options |= OptionFlag.tcpQuickAck;
     if (r.transport === "udp" && r.tripTimes) flags |= HeaderFlag.udpTests;
+    if (r.isochronous) options |= OptionFlag.isochronous;
+    if (r.transport === "udp" && r.isochronous) flags |= HeaderFlag.udpTests;
   } else if (r.connectBack === "none") {
     return null;
   }
@@ -221,7 +224,7 @@ export function buildClientHeader(input: ClientRequestInput): ClientHeader | nul
     bufLen: r.bufLen,
     winBand: r.extended || r.transport === "tcp" ? 0 : Math.min(r.rate, 0x7fffffff),
     amount: amountToWord(r.amount),
-    tail: !r.extended ? new Uint8Array(0) : r.transport === "udp" && r.tripTimes ? new Uint8Array(UDP_TRIP_TIMES_TAIL) : timeTail(r),
+    tail: !r.extended ? new Uint8Array(0) : r.transport === "udp" && (r.tripTimes || r.isochronous) ? new Uint8Array(UDP_TRIP_TIMES_TAIL) : timeTail(r),
   };
   if (r.extended) {
     header.ext = {

@@ -12,6 +12,9 @@ import { u32 } from "./words.ts";
  */
 export const ISOCH_PAYLOAD = 32;
 
+/** The shortest datagram of a 2.1.8 isochronous client: the datagram block and the header with its frame fields. */
+export const ISOCH_DATAGRAM_MIN = UDP_HEADER_OFFSET + 60 + ISOCH_PAYLOAD;
+
 export interface IsochPayload {
   periodUs: number;
   startSec: number;

@@ -1,4 +1,4 @@
-import { encodeClientHeader } from "./client-header.ts";
+import { UDP_HEADER_OFFSET, encodeClientHeader } from "./client-header.ts";
 import { type ClientRequest, type ClientRequestInput, ClientRequest as ClientRequestSchema, buildClientHeader } from "./client-request.ts";
 import { UDP_TRIP_START_AT, finSeq, readIperf2, stampIperf2, udpTemplate } from "./datagram.ts";
 import { REPORT_MIN_LENGTH, type ServerReport, decodeServerReport } from "./server-report.ts";
@@ -32,6 +32,8 @@ export type UdpClientOutcome =
 export class UdpClientSession {
   readonly request: ClientRequest;
   readonly template: Uint8Array<ArrayBuffer>;
+  /** Where our header ends in each datagram (an --isochronous client's frame fields are its last 32 bytes). */
+  readonly headerEnd: number;
   /** Receiver-side figures for -R. */
   readonly received = new UdpReceiverStats();
   finSent = false;
@@ -41,7 +43,9 @@ export class UdpClientSession {
   constructor(request: ClientRequestInput, readonly datagramSize: number) {
     this.request = ClientRequestSchema.parse({ ...request, transport: "udp" });
     const header = buildClientHeader(this.request);
-    this.template = udpTemplate(datagramSize, header ? encodeClientHeader(header, "udp") : null);
+    const encoded = header ? encodeClientHeader(header, "udp") : null;
+    this.template = udpTemplate(datagramSize, encoded);
+    this.headerEnd = UDP_HEADER_OFFSET + (encoded?.length ?? 0);
     const t = this.request.tripStart;
     if (header && this.request.tripTimes && t && datagramSize >= UDP_TRIP_START_AT + 8) {
       put32(this.template, UDP_TRIP_START_AT, t.sec);

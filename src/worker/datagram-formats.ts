@@ -72,3 +72,23 @@ export const datagramCodecs: Record<DatagramFormat, DatagramCodec> = {
   "iperf3-64": iperf3(8),
   iperf2,
 };
+
+/** The iperf 2 frame fields an isochronous sender writes into each datagram at `at` (docs/protocols/iperf2.md §3.6). */
+export interface Iperf2FrameFields {
+  periodUs: number;
+  startUs: number;
+  prevId: number;
+  id: number;
+  frameSize: number;
+  remaining: number;
+}
+
+export function stampIperf2Frame(v: DataView, at: number, f: Iperf2FrameFields): void {
+  v.setUint32(at, f.periodUs >>> 0);
+  v.setUint32(at + 4, Math.floor(f.startUs / 1e6) >>> 0);
+  v.setUint32(at + 8, Math.floor(f.startUs % 1e6));
+  v.setUint32(at + 12, f.prevId >>> 0);
+  v.setUint32(at + 16, f.id >>> 0);
+  v.setUint32(at + 20, f.frameSize >>> 0);
+  v.setUint32(at + 24, f.remaining >>> 0);
+}

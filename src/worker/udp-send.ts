@@ -3,13 +3,27 @@ import type { Pacer } from "../pacer.ts";
 import type { UdpSendSpec } from "../stream-spec.ts";
 import type { UdpSocket } from "../net/types.ts";
 import { nowMs, wallUs, type Runner, type StreamContext } from "./context.ts";
-import { datagramCodecs } from "./datagram-formats.ts";
+import { datagramCodecs, stampIperf2Frame } from "./datagram-formats.ts";
+import { FrameClock, type FramePart, frameBytes, frameParts } from "./udp-frames.ts";
 import { applyOptions, reportBuffers, senderPacer, type WorkerEnv } from "./sockets.ts";
 import { SLICE_MS } from "./blocking-socket.ts";
 
 const FIN_RESEND_MS = 10;
 const FIN_GIVE_UP_MS = 2_000;
 const HELLO_TIMEOUT_MS = 30_000;
+/** A frame's due time is met by spinning its last stretch: a timer fires a millisecond or more late. */
+const SPIN_MS = 1.5;
+
+/** An isochronous stream's state: its schedule, and the frame being sent. */
+interface Frames {
+  clock: FrameClock;
+  periodUs: number;
+  startUs: number;
+  prevId: number;
+  id: number;
+  parts: FramePart[];
+  index: number;
+}
 
 /**
  * UDP sender on a connected socket, `sendMany` batches from preallocated datagrams. Datagrams carry a sequence
@@ -22,6 +36,9 @@ export class UdpSender implements Runner {
   /** Array entries per datagram in `batch`: 1 on a connected socket, 3 (data, port, host) on an adopted one. */
   private perPacket = 1;
   private readonly views: DataView[];
+  /** The distinct datagram buffers `views` look at (a frame's datagrams are cut from them). */
+  private readonly buffers: Uint8Array[];
+  private frames: Frames | undefined;
   private pacer: Pacer | undefined;
   private seq = 0;
   private running = false;
@@ -42,6 +59,7 @@ export class UdpSender implements Runner {
     const distinct = Array.from({ length: n }, make);
     this.batch = Array.from({ length: spec.batch }, (_, i) => distinct[i % n]!);
     this.views = distinct.map((b) => new DataView(b.buffer));
+    this.buffers = distinct;
   }
 
   async open(): Promise<{ localPort?: number; fd?: number }> {
@@ -103,8 +121,120 @@ export class UdpSender implements Runner {
     this.pacer = senderPacer(this.spec.rate, this.spec.datagramSize);
     this.running = true;
     this.ctx.touch();
-    this.pump();
+    if (this.spec.frames) this.startFrames();
+    else this.pump();
   }
+
+  private startFrames(): void {
+    const periodUs = Math.floor(1e6 / this.spec.frames!.perSecond);
+    this.frames = { clock: new FrameClock(nowMs(), periodUs / 1000), periodUs, startUs: wallUs(), prevId: 0, id: 0, parts: [], index: 0 };
+    this.nextFrame();
+  }
+
+  /**
+   * Runs `then` at `atMs`: a timer for most of the wait, a spin for its last stretch. Always from a fresh turn of
+   * the loop, so frames due back to back neither nest calls nor hold off a stop (`then` sees a paused stream).
+   */
+  private at(atMs: number, then: () => void): void {
+    const wait = atMs - nowMs();
+    const spin = () => {
+      while (nowMs() < atMs) {
+        // at most SPIN_MS
+      }
+      then();
+    };
+    if (wait > SPIN_MS) this.timer = setTimeout(() => this.at(atMs, then), wait - SPIN_MS);
+    else setImmediate(spin);
+  }
+
+  /** The next frame: due at its slot (a late one skips the slots it missed), its size drawn, its datagrams cut. */
+  private nextFrame = (): void => {
+    this.timer = undefined;
+    const fr = this.frames;
+    if (!fr || !this.running) return;
+    const { spec } = this;
+    const { c, o } = this.ctx;
+    if ((spec.limitBytes > 0 && c[o + Slot.bytes]! >= spec.limitBytes) || (spec.limitPackets > 0 && c[o + Slot.packets]! >= spec.limitPackets)) {
+      void this.stop("limit");
+      return;
+    }
+    const slot = fr.clock.next(nowMs());
+    const f = spec.frames!;
+    // A frame is a whole period's worth: one whose period runs past the test's end is not sent (2 s at 60 frames/s
+    // is 120 frames, as stock's client sends them).
+    if (f.seconds !== undefined && slot.atMs - fr.clock.startMs + fr.clock.periodMs > f.seconds * 1000 + 1e-3) return;
+    if (slot.skipped > 0) {
+      c[o + Slot.framesMissed]! += slot.skipped;
+      c[o + Slot.slips]!++;
+    }
+    fr.prevId = fr.id;
+    fr.id = slot.id;
+    fr.parts = frameParts(frameBytes(f), spec.datagramSize, f.minBytes);
+    fr.index = 0;
+    this.at(slot.atMs, this.sendFrame);
+  };
+
+  /** The frame's datagrams, in batches (one at a time with a gap between them); a full socket buffer resumes later. */
+  private sendFrame = (): void => {
+    this.timer = undefined;
+    const fr = this.frames;
+    if (!fr || !this.running || !this.sock) return;
+    const { spec, codec, views, buffers } = this;
+    const f = spec.frames!;
+    const { c, o } = this.ctx;
+    const peer = spec.adopt?.peer;
+    while (fr.index < fr.parts.length) {
+      let n = f.gapUs > 0 ? 1 : Math.min(buffers.length, fr.parts.length - fr.index);
+      if (spec.limitBytes > 0) {
+        // -n ends mid-frame: the datagram that reaches the amount is the last.
+        let total = c[o + Slot.bytes]!;
+        for (let i = 0; i < n; i++) {
+          total += fr.parts[fr.index + i]!.length;
+          if (total >= spec.limitBytes) n = i + 1;
+        }
+      }
+      const us = wallUs();
+      const out: (Uint8Array | number | string)[] = [];
+      let bytes = 0;
+      for (let i = 0; i < n; i++) {
+        const p = fr.parts[fr.index + i]!;
+        codec.stamp(views[i]!, this.seq + 1 + i, us);
+        stampIperf2Frame(views[i]!, f.fieldsAt, { periodUs: fr.periodUs, startUs: fr.startUs, prevId: fr.prevId, id: fr.id, frameSize: p.frameSize, remaining: p.remaining });
+        out.push(buffers[i]!.subarray(0, p.length));
+        if (peer) out.push(peer.port, peer.host);
+      }
+      let sent: number;
+      try {
+        sent = this.sock.sendMany(out);
+      } catch {
+        // A connected socket reports the peer's ICMP port-unreachable here; the frame goes on once it clears.
+        c[o + Slot.sendErrors]!++;
+        this.timer = setTimeout(this.sendFrame, 1);
+        return;
+      }
+      for (let i = 0; i < sent; i++) bytes += fr.parts[fr.index + i]!.length;
+      this.seq += sent;
+      fr.index += sent;
+      c[o + Slot.packets]! += sent;
+      c[o + Slot.bytes]! += bytes;
+      this.ctx.touch();
+      if (sent < n) {
+        c[o + Slot.sendErrors]! += n - sent;
+        this.timer = setTimeout(this.sendFrame, 1);
+        return;
+      }
+      if (spec.limitBytes > 0 && c[o + Slot.bytes]! >= spec.limitBytes) {
+        void this.stop("limit");
+        return;
+      }
+      if (f.gapUs > 0 && fr.index < fr.parts.length) {
+        this.at(nowMs() + f.gapUs / 1000, this.sendFrame);
+        return;
+      }
+    }
+    c[o + Slot.frames]!++;
+    this.nextFrame();
+  };
 
   private timeSends(sent: number): void {
     const t = nowMs();
@@ -126,8 +256,7 @@ export class UdpSender implements Runner {
       if (spec.limitPackets > 0) n = Math.min(n, spec.limitPackets - c[o + Slot.packets]!);
       if (spec.limitBytes > 0) n = Math.min(n, Math.ceil((spec.limitBytes - c[o + Slot.bytes]!) / Math.max(1, size)));
       if (n <= 0) {
-        this.ctx.end("limit");
-        void this.stop();
+        void this.stop("limit");
         return;
       }
       if (this.pacer) {
@@ -189,7 +318,8 @@ export class UdpSender implements Runner {
     if (this.timer) clearTimeout(this.timer);
   }
 
-  async stop(): Promise<void> {
+  /** Ends the stream: its end marker first (the report a FIN brings back is part of it), then the end, for `reason`. */
+  async stop(reason: "stopped" | "limit" = "stopped"): Promise<void> {
     if (!this.running && !this.sock) return;
     this.pause();
     const sock = this.sock;
@@ -197,7 +327,7 @@ export class UdpSender implements Runner {
     this.sock = undefined;
     await this.sendEndMarker(sock);
     sock.close();
-    this.ctx.end("stopped");
+    this.ctx.end(reason);
   }
 
   private async sendEndMarker(sock: UdpSocket): Promise<void> {

@@ -1,0 +1,54 @@
+/**
+ * Our `iperf -c -u --isochronous` against stock servers and our own. It was refused by name; now our client sends
+ * frames as 2.1.8's does (docs/protocols/iperf2.md §3.6): a stock 2.1.8 server, and ours, count the frames our
+ * client says it sent. A 2.2.1 server reads the frame fields 4 bytes further on (its own client's layout) and
+ * counts none, as it counts none of a stock 2.1.8 client's: the test still runs and ends.
+ */
+import { describe, expect, test } from "bun:test";
+import { iperf2Peers } from "../support/stock-peers.ts";
+import { freePorts } from "../support/processes.ts";
+import { type Proc, oursMain, session, stockPeer } from "./iperf2-harness.ts";
+
+interface Server {
+  label: string;
+  start(port: number): Proc;
+  /** It reads 2.1.8's frame layout. */
+  counts: boolean;
+  runs: boolean;
+}
+
+const servers: Server[] = [
+  ...iperf2Peers().map((p) => ({ label: p.label, start: (port: number) => stockPeer(p)(["-s", "-u", "-e", "-i", "1", "-p", String(port)]), counts: !p.version?.startsWith("2.2"), runs: p.version !== undefined })),
+  { label: "anyperf iperf -s", start: (port: number) => oursMain(["-s", "-u", "-e", "-i", "1", "-p", String(port)]), counts: true, runs: true },
+];
+
+/** The final line's frame columns: the client's "isoch:tx/miss/slip", the server's "Frame:rx/lost". */
+const clientFrames = (out: string) => /\] 0\.0000-[2-9]\.\d+ sec .* pps +(\d+)\/(\d+)\/(\d+)$/m.exec(out);
+const serverFrames = (out: string) => /\] 0\.0000-[2-9]\.\d+ sec .* pps +(\d+)\/(\d+) +-?[\d.]+\/-?[\d.]+\/-?[\d.]+\/[\d.]+ ms \S+$/m.exec(out);
+
+for (const s of servers) {
+  describe(`anyperf iperf -c -u --isochronous against ${s.label}`, () => {
+    for (const [label, extra] of [["60 frames/s of 20 Mbit/s", []], ["30 frames/s of 2 Mbit/s, 400 kbit/s deviation", ["--isochronous=30:2m,400k"]]] as const) {
+      test.skipIf(!s.runs)(`${label}: the server counts the frames the client says it sent`, async () => {
+        const port = freePorts(28140, 28160, 1);
+        const isoch = extra.length ? [...extra] : ["--isochronous"];
+        const r = await session(s.start(port), /Server listening/, () => oursMain(["-c", "127.0.0.1", "-u", "-p", String(port), "-t", "2", "-i", "1", "--trip-times", ...isoch]), 20_000);
+        const both = `${r.client.out}\n--- server ---\n${r.server}`;
+        expect(r.client.code, both).toBe(0);
+        expect(r.client.out).toMatch(/^Isochronous: \d+\.00 frames\/sec mean=/m);
+        expect(r.client.out).toMatch(/connected with 127\.0\.0\.1 port \d+ \(isoch\) \(trip-times\)/);
+        expect(r.client.out).toContain("isoch:tx/miss/slip");
+        const sent = clientFrames(r.client.out);
+        expect(sent, both).not.toBeNull();
+        // A 2 s test holds 2 s of whole frame periods; stock's count adds its first frame once more.
+        const perSecond = extra.length ? 30 : 60;
+        expect(Number(sent![1])).toBe(2 * perSecond + 1);
+        expect([sent![2], sent![3]]).toEqual(["0", "0"]);
+        const got = serverFrames(r.server);
+        expect(got, both).not.toBeNull();
+        if (s.counts) expect([Number(got![1]), got![2]], both).toEqual([Number(sent![1]), "0"]);
+        else expect([got![1], got![2]], both).toEqual(["0", "0"]);
+      }, 60_000);
+    }
+  });
+}

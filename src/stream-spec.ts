@@ -106,8 +106,25 @@ export const StampedWrites = z.object({
   idAt: z.number().int().min(0).max(4092),
   seqAt: z.number().int().min(0).max(4088),
   seqBase: z.number().int().min(0),
+  /** With frames: where each frame's size goes (u32); the id is then the frame's, the sequence advances by its size. */
+  sizeAt: z.number().int().min(0).max(4092).optional(),
 });
 export type StampedWrites = z.infer<typeof StampedWrites>;
+
+/**
+ * An isochronous sender's frames (iperf 2 --isochronous, src/worker/frames.ts): `perSecond` frames, each of a size
+ * drawn around `meanBps` / `perSecond` / 8 bytes (log-normal with `stddevBps`), none shorter than `minBytes` (the
+ * header it carries).
+ */
+export const Frames = z.object({
+  perSecond: z.number().positive().max(100_000),
+  meanBps: z.number().positive().max(1e13),
+  stddevBps: z.number().min(0).max(1e13).default(0),
+  minBytes: z.number().int().min(1).max(MAX_IO_BYTES),
+  /** A timed test's length: frames past it are not sent (the stream waits for its stop). */
+  seconds: z.number().positive().optional(),
+});
+export type Frames = z.infer<typeof Frames>;
 
 export const TcpSendSpec = z.object({
   kind: z.literal("tcp-send"),
@@ -131,6 +148,11 @@ export const TcpSendSpec = z.object({
   timeCalls: z.boolean().default(false),
   /** Stamp each payload as it starts (one connection: the payload buffer is the stream's). */
   stampWrites: StampedWrites.optional(),
+  /**
+   * Frames instead of a rate: each frame written at its slot as writes of at most `writeSize`, the first stamped
+   * (stampWrites, with the frame's id and size) and the others the same buffer again, as iperf 2 writes them.
+   */
+  frames: Frames.optional(),
 }).refine((s) => !s.stampWrites || (s.connections === 1 && s.stampWrites.seqAt + 8 <= (s.payload?.byteLength ?? s.writeSize)), "stamped writes need one connection and a payload that holds the header");
 
 
@@ -188,22 +210,13 @@ export const UdpSendSpec = z.object({
   endMarker: z.enum(["none", "zero-length-x3", "iperf2-fin", "iperf2-fin-once", "anyperf-fin"]).default("none"),
   batch: z.number().int().min(1).max(1024).default(64),
   /**
-   * Frames instead of a rate (iperf 2 --isochronous, src/worker/udp-frames.ts): `perSecond` frames of a size drawn
-   * around `meanBps` / `perSecond` / 8 bytes, each datagram `gapUs` after the one before (0: back to back), the
-   * iperf 2 frame fields written at `fieldsAt`; no datagram shorter than `minBytes` (the header it carries).
+   * Frames instead of a rate (iperf 2 --isochronous, src/worker/frames.ts): each datagram `gapUs` after the one
+   * before (0: back to back), the iperf 2 frame fields written at `fieldsAt`.
    */
-  frames: z
-    .object({
-      perSecond: z.number().positive().max(100_000),
-      meanBps: z.number().positive().max(1e13),
-      stddevBps: z.number().min(0).max(1e13).default(0),
-      gapUs: z.number().min(0).max(1e6).default(0),
-      fieldsAt: z.number().int().min(0).max(MAX_DATAGRAM_BYTES - 28),
-      minBytes: z.number().int().min(1).max(MAX_DATAGRAM_BYTES),
-      /** A timed test's length: frames whose period would end past it are not sent (the stream waits for its stop). */
-      seconds: z.number().positive().optional(),
-    })
-    .optional(),
+  frames: Frames.extend({
+    gapUs: z.number().min(0).max(1e6).default(0),
+    fieldsAt: z.number().int().min(0).max(MAX_DATAGRAM_BYTES - 28),
+  }).optional(),
   /**
    * Time sends into the latency figures, as netperf times each sendto(): a batch of n datagrams counts as n calls
    * of 1/n of the time since the batch before (one sendmmsg gives no finer clock).
@@ -286,6 +299,7 @@ export type TcpSendSpec = z.infer<typeof TcpSendSpec>;
 export type TcpRecvSpec = z.infer<typeof TcpRecvSpec>;
 export type UdpSendSpec = z.infer<typeof UdpSendSpec>;
 export type UdpSendSpecInput = z.input<typeof UdpSendSpec>;
+export type TcpSendSpecInput = z.input<typeof TcpSendSpec>;
 export type UdpRecvSpec = z.infer<typeof UdpRecvSpec>;
 export type RrClientSpec = z.infer<typeof RrClientSpec>;
 export type RrServerSpec = z.infer<typeof RrServerSpec>;

@@ -82,18 +82,20 @@ describe("iperf 2 command lines", () => {
     for (const flag of ["--histograms", "--tcp-write-times"]) expect(() => parseIperf2Args(["-s", flag])).toThrow(`iperf: ${flag} on a server`);
   });
 
-  test("--isochronous[=FPS:MEAN,STDDEV] and --ipg: frames over UDP, -e implied, stock's defaults and units; refusals in one line", () => {
+  test("--isochronous[=FPS:MEAN,STDDEV] and --ipg: frames, -e implied, stock's defaults and units; refusals in one line", () => {
     const plan = (...a: string[]) => {
       const c = parseIperf2Args(["-c", "h", ...a]);
       if (c.kind !== "run" || c.plan.role !== "client") throw new Error("not a client");
       return c.plan;
     };
+    expect(plan("--isochronous")).toMatchObject({ udp: false, enhanced: true, isochronous: { perSecond: 60 } });
     expect(plan("-u", "--isochronous")).toMatchObject({ enhanced: true, isochronous: { perSecond: 60, meanBps: 20e6, stddevBps: 0, ipgMs: 0 } });
     // k/m/g are bits, K/M/G bytes (x 8), all decimal, as iperf 2's bitorbyte_atof.
     expect(plan("-u", "--isochronous=30:2m,100k", "--ipg", "0.1").isochronous).toEqual({ perSecond: 30, meanBps: 2e6, stddevBps: 1e5, ipgMs: 0.1 });
     expect(plan("-u", "--isochronous=24:1.5M").isochronous).toEqual({ perSecond: 24, meanBps: 12e6, stddevBps: 0, ipgMs: 0 });
     const refused: [string[], string][] = [
-      [["--isochronous"], "iperf: --isochronous with TCP (anyperf sends frames over UDP only): add -u"],
+      [["--isochronous", "-l", "80"], "-l 80: an --isochronous frame opens with its 92-byte burst header"],
+      [["--isochronous", "--ipg", "1"], "iperf: --ipg is for UDP frames"],
       [["-u", "--isochronous", "-b", "10m"], "iperf: --isochronous with -b"],
       [["-u", "--isochronous", "-R"], "iperf: --isochronous with -R/--full-duplex/-d/-r"],
       [["-u", "--isochronous", "-l", "100"], "-l 100: an --isochronous datagram carries the 108-byte header"],

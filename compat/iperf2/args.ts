@@ -295,11 +295,10 @@ function refuseWithConnectOnly(p: Extract<Iperf2Plan, { role: "client" }>, inter
   if (hit) throw new UserError(`iperf: --connect-only with ${hit[1]}: drop one of them`);
 }
 
-/** Frames are what our UDP client sends forward: the rest is refused in one line (-b as stock refuses it). */
+/** Frames are what our client sends forward: the rest is refused in one line (-b as stock refuses it). */
 function refuseWithIsochronous(p: Extract<Iperf2Plan, { role: "client" }>, rateGiven: boolean): void {
   const bad: [boolean, string][] = [
     [rateGiven, "-b (stock refuses it too: the frames set the rate)"],
-    [!p.udp, "TCP (anyperf sends frames over UDP only): add -u"],
     [p.reverse || p.fullDuplex || p.dual || p.tradeoff, "-R/--full-duplex/-d/-r (anyperf sends frames forward only)"],
     [p.bounceback !== undefined || p.connectOnly !== undefined || p.txStartS !== undefined, "--bounceback/--connect-only/--txstart-time"],
   ];
@@ -422,9 +421,13 @@ export function parseIperf2Args(argv: string[]): Iperf2Command {
       throw new UserError(`iperf: --tcp-quickack with ${p.udp ? "-u (TCP_QUICKACK is a TCP option)" : p.bounceback ? "--bounceback (it sets quickack itself; --bounceback-no-quickack turns it off)" : "-C (no header carries it to the server)"}: drop one of them`);
     }
     if (p.isochronous) refuseWithIsochronous(p, v.bandwidth !== undefined);
-    if (p.isochronous && p.len < ISOCH_DATAGRAM_MIN) {
+    if (p.isochronous && p.udp && p.len < ISOCH_DATAGRAM_MIN) {
       throw new UserError(`-l ${p.len}: an --isochronous datagram carries the ${ISOCH_DATAGRAM_MIN}-byte header with its frame fields; pass -l ${ISOCH_DATAGRAM_MIN} or more`);
     }
+    if (p.isochronous && !p.udp && p.len < TCP_BURST_HEADER.headerBytes) {
+      throw new UserError(`-l ${p.len}: an --isochronous frame opens with its ${TCP_BURST_HEADER.headerBytes}-byte burst header; pass -l ${TCP_BURST_HEADER.headerBytes} or more`);
+    }
+    if (v.ipg !== undefined && p.isochronous && !p.udp) throw new UserError("iperf: --ipg is for UDP frames (the gap between a frame's datagrams): add -u, or drop it");
     if (v.ipg !== undefined && !p.isochronous) throw new UserError("iperf: --ipg without --isochronous: it spaces a frame's datagrams; add --isochronous, or drop it");
     if (p.writeTimes) refuseWithWriteTimes(p, hist.value !== undefined ? "--histograms" : "--tcp-write-times");
     if (p.tripTimes && (p.reverse || p.compat || p.fullDuplex || p.dual || p.tradeoff)) {

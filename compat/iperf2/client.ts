@@ -2,11 +2,11 @@ import { DataPlane } from "../../src/engine/data-plane.ts";
 import { UserError } from "../../src/errors.ts";
 import { Interrupted, unlessAborted } from "../../src/signals.ts";
 import type { TcpSocket } from "../../src/net/types.ts";
-import type { SocketOptions, StreamSpecInput, UdpSendSpecInput } from "../../src/stream-spec.ts";
+import type { SocketOptions, StreamSpecInput, TcpSendSpecInput, UdpSendSpecInput } from "../../src/stream-spec.ts";
 import { encodeClientHeader } from "../../interop/iperf2/client-header.ts";
 import { type ClientRequestInput, buildClientHeader } from "../../interop/iperf2/client-request.ts";
 import { digitsPayload } from "../../interop/iperf2/datagram.ts";
-import { TCP_BURST_STAMPS, tcpBurstTemplate } from "../../interop/iperf2/tcp-burst.ts";
+import { TCP_BURST_HEADER, TCP_BURST_STAMPS, tcpBurstTemplate } from "../../interop/iperf2/tcp-burst.ts";
 import { REPORT_MIN_LENGTH, type ServerReport, decodeServerReport } from "../../interop/iperf2/server-report.ts";
 import { UdpClientSession } from "../../interop/iperf2/udp-client-session.ts";
 import { ISOCH_PAYLOAD } from "../../interop/iperf2/isoch-frames.ts";
@@ -70,7 +70,8 @@ function request(plan: ClientPlan): ClientRequestInput {
     tripTimes: plan.tripTimes,
     isochronous: plan.isochronous !== undefined,
     tcpQuickAck: plan.tcpQuickAck,
-    ...(plan.tripTimes ? { tripStart: secUsec(Date.now() / 1000) } : {}),
+    // A TCP --isochronous header carries the start time too (its tail, as 2.1.8's).
+    ...(plan.tripTimes || plan.isochronous ? { tripStart: secUsec(Date.now() / 1000) } : {}),
     ...(plan.txStartS !== undefined ? { startTime: secUsec(plan.txStartS) } : {}),
   };
 }
@@ -217,7 +218,7 @@ async function connectTest(plan: ClientPlan, io: ClientIo, host: string, header?
 
 function tcpLine(plan: ClientPlan, id: number, c: ClientConn, server: Endpoint): string {
   const direction = plan.fullDuplex ? "full-duplex" : plan.reverse ? "reverse" : undefined;
-  const notes = connectionNotes({ direction, epochStart: plan.txStartS !== undefined, tripTimes: plan.tripTimes, enhanced: plan.enhanced, sock: c.sock, quickAck: plan.tcpQuickAck, init: c.init, connectMs: c.connectMs, at: c.at });
+  const notes = connectionNotes({ isochronous: plan.isochronous !== undefined, direction, epochStart: plan.txStartS !== undefined, tripTimes: plan.tripTimes, enhanced: plan.enhanced, sock: c.sock, quickAck: plan.tcpQuickAck, init: c.init, connectMs: c.connectMs, at: c.at });
   return connectionLine(id, withInterface(c.local, plan.enhanced), server, notes);
 }
 
@@ -225,7 +226,7 @@ function tcpBanner(plan: ClientPlan, io: ClientIo): void {
   io.printer.info(
     ...clientBanner({
       host: plan.host, port: plan.port, udp: false, buffer: plan.window === undefined ? defaultBuffers.tcpSend() : setBuffers.send(plan.window), requested: plan.window, enhanced: plan.enhanced,
-      pid: process.pid, writeLen: plan.len, flows: plan.parallel, tos: plan.tos, noDelay: plan.noDelay, writeTimer: plan.writeTimes,
+      pid: process.pid, writeLen: plan.len, flows: plan.parallel, tos: plan.tos, noDelay: plan.noDelay, writeTimer: plan.writeTimes, isochronous: plan.isochronous,
       extra: plan.histograms ? [histogramsBanner(plan.histograms)] : [],
     }),
   );
@@ -273,7 +274,7 @@ async function tcpForward(plan: ClientPlan, io: ClientIo, localHost: string, for
   const header = buildClientHeader(asked);
   const headerBytes = header ? encodeClientHeader(header, "tcp") : undefined;
   // --trip-times: every write is a burst that opens with its stamped header (docs/protocols/iperf2.md §2.7).
-  const bursts = headerBytes && asked.tripStart ? tcpBurstTemplate(headerBytes, digitsPayload(plan.len), asked.tripStart) : undefined;
+  const bursts = headerBytes && asked.tripStart ? tcpBurstTemplate(headerBytes, digitsPayload(plan.len), asked.tripStart, periodUs(plan)) : undefined;
   const connectBack = (joined: ReportGroup | null) => {
     const l = new ConnectBackListener(plan, io, joined, (key) => tradeoffGroup(plan, io, key), plan.parallel + 1);
     return l.start() ? l : undefined;
@@ -301,7 +302,8 @@ async function tcpForward(plan: ClientPlan, io: ClientIo, localHost: string, for
       : { connect: { host, port: plan.port }, bind: bindOf(plan), options: socketOptions(plan) }),
     preamble: early ? undefined : headerBytes,
     payload: bursts ?? digitsPayload(plan.len),
-    ...(bursts ? { stampWrites: TCP_BURST_STAMPS } : {}),
+    ...(bursts ? { stampWrites: plan.isochronous ? { ...TCP_BURST_STAMPS, sizeAt: TCP_BURST_HEADER.sizeAt } : TCP_BURST_STAMPS } : {}),
+    frames: tcpFramesOf(plan),
     writeSize: plan.len,
     rate: specRate(plan),
     limitBytes: limitBytes(plan),
@@ -319,6 +321,7 @@ async function tcpForward(plan: ClientPlan, io: ClientIo, localHost: string, for
     return {
       id: String(i + 1), numericId: i + 1, stream: { plane, index: i }, transport: "tcp", role: "send", headerBytes: headerBytes?.length,
       startMs, client: c.local, server, tcp: c.handed?.tcp, writeTimes: plan.writeTimes ? { histograms: plan.histograms } : undefined,
+      isochronous: plan.isochronous !== undefined,
     };
   });
   if (plan.txStartS !== undefined) await startAt(plan.txStartS, members, io);
@@ -406,6 +409,17 @@ async function tcpReverse(plan: ClientPlan, io: ClientIo, g: ReportGroup): Promi
     peerEnds: true,
   });
   return 0;
+}
+
+/** The frame period an --isochronous client's bursts carry, whole µs as stock keeps it; 0 otherwise. */
+const periodUs = (plan: ClientPlan) => (plan.isochronous ? Math.floor(1e6 / plan.isochronous.perSecond) : 0);
+
+/** TCP --isochronous: each frame a burst at its slot, opening with the 92-byte burst header (docs/protocols/iperf2.md §2.7). */
+function tcpFramesOf(plan: ClientPlan): TcpSendSpecInput["frames"] {
+  const f = plan.isochronous;
+  if (!f) return undefined;
+  const seconds = plan.amount.kind === "time" ? plan.amount.seconds : undefined;
+  return { perSecond: f.perSecond, meanBps: f.meanBps, stddevBps: f.stddevBps, minBytes: TCP_BURST_HEADER.headerBytes, seconds };
 }
 
 /**

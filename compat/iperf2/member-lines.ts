@@ -8,6 +8,7 @@ import {
   HEADER_TCP_READ_ENHANCED,
   HEADER_TCP_READ_TRIP_TIMES,
   HEADER_TCP_WRITE_ENHANCED,
+  HEADER_TCP_WRITE_ISOCH,
   HEADER_TCP_WRITE_TIMES,
   HEADER_UDP,
   HEADER_UDP_ENHANCED,
@@ -24,6 +25,7 @@ import {
   udpIsochLine,
   tcpWriteEnhancedLine,
   tcpWriteEnhancedSumLine,
+  tcpWriteIsochLine,
   udpLine,
   udpSumLine,
   udpWriteEnhancedLine,
@@ -58,7 +60,7 @@ export interface LineKind {
    * at each line: the window's count, or the whole flow's on the final one).
    */
   frames?: { window(): FrameFigures; total(): FrameFigures };
-  /** A UDP sender of --isochronous frames: its -e lines add "isoch:tx/miss/slip". */
+  /** A sender of --isochronous frames: its -e lines add "isoch:tx/miss/slip". */
   isochronous?: boolean;
   /** --tcp-write-times: a TCP sender's lines add its write times; with --histograms, their PDF line follows each. */
   writeTimes?: { histograms?: Histograms };
@@ -96,7 +98,7 @@ function heading(k: { transport: "tcp" | "udp"; role: "send" | "recv"; timed?: b
   if (k.transport === "udp" && k.role === "recv") return enhanced && k.timed ? (k.frames ? HEADER_UDP_ISOCH : HEADER_UDP_ENHANCED) : HEADER_UDP;
   if (k.transport === "udp") return enhanced ? (k.isochronous ? HEADER_UDP_WRITE_ISOCH : HEADER_UDP_WRITE_ENHANCED) : HEADER_BW;
   if (!enhanced) return HEADER_BW;
-  if (k.role === "send") return k.writeTimes ? HEADER_TCP_WRITE_TIMES : HEADER_TCP_WRITE_ENHANCED;
+  if (k.role === "send") return k.writeTimes ? HEADER_TCP_WRITE_TIMES : k.isochronous ? HEADER_TCP_WRITE_ISOCH : HEADER_TCP_WRITE_ENHANCED;
   return k.timed ? HEADER_TCP_READ_TRIP_TIMES : HEADER_TCP_READ_ENHANCED;
 }
 
@@ -123,7 +125,9 @@ export function memberLine(p: Printer, o: LineOptions, k: LineKind, start: numbe
     text = k.timed ? tcpReadTripTimesLine(fig, f.latency, f.calls, final, o.format) : tcpReadEnhancedLine(fig, f.calls, o.format);
   } else if (enhanced) {
     const tcp = k.tcp ? (final ? k.tcp.final() : k.tcp.interval()) : NO_TCP_INFO;
-    text = tcpWriteEnhancedLine(fig, f.calls, 0, tcp, o.format, k.writeTimes ? { latency: f.latency } : undefined);
+    text = k.isochronous && f.frames
+      ? tcpWriteIsochLine(fig, f.calls, 0, tcp, f.frames, o.format)
+      : tcpWriteEnhancedLine(fig, f.calls, 0, tcp, o.format, k.writeTimes ? { latency: f.latency } : undefined);
   }
   p.report(heading(k, enhanced), text);
   const hist = k.transport === "tcp" && k.role === "send" ? k.writeTimes?.histograms : undefined;

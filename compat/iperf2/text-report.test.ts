@@ -10,6 +10,7 @@ import {
   HEADER_UDP_WRITE_ENHANCED,
   bwLine,
   isochronousLine,
+  tcpWriteIsochLine,
   udpIsochLine,
   clientBanner,
   connectionLine,
@@ -189,4 +190,9 @@ describe("an --isochronous client's lines (2.1.8)", () => {
     const line = udpWriteEnhancedLine({ id: 1, start: 0, end: 1, bytes: 2_506_000 }, 1741, 0, 1741, "a", { sent: 61, missed: 0, slips: 0 });
     expect(line).toBe("[  1] 0.0000-1.0000 sec  2.39 MBytes  20.0 Mbits/sec  1741/0     1741 pps   61/0/0");
   });
+});
+
+test("an --isochronous TCP sender's -e line, as stock 2.1.8 printed it", () => {
+  const line = tcpWriteIsochLine({ id: 1, start: 0, end: 1, bytes: 60 * 41666 }, 60, 0, { retry: 0, cwndK: 767, rttUs: 31498, rttVarUs: 0 }, { sent: 61, missed: 0, slips: 0 }, "a");
+  expect(line).toBe("[  1] 0.0000-1.0000 sec  2.38 MBytes  20.0 Mbits/sec  60/0        0      767K/31498 us         61/0/0        79.37");
 });

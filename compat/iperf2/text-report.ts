@@ -21,6 +21,7 @@ export const HEADER_UDP_ENHANCED =
 export const HEADER_UDP_ISOCH =
   "[ ID] Interval            Transfer     Bandwidth        Jitter   Lost/Total Latency avg/min/max/stdev  PPS  Frame:rx/lost  latency  NetPwr";
 export const HEADER_TCP_WRITE_ENHANCED = "[ ID] Interval            Transfer    Bandwidth       Write/Err  Rtry     Cwnd/RTT(var)        NetPwr";
+export const HEADER_TCP_WRITE_ISOCH = "[ ID] Interval            Transfer     Bandwidth      Write/Err  Rtry     Cwnd/RTT     isoch:tx/miss/slip  NetPwr";
 /** --tcp-write-times / --histograms: 2.1.8 drops the RTT variance and adds the write times. */
 export const HEADER_TCP_WRITE_TIMES = "[ ID] Interval            Transfer    Bandwidth       Write/Err  Rtry     Cwnd/RTT        NetPwr  write-times avg/min/max/stdev (cnt)";
 export const HEADER_TCP_READ_ENHANCED = "[ ID] Interval            Transfer    Bandwidth       Reads=Dist";
@@ -146,6 +147,18 @@ export function tcpWriteEnhancedLine(f: BwFigures, writes: number, errors: numbe
   return writeTimes ? `${line}  ${writeTimesText(writeTimes.latency)}` : line;
 }
 
+/**
+ * An --isochronous TCP sender's -e line (2.1.8): writes/errors, retransmits, cwnd/RTT (no variance), frames
+ * sent/missed/slips, NetPwr over the RTT.
+ */
+export function tcpWriteIsochLine(f: BwFigures, writes: number, errors: number, tcp: TcpWriteStats, frames: SentFrames, format: FormatLetter): string {
+  const seconds = f.end - f.start;
+  const head = `${idTag(f.id)} ${intervalText(f.start, f.end)}  ${transferAndRate(f.bytes, seconds, format)}  ${writes}/${errors}`;
+  const tx = `${String(frames.sent).padStart(9)}/${frames.missed}/${frames.slips}`;
+  if (tcp.cwndK === null) return `${head} ${String(tcp.retry).padStart(10)}    NA/${tcp.rttUs} us  ${tx} ${netPowerText(iperf2NetPower(f.bytes, seconds, tcp.rttUs * 1e-6))}`;
+  return `${head} ${String(tcp.retry).padStart(8)} ${String(tcp.cwndK).padStart(8)}K/${tcp.rttUs} us  ${tx}        ${netPowerText(iperf2NetPower(f.bytes, seconds, tcp.rttUs * 1e-6))}`;
+}
+
 /** -e sum over senders: writes/errors and retransmits only. */
 export function tcpWriteEnhancedSumLine(f: Omit<BwFigures, "id">, writes: number, errors: number, retry: number, format: FormatLetter): string {
   return `${idTag("SUM")} ${intervalText(f.start, f.end)}  ${transferAndRate(f.bytes, f.end - f.start, format)}  ${writes}/${errors}${String(retry).padStart(10)}`;
@@ -248,8 +261,8 @@ export function clientBanner(
   },
 ): string[] {
   const lines = [RULE, `Client connecting to ${o.host}, ${o.udp ? "UDP" : "TCP"} port ${o.port}${o.enhanced && o.pid ? ` with pid ${o.pid} (${o.flows ?? 1} flows)` : ""}`];
-  if (o.isochronous) lines.push(isochronousLine(o.isochronous));
   if (o.enhanced && !o.udp && o.writeLen) lines.push(`Write buffer size: ${o.writeLen} Byte${o.writeTimer ? " (writetimer-enabled)" : ""}`);
+  if (o.isochronous) lines.push(isochronousLine(o.isochronous));
   if (o.enhanced) {
     const tos = `TOS set to 0x${(o.tos ?? 0).toString(16)}`;
     lines.push(o.noDelay ? `${tos} and nodelay (Nagle off)` : `${tos} (Nagle on)`);

@@ -183,7 +183,7 @@ function startTimeTail(t: { sec: number; usec: number }): Uint8Array<ArrayBuffer
  * against its clock). Empty otherwise.
  */
 function timeTail(r: ClientRequest): Uint8Array<ArrayBuffer> {
-  const t = r.startTime ?? (r.tripTimes ? r.tripStart : undefined);
+  const t = r.startTime ?? (r.tripTimes || r.isochronous ? r.tripStart : undefined);
   return t ? startTimeTail(t) : new Uint8Array(0);
 }
 

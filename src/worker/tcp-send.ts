@@ -8,6 +8,7 @@ import { applyOptions, connectTcp, halfClose, rearmQuickAck, reportBuffers, send
 import { BlockingSocket, SLICE_MS, yieldThen } from "./blocking-socket.ts";
 import { filledPayload } from "./payload.ts";
 import { WriteStamper } from "./write-stamp.ts";
+import { type DueFrame, FrameSchedule, runAt } from "./frames.ts";
 import { CALLS_IN_A_ROW, POLLOUT, type GroupMember } from "./poll-group.ts";
 import { sendResult } from "../sockopt/blocking-io.ts";
 import { SyscallError } from "../sockopt/errno.ts";
@@ -49,6 +50,8 @@ export class TcpSender implements Runner {
   private readonly grouped = new Map<GroupMember, ConnState>();
   /** Connections this stream opened or adopted. */
   private conns = 0;
+  /** With frames: the schedule, the frame being written (its bytes still to go), and the write it is in. */
+  private frames: { schedule: FrameSchedule; frame: DueFrame | undefined; left: number; chunk: number } | undefined;
 
   constructor(private readonly spec: TcpSendSpec, private readonly ctx: StreamContext, private readonly env: WorkerEnv) {
     this.buf = spec.payload ?? filledPayload(spec.writeSize, spec.fill);
@@ -106,7 +109,11 @@ export class TcpSender implements Runner {
     this.ctx.touch();
     // Unpaced and write-only: one connection alone on this Worker writes blocking (BlockingSocket); beside other bulk
     // streams, the Worker's poll group writes them.
-    const writesOnly = !this.pacer && !this.spec.countReceived;
+    if (this.spec.frames) {
+      const { c, o } = this.ctx;
+      this.frames = { schedule: new FrameSchedule(this.spec.frames, c, o, "start", wallUs()), frame: undefined, left: 0, chunk: 0 };
+    }
+    const writesOnly = !this.pacer && !this.spec.countReceived && !this.frames;
     const [only] = this.socks;
     if (only && this.socks.length === 1 && writesOnly) {
       this.blocking = BlockingSocket.take(this.env, only, () => (only.data = { ...only.data, detached: true }));
@@ -306,6 +313,7 @@ export class TcpSender implements Runner {
       if (n <= 0) return;
       st.pre -= n;
     }
+    if (this.frames) return this.pumpFrame(s);
     const { c, o } = this.ctx;
     const buf = this.buf;
     const size = buf.byteLength;
@@ -330,6 +338,54 @@ export class TcpSender implements Runner {
     }
     if (limit > 0 && c[o + Slot.bytes]! >= limit) return this.reachedLimit();
     if (n < len) return; // kernel buffer full: drain calls us again
+    this.ctx.touch();
+    setImmediate(() => this.pump(s));
+  }
+
+  /**
+   * Frames (one connection): each at its slot, as writes of at most the payload's size, the first stamped with the
+   * frame's id and size and the rest the same buffer again (iperf 2 writes its buffer, header and all, each time).
+   */
+  private pumpFrame(s: TcpSocket<ConnState>): void {
+    const fr = this.frames!;
+    const st = s.data;
+    const { c, o } = this.ctx;
+    const limit = this.spec.limitBytes;
+    if (!fr.frame) {
+      const next = fr.schedule.next();
+      if (!next) return;
+      fr.frame = next;
+      fr.left = next.size;
+      fr.chunk = 0;
+      st.off = 0;
+      st.stamped = false;
+    }
+    const frame = fr.frame;
+    if (!st.stamped) {
+      if (nowMs() < frame.atMs) return runAt(frame.atMs, () => this.pump(s), (t) => (this.waitTimer = t));
+      this.stamper?.stamp(frame);
+      st.stamped = true;
+    }
+    for (;;) {
+      if (fr.chunk === 0) fr.chunk = Math.min(fr.left, this.buf.byteLength);
+      let len = fr.chunk - st.off;
+      if (limit > 0) len = Math.min(len, limit - c[o + Slot.bytes]!);
+      const n = s.write(this.buf, st.off, len);
+      if (n < 0) return;
+      c[o + Slot.bytes]! += n;
+      st.off += n;
+      fr.left -= n;
+      if (st.off >= fr.chunk) {
+        c[o + Slot.packets]!++;
+        st.off = 0;
+        fr.chunk = 0;
+      }
+      if (limit > 0 && c[o + Slot.bytes]! >= limit) return this.reachedLimit();
+      if (n < len) return; // kernel buffer full: drain calls us again
+      if (fr.left <= 0) break;
+    }
+    fr.schedule.sent();
+    fr.frame = undefined;
     this.ctx.touch();
     setImmediate(() => this.pump(s));
   }

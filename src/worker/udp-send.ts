@@ -4,23 +4,18 @@ import type { UdpSendSpec } from "../stream-spec.ts";
 import type { UdpSocket } from "../net/types.ts";
 import { nowMs, wallUs, type Runner, type StreamContext } from "./context.ts";
 import { datagramCodecs, stampIperf2Frame } from "./datagram-formats.ts";
-import { FrameClock, type FramePart, frameBytes, frameParts } from "./udp-frames.ts";
+import { type DueFrame, FrameSchedule, type FramePart, frameParts, runAt } from "./frames.ts";
 import { applyOptions, reportBuffers, senderPacer, type WorkerEnv } from "./sockets.ts";
 import { SLICE_MS } from "./blocking-socket.ts";
 
 const FIN_RESEND_MS = 10;
 const FIN_GIVE_UP_MS = 2_000;
 const HELLO_TIMEOUT_MS = 30_000;
-/** A frame's due time is met by spinning its last stretch: a timer fires a millisecond or more late. */
-const SPIN_MS = 1.5;
-
 /** An isochronous stream's state: its schedule, and the frame being sent. */
 interface Frames {
-  clock: FrameClock;
-  periodUs: number;
-  startUs: number;
+  schedule: FrameSchedule;
   prevId: number;
-  id: number;
+  frame: DueFrame | undefined;
   parts: FramePart[];
   index: number;
 }
@@ -126,25 +121,9 @@ export class UdpSender implements Runner {
   }
 
   private startFrames(): void {
-    const periodUs = Math.floor(1e6 / this.spec.frames!.perSecond);
-    this.frames = { clock: new FrameClock(nowMs(), periodUs / 1000), periodUs, startUs: wallUs(), prevId: 0, id: 0, parts: [], index: 0 };
+    const { c, o } = this.ctx;
+    this.frames = { schedule: new FrameSchedule(this.spec.frames!, c, o, "period", wallUs()), prevId: 0, frame: undefined, parts: [], index: 0 };
     this.nextFrame();
-  }
-
-  /**
-   * Runs `then` at `atMs`: a timer for most of the wait, a spin for its last stretch. Always from a fresh turn of
-   * the loop, so frames due back to back neither nest calls nor hold off a stop (`then` sees a paused stream).
-   */
-  private at(atMs: number, then: () => void): void {
-    const wait = atMs - nowMs();
-    const spin = () => {
-      while (nowMs() < atMs) {
-        // at most SPIN_MS
-      }
-      then();
-    };
-    if (wait > SPIN_MS) this.timer = setTimeout(() => this.at(atMs, then), wait - SPIN_MS);
-    else setImmediate(spin);
   }
 
   /** The next frame: due at its slot (a late one skips the slots it missed), its size drawn, its datagrams cut. */
@@ -158,20 +137,13 @@ export class UdpSender implements Runner {
       void this.stop("limit");
       return;
     }
-    const slot = fr.clock.next(nowMs());
-    const f = spec.frames!;
-    // A frame is a whole period's worth: one whose period runs past the test's end is not sent (2 s at 60 frames/s
-    // is 120 frames, as stock's client sends them).
-    if (f.seconds !== undefined && slot.atMs - fr.clock.startMs + fr.clock.periodMs > f.seconds * 1000 + 1e-3) return;
-    if (slot.skipped > 0) {
-      c[o + Slot.framesMissed]! += slot.skipped;
-      c[o + Slot.slips]!++;
-    }
-    fr.prevId = fr.id;
-    fr.id = slot.id;
-    fr.parts = frameParts(frameBytes(f), spec.datagramSize, f.minBytes);
+    const next = fr.schedule.next();
+    if (!next) return;
+    fr.prevId = fr.frame?.id ?? 0;
+    fr.frame = next;
+    fr.parts = frameParts(next.size, spec.datagramSize, spec.frames!.minBytes);
     fr.index = 0;
-    this.at(slot.atMs, this.sendFrame);
+    runAt(next.atMs, this.sendFrame, (t) => (this.timer = t));
   };
 
   /** The frame's datagrams, in batches (one at a time with a gap between them); a full socket buffer resumes later. */
@@ -199,7 +171,7 @@ export class UdpSender implements Runner {
       for (let i = 0; i < n; i++) {
         const p = fr.parts[fr.index + i]!;
         codec.stamp(views[i]!, this.seq + 1 + i, us);
-        stampIperf2Frame(views[i]!, f.fieldsAt, { periodUs: fr.periodUs, startUs: fr.startUs, prevId: fr.prevId, id: fr.id, frameSize: p.frameSize, remaining: p.remaining });
+        stampIperf2Frame(views[i]!, f.fieldsAt, { periodUs: fr.schedule.periodUs, startUs: fr.schedule.startUs, prevId: fr.prevId, id: fr.frame!.id, frameSize: p.frameSize, remaining: p.remaining });
         out.push(buffers[i]!.subarray(0, p.length));
         if (peer) out.push(peer.port, peer.host);
       }
@@ -228,11 +200,11 @@ export class UdpSender implements Runner {
         return;
       }
       if (f.gapUs > 0 && fr.index < fr.parts.length) {
-        this.at(nowMs() + f.gapUs / 1000, this.sendFrame);
+        runAt(nowMs() + f.gapUs / 1000, this.sendFrame, (t) => (this.timer = t));
         return;
       }
     }
-    c[o + Slot.frames]!++;
+    fr.schedule.sent();
     this.nextFrame();
   };
 

@@ -14,11 +14,13 @@ export class WriteStamper {
     this.seq = at.seqBase;
   }
 
-  stamp(): void {
+  /** A payload starts: the next id, or with frames the frame's own id and size. */
+  stamp(frame?: { id: number; size: number }): void {
     const us = Math.floor(this.wallUs());
     const v = this.view;
-    this.id++;
-    this.seq += v.byteLength;
+    this.id = frame ? frame.id : this.id + 1;
+    this.seq += frame ? frame.size : v.byteLength;
+    if (frame && this.at.sizeAt !== undefined) v.setUint32(this.at.sizeAt, frame.size >>> 0);
     v.setUint32(this.at.stampAt, Math.floor(us / 1e6) >>> 0);
     v.setUint32(this.at.stampAt + 4, us % 1e6);
     v.setUint32(this.at.idAt, this.id >>> 0);

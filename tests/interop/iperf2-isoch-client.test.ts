@@ -1,8 +1,11 @@
 /**
- * Our `iperf -c -u --isochronous` against stock servers and our own. It was refused by name; now our client sends
- * frames as 2.1.8's does (docs/protocols/iperf2.md §3.6): a stock 2.1.8 server, and ours, count the frames our
- * client says it sent. A 2.2.1 server reads the frame fields 4 bytes further on (its own client's layout) and
- * counts none, as it counts none of a stock 2.1.8 client's: the test still runs and ends.
+ * Our `iperf -c --isochronous` against stock servers and our own. It was refused by name; now our client sends
+ * frames as 2.1.8's does (docs/protocols/iperf2.md §2.7, §3.6).
+ * - UDP: a stock 2.1.8 server, and ours, count the frames our client says it sent. A 2.2.1 server reads the frame
+ *   fields 4 bytes further on (its own client's layout) and counts none, as it counts none of a stock 2.1.8
+ *   client's: the test still runs and ends.
+ * - TCP: each frame is a burst; with --trip-times a 2.2.1 server, and ours, count them. 2.1.8's server counts no
+ *   isochronous burst, its own client's neither: the test still runs and ends.
  */
 import { describe, expect, test } from "bun:test";
 import { iperf2Peers } from "../support/stock-peers.ts";
@@ -23,7 +26,7 @@ const servers: Server[] = [
 ];
 
 /** The final line's frame columns: the client's "isoch:tx/miss/slip", the server's "Frame:rx/lost". */
-const clientFrames = (out: string) => /\] 0\.0000-[2-9]\.\d+ sec .* pps +(\d+)\/(\d+)\/(\d+)$/m.exec(out);
+const clientFrames = (out: string) => /\] 0\.0000-[2-9]\.\d+ sec .* (\d+)\/(\d+)\/(\d+)(?: +\S+)?$/m.exec(out);
 const serverFrames = (out: string) => /\] 0\.0000-[2-9]\.\d+ sec .* pps +(\d+)\/(\d+) +-?[\d.]+\/-?[\d.]+\/-?[\d.]+\/[\d.]+ ms \S+$/m.exec(out);
 
 for (const s of servers) {
@@ -51,4 +54,32 @@ for (const s of servers) {
       }, 60_000);
     }
   });
+}
+
+const tcpServers: Server[] = [
+  ...iperf2Peers().map((p) => ({ label: p.label, start: (port: number) => stockPeer(p)(["-s", "-e", "-i", "1", "-p", String(port)]), counts: p.version?.startsWith("2.2") ?? false, runs: p.version !== undefined })),
+  { label: "anyperf iperf -s", start: (port: number) => oursMain(["-s", "-e", "-i", "1", "-p", String(port)]), counts: true, runs: true },
+];
+
+/** The server's final burst count: "... 0.461/0.047/15.931/1.432 ms (121/41666) ...". */
+const serverBursts = (out: string) => /\] 0\.0000-[2-9]\.\d+ sec .* ms \((\d+)\/(\d+)\)/.exec(out);
+
+for (const s of tcpServers) {
+  test.skipIf(!s.runs)(`anyperf iperf -c --isochronous --trip-times (TCP) against ${s.label}: each frame a burst at its slot`, async () => {
+    const port = freePorts(28140, 28160, 1);
+    const r = await session(s.start(port), /Server listening/, () => oursMain(["-c", "127.0.0.1", "-p", String(port), "-t", "2", "-i", "1", "--trip-times", "--isochronous"]), 20_000);
+    const both = `${r.client.out}\n--- server ---\n${r.server}`;
+    expect(r.client.code, both).toBe(0);
+    expect(r.client.out).toContain("Isochronous: 60.00 frames/sec mean=20.0 Mbit/s");
+    expect(r.client.out).toContain("isoch:tx/miss/slip");
+    // Stock's TCP client checks the clock before it waits for a slot: the frame due at 1.99992 s goes (121 frames,
+    // "122" with the first counted twice) unless the stop comes first.
+    const sent = clientFrames(r.client.out);
+    expect(sent, both).not.toBeNull();
+    expect(["121", "122"]).toContain(sent![1]!);
+    expect([sent![2], sent![3]]).toEqual(["0", "0"]);
+    const got = serverBursts(r.server);
+    if (s.counts) expect([Number(got?.[1]), got?.[2]], both).toEqual([Number(sent![1]) - 1, "41666"]);
+    else expect(r.server).toContain("(isoch) (trip-times)");
+  }, 60_000);
 }

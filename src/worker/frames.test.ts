@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { FrameClock, frameBytes, frameParts } from "./udp-frames.ts";
+import { FrameClock, frameBytes, frameParts } from "./frames.ts";
 
 describe("frameParts: a frame as datagrams, as stock's client cuts it", () => {
   test("20 Mbit/s at 60 frames/s in 1470-byte datagrams: 28 whole ones and the rest, each telling what is left", () => {

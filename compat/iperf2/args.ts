@@ -140,13 +140,21 @@ function bindAddress(text: string): { host: string; port?: number } {
  * iperf 2.1.8 / 2.2 options anyperf does not run: refused by name, so nobody mistakes the test that would run without
  * them (a plain stream) for the one asked for.
  */
-const NOT_IMPLEMENTED = ["--working-load", "--udp-l4s"];
+const NOT_IMPLEMENTED: Record<string, string> = {
+  // 2.1.8 (whose client anyperf's speaks) has no such option: it says "unrecognized option" and runs a plain test.
+  "--working-load": "a 2.2 client's load streams beside the test",
+  "--working-load-cca": "a 2.2 client's load streams beside the test",
+  // Stock builds it only with ./configure --enable-udp-l4s (Debian's is not: there it runs a plain stream).
+  "--udp-l4s": "iperf 2's L4S flow, built only with --enable-udp-l4s",
+  "--udp-l4s-video": "iperf 2's L4S flow, built only with --enable-udp-l4s",
+};
 
 function refuseNotImplemented(argv: string[]): void {
   const server = argv.some((a) => a === "-s" || a === "--server");
   for (const a of argv) {
     const name = a.split("=")[0]!;
-    if (NOT_IMPLEMENTED.includes(name)) throw new UserError(`iperf: ${name} is an iperf 2 option anyperf does not implement: drop it (without it the test is a plain stream, not the one asked for)`);
+    const what = NOT_IMPLEMENTED[name];
+    if (what) throw new UserError(`iperf: ${name} (${what}) is not implemented in anyperf's client: drop it (without it the test is a plain stream, not the one asked for)`);
     if (server && (name === "--histograms" || name === "--tcp-write-times")) {
       throw new UserError(`iperf: ${name} on a server (its latency histograms) is not implemented in anyperf: drop it; a client's --histograms times its own writes`);
     }

@@ -6,6 +6,7 @@ import type { HandOff } from "../../src/net/hand-off.ts";
 import type { SocketOptions, StreamSpecInput } from "../../src/stream-spec.ts";
 import { versionString } from "../../interop/iperf2/client-header.ts";
 import { TCP_BURST_HEADER } from "../../interop/iperf2/tcp-burst.ts";
+import { strerror } from "../../src/sockopt/errno.ts";
 import { digitsPayload } from "../../interop/iperf2/datagram.ts";
 import { type ServerSend, type TcpServerTest, TcpServerSession } from "../../interop/iperf2/tcp-server-session.ts";
 import { type Member, ReportGroup } from "./groups.ts";
@@ -335,7 +336,13 @@ export class TcpServer {
     const members = [recv, sender].filter((m): m is Member => m !== undefined);
     members.forEach((m, i) => group.add(m, i === 0));
     let sendStoppedMs: number | undefined;
-    plane.onStreamEnd(() => {
+    plane.onStreamEnd((_stream, end) => {
+      // A client gone while we sent (killed: its socket resets): stock 2.1.8's writer says so on stderr, then its
+      // shutdown of the dead socket fails, before the final line.
+      if (sender && sendStoppedMs === undefined && end.reason === "eof" && end.error?.code) {
+        this.io.printer.warning(`tcp write failed: ${strerror(end.error.code)}`);
+        this.io.printer.warning("shutdown failed: Transport endpoint is not connected");
+      }
       if (recv) group.ended(recv);
       if (sender) group.ended(sender, sendStoppedMs);
       handed.release();

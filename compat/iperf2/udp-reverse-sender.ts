@@ -1,7 +1,10 @@
 import { Pacer } from "../../src/pacer.ts";
 import type { UdpSocket } from "../../src/net/types.ts";
 import type { TestAmount } from "../../interop/iperf2/client-request.ts";
-import { digitsPayload, finSeq, stampIperf2 } from "../../interop/iperf2/datagram.ts";
+import { UDP_TRIP_START_AT, digitsPayload, finSeq, stampIperf2 } from "../../interop/iperf2/datagram.ts";
+import { ISOCH_PAYLOAD, type IsochSettings } from "../../interop/iperf2/isoch-frames.ts";
+import { FrameClock, type FramePart, frameBytes, frameParts, runAt } from "../../src/worker/frames.ts";
+import { stampIperf2Frame } from "../../src/worker/datagram-formats.ts";
 
 /** Largest IPv4 UDP payload (65535 - 20 IP - 8 UDP). */
 export const MAX_UDP_PAYLOAD = 65507;
@@ -22,7 +25,10 @@ export interface ReverseResult {
  * the UDP listener it shares; see the report for why this is not a Worker stream yet.
  */
 export class UdpReverseSender {
-  private readonly buf: Uint8Array;
+  private readonly buf: Uint8Array<ArrayBuffer>;
+  /** --isochronous: the frame being sent, its datagrams, and what the frames came to so far. */
+  private readonly frame = { clock: undefined as FrameClock | undefined, periodUs: 0, startUs: 0, prevId: 0, id: 0, parts: [] as FramePart[], index: 0 };
+  private readonly frameCounts = { frames: 0, framesMissed: 0, slips: 0 };
   private readonly pacer: Pacer;
   private seq = 0;
   private bytes = 0;
@@ -38,10 +44,17 @@ export class UdpReverseSender {
     size: number,
     rate: { value: number; units: "bps" | "pps" },
     private readonly amount: TestAmount,
+    /**
+     * `frames`: --isochronous -R, frames as the client's header asks, their fields at `at` (its own client's layout).
+     * `tripTimes`: the datagrams carry our start at offset 112, as a stock server's do: a 2.1.8 client that finds
+     * none there drops --trip-times and then never ends (it ignores SIGTERM too).
+     */
+    private readonly o: { frames?: IsochSettings & { at: number }; tripTimes?: boolean } = {},
   ) {
+    const frames = o.frames;
     // The size comes from the client's header (up to 2^31-1): a datagram cannot exceed 65507 bytes, and a payload
     // sized from the header unchecked would be allocated and filled on the main thread.
-    this.buf = digitsPayload(Math.min(MAX_UDP_PAYLOAD, Math.max(16, size)));
+    this.buf = digitsPayload(Math.min(MAX_UDP_PAYLOAD, Math.max(16, frames ? frames.at + ISOCH_PAYLOAD : 0, o.tripTimes ? UDP_TRIP_START_AT + 8 : 0, size)));
     // 20 ms of credit: main-thread timers run late under load and a shallow bucket loses rate, a deep one bursts
     // past what a stock receiver's default 208 KB buffer holds.
     const burstMs = 20;
@@ -54,14 +67,73 @@ export class UdpReverseSender {
     );
   }
 
+  private get frames(): (IsochSettings & { at: number }) | undefined {
+    return this.o.frames;
+  }
+
   start(): void {
-    this.pump();
+    if (this.o.tripTimes) {
+      const w = wallSeconds();
+      const v = new DataView(this.buf.buffer);
+      v.setUint32(UDP_TRIP_START_AT, Math.floor(w));
+      v.setUint32(UDP_TRIP_START_AT + 4, Math.min(999_999, Math.round((w % 1) * 1e6)));
+    }
+    if (!this.frames) return this.pump();
+    const periodUs = Math.floor(1e6 / this.frames.perSecond);
+    Object.assign(this.frame, { clock: new FrameClock(performance.now(), periodUs / 1000), periodUs, startUs: wallSeconds() * 1e6 });
+    this.nextFrame();
   }
 
   /** What it has sent so far, for its Test's cuts. */
-  get sent(): { bytes: number; datagrams: number } {
-    return { bytes: this.bytes, datagrams: this.seq };
+  get sent(): { bytes: number; datagrams: number; frames: number; framesMissed: number; slips: number } {
+    return { bytes: this.bytes, datagrams: this.seq, ...this.frameCounts };
   }
+
+  /**
+   * The next frame at its slot (a late one skips the slots it missed), as our client's Worker sends them
+   * (src/worker/udp-send.ts): a timed test sends the frames whose whole period fits in it, then ends at its time.
+   */
+  private nextFrame = (): void => {
+    this.timer = undefined;
+    const f = this.frames!;
+    const fr = this.frame;
+    const clock = fr.clock!;
+    if (this.stopped) return;
+    if (this.amount.kind === "bytes" && this.bytes >= this.amount.bytes) return this.stop();
+    const slot = clock.next(performance.now());
+    if (this.amount.kind === "time" && slot.atMs - clock.startMs + clock.periodMs > this.amount.seconds * 1000 + 1e-3) {
+      this.timer = setTimeout(() => this.stop(), Math.max(0, this.startMs + this.amount.seconds * 1000 - performance.now()));
+      return;
+    }
+    if (slot.skipped > 0) {
+      this.frameCounts.framesMissed += slot.skipped;
+      this.frameCounts.slips++;
+    }
+    const minBytes = f.at + ISOCH_PAYLOAD;
+    fr.prevId = fr.id;
+    fr.id = slot.id;
+    fr.parts = frameParts(frameBytes({ ...f, minBytes }), this.buf.length, minBytes);
+    fr.index = 0;
+    runAt(slot.atMs, this.sendFrame, (t) => (this.timer = t));
+  };
+
+  private sendFrame = (): void => {
+    this.timer = undefined;
+    const f = this.frames!;
+    const fr = this.frame;
+    if (this.stopped) return;
+    const v = new DataView(this.buf.buffer);
+    while (fr.index < fr.parts.length) {
+      const p = fr.parts[fr.index++]!;
+      stampIperf2Frame(v, f.at, { periodUs: fr.periodUs, startUs: fr.startUs, prevId: fr.prevId, id: fr.id, frameSize: p.frameSize, remaining: p.remaining });
+      this.send(++this.seq, p.length);
+      this.bytes += p.length;
+      if (this.amount.kind === "bytes" && this.bytes >= this.amount.bytes) return this.stop();
+      if (f.ipgMs > 0 && fr.index < fr.parts.length) return runAt(performance.now() + f.ipgMs, this.sendFrame, (t) => (this.timer = t));
+    }
+    this.frameCounts.frames++;
+    this.nextFrame();
+  };
 
   private overdue(now: number): boolean {
     if (this.amount.kind === "time") return now - this.startMs >= this.amount.seconds * 1000;
@@ -86,12 +158,12 @@ export class UdpReverseSender {
     this.timer = setTimeout(this.pump, 0);
   };
 
-  private send(seq: number): void {
+  private send(seq: number, length = this.buf.length): void {
     const w = wallSeconds();
     const sec = Math.floor(w);
     stampIperf2(this.buf, seq, sec, Math.min(999999, Math.round((w - sec) * 1e6)));
     try {
-      this.sock.send(this.buf, this.to.port, this.to.host);
+      this.sock.send(length < this.buf.length ? this.buf.subarray(0, length) : this.buf, this.to.port, this.to.host);
     } catch {
       // ICMP unreachable from a client that went away: the end of the test will come by time anyway.
     }

@@ -211,7 +211,10 @@ export class UdpServer {
     const group = this.groupFor(f);
     const sender = reverse && this.sock ? this.reverseSender(f) : undefined;
     const plane = sender
-      ? this.plane(local, "udp-send", () => ({ bytes: sender.sent.bytes, packets: sender.sent.datagrams }))
+      ? this.plane(local, "udp-send", () => {
+          const sent = sender.sent;
+          return { bytes: sent.bytes, packets: sent.datagrams, frames: sent.frames, framesMissed: sent.framesMissed, slips: sent.slips };
+        })
       : this.plane(local, "udp-recv", () => received(f.stats));
     // The flow's clock is the session's (its report to the client carries it too): from the first arrival, or from a
     // --trip-times client's own start.
@@ -224,6 +227,7 @@ export class UdpServer {
       timed: !sender && enhanced,
       // Stock prints an isochronous flow's frames where the client stamps its datagrams (--trip-times).
       frames: !sender && r?.tripTimes ? f.frames?.counts : undefined,
+      isochronous: sender !== undefined && f.sendFrames !== undefined,
     };
     const st: FlowState = { member, group, plane };
     this.state.set(f, st);
@@ -246,7 +250,7 @@ export class UdpServer {
     const sock = this.sock!;
     // Every datagram of the flow goes out under its TOS, whatever other flows share the socket.
     const out = { send: (b: Uint8Array, port: number, host: string) => (this.tos.use(r.tos), sock.send(b, port, host)), get closed() { return sock.closed; } };
-    return new UdpReverseSender(out, f.peer, size, rate, r.amount);
+    return new UdpReverseSender(out, f.peer, size, rate, r.amount, { frames: f.sendFrames, tripTimes: r.tripTimes });
   }
 
   private reverse(f: UdpFlow, st: FlowState, sender: UdpReverseSender): void {

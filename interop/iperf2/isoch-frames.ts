@@ -5,10 +5,12 @@ import { u32 } from "./words.ts";
 /**
  * iperf 2 UDP --isochronous frames as a receiver accounts them (docs/protocols/iperf2.md §3.6).
  *
- * Each datagram of an isochronous client carries, in the last 32 bytes of its announced header (datagram offset 76
- * from 2.1.8, 80 from 2.2.1, whose header is 4 bytes longer), big-endian: burst period (µs), the test's start
- * (sec, µs), the previous frame's id, this frame's id, the frame's size and the bytes of it still to come, this
- * datagram included. A frame is complete at the datagram whose `remaining` equals its own length.
+ * Each datagram of an isochronous stream carries, right after the extended header (datagram offset 76 from 2.1.8,
+ * 80 from 2.2, whose header is 4 bytes longer), big-endian: burst period (µs), the test's start (sec, µs), the
+ * previous frame's id, this frame's id, the frame's size and the bytes of it still to come, this datagram included.
+ * A frame is complete at the datagram whose `remaining` equals its own length. Both sides of a stream put them where
+ * the client's own version does: a 2.1.8 client's frames sent to a 2.2.1 server are read 4 bytes off, and counted
+ * by none.
  */
 export const ISOCH_PAYLOAD = 32;
 
@@ -25,9 +27,16 @@ export interface IsochPayload {
   remaining: number;
 }
 
-/** Where the payload sits in a datagram of a client whose header is `h`, or undefined when its header holds none. */
+/** 2.2's version word (major 2, minor 2 and on): its extended header has the barrier word too. */
+const V22 = 0x00020002;
+
+/**
+ * Where the payload sits in a datagram of a client whose header is `h` (its version tells the layout), or undefined
+ * when its header does not reach it.
+ */
 export function isochOffset(h: ClientHeader): number | undefined {
-  return h.tail.length >= ISOCH_PAYLOAD ? UDP_HEADER_OFFSET + 60 + h.tail.length - ISOCH_PAYLOAD : undefined;
+  const at = UDP_HEADER_OFFSET + 60 + ((h.ext?.version.high ?? 0) >= V22 ? 4 : 0);
+  return UDP_HEADER_OFFSET + 60 + h.tail.length >= at + ISOCH_PAYLOAD ? at : undefined;
 }
 
 /** The payload at `at`, or undefined for a datagram too short to hold it (stock ignores such runts too). */
@@ -94,4 +103,27 @@ export class IsochFrames {
   total(): FrameFigures {
     return { frames: this.count, lost: this.lostCount, latency: this.latency };
   }
+}
+
+/**
+ * What an --isochronous client asks the server to send it (-R), from the header's isochronous settings: four pairs
+ * of big-endian words, whole part then millionths (frames/s, mean bit/s, deviation bit/s, gap between a frame's
+ * datagrams in ms), at datagram offset 128 from 2.1.8 and 2.2.1 alike [wire: both clients' -u -R requests; the
+ * announced length does not cover them, stock reads them anyway].
+ */
+export const UDP_ISOCH_SETTINGS_AT = 128;
+
+export interface IsochSettings {
+  perSecond: number;
+  meanBps: number;
+  stddevBps: number;
+  ipgMs: number;
+}
+
+export function readIsochSettings(d: Uint8Array, at: number): IsochSettings | undefined {
+  if (d.length < at + 32) return undefined;
+  const pair = (o: number) => u32(d, at + o) + u32(d, at + o + 4) / 1e6;
+  const s = { perSecond: pair(0), meanBps: pair(8), stddevBps: pair(16), ipgMs: pair(24) };
+  // A frame rate or mean of 0 asks for no frames at all: not a request to honour (stock would divide by it).
+  return s.perSecond > 0 && s.perSecond <= 100_000 && s.meanBps > 0 && s.ipgMs <= 1000 ? s : undefined;
 }

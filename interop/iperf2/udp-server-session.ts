@@ -4,7 +4,7 @@ import { IPERF2_DATAGRAM_HEADER, UDP_TRIP_START_AT, readIperf2 } from "./datagra
 import { type ServerReport, encodeServerReport } from "./server-report.ts";
 import { type DatagramTransport, type Peer, peerKey } from "./transport.ts";
 import { UdpReceiverStats } from "./udp-receiver-stats.ts";
-import { IsochFrames, isochOffset, readIsochPayload } from "./isoch-frames.ts";
+import { IsochFrames, type IsochSettings, UDP_ISOCH_SETTINGS_AT, isochOffset, readIsochPayload, readIsochSettings } from "./isoch-frames.ts";
 import { HeaderFlag, hasFlag } from "./flags.ts";
 import { Iperf2WireError } from "./wire-error.ts";
 import { u32 } from "./words.ts";
@@ -37,6 +37,11 @@ function tripStartOf(d: Uint8Array, arrival: number): number | undefined {
   return usec < 1e6 && Math.abs(arrival - start) <= TRIP_START_SLACK_S ? start : undefined;
 }
 
+function sendFramesOf(first: Uint8Array, at: number): { sendFrames?: IsochSettings & { at: number } } {
+  const settings = readIsochSettings(first, UDP_ISOCH_SETTINGS_AT);
+  return settings ? { sendFrames: { ...settings, at } } : {};
+}
+
 export interface UdpFlow {
   id: number;
   peer: Peer;
@@ -45,6 +50,8 @@ export interface UdpFlow {
   stats: UdpReceiverStats;
   /** An --isochronous client's frames, and where each datagram carries its frame payload. */
   frames?: { at: number; counts: IsochFrames };
+  /** An --isochronous -R client's frames to send it, as its header asks. */
+  sendFrames?: IsochSettings & { at: number };
   /** The report we answer every FIN with, once the first FIN arrived. */
   report: Uint8Array | null;
   lastSeen: number;
@@ -154,6 +161,7 @@ export class UdpServerSession {
       request,
       stats,
       ...(at === undefined ? {} : { frames: { at, counts: new IsochFrames() } }),
+      ...(at !== undefined && request?.direction === "reverse" ? sendFramesOf(first, at) : {}),
       report: null,
       lastSeen: arrival,
     };

@@ -1,4 +1,4 @@
-import { AF_INET, AF_INET6, F_GETFL, F_SETFL, O_NONBLOCK, SOCK_CLOEXEC, SOCK_STREAM, SO_REUSEADDR, SOL_SOCKET } from "./constants.ts";
+import { AF_INET, AF_INET6, F_GETFL, F_SETFL, O_NONBLOCK, SCM_TIMESTAMPNS, SOCK_CLOEXEC, SOCK_STREAM, SO_REUSEADDR, SOL_SOCKET } from "./constants.ts";
 import { loadLibc, type Libc } from "./libc.ts";
 import { loadRrLoops, type RrLoops } from "./rr-loops.ts";
 import type { SocketFamily } from "./sockaddr.ts";
@@ -72,7 +72,6 @@ const MSG_LEN_AT = 56;
 export const NAME_BYTES = 28;
 /** CMSG_SPACE(sizeof(struct timespec)): one SCM_TIMESTAMPNS control message (cmsghdr of 16 bytes, then the timespec). */
 const CONTROL_BYTES = 32;
-const SCM_TIMESTAMPNS = 35;
 
 export const EAGAIN = 11;
 export const EINTR = 4;

@@ -10,6 +10,8 @@ export const SOL_SOCKET = 1;
 export const SO_REUSEADDR = 2;
 /** Each datagram read carries its arrival (struct timespec, wall clock) as an SCM_TIMESTAMPNS control message. */
 export const SO_TIMESTAMPNS = 35;
+/** That control message's type: the option's own number. */
+export const SCM_TIMESTAMPNS = SO_TIMESTAMPNS;
 export const SO_TYPE = 3;
 export const SO_ERROR = 4;
 export const SO_SNDBUF = 7;

@@ -1,0 +1,53 @@
+/**
+ * Stock clients' `-u -R` with --isochronous and --trip-times against our `iperf -s -u`:
+ * - --isochronous: our server sends the frames the header's settings ask for (60 frames/s of 20 Mbit/s), as stock
+ *   servers do; ours sent a plain 1 Mbit/s stream, a different test with no word said;
+ * - --trip-times: our datagrams carry our start at offset 112, as a stock server's do; a 2.1.8 client that found none
+ *   dropped --trip-times, then never ended (and ignores SIGTERM);
+ * - both: the client counts our frames (121 in 2 s, its first twice) in the frame layout of its own version.
+ */
+import { describe, expect, test } from "bun:test";
+import { iperf2Peers } from "../support/stock-peers.ts";
+import { freePorts } from "../support/processes.ts";
+import { oursMain, session, stockPeer } from "./iperf2-harness.ts";
+
+const final = (out: string) => /\[ \*1\] 0\.0000-[12]\.\d+ sec +([\d.]+) MBytes .*$/m.exec(out);
+
+for (const peer of iperf2Peers()) {
+  describe(`stock ${peer.label} client -u -R against anyperf iperf -s -u -e`, () => {
+    test.skipIf(peer.version === undefined)("--trip-times -e: the test ends on its -t with its figures", async () => {
+      const port = freePorts(28230, 28250, 1);
+      const r = await session(oursMain(["-s", "-u", "-p", String(port)]), /Server listening/, () => stockPeer(peer)(["-c", "127.0.0.1", "-u", "-R", "-e", "--trip-times", "-p", String(port), "-t", "2"]), 15_000);
+      expect(r.client.code, r.client.out).toBe(0);
+      expect(r.client.out).not.toContain("WARN: ignore --trip-times");
+      expect(r.client.out).toMatch(/\[ \*1\] 0\.0000-[12]\.\d+ sec +2\d\d KBytes/);
+    }, 60_000);
+
+    for (const tripTimes of [false, true]) {
+      test.skipIf(peer.version === undefined)(`--isochronous${tripTimes ? " --trip-times" : ""}: our server sends its frames, 20 Mbit/s`, async () => {
+        const port = freePorts(28230, 28250, 1);
+        const tt = tripTimes ? ["--trip-times"] : [];
+        const r = await session(oursMain(["-s", "-u", "-e", "-p", String(port)]), /Server listening/, () =>
+          stockPeer(peer)(["-c", "127.0.0.1", "-u", "-R", "-e", "--isochronous", ...tt, "-p", String(port), "-t", "2"]), 15_000);
+        const both = `${r.client.out}\n--- server ---\n${r.server}`;
+        expect(r.client.code, both).toBe(0);
+        const f = final(r.client.out);
+        expect(f, both).not.toBeNull();
+        // 120 frames of 41666 bytes: 4.77 MBytes (a plain stream at the default 1 Mbit/s was 0.25).
+        expect(Number(f![1])).toBeGreaterThan(4.6);
+        expect(Number(f![1])).toBeLessThan(4.9);
+        expect(r.server).toContain("isoch:tx/miss/slip");
+        // Every slot of the 2 s is a frame sent or, on a loaded host, missed (a late frame skips its slots).
+        const tx = /\] 0\.0000-2\.\d+ sec .* pps +(\d+)\/(\d+)\/(\d+)$/m.exec(r.server);
+        expect(tx, both).not.toBeNull();
+        expect(Number(tx![1]) + Number(tx![2]), both).toBe(121);
+        // The client counts our frames where its own version puts their fields.
+        if (tripTimes) {
+          const rx = /\[ \*1\] 0\.0000-[12]\.\d+ sec .* pps +(\d+)\/(\d+) /.exec(r.client.out);
+          expect(rx, both).not.toBeNull();
+          expect(Math.abs(Number(rx![1]) - Number(tx![1])), both).toBeLessThanOrEqual(1);
+        }
+      }, 60_000);
+    }
+  });
+}

@@ -3,9 +3,11 @@ import { explainSocketError } from "../../src/errors.ts";
 import type { Net, TcpListener, TcpSocket } from "../../src/net/types.ts";
 import type { Sockopt } from "../../src/sockopt/sockopt.ts";
 import type { HandOff } from "../../src/net/hand-off.ts";
-import type { SocketOptions, StreamSpecInput } from "../../src/stream-spec.ts";
-import { versionString } from "../../interop/iperf2/client-header.ts";
-import { TCP_BURST_HEADER } from "../../interop/iperf2/tcp-burst.ts";
+import type { SocketOptions, StreamSpecInput, TcpSendSpecInput } from "../../src/stream-spec.ts";
+import { type ClientHeader, encodeClientHeader, versionString } from "../../interop/iperf2/client-header.ts";
+import { TCP_BURST_HEADER, TCP_BURST_STAMPS, tcpBurstTemplate } from "../../interop/iperf2/tcp-burst.ts";
+import type { IsochSettings } from "../../interop/iperf2/isoch-frames.ts";
+import { wallSeconds } from "./udp-reverse-sender.ts";
 import { strerror } from "../../src/sockopt/errno.ts";
 import { digitsPayload } from "../../interop/iperf2/datagram.ts";
 import { type ServerSend, type TcpServerTest, TcpServerSession } from "../../interop/iperf2/tcp-server-session.ts";
@@ -82,11 +84,30 @@ export class Ids {
   }
 }
 
-function sendSpec(send: ServerSend, readOptions: SocketOptions = {}): Omit<Extract<StreamSpecInput, { kind: "tcp-send" }>, "kind" | "id"> {
-  const rate = send.rate > 0 ? (send.rateUnits === "pps" ? { packetsPerSecond: send.rate } : { bitsPerSecond: send.rate }) : {};
+/**
+ * What we send a client: a stream (digits), or for --trip-times and --isochronous what stock 2.1.8 and 2.2.1 servers
+ * send, acting as that client [wire: both, captured]: with --trip-times a header first (the client's own, our start
+ * at 64), which the client reads before any data (a 2.2.1 client took our digits for one 1.5 GB burst); then bursts
+ * that open with the 92-byte burst header, stamped as they go, over the header's bytes or, without one, the digits;
+ * frames each at its slot.
+ */
+function sendSpec(send: ServerSend, readOptions: SocketOptions = {}, header?: ClientHeader | null): Omit<Extract<StreamSpecInput, { kind: "tcp-send" }>, "kind" | "id"> {
+  const frames = send.frames;
+  const rate = send.rate > 0 && !frames ? (send.rateUnits === "pps" ? { packetsPerSecond: send.rate } : { bitsPerSecond: send.rate }) : {};
+  const bursts = send.bursts && header ? reverseBursts(header) : undefined;
+  const size = Math.min(Math.max(send.writeSize, bursts ? TCP_BURST_HEADER.headerBytes : 1), MAX_SERVER_WRITE);
+  const digits = digitsPayload(size);
+  const withHeader = bursts && send.tripTimes;
   return {
-    payload: digitsPayload(Math.min(send.writeSize, MAX_SERVER_WRITE)),
-    writeSize: Math.min(send.writeSize, MAX_SERVER_WRITE),
+    ...(bursts
+      ? {
+          ...(withHeader ? { preamble: bursts.header } : {}),
+          payload: tcpBurstTemplate(withHeader ? bursts.header : digits, digits, bursts.start, frames ? Math.floor(1e6 / frames.perSecond) : 0),
+          stampWrites: frames ? { ...TCP_BURST_STAMPS, sizeAt: TCP_BURST_HEADER.sizeAt } : TCP_BURST_STAMPS,
+          ...(frames ? { frames: isochFrames(send, frames) } : {}),
+        }
+      : { payload: digits }),
+    writeSize: size,
     rate,
     limitBytes: send.amount.kind === "bytes" ? send.amount.bytes : 0,
     end: "fin-wait-eof",
@@ -94,6 +115,27 @@ function sendSpec(send: ServerSend, readOptions: SocketOptions = {}): Omit<Extra
     // sets a -R / --full-duplex client's --tcp-write-prefetch as TCP_NOTSENT_LOWAT.
     options: { ...readOptions, ...(send.fqRate ? { pacingRate: send.fqRate } : {}), ...(send.writePrefetch ? { notSentLowat: send.writePrefetch } : {}) },
   };
+}
+
+/** Where a TCP header carries its start time (sec, usec): 64 from 2.1.8 and 2.2.1 (§2.2.1). */
+const HEADER_START_AT = 64;
+
+/** The client's own header with our start in it, and that start, for the bursts we send it. */
+function reverseBursts(h: ClientHeader): { header: Uint8Array<ArrayBuffer>; start: { sec: number; usec: number } } {
+  const header = encodeClientHeader(h, "tcp");
+  const now = wallSeconds();
+  const start = { sec: Math.floor(now), usec: Math.min(999_999, Math.round((now % 1) * 1e6)) };
+  if (header.length >= HEADER_START_AT + 8) {
+    const v = new DataView(header.buffer);
+    v.setUint32(HEADER_START_AT, start.sec);
+    v.setUint32(HEADER_START_AT + 4, start.usec);
+  }
+  return { header, start };
+}
+
+function isochFrames(send: ServerSend, f: IsochSettings): TcpSendSpecInput["frames"] {
+  const seconds = send.amount.kind === "time" ? send.amount.seconds : undefined;
+  return { perSecond: f.perSecond, meanBps: f.meanBps, stddevBps: f.stddevBps, minBytes: TCP_BURST_HEADER.headerBytes, seconds };
 }
 
 /**
@@ -297,7 +339,7 @@ export class TcpServer {
     // As the stock servers, TCP_QUICKACK before each read of what the client sends (forward and --full-duplex).
     const quickAck = r?.tcpQuickAck ? { quickAck: true } : {};
     const spec: StreamSpecInput = send
-      ? { kind: "tcp-send", id: 0, adopt: { ...handed.adopt, pending: fullDuplex ? t.received : 0 }, ...sendSpec(send, quickAck), countReceived: fullDuplex, idleTimeoutMs }
+      ? { kind: "tcp-send", id: 0, adopt: { ...handed.adopt, pending: fullDuplex ? t.received : 0 }, ...sendSpec(send, quickAck, t.header), countReceived: fullDuplex, idleTimeoutMs }
       : {
           kind: "tcp-recv",
           id: 0,
@@ -330,6 +372,7 @@ export class TcpServer {
       role,
       tcp: role === "send" ? handed.tcp : undefined,
       timed: role === "recv" && !send && r?.tripTimes === true,
+      isochronous: role === "send" && send?.frames !== undefined,
     });
     const recv = receives ? member(String(id), "recv") : undefined;
     const sender = send ? member(fullDuplex ? `*${id}` : String(id), "send") : undefined;

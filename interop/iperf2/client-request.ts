@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type IsochSettings, readIsochSettings } from "./isoch-frames.ts";
 import { type ClientHeader, IPERF_2_1_8, type Transport, VersionWords, congestionName } from "./client-header.ts";
 import { HeaderFlag, LowerOptionFlag, OptionFlag, THREADS_HAVE_TRANSFER_ID, THREAD_COUNT_MASK, TRANSFER_ID_SHIFT, hasFlag } from "./flags.ts";
 import { Iperf2WireError } from "./wire-error.ts";
@@ -60,6 +61,8 @@ export const ClientRequest = z.object({
   writePrefetch: z.number().int().positive().max(0x7fffffff).optional(),
   /** --fq-rate: the pacing the client asks for the traffic the server sends it (-R, --full-duplex, -d, -r), bytes/s. */
   fqRate: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
+  /** TCP --isochronous: the frames the client asks us to send it (-R), from its header's isochronous settings. */
+  isochSettings: z.object({ perSecond: z.number(), meanBps: z.number(), stddevBps: z.number(), ipgMs: z.number() }).optional(),
   /** UDP --trip-times: the test's start (wall clock), which 2.1.8 carries at datagram offset 112, past its header. */
   tripStart: z.object({ sec: z.number().int().min(0).max(0xffffffff), usec: z.number().int().min(0).max(999_999) }).optional(),
 });
@@ -113,6 +116,7 @@ export function describeClientHeader(h: ClientHeader, transport: Transport): Cli
     extended: h.ext !== undefined,
     transferId,
     ...fqRate(h),
+    ...tcpIsochSettings(h, transport),
     ...writePrefetch(h, direction),
     ...epochStart(h),
     ...extensions22(h, transport),
@@ -124,6 +128,19 @@ function writePrefetch(h: ClientHeader, direction: ClientRequest["direction"]): 
   const bytes = h.ext?.writePrefetch ?? 0;
   if (!hasFlag(h.ext?.options ?? 0, OptionFlag.writePrefetch) || direction === "forward" || bytes <= 0 || bytes > 0x7fffffff) return {};
   return { writePrefetch: bytes };
+}
+
+/**
+ * A TCP --isochronous client's isochronous settings: at header offset 80 from 2.1.8 and 2.2.1 alike, inside its
+ * announced 112 bytes [wire: both clients' -R requests] (UDP ones lie past the announced header: the UDP server
+ * session reads them from the datagram).
+ */
+const TCP_ISOCH_SETTINGS_AT = 80 - 60;
+
+function tcpIsochSettings(h: ClientHeader, transport: Transport): { isochSettings?: IsochSettings } {
+  if (transport !== "tcp" || !hasFlag(h.ext?.options ?? 0, OptionFlag.isochronous)) return {};
+  const s = readIsochSettings(h.tail, TCP_ISOCH_SETTINGS_AT);
+  return s ? { isochSettings: s } : {};
 }
 
 /** Offset of --txstart-time's seconds and microseconds past the 60-byte header: 64 and 68. */

@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { decodeClientHeader, UDP_HEADER_OFFSET } from "./client-header.ts";
-import { IsochFrames, type IsochPayload, isochOffset, readIsochPayload } from "./isoch-frames.ts";
+import { IsochFrames, type IsochPayload, UDP_ISOCH_SETTINGS_AT, isochOffset, readIsochPayload, readIsochSettings } from "./isoch-frames.ts";
+import { describeClientHeader } from "./client-request.ts";
 import { sampleStdev } from "../../src/formulas.ts";
 
 /** version line -> the captured datagrams (first 112 bytes) and their lengths, tests/fixtures/iperf2/isoch-udp-datagrams.txt. */
@@ -88,5 +89,47 @@ describe("frames as stock's reporter counts them", () => {
     const f = new IsochFrames();
     f.add(frame(1)[0]![0], 1470, scheduled(1));
     expect(f.total()).toMatchObject({ frames: 0, lost: 0 });
+  });
+});
+
+/** version and transport -> the -R requests of tests/fixtures/iperf2/isoch-reverse-requests.txt, in file order. */
+function reverseRequests(): Map<string, Uint8Array[]> {
+  const out = new Map<string, Uint8Array[]>();
+  let key = "";
+  for (const line of readFileSync(join(import.meta.dir, "../../tests/fixtures/iperf2/isoch-reverse-requests.txt"), "utf8").split("\n")) {
+    const h = /^## (\S+) (tcp|udp):/.exec(line);
+    if (h) key = `${h[1]} ${h[2]}`;
+    else if (/^[0-9a-f]+$/.test(line)) out.set(key, [...(out.get(key) ?? []), Uint8Array.from(Buffer.from(line, "hex"))]);
+  }
+  return out;
+}
+
+describe("the isochronous settings of captured -R requests (whole part, then millionths)", () => {
+  for (const version of ["2.1.8", "2.2.1"]) {
+    test(`${version} TCP: in the header, offset 80; the request says what frames to send`, () => {
+      const [plain, custom] = reverseRequests().get(`${version} tcp`)!;
+      const r = (b: Uint8Array) => describeClientHeader(decodeClientHeader(b, "tcp"), "tcp");
+      expect(r(plain!)).toMatchObject({ direction: "reverse", isochronous: true, isochSettings: { perSecond: 60, meanBps: 20e6, stddevBps: 0, ipgMs: 0 } });
+      expect(r(custom!).isochSettings).toEqual({ perSecond: 30, meanBps: 2e6, stddevBps: 1e5, ipgMs: 0 });
+    });
+  }
+
+  test("UDP: past the announced header, datagram offset 128; the gap in ms (stock's default 5e-6)", () => {
+    const [plain, custom] = reverseRequests().get("2.1.8 udp")!;
+    expect(readIsochSettings(plain!, UDP_ISOCH_SETTINGS_AT)).toEqual({ perSecond: 60, meanBps: 20e6, stddevBps: 0, ipgMs: 0.000005 });
+    expect(readIsochSettings(custom!, UDP_ISOCH_SETTINGS_AT)).toEqual({ perSecond: 30, meanBps: 2e6, stddevBps: 1e5, ipgMs: 0.1 });
+    expect(readIsochSettings(reverseRequests().get("2.2.1 udp")![0]!, UDP_ISOCH_SETTINGS_AT)).toMatchObject({ perSecond: 60, meanBps: 20e6 });
+  });
+
+  test("a frame rate or mean of 0 is no request", () => {
+    expect(readIsochSettings(new Uint8Array(200), UDP_ISOCH_SETTINGS_AT)).toBeUndefined();
+    expect(readIsochSettings(new Uint8Array(150), UDP_ISOCH_SETTINGS_AT)).toBeUndefined();
+  });
+
+  test("the frame fields' offset follows the client's version, whatever its header's length", () => {
+    for (const [version, at] of [["2.1.8", 76], ["2.2.1", 80]] as const) {
+      const d = reverseRequests().get(`${version} udp`)![0]!;
+      expect(isochOffset(decodeClientHeader(d.subarray(UDP_HEADER_OFFSET), "udp"))).toBe(at);
+    }
   });
 });

@@ -1,3 +1,4 @@
+import type { IsochSettings } from "./isoch-frames.ts";
 import { type ClientHeader, IPERF_2_1_8, type VersionWords, clientHeaderLength, decodeClientHeader } from "./client-header.ts";
 import { type ClientRequest, type TestAmount, describeClientHeader } from "./client-request.ts";
 import { isBouncebackFlags } from "./bounceback.ts";
@@ -18,6 +19,12 @@ export interface ServerSend {
   fqRate?: number;
   /** A 2.2 client's --tcp-write-prefetch: TCP_NOTSENT_LOWAT on the sending socket, bytes. */
   writePrefetch?: number;
+  /** An --isochronous client's frames (-R, --full-duplex): sent at their slots instead of a stream. */
+  frames?: IsochSettings;
+  /** --trip-times or frames: a stock server sends bursts its client can time (§2.7). */
+  bursts?: boolean;
+  /** --trip-times: the bursts follow a header of ours, as a stock server's do. */
+  tripTimes?: boolean;
 }
 
 /** The server's reading of one accepted connection, decided once the header (or its absence) is known. */
@@ -158,5 +165,10 @@ export class TcpServerSession {
 }
 
 function serverSend(r: ClientRequest): ServerSend {
-  return { amount: r.amount, rate: r.rate, rateUnits: r.rateUnits, writeSize: r.bufLen > 0 ? r.bufLen : DEFAULT_TCP_LEN, ...(r.fqRate ? { fqRate: r.fqRate } : {}), ...(r.writePrefetch ? { writePrefetch: r.writePrefetch } : {}) };
+  return {
+    amount: r.amount, rate: r.rate, rateUnits: r.rateUnits, writeSize: r.bufLen > 0 ? r.bufLen : DEFAULT_TCP_LEN, ...(r.fqRate ? { fqRate: r.fqRate } : {}), ...(r.writePrefetch ? { writePrefetch: r.writePrefetch } : {}),
+    ...(r.isochSettings ? { frames: r.isochSettings } : {}),
+    ...(r.tripTimes || r.isochSettings ? { bursts: true } : {}),
+    ...(r.tripTimes ? { tripTimes: true } : {}),
+  };
 }

@@ -49,6 +49,8 @@ Client specific:
       --no-udp-fin         no final server report at the end of a UDP test
       --trip-times         stamp what the client sends, for the server's one-way latency (clocks in sync)
       --txstart-time #     epoch time to start sending at (TCP streams the client sends)
+      --isochronous[=fps:mean,stddev]  send frames (emulate video traffic; default 60:20m,0)
+      --ipg #              gap between a UDP frame's datagrams, in ms
       --connect-only[=n]   only connect, n times per stream (default 10), and print each connect time
       --tcp-write-times    time every TCP write: avg/min/max/stdev (cnt) on each line
       --tcp-quickack       the receiving end sets TCP_QUICKACK before each read (the server; we too with -R)

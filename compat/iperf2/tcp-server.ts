@@ -86,22 +86,20 @@ export class Ids {
 
 /**
  * What we send a client: a stream (digits), or for --trip-times and --isochronous what stock 2.1.8 and 2.2.1 servers
- * send, acting as that client [wire: both, captured]: with --trip-times a header first (the client's own, our start
- * at 64), which the client reads before any data (a 2.2.1 client took our digits for one 1.5 GB burst); then bursts
- * that open with the 92-byte burst header, stamped as they go, over the header's bytes or, without one, the digits;
- * frames each at its slot.
+ * send, acting as that client [wire: both, captured]: with --trip-times a header first (`bursts.header`: the
+ * client's own, our start at 64, written by the caller), which the client reads before any data (a 2.2.1 client took
+ * our digits for one 1.5 GB burst); then bursts that open with the 92-byte burst header, stamped as they go, over
+ * the header's bytes or, without one, the digits; frames each at its slot.
  */
-function sendSpec(send: ServerSend, readOptions: SocketOptions = {}, header?: ClientHeader | null): Omit<Extract<StreamSpecInput, { kind: "tcp-send" }>, "kind" | "id"> {
+function sendSpec(send: ServerSend, readOptions: SocketOptions = {}, bursts?: ReverseBursts): Omit<Extract<StreamSpecInput, { kind: "tcp-send" }>, "kind" | "id"> {
   const frames = send.frames;
   const rate = send.rate > 0 && !frames ? (send.rateUnits === "pps" ? { packetsPerSecond: send.rate } : { bitsPerSecond: send.rate }) : {};
-  const bursts = send.bursts && header ? reverseBursts(header) : undefined;
   const size = Math.min(Math.max(send.writeSize, bursts ? TCP_BURST_HEADER.headerBytes : 1), MAX_SERVER_WRITE);
   const digits = digitsPayload(size);
   const withHeader = bursts && send.tripTimes;
   return {
     ...(bursts
       ? {
-          ...(withHeader ? { preamble: bursts.header } : {}),
           payload: tcpBurstTemplate(withHeader ? bursts.header : digits, digits, bursts.start, frames ? Math.floor(1e6 / frames.perSecond) : 0),
           stampWrites: frames ? { ...TCP_BURST_STAMPS, sizeAt: TCP_BURST_HEADER.sizeAt } : TCP_BURST_STAMPS,
           ...(frames ? { frames: isochFrames(send, frames) } : {}),
@@ -117,11 +115,16 @@ function sendSpec(send: ServerSend, readOptions: SocketOptions = {}, header?: Cl
   };
 }
 
-/** Where a TCP header carries its start time (sec, usec): 64 from 2.1.8 and 2.2.1 (§2.2.1). */
+/** Where a TCP header carries its start time (sec, usec): 64 from 2.1.8 and 2.2.1 (docs/protocols/iperf2.md §2.2.1). */
 const HEADER_START_AT = 64;
 
+interface ReverseBursts {
+  header: Uint8Array<ArrayBuffer>;
+  start: { sec: number; usec: number };
+}
+
 /** The client's own header with our start in it, and that start, for the bursts we send it. */
-function reverseBursts(h: ClientHeader): { header: Uint8Array<ArrayBuffer>; start: { sec: number; usec: number } } {
+function reverseBursts(h: ClientHeader): ReverseBursts {
   const header = encodeClientHeader(h, "tcp");
   const now = wallSeconds();
   const start = { sec: Math.floor(now), usec: Math.min(999_999, Math.round((now % 1) * 1e6)) };
@@ -322,6 +325,10 @@ export class TcpServer {
     if (r?.congestion) applyAsked(io, s.fd, { congestion: r.congestion }, `'${r.congestion}' congestion control`);
     // Stock servers set the extended header's TOS (the client's -S) on the accepted socket, whichever way it sends.
     if (r?.tos) applyAsked(io, s.fd, { tos: r.tos }, `TOS 0x${r.tos.toString(16)}`);
+    // A 2.2.1 client gives up when the header it waits for (--trip-times) takes two frame periods or its -i / 2 (33 ms
+    // at 60 frames/s): written here, at once, not after the hand-off to a Worker (25 ms on a cold server, more loaded).
+    const bursts = t.sendHere?.bursts && t.header ? reverseBursts(t.header) : undefined;
+    if (bursts && t.sendHere?.tripTimes) s.write(bursts.header);
     // From here the socket belongs to the stream. --full-duplex runs on one stream that sends and counts what it reads:
     // two Workers reading dups of one fd would split the incoming bytes between them.
     s.data.handed = true;
@@ -339,7 +346,7 @@ export class TcpServer {
     // As the stock servers, TCP_QUICKACK before each read of what the client sends (forward and --full-duplex).
     const quickAck = r?.tcpQuickAck ? { quickAck: true } : {};
     const spec: StreamSpecInput = send
-      ? { kind: "tcp-send", id: 0, adopt: { ...handed.adopt, pending: fullDuplex ? t.received : 0 }, ...sendSpec(send, quickAck, t.header), countReceived: fullDuplex, idleTimeoutMs }
+      ? { kind: "tcp-send", id: 0, adopt: { ...handed.adopt, pending: fullDuplex ? t.received : 0 }, ...sendSpec(send, quickAck, bursts), countReceived: fullDuplex, idleTimeoutMs }
       : {
           kind: "tcp-recv",
           id: 0,

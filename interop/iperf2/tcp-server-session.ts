@@ -21,7 +21,7 @@ export interface ServerSend {
   writePrefetch?: number;
   /** An --isochronous client's frames (-R, --full-duplex): sent at their slots instead of a stream. */
   frames?: IsochSettings;
-  /** --trip-times or frames: a stock server sends bursts its client can time (§2.7). */
+  /** --trip-times or frames: a stock server sends bursts its client can time (docs/protocols/iperf2.md §2.7). */
   bursts?: boolean;
   /** --trip-times: the bursts follow a header of ours, as a stock server's do. */
   tripTimes?: boolean;

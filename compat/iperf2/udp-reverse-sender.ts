@@ -3,7 +3,8 @@ import type { UdpSocket } from "../../src/net/types.ts";
 import type { TestAmount } from "../../interop/iperf2/client-request.ts";
 import { UDP_TRIP_START_AT, digitsPayload, finSeq, stampIperf2 } from "../../interop/iperf2/datagram.ts";
 import { ISOCH_PAYLOAD, type IsochSettings } from "../../interop/iperf2/isoch-frames.ts";
-import { FrameClock, type FramePart, frameBytes, frameParts, runAt } from "../../src/worker/frames.ts";
+import { FrameSchedule, type FramePart, frameParts, runAt } from "../../src/worker/frames.ts";
+import { SLOTS_PER_STREAM, Slot } from "../../src/counters.ts";
 import { stampIperf2Frame } from "../../src/worker/datagram-formats.ts";
 
 /** Largest IPv4 UDP payload (65535 - 20 IP - 8 UDP). */
@@ -26,9 +27,12 @@ export interface ReverseResult {
  */
 export class UdpReverseSender {
   private readonly buf: Uint8Array<ArrayBuffer>;
-  /** --isochronous: the frame being sent, its datagrams, and what the frames came to so far. */
-  private readonly frame = { clock: undefined as FrameClock | undefined, periodUs: 0, startUs: 0, prevId: 0, id: 0, parts: [] as FramePart[], index: 0 };
-  private readonly frameCounts = { frames: 0, framesMissed: 0, slips: 0 };
+  /**
+   * --isochronous: the schedule (the Worker senders' own, counting into a counter block of this stream's), the frame
+   * being sent, its datagrams, and the id of the one before.
+   */
+  private readonly frameCounts = new Float64Array(SLOTS_PER_STREAM);
+  private readonly frame = { schedule: undefined as FrameSchedule | undefined, prevId: 0, id: 0, parts: [] as FramePart[], index: 0 };
   private readonly pacer: Pacer;
   private seq = 0;
   private bytes = 0;
@@ -78,15 +82,17 @@ export class UdpReverseSender {
       v.setUint32(UDP_TRIP_START_AT, Math.floor(w));
       v.setUint32(UDP_TRIP_START_AT + 4, Math.min(999_999, Math.round((w % 1) * 1e6)));
     }
-    if (!this.frames) return this.pump();
-    const periodUs = Math.floor(1e6 / this.frames.perSecond);
-    Object.assign(this.frame, { clock: new FrameClock(performance.now(), periodUs / 1000), periodUs, startUs: wallSeconds() * 1e6 });
+    const f = this.frames;
+    if (!f) return this.pump();
+    const seconds = this.amount.kind === "time" ? this.amount.seconds : undefined;
+    this.frame.schedule = new FrameSchedule({ ...f, minBytes: f.at + ISOCH_PAYLOAD, seconds }, this.frameCounts, 0, "period", wallSeconds() * 1e6);
     this.nextFrame();
   }
 
   /** What it has sent so far, for its Test's cuts. */
   get sent(): { bytes: number; datagrams: number; frames: number; framesMissed: number; slips: number } {
-    return { bytes: this.bytes, datagrams: this.seq, ...this.frameCounts };
+    const c = this.frameCounts;
+    return { bytes: this.bytes, datagrams: this.seq, frames: c[Slot.frames]!, framesMissed: c[Slot.framesMissed]!, slips: c[Slot.slips]! };
   }
 
   /**
@@ -97,24 +103,18 @@ export class UdpReverseSender {
     this.timer = undefined;
     const f = this.frames!;
     const fr = this.frame;
-    const clock = fr.clock!;
     if (this.stopped) return;
     if (this.amount.kind === "bytes" && this.bytes >= this.amount.bytes) return this.stop();
-    const slot = clock.next(performance.now());
-    if (this.amount.kind === "time" && slot.atMs - clock.startMs + clock.periodMs > this.amount.seconds * 1000 + 1e-3) {
-      this.timer = setTimeout(() => this.stop(), Math.max(0, this.startMs + this.amount.seconds * 1000 - performance.now()));
+    const next = fr.schedule!.next();
+    if (!next) {
+      this.timer = setTimeout(() => this.stop(), Math.max(0, this.startMs + (this.amount.kind === "time" ? this.amount.seconds * 1000 : 0) - performance.now()));
       return;
     }
-    if (slot.skipped > 0) {
-      this.frameCounts.framesMissed += slot.skipped;
-      this.frameCounts.slips++;
-    }
-    const minBytes = f.at + ISOCH_PAYLOAD;
     fr.prevId = fr.id;
-    fr.id = slot.id;
-    fr.parts = frameParts(frameBytes({ ...f, minBytes }), this.buf.length, minBytes);
+    fr.id = next.id;
+    fr.parts = frameParts(next.size, this.buf.length, f.at + ISOCH_PAYLOAD);
     fr.index = 0;
-    runAt(slot.atMs, this.sendFrame, (t) => (this.timer = t));
+    runAt(next.atMs, this.sendFrame, (t) => (this.timer = t));
   };
 
   private sendFrame = (): void => {
@@ -125,13 +125,13 @@ export class UdpReverseSender {
     const v = new DataView(this.buf.buffer);
     while (fr.index < fr.parts.length) {
       const p = fr.parts[fr.index++]!;
-      stampIperf2Frame(v, f.at, { periodUs: fr.periodUs, startUs: fr.startUs, prevId: fr.prevId, id: fr.id, frameSize: p.frameSize, remaining: p.remaining });
+      stampIperf2Frame(v, f.at, { periodUs: fr.schedule!.periodUs, startUs: fr.schedule!.startUs, prevId: fr.prevId, id: fr.id, frameSize: p.frameSize, remaining: p.remaining });
       this.send(++this.seq, p.length);
       this.bytes += p.length;
       if (this.amount.kind === "bytes" && this.bytes >= this.amount.bytes) return this.stop();
       if (f.ipgMs > 0 && fr.index < fr.parts.length) return runAt(performance.now() + f.ipgMs, this.sendFrame, (t) => (this.timer = t));
     }
-    this.frameCounts.frames++;
+    fr.schedule!.sent();
     this.nextFrame();
   };
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Socket, TCPSocketListener } from "bun";
 import { readFileSync } from "node:fs";
+import { allowedOf, cpuList } from "../../tests/support/cpus.ts";
 import { UserError } from "../errors.ts";
 import {
   IP_MTU_DISCOVER,
@@ -331,14 +332,6 @@ describe.skipIf(!live)("preparedTcpSocket + connectNonBlocking + Bun.connect({ f
     }
   });
 });
-
-function cpuList(text: string): number[] {
-  return text.split(",").flatMap((r) => {
-    const [a, b = a] = r.split("-").map(Number) as [number, number?];
-    return Array.from({ length: (b as number) - a + 1 }, (_, i) => a + i);
-  });
-}
-const allowedOf = (path: string) => readFileSync(path, "latin1").match(/^Cpus_allowed_list:\s*(\S+)/m)![1]!;
 
 describe.skipIf(!live)("pinThread", () => {
   const mine = live ? cpuList(allowedOf("/proc/thread-self/status")) : [];

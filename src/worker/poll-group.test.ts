@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { BlockingIo } from "../sockopt/blocking-io.ts";
 import type { Sockopt } from "../sockopt/sockopt.ts";
-import { POLLIN, POLLOUT, PollGroup, type GroupMember } from "./poll-group.ts";
+import { NAP_BELOW, NAP_MS, POLLIN, POLLOUT, PollGroup, type GroupMember } from "./poll-group.ts";
 
 /** poll(2) over fds whose readiness the test sets; it records what each call asked. */
 class FakePoll {
@@ -41,7 +41,7 @@ interface Member extends GroupMember {
   wentBack: boolean;
 }
 
-function member(fd: number, events: typeof POLLIN | typeof POLLOUT, opts: { wants?: () => boolean; endsAfter?: number } = {}): Member {
+function member(fd: number, events: typeof POLLIN | typeof POLLOUT, opts: { wants?: () => boolean; endsAfter?: number; reads?: number } = {}): Member {
   const m: Member = {
     fd,
     events,
@@ -52,7 +52,7 @@ function member(fd: number, events: typeof POLLIN | typeof POLLOUT, opts: { want
     ready(buf) {
       m.calls++;
       m.bufBytes = buf.byteLength;
-      return opts.endsAfter === undefined || m.calls < opts.endsAfter;
+      return opts.endsAfter === undefined || m.calls < opts.endsAfter ? (opts.reads ?? 0) : -1;
     },
     back() {
       m.wentBack = true;
@@ -151,5 +151,29 @@ describe("PollGroup", () => {
     await turns(8);
     expect(a.wentBack && b.wentBack).toBe(true);
     expect(group.size).toBe(0);
+  });
+
+  test("naps after a round whose receivers read little, not after big reads nor after a sender's writes", async () => {
+    const napsAfter = async (members: Member[]) => {
+      const f = new FakePoll();
+      const naps: number[] = [];
+      const group = new PollGroup(f.io(), f.sockopt(), () => true, (ms) => void naps.push(ms));
+      for (const m of members) {
+        group.add(m);
+        f.readyFds.add(m.fd);
+      }
+      await turns();
+      for (const m of members) group.drop(m);
+      return { naps, rounds: f.asked.length };
+    };
+    // 32 streams each bringing a segment per wake-up: every round naps
+    const small = await napsAfter(Array.from({ length: 32 }, (_, i) => member(10 + i, POLLIN, { reads: 64 * 1024 })));
+    expect(small.rounds).toBeGreaterThan(0);
+    expect(small.naps.length).toBe(small.rounds);
+    expect(new Set(small.naps)).toEqual(new Set([NAP_MS]));
+    // the bound is per ready receiver: one full (NAP_BELOW) and one empty read average under it
+    expect((await napsAfter([member(10, POLLIN, { reads: NAP_BELOW }), member(11, POLLIN, { reads: 0 })])).naps.length).toBeGreaterThan(0);
+    expect((await napsAfter([member(10, POLLIN, { reads: NAP_BELOW }), member(11, POLLIN, { reads: NAP_BELOW })])).naps).toEqual([]);
+    expect((await napsAfter([member(10, POLLOUT), member(11, POLLOUT)])).naps).toEqual([]);
   });
 });

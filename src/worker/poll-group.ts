@@ -15,9 +15,10 @@ export interface GroupMember {
   wants(): boolean;
   /**
    * The fd is ready (or broken): a few calls' worth of reads or writes, reads into `buf` (the group's, shared by its
-   * receivers). False once the connection is over: the member closed its fd and told its stream.
+   * receivers). Returns the bytes read (0 for a sender), or -1 once the connection is over: the member closed its fd
+   * and told its stream.
    */
-  ready(buf: Uint8Array): boolean;
+  ready(buf: Uint8Array): number;
   /** The group disbands: the fd (non-blocking) goes back to the stream's event loop. */
   back(): void;
 }
@@ -25,6 +26,21 @@ export interface GroupMember {
 /** Calls one connection makes in a row before the next ready one gets its turn. */
 export const CALLS_IN_A_ROW = 8;
 const POLLFD_INTS = 2;
+
+/**
+ * After a round whose receivers read little (under NAP_BELOW bytes per ready connection), the group naps NAP_MS
+ * before it polls again. Drained sockets and a sleeper in poll make every arriving segment a wake-up, which the
+ * sender's kernel pays for (an IPI to this core): stock iperf3 -P 32 into our server woke its Workers 31,000 times a
+ * second against the stock server's 10,000, and the client, at 100 % of a core either way, sent 20 % less. During a
+ * nap segments queue with nobody to wake; the socket buffers hold far more than a nap's worth. Reads of 256 KiB
+ * and more (4 streams on 2 Workers) mean the receiver is not waking for crumbs, and a nap there cost 10-25 %; senders
+ * never nap (4 × TCP_MAERTS lost half). docs/PERFORMANCE.md "Wake-ups".
+ */
+export const NAP_MS = 0.05;
+export const NAP_BELOW = 256 * 1024;
+/** Never notified: Atomics.wait on it is a sleep of a fraction of a millisecond. */
+const NEVER = new Int32Array(new SharedArrayBuffer(4));
+const nap = (ms: number): void => void Atomics.wait(NEVER, 0, 0, ms);
 
 /**
  * The connections of a Worker that holds only bulk streams (receivers, unpaced senders), served through poll and
@@ -43,7 +59,12 @@ export class PollGroup {
   private running = false;
   private readonly gone = new Set<GroupMember>();
 
-  constructor(private readonly io: BlockingIo, private readonly sockopt: Sockopt, private readonly mayRun: () => boolean) {}
+  constructor(
+    private readonly io: BlockingIo,
+    private readonly sockopt: Sockopt,
+    private readonly mayRun: () => boolean,
+    private readonly sleep: (ms: number) => void = nap,
+  ) {}
 
   /** Whether connections may join now: only bulk streams on this Worker. */
   get open(): boolean {
@@ -82,12 +103,21 @@ export class PollGroup {
       // Nobody does I/O now (their streams have not begun or are stopping): look again after a wait, not in a spin.
       if (count === 0) return void setTimeout(this.turn, WAIT_MS);
       if (this.io.poll(this.pollfds, count, WAIT_MS) <= 0) break;
+      let readers = 0;
+      let read = 0;
       for (let i = 0; i < count; i++) {
         if (this.pollfds[i * POLLFD_INTS + 1]! >>> 16 === 0) continue;
         const m = this.polled[i]!;
-        if (!this.gone.has(m) && !m.ready(this.buf)) this.gone.add(m);
+        if (this.gone.has(m)) continue;
+        const n = m.ready(this.buf);
+        if (n < 0) this.gone.add(m);
+        else if (m.events === POLLIN) {
+          readers++;
+          read += n;
+        }
       }
       if (this.gone.size > 0) this.members = this.members.filter((m) => !this.gone.has(m));
+      if (readers > 0 && read < readers * NAP_BELOW) this.sleep(NAP_MS);
     } while (nowMs() < end && this.members.length > 0);
     yieldThen(this.turn);
   };

@@ -180,9 +180,11 @@ export class TcpReceiver implements Runner {
         wants: () => this.reads(),
         ready: (buf) => {
           let n = 0;
+          let read = 0;
           for (let k = 0; k < CALLS_IN_A_ROW && this.reads(); k++) {
             n = io.recv(fd, buf, size);
             if (n <= 0) break;
+            read += n;
             this.counted(buf, n);
             this.rearm(fd);
             // A short read emptied the socket: the EAGAIN a next read would get is saved.
@@ -190,11 +192,11 @@ export class TcpReceiver implements Runner {
           }
           this.ctx.touch();
           if (this.readsLeft() === 0) this.ctx.end("limit");
-          if (n > 0 || notNow(n)) return true;
+          if (n > 0 || notNow(n)) return read;
           this.grouped.delete(member);
           io.close(fd);
           this.peerClosed(st);
-          return false;
+          return -1;
         },
         back: () => {
           this.grouped.delete(member);

@@ -223,11 +223,11 @@ export class TcpSender implements Runner {
           const r = this.writeRun(st, write, () => ++calls < CALLS_IN_A_ROW);
           this.ctx.touch();
           if (r === "limit") this.reachedLimit();
-          if (r !== "broken") return true;
+          if (r !== "broken") return 0;
           this.grouped.delete(member);
           io.close(fd);
           this.closedState(st, this.conns);
-          return false;
+          return -1;
         },
         back: () => {
           this.grouped.delete(member);

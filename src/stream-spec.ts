@@ -210,6 +210,11 @@ export const UdpSendSpec = z.object({
   endMarker: z.enum(["none", "zero-length-x3", "iperf2-fin", "iperf2-fin-once", "anyperf-fin"]).default("none"),
   batch: z.number().int().min(1).max(1024).default(64),
   /**
+   * With limitBytes, the last datagram carries only what is left of the amount (iperf 2: `-n 100K` of 1470-byte
+   * datagrams ends on one of 970), not a whole one (iperf3).
+   */
+  trimLast: z.boolean().default(false),
+  /**
    * Frames instead of a rate (iperf 2 --isochronous, src/worker/frames.ts): each datagram `gapUs` after the one
    * before (0: back to back), the iperf 2 frame fields written at `fieldsAt`.
    */

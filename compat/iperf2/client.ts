@@ -455,6 +455,7 @@ async function udpForward(plan: ClientPlan, io: ClientIo, localHost: string, g: 
     rate: specRate(plan),
     frames: framesOf(plan, s),
     limitBytes: limitBytes(plan),
+    trimLast: true,
     // --no-udp-fin still ends the flow with one FIN (stock's client does; a stock server's flow stays open without
     // it), only no report is awaited.
     endMarker: plan.noUdpFin ? ("iperf2-fin-once" as const) : ("iperf2-fin" as const),

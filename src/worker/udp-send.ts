@@ -226,7 +226,10 @@ export class UdpSender implements Runner {
     for (;;) {
       let n = spec.batch;
       if (spec.limitPackets > 0) n = Math.min(n, spec.limitPackets - c[o + Slot.packets]!);
-      if (spec.limitBytes > 0) n = Math.min(n, Math.ceil((spec.limitBytes - c[o + Slot.bytes]!) / Math.max(1, size)));
+      // With trimLast the whole datagrams go first, then one of what is left.
+      const left = spec.limitBytes - c[o + Slot.bytes]!;
+      const trimmed = spec.trimLast && left > 0 && left < size ? Math.max(left, codec.headerBytes) : 0;
+      if (spec.limitBytes > 0) n = Math.min(n, trimmed > 0 ? 1 : spec.trimLast ? Math.floor(left / Math.max(1, size)) : Math.ceil(left / Math.max(1, size)));
       if (n <= 0) {
         void this.stop("limit");
         return;
@@ -248,7 +251,8 @@ export class UdpSender implements Runner {
       let sent: number;
       try {
         const k = n * this.perPacket;
-        sent = k === this.batch.length ? this.sock.sendMany(this.batch) : this.sock.sendMany(this.batch.slice(0, k));
+        if (trimmed > 0) sent = this.sock.sendMany([this.buffers[0]!.subarray(0, trimmed), ...this.batch.slice(1, this.perPacket)]);
+        else sent = k === this.batch.length ? this.sock.sendMany(this.batch) : this.sock.sendMany(this.batch.slice(0, k));
       } catch {
         // A connected socket reports the peer's ICMP port-unreachable here; keep going, the receiver may come up.
         c[o + Slot.sendErrors]!++;
@@ -257,9 +261,10 @@ export class UdpSender implements Runner {
       }
       this.seq += sent;
       if (this.sentAt !== undefined && sent > 0) this.timeSends(sent);
+      const bytes = trimmed > 0 ? sent * trimmed : sent * size;
       c[o + Slot.packets]! += sent;
-      c[o + Slot.bytes]! += sent * size;
-      this.pacer?.consume(sent * size, sent);
+      c[o + Slot.bytes]! += bytes;
+      this.pacer?.consume(bytes, sent);
       // Unsent datagrams are restamped with the next numbers in the next batch, so no gap is seen.
       if (sent < n) c[o + Slot.sendErrors]! += n - sent;
       // A refused batch means a full socket buffer: wait a little instead of spinning on it.

@@ -9,7 +9,7 @@ import { TCP_BURST_HEADER, TCP_BURST_STAMPS, tcpBurstTemplate } from "../../inte
 import type { IsochSettings } from "../../interop/iperf2/isoch-frames.ts";
 import { wallSeconds } from "./udp-reverse-sender.ts";
 import { strerror } from "../../src/sockopt/errno.ts";
-import { digitsPayload } from "../../interop/iperf2/datagram.ts";
+import { digitsPayload, timeval } from "../../interop/iperf2/datagram.ts";
 import { type ServerSend, type TcpServerTest, TcpServerSession } from "../../interop/iperf2/tcp-server-session.ts";
 import { type Member, ReportGroup } from "./groups.ts";
 import { iperf2Test } from "./iperf2-test.ts";
@@ -126,8 +126,7 @@ interface ReverseBursts {
 /** The client's own header with our start in it, and that start, for the bursts we send it. */
 function reverseBursts(h: ClientHeader): ReverseBursts {
   const header = encodeClientHeader(h, "tcp");
-  const now = wallSeconds();
-  const start = { sec: Math.floor(now), usec: Math.min(999_999, Math.round((now % 1) * 1e6)) };
+  const start = timeval(wallSeconds());
   if (header.length >= HEADER_START_AT + 8) {
     const v = new DataView(header.buffer);
     v.setUint32(HEADER_START_AT, start.sec);

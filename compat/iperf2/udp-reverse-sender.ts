@@ -1,7 +1,8 @@
 import { Pacer } from "../../src/pacer.ts";
 import type { UdpSocket } from "../../src/net/types.ts";
 import type { TestAmount } from "../../interop/iperf2/client-request.ts";
-import { UDP_TRIP_START_AT, digitsPayload, finSeq, stampIperf2 } from "../../interop/iperf2/datagram.ts";
+import { UDP_TRIP_START_AT, digitsPayload, finSeq, timeval } from "../../interop/iperf2/datagram.ts";
+import { stampTime } from "../../interop/iperf2/udp-client-session.ts";
 import { ISOCH_PAYLOAD, type IsochSettings } from "../../interop/iperf2/isoch-frames.ts";
 import { FrameSchedule, type FramePart, frameParts, runAt } from "../../src/worker/frames.ts";
 import { SLOTS_PER_STREAM, Slot } from "../../src/counters.ts";
@@ -77,10 +78,10 @@ export class UdpReverseSender {
 
   start(): void {
     if (this.o.tripTimes) {
-      const w = wallSeconds();
+      const { sec, usec } = timeval(wallSeconds());
       const v = new DataView(this.buf.buffer);
-      v.setUint32(UDP_TRIP_START_AT, Math.floor(w));
-      v.setUint32(UDP_TRIP_START_AT + 4, Math.min(999_999, Math.round((w % 1) * 1e6)));
+      v.setUint32(UDP_TRIP_START_AT, sec);
+      v.setUint32(UDP_TRIP_START_AT + 4, usec);
     }
     const f = this.frames;
     if (!f) return this.pump();
@@ -159,9 +160,7 @@ export class UdpReverseSender {
   };
 
   private send(seq: number, length = this.buf.length): void {
-    const w = wallSeconds();
-    const sec = Math.floor(w);
-    stampIperf2(this.buf, seq, sec, Math.min(999999, Math.round((w - sec) * 1e6)));
+    stampTime(this.buf, seq, wallSeconds());
     try {
       this.sock.send(length < this.buf.length ? this.buf.subarray(0, length) : this.buf, this.to.port, this.to.host);
     } catch {

@@ -38,6 +38,12 @@ export const IPERF2_DATAGRAM_HEADER = 16;
 export const UDP_TRIP_START_AT = 112;
 const TWO_32 = 4294967296;
 
+/** Wall-clock seconds as the timeval iperf 2 carries on the wire: whole seconds, then microseconds. */
+export function timeval(seconds: number): { sec: number; usec: number } {
+  const sec = Math.floor(seconds);
+  return { sec, usec: Math.min(999_999, Math.round((seconds - sec) * 1e6)) };
+}
+
 /** Writes the 16-byte block at the start of `buf`; `seq` may be negative (FIN), it is sent as 64-bit two's complement. */
 export function stampIperf2(buf: Uint8Array, seq: number, sec: number, usec: number): void {
   const high = Math.floor(seq / TWO_32);

@@ -1,6 +1,6 @@
 import { UDP_HEADER_OFFSET, encodeClientHeader } from "./client-header.ts";
 import { type ClientRequest, type ClientRequestInput, ClientRequest as ClientRequestSchema, buildClientHeader } from "./client-request.ts";
-import { UDP_TRIP_START_AT, finSeq, readIperf2, stampIperf2, udpTemplate } from "./datagram.ts";
+import { UDP_TRIP_START_AT, finSeq, readIperf2, stampIperf2, timeval, udpTemplate } from "./datagram.ts";
 import { REPORT_MIN_LENGTH, type ServerReport, decodeServerReport } from "./server-report.ts";
 import { UdpReceiverStats } from "./udp-receiver-stats.ts";
 import { Iperf2WireError } from "./wire-error.ts";
@@ -96,6 +96,6 @@ export class UdpClientSession {
 }
 
 export function stampTime(buf: Uint8Array, seq: number, wallSeconds: number): void {
-  const sec = Math.floor(wallSeconds);
-  stampIperf2(buf, seq, sec, Math.min(999999, Math.round((wallSeconds - sec) * 1e6)));
+  const { sec, usec } = timeval(wallSeconds);
+  stampIperf2(buf, seq, sec, usec);
 }

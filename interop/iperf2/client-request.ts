@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type IsochSettings, readIsochSettings } from "./isoch-frames.ts";
+import { IsochSettings, readIsochSettings } from "./isoch-frames.ts";
 import { type ClientHeader, IPERF_2_1_8, type Transport, VersionWords, congestionName } from "./client-header.ts";
 import { HeaderFlag, LowerOptionFlag, OptionFlag, THREADS_HAVE_TRANSFER_ID, THREAD_COUNT_MASK, TRANSFER_ID_SHIFT, hasFlag } from "./flags.ts";
 import { Iperf2WireError } from "./wire-error.ts";
@@ -62,7 +62,7 @@ export const ClientRequest = z.object({
   /** --fq-rate: the pacing the client asks for the traffic the server sends it (-R, --full-duplex, -d, -r), bytes/s. */
   fqRate: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
   /** TCP --isochronous: the frames the client asks us to send it (-R), from its header's isochronous settings. */
-  isochSettings: z.object({ perSecond: z.number(), meanBps: z.number(), stddevBps: z.number(), ipgMs: z.number() }).optional(),
+  isochSettings: IsochSettings.optional(),
   /** UDP --trip-times: the test's start (wall clock), which 2.1.8 carries at datagram offset 112, past its header. */
   tripStart: z.object({ sec: z.number().int().min(0).max(0xffffffff), usec: z.number().int().min(0).max(999_999) }).optional(),
 });

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { NO_SAMPLES, type RunningStats, runningStatsAdd } from "../../src/formulas.ts";
 import { type ClientHeader, UDP_HEADER_OFFSET } from "./client-header.ts";
 import { u32 } from "./words.ts";
@@ -113,12 +114,8 @@ export class IsochFrames {
  */
 export const UDP_ISOCH_SETTINGS_AT = 128;
 
-export interface IsochSettings {
-  perSecond: number;
-  meanBps: number;
-  stddevBps: number;
-  ipgMs: number;
-}
+export const IsochSettings = z.object({ perSecond: z.number(), meanBps: z.number(), stddevBps: z.number(), ipgMs: z.number() });
+export type IsochSettings = z.infer<typeof IsochSettings>;
 
 export function readIsochSettings(d: Uint8Array, at: number): IsochSettings | undefined {
   if (d.length < at + 32) return undefined;

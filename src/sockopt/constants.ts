@@ -16,6 +16,7 @@ export const SO_TYPE = 3;
 export const SO_ERROR = 4;
 export const SO_SNDBUF = 7;
 export const SO_RCVBUF = 8;
+export const SO_RCVLOWAT = 18;
 export const SO_KEEPALIVE = 9;
 export const SO_REUSEPORT = 15;
 export const SO_DOMAIN = 39;

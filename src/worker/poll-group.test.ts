@@ -1,13 +1,18 @@
 import { describe, expect, test } from "bun:test";
 import type { BlockingIo } from "../sockopt/blocking-io.ts";
 import type { Sockopt } from "../sockopt/sockopt.ts";
-import { NAP_BELOW, NAP_MS, POLLIN, POLLOUT, PollGroup, type GroupMember } from "./poll-group.ts";
+import { MARK, NAP_BELOW, NAP_MS, POLLIN, POLLOUT, PollGroup, UNMARK_MS, type GroupMember } from "./poll-group.ts";
+import { SO_RCVLOWAT, SOL_SOCKET } from "../sockopt/constants.ts";
+import { loadBlockingIo } from "../sockopt/blocking-io.ts";
+import { loadSockopt } from "../sockopt/sockopt.ts";
 
 /** poll(2) over fds whose readiness the test sets; it records what each call asked. */
 class FakePoll {
   readonly readyFds = new Set<number>();
   readonly nonBlocking = new Set<number>();
   readonly asked: { fd: number; events: number }[][] = [];
+  /** fd → its SO_RCVLOWAT as last set */
+  readonly lowat = new Map<number, number>();
 
   io(): BlockingIo {
     const io: Partial<BlockingIo> = {
@@ -30,7 +35,12 @@ class FakePoll {
   }
 
   sockopt(): Sockopt {
-    return { setNonBlocking: (fd: number) => void this.nonBlocking.add(fd) } as unknown as Sockopt;
+    return {
+      setNonBlocking: (fd: number) => void this.nonBlocking.add(fd),
+      setInt: (fd: number, level: number, opt: number, value: number) => {
+        if (level === SOL_SOCKET && opt === SO_RCVLOWAT) this.lowat.set(fd, value);
+      },
+    } as unknown as Sockopt;
   }
 }
 
@@ -41,7 +51,7 @@ interface Member extends GroupMember {
   wentBack: boolean;
 }
 
-function member(fd: number, events: typeof POLLIN | typeof POLLOUT, opts: { wants?: () => boolean; endsAfter?: number; reads?: number } = {}): Member {
+function member(fd: number, events: typeof POLLIN | typeof POLLOUT, opts: { wants?: () => boolean; endsAfter?: number; reads?: number | (() => number) } = {}): Member {
   const m: Member = {
     fd,
     events,
@@ -52,7 +62,8 @@ function member(fd: number, events: typeof POLLIN | typeof POLLOUT, opts: { want
     ready(buf) {
       m.calls++;
       m.bufBytes = buf.byteLength;
-      return opts.endsAfter === undefined || m.calls < opts.endsAfter ? (opts.reads ?? 0) : -1;
+      const reads = typeof opts.reads === "function" ? opts.reads() : (opts.reads ?? 0);
+      return opts.endsAfter === undefined || m.calls < opts.endsAfter ? reads : -1;
     },
     back() {
       m.wentBack = true;
@@ -60,6 +71,9 @@ function member(fd: number, events: typeof POLLIN | typeof POLLOUT, opts: { want
   };
   return m;
 }
+
+const io = await loadBlockingIo();
+const so = await loadSockopt();
 
 const turns = (n = 3) => new Promise((r) => setTimeout(r, n * 5));
 
@@ -175,5 +189,97 @@ describe("PollGroup", () => {
     expect((await napsAfter([member(10, POLLIN, { reads: NAP_BELOW }), member(11, POLLIN, { reads: 0 })])).naps.length).toBeGreaterThan(0);
     expect((await napsAfter([member(10, POLLIN, { reads: NAP_BELOW }), member(11, POLLIN, { reads: NAP_BELOW })])).naps).toEqual([]);
     expect((await napsAfter([member(10, POLLOUT), member(11, POLLOUT)])).naps).toEqual([]);
+  });
+
+  test("a receiver whose reads bring MARK bytes gets SO_RCVLOWAT MARK; smaller reads and senders none; back to the event loop, the mark goes", async () => {
+    const f = new FakePoll();
+    let bulkOnly = true;
+    const group = new PollGroup(f.io(), f.sockopt(), () => bulkOnly, () => {});
+    const big = member(10, POLLIN, { reads: MARK });
+    const small = member(11, POLLIN, { reads: MARK - 1 });
+    const w = member(12, POLLOUT);
+    for (const m of [big, small, w]) {
+      group.add(m);
+      f.readyFds.add(m.fd);
+    }
+    await turns();
+    expect([...f.lowat]).toEqual([[10, MARK]]);
+    bulkOnly = false;
+    await turns(8);
+    expect(big.wentBack).toBe(true);
+    expect([...f.lowat]).toEqual([[10, 1]]);
+  });
+
+  test("a marked receiver poll no longer reports is read as it is within UNMARK_MS, and loses its mark", async () => {
+    const f = new FakePoll();
+    const group = new PollGroup(f.io(), f.sockopt(), () => true, () => {});
+    const a = member(10, POLLIN, { reads: () => (f.readyFds.has(10) ? MARK : 100) });
+    group.add(a);
+    f.readyFds.add(10);
+    await turns(1);
+    expect(f.lowat.get(10)).toBe(MARK);
+    // the stream slows: what it sends stays under the mark, and poll stops reporting it
+    f.readyFds.delete(10);
+    const calls = a.calls;
+    await new Promise((r) => setTimeout(r, UNMARK_MS * 4));
+    expect(f.lowat.get(10)).toBe(1);
+    expect(a.calls).toBe(calls + 1);
+    group.drop(a);
+  });
+});
+
+describe.skipIf(!io || !so)("PollGroup on a live loopback connection", () => {
+  test("a stream that slows to a trickle after big reads has its last bytes read within a few UNMARK_MS, not when a mark's worth more comes", async () => {
+    let serverSide: { fd?: number; terminate(): void } | undefined;
+    const accepted = Promise.withResolvers<void>();
+    const listener = Bun.listen({
+      hostname: "127.0.0.1",
+      port: 0,
+      socket: {
+        open: (s) => {
+          serverSide = s;
+          accepted.resolve();
+        },
+        data: () => {},
+      },
+    });
+    const client = await Bun.connect({ hostname: "127.0.0.1", port: listener.port, socket: { data: () => {} } });
+    await accepted.promise;
+    const fd = so!.handOff(serverSide!)[0]!;
+    let got = 0;
+    const r: GroupMember = {
+      fd,
+      events: POLLIN,
+      wants: () => true,
+      ready: (buf) => {
+        let read = 0;
+        for (let n = io!.recv(fd, buf, buf.byteLength); n > 0; n = io!.recv(fd, buf, buf.byteLength)) read += n;
+        got += read;
+        return read;
+      },
+      back: () => {},
+    };
+    const group = new PollGroup(io!, so!, () => true);
+    group.add(r, 256 * 1024);
+    const until = async (ok: () => boolean, ms: number) => {
+      for (const end = performance.now() + ms; !ok() && performance.now() < end; ) await Bun.sleep(1);
+    };
+    try {
+      client.write(new Uint8Array(4 * MARK));
+      await until(() => got === 4 * MARK, 2000);
+      expect(got).toBe(4 * MARK);
+      expect(so!.getInt(fd, SOL_SOCKET, SO_RCVLOWAT)).toBe(MARK);
+      client.write(new Uint8Array(100));
+      const sent = performance.now();
+      await until(() => got === 4 * MARK + 100, 1000);
+      expect(got).toBe(4 * MARK + 100);
+      expect(performance.now() - sent).toBeLessThan(UNMARK_MS * 20);
+      expect(so!.getInt(fd, SOL_SOCKET, SO_RCVLOWAT)).toBe(1);
+    } finally {
+      group.drop(r);
+      io!.close(fd);
+      client.end();
+      listener.stop(true);
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { BlockingIo } from "../sockopt/blocking-io.ts";
 import type { Sockopt } from "../sockopt/sockopt.ts";
-import { MARK, NAP_BELOW, NAP_MS, POLLIN, POLLOUT, PollGroup, UNMARK_MS, type GroupMember } from "./poll-group.ts";
+import { MARK, POLLIN, POLLOUT, PollGroup, UNMARK_MS, type GroupMember } from "./poll-group.ts";
 import { SO_RCVLOWAT, SOL_SOCKET } from "../sockopt/constants.ts";
 import { loadBlockingIo } from "../sockopt/blocking-io.ts";
 import { loadSockopt } from "../sockopt/sockopt.ts";
@@ -167,34 +167,10 @@ describe("PollGroup", () => {
     expect(group.size).toBe(0);
   });
 
-  test("naps after a round whose receivers read little, not after big reads nor after a sender's writes", async () => {
-    const napsAfter = async (members: Member[]) => {
-      const f = new FakePoll();
-      const naps: number[] = [];
-      const group = new PollGroup(f.io(), f.sockopt(), () => true, (ms) => void naps.push(ms));
-      for (const m of members) {
-        group.add(m);
-        f.readyFds.add(m.fd);
-      }
-      await turns();
-      for (const m of members) group.drop(m);
-      return { naps, rounds: f.asked.length };
-    };
-    // 32 streams each bringing a segment per wake-up: every round naps
-    const small = await napsAfter(Array.from({ length: 32 }, (_, i) => member(10 + i, POLLIN, { reads: 64 * 1024 })));
-    expect(small.rounds).toBeGreaterThan(0);
-    expect(small.naps.length).toBe(small.rounds);
-    expect(new Set(small.naps)).toEqual(new Set([NAP_MS]));
-    // the bound is per ready receiver: one full (NAP_BELOW) and one empty read average under it
-    expect((await napsAfter([member(10, POLLIN, { reads: NAP_BELOW }), member(11, POLLIN, { reads: 0 })])).naps.length).toBeGreaterThan(0);
-    expect((await napsAfter([member(10, POLLIN, { reads: NAP_BELOW }), member(11, POLLIN, { reads: NAP_BELOW })])).naps).toEqual([]);
-    expect((await napsAfter([member(10, POLLOUT), member(11, POLLOUT)])).naps).toEqual([]);
-  });
-
   test("a receiver whose reads bring MARK bytes gets SO_RCVLOWAT MARK; smaller reads and senders none; back to the event loop, the mark goes", async () => {
     const f = new FakePoll();
     let bulkOnly = true;
-    const group = new PollGroup(f.io(), f.sockopt(), () => bulkOnly, () => {});
+    const group = new PollGroup(f.io(), f.sockopt(), () => bulkOnly);
     const big = member(10, POLLIN, { reads: MARK });
     const small = member(11, POLLIN, { reads: MARK - 1 });
     const w = member(12, POLLOUT);
@@ -212,7 +188,7 @@ describe("PollGroup", () => {
 
   test("a marked receiver poll no longer reports is read as it is within UNMARK_MS, and loses its mark", async () => {
     const f = new FakePoll();
-    const group = new PollGroup(f.io(), f.sockopt(), () => true, () => {});
+    const group = new PollGroup(f.io(), f.sockopt(), () => true);
     const a = member(10, POLLIN, { reads: () => (f.readyFds.has(10) ? MARK : 100) });
     group.add(a);
     f.readyFds.add(10);

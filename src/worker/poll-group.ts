@@ -29,29 +29,18 @@ export const CALLS_IN_A_ROW = 8;
 const POLLFD_INTS = 2;
 
 /**
- * After a round whose receivers read little (under NAP_BELOW bytes per ready connection), the group naps NAP_MS
- * before it polls again. Drained sockets and a sleeper in poll make every arriving segment a wake-up, which the
- * sender's kernel pays for (an IPI to this core): stock iperf3 -P 32 into our server woke its Workers 31,000 times a
- * second against the stock server's 10,000, and the client, at 100 % of a core either way, sent 20 % less. During a
- * nap segments queue with nobody to wake; the socket buffers hold far more than a nap's worth. Reads of 256 KiB
- * and more (4 streams on 2 Workers) mean the receiver is not waking for crumbs, and a nap there cost 10-25 %; senders
- * never nap (4 × TCP_MAERTS lost half). docs/PERFORMANCE.md "Wake-ups".
- */
-export const NAP_MS = 0.05;
-export const NAP_BELOW = 256 * 1024;
-/**
  * A receiver whose reads come back with MARK bytes or more gets SO_RCVLOWAT MARK: poll reports it, and the sender's
- * kernel wakes this thread for it, only once that much is queued (or the peer closed), not for every segment. At
- * iperf3 -P 32 that was 10-15 % more throughput on top of the naps (docs/PERFORMANCE.md "Wake-ups"). Bytes under the
- * mark would wait unseen, so a marked receiver that poll has not reported for UNMARK_MS is read as it is and loses its
- * mark: a slowed or paced stream's intervals stay exact to UNMARK_MS, and a fast one earns the mark back on its next
- * big read.
+ * kernel wakes this thread for it, only once that much is queued (or the peer closed), not for every segment. A group
+ * that drains its sockets and sleeps in poll otherwise makes every arriving segment a wake-up, which the sender's
+ * kernel pays for: stock iperf3 -P 32 into our server woke its Workers 31,000 times a second against the stock
+ * server's 10,000, and the client, at 100 % of a core either way, sent 20 % less. A timed nap after a round of small
+ * reads did less (it also held back reads the mark lets through): -P 32 and -P 128 gained another 15-25 % when it went
+ * (docs/PERFORMANCE.md "Wake-ups"). Bytes under the mark would wait unseen, so a marked receiver that poll has not
+ * reported for UNMARK_MS is read as it is and loses its mark: a slowed or paced stream's intervals stay exact to
+ * UNMARK_MS, and a fast one earns the mark back on its next big read.
  */
 export const MARK = 64 * 1024;
 export const UNMARK_MS = 10;
-/** Never notified: Atomics.wait on it is a sleep of a fraction of a millisecond. */
-const NEVER = new Int32Array(new SharedArrayBuffer(4));
-const nap = (ms: number): void => void Atomics.wait(NEVER, 0, 0, ms);
 
 /**
  * The connections of a Worker that holds only bulk streams (receivers, unpaced senders), served through poll and
@@ -77,7 +66,6 @@ export class PollGroup {
     private readonly io: BlockingIo,
     private readonly sockopt: Sockopt,
     private readonly mayRun: () => boolean,
-    private readonly sleep: (ms: number) => void = nap,
   ) {}
 
   /** Whether connections may join now: only bulk streams on this Worker. */
@@ -121,8 +109,6 @@ export class PollGroup {
       const ready = this.io.poll(this.pollfds, count, this.marked.size > 0 ? UNMARK_MS / 2 : WAIT_MS);
       if (ready < 0) break;
       const now = nowMs();
-      let readers = 0;
-      let read = 0;
       for (let i = 0; i < count && ready > 0; i++) {
         if (this.pollfds[i * POLLFD_INTS + 1]! >>> 16 === 0) continue;
         const m = this.polled[i]!;
@@ -130,8 +116,6 @@ export class PollGroup {
         const n = m.ready(this.buf);
         if (n < 0) this.gone.add(m);
         else if (m.events === POLLIN) {
-          readers++;
-          read += n;
           if (this.marked.has(m)) this.marked.set(m, now);
           else if (n >= MARK) this.mark(m, now);
         }
@@ -142,7 +126,6 @@ export class PollGroup {
         this.members = this.members.filter((m) => !this.gone.has(m));
       }
       if (ready === 0) break;
-      if (readers > 0 && read < readers * NAP_BELOW) this.sleep(NAP_MS);
     } while (nowMs() < end && this.members.length > 0);
     yieldThen(this.turn);
   };

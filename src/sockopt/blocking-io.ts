@@ -33,8 +33,18 @@ export interface BlockingIo {
   accept(fd: number): number;
   /** Waits up to `timeoutMs` for `fd` to be readable: true when it is. */
   waitReadable(fd: number, timeoutMs: number): boolean;
-  /** poll(2) over the first `count` entries of `pollfds` (struct pollfd[], two ints each): how many are ready, or -1. */
-  poll(pollfds: Int32Array, count: number, timeoutMs: number): number;
+  /** A new epoll instance (close-on-exec): its fd, or -errno. */
+  epollCreate(): number;
+  /**
+   * epoll_ctl: `op` (EPOLL_CTL_ADD, EPOLL_CTL_DEL) of `fd` for `events` (EPOLLIN, EPOLLOUT; level-triggered), with the
+   * fd itself as what epollWait gives back: 0 or -errno.
+   */
+  epollCtl(epfd: number, op: number, fd: number, events: number): number;
+  /**
+   * epoll_wait for up to `fds.length` entries: how many are ready (entry i's fd in fds[i], what happened to it in
+   * events[i]), 0 when `timeoutMs` passed, or -errno.
+   */
+  epollWait(epfd: number, fds: Int32Array, events: Uint32Array, timeoutMs: number): number;
   /**
    * Buffers for up to `count` datagrams of up to `size` bytes each, filled by recvBatch; with `stamps`, room for each
    * one's SO_TIMESTAMPNS control message too (the socket must have the option on).
@@ -87,6 +97,14 @@ const SO_SNDTIMEO = 21;
 const MSG_NOSIGNAL = 0x4000;
 const MSG_DONTWAIT = 0x40;
 const POLLIN = 1;
+export const EPOLLIN = 1;
+export const EPOLLOUT = 4;
+export const EPOLL_CTL_ADD = 1;
+export const EPOLL_CTL_DEL = 2;
+const EPOLL_CLOEXEC = 0o2000000;
+/** struct epoll_event: packed on x86-64 (12 bytes, its data right after the u32 events), 16 bytes elsewhere. */
+const EPOLL_EVENT_BYTES = process.arch === "x64" ? 12 : 16;
+const EPOLL_DATA_AT = process.arch === "x64" ? 4 : 8;
 
 let loaded: Promise<BlockingIo | undefined> | undefined;
 
@@ -108,6 +126,9 @@ async function open(libc: Libc): Promise<BlockingIo | undefined> {
       send: { args: ["i32", "ptr", "u64", "i32"], returns: FFIType.i64_fast },
       recv: { args: ["i32", "ptr", "u64", "i32"], returns: FFIType.i64_fast },
       poll: { args: ["ptr", "u64", "i32"], returns: "i32" },
+      epoll_create1: { args: ["i32"], returns: "i32" },
+      epoll_ctl: { args: ["i32", "i32", "i32", "ptr"], returns: "i32" },
+      epoll_wait: { args: ["i32", "ptr", "i32", "i32"], returns: "i32" },
       recvmmsg: { args: ["i32", "ptr", "u32", "i32", "ptr"], returns: "i32" },
       accept4: { args: ["i32", "ptr", "ptr", "i32"], returns: "i32" },
       sendto: { args: ["i32", "ptr", "u64", "i32", "ptr", "u32"], returns: FFIType.i64_fast },
@@ -119,6 +140,11 @@ async function open(libc: Libc): Promise<BlockingIo | undefined> {
     // struct pollfd { int fd; short events; short revents; }
     const pollfd = new Int32Array(2);
     const pollEvents = new Int16Array(pollfd.buffer, 4, 2);
+    const epollEvent = new Uint8Array(new ArrayBuffer(16));
+    const epollEventView = new DataView(epollEvent.buffer);
+    // On an ArrayBuffer of its own from the start (see datagramBatch), grown to the largest wait asked for.
+    let epollEvents = new Uint8Array(new ArrayBuffer(16 * EPOLL_EVENT_BYTES));
+    let epollEventsView = new DataView(epollEvents.buffer);
     const fail = (what: string) => {
       throw new Error(`${what} failed (errno ${errno()})`);
     };
@@ -178,7 +204,29 @@ async function open(libc: Libc): Promise<BlockingIo | undefined> {
         pollEvents[1] = 0;
         return c.poll(pollfd, 1, timeoutMs) > 0;
       },
-      poll: (pollfds, count, timeoutMs) => c.poll(pollfds, count, timeoutMs),
+      epollCreate() {
+        const fd = c.epoll_create1(EPOLL_CLOEXEC);
+        return fd >= 0 ? fd : -errno();
+      },
+      epollCtl(epfd, op, fd, events) {
+        epollEventView.setUint32(0, events, true);
+        epollEventView.setBigUint64(EPOLL_DATA_AT, BigInt(fd), true);
+        return c.epoll_ctl(epfd, op, fd, epollEvent) === 0 ? 0 : -errno();
+      },
+      epollWait(epfd, fds, events, timeoutMs) {
+        const max = Math.min(fds.length, events.length);
+        if (epollEvents.byteLength < max * EPOLL_EVENT_BYTES) {
+          epollEvents = new Uint8Array(new ArrayBuffer(max * EPOLL_EVENT_BYTES));
+          epollEventsView = new DataView(epollEvents.buffer);
+        }
+        const n = c.epoll_wait(epfd, epollEvents, max, timeoutMs);
+        if (n < 0) return -errno();
+        for (let i = 0; i < n; i++) {
+          events[i] = epollEventsView.getUint32(i * EPOLL_EVENT_BYTES, true);
+          fds[i] = epollEventsView.getInt32(i * EPOLL_EVENT_BYTES + EPOLL_DATA_AT, true);
+        }
+        return n;
+      },
       datagramBatch(count, size, stamps = false) {
         const data = new Uint8Array(new ArrayBuffer(count * size));
         const iovs = new BigUint64Array(count * 2);

@@ -3,32 +3,36 @@ import type { BlockingIo } from "../sockopt/blocking-io.ts";
 import type { Sockopt } from "../sockopt/sockopt.ts";
 import { MARK, POLLIN, POLLOUT, PollGroup, UNMARK_MS, type GroupMember } from "./poll-group.ts";
 import { SO_RCVLOWAT, SOL_SOCKET } from "../sockopt/constants.ts";
-import { loadBlockingIo } from "../sockopt/blocking-io.ts";
+import { EPOLL_CTL_ADD, loadBlockingIo } from "../sockopt/blocking-io.ts";
 import { loadSockopt } from "../sockopt/sockopt.ts";
 
-/** poll(2) over fds whose readiness the test sets; it records what each call asked. */
+/** epoll over fds whose readiness the test sets (level-triggered); it records the set each wait covered. */
 class FakePoll {
   readonly readyFds = new Set<number>();
   readonly nonBlocking = new Set<number>();
+  /** fd → events, in the order added */
+  readonly watched = new Map<number, number>();
   readonly asked: { fd: number; events: number }[][] = [];
   /** fd → its SO_RCVLOWAT as last set */
   readonly lowat = new Map<number, number>();
 
   io(): BlockingIo {
     const io: Partial<BlockingIo> = {
-      poll: (pollfds, count) => {
-        const call: { fd: number; events: number }[] = [];
-        let ready = 0;
-        for (let i = 0; i < count; i++) {
-          const fd = pollfds[2 * i]!;
-          const events = pollfds[2 * i + 1]! & 0xffff;
-          call.push({ fd, events });
-          const on = this.readyFds.has(fd);
-          pollfds[2 * i + 1] = events | (on ? events << 16 : 0);
-          if (on) ready++;
+      epollCreate: () => 3,
+      epollCtl: (_epfd, op, fd, events) => {
+        if (op === EPOLL_CTL_ADD) this.watched.set(fd, events);
+        else this.watched.delete(fd);
+        return 0;
+      },
+      epollWait: (_epfd, fds, events) => {
+        this.asked.push([...this.watched].map(([fd, ev]) => ({ fd, events: ev })));
+        let n = 0;
+        for (const [fd, ev] of this.watched) {
+          if (!this.readyFds.has(fd) || n === fds.length) continue;
+          fds[n] = fd;
+          events[n++] = ev;
         }
-        this.asked.push(call);
-        return ready;
+        return n;
       },
     };
     return io as BlockingIo;
@@ -51,7 +55,7 @@ interface Member extends GroupMember {
   wentBack: boolean;
 }
 
-function member(fd: number, events: typeof POLLIN | typeof POLLOUT, opts: { wants?: () => boolean; endsAfter?: number; reads?: number | (() => number) } = {}): Member {
+function member(fd: number, events: typeof POLLIN | typeof POLLOUT, opts: { wants?: () => boolean; endsAfter?: number; group?: PollGroup; reads?: number | (() => number) } = {}): Member {
   const m: Member = {
     fd,
     events,
@@ -63,7 +67,10 @@ function member(fd: number, events: typeof POLLIN | typeof POLLOUT, opts: { want
       m.calls++;
       m.bufBytes = buf.byteLength;
       const reads = typeof opts.reads === "function" ? opts.reads() : (opts.reads ?? 0);
-      return opts.endsAfter === undefined || m.calls < opts.endsAfter ? reads : -1;
+      if (opts.endsAfter === undefined || m.calls < opts.endsAfter) return reads;
+      // as a stream's member does: it leaves the group before it closes its fd
+      opts.group?.drop(m);
+      return -1;
     },
     back() {
       m.wentBack = true;
@@ -103,7 +110,7 @@ describe("PollGroup", () => {
   test("a member whose connection ended leaves the group; the others stay", async () => {
     const f = new FakePoll();
     const group = new PollGroup(f.io(), f.sockopt(), () => true);
-    const a = member(10, POLLIN, { endsAfter: 1 });
+    const a = member(10, POLLIN, { endsAfter: 1, group });
     const b = member(11, POLLIN);
     group.add(a);
     group.add(b);

@@ -1,11 +1,11 @@
-import type { BlockingIo } from "../sockopt/blocking-io.ts";
+import { EPOLL_CTL_ADD, EPOLL_CTL_DEL, EPOLLIN, EPOLLOUT, type BlockingIo } from "../sockopt/blocking-io.ts";
 import type { Sockopt } from "../sockopt/sockopt.ts";
 import { SOL_SOCKET, SO_RCVLOWAT } from "../sockopt/constants.ts";
 import { nowMs } from "./context.ts";
 import { SLICE_MS, WAIT_MS, yieldThen } from "./blocking-socket.ts";
 
-export const POLLIN = 1;
-export const POLLOUT = 4;
+export const POLLIN = EPOLLIN;
+export const POLLOUT = EPOLLOUT;
 
 /** One connection of a bulk stream, served by the group. */
 export interface GroupMember {
@@ -16,8 +16,8 @@ export interface GroupMember {
   wants(): boolean;
   /**
    * The fd is ready (or broken): a few calls' worth of reads or writes, reads into `buf` (the group's, shared by its
-   * receivers). Returns the bytes read (0 for a sender), or -1 once the connection is over: the member closed its fd
-   * and told its stream.
+   * receivers). Returns the bytes read (0 for a sender), or -1 once the connection is over: the member left the
+   * group (drop), closed its fd and told its stream. It leaves before it closes, so epoll forgets the fd.
    */
   ready(buf: Uint8Array): number;
   /** The group disbands: the fd (non-blocking) goes back to the stream's event loop. */
@@ -26,8 +26,8 @@ export interface GroupMember {
 
 /** Calls one connection makes in a row before the next ready one gets its turn. */
 export const CALLS_IN_A_ROW = 8;
-const POLLFD_INTS = 2;
-
+/** Most ready connections one epoll_wait reports; the kernel gives the next ones their turn in the next wait. */
+const MAX_READY = 1024;
 /**
  * A receiver whose reads come back with MARK bytes or more gets SO_RCVLOWAT MARK: poll reports it, and the sender's
  * kernel wakes this thread for it, only once that much is queued (or the peer closed), not for every segment. A group
@@ -43,22 +43,27 @@ export const MARK = 64 * 1024;
 export const UNMARK_MS = 10;
 
 /**
- * The connections of a Worker that holds only bulk streams (receivers, unpaced senders), served through poll and
- * recv/send on bun:ffi, reads into one buffer: a system call per read or write, as blocking mode has for a stream alone
- * on its Worker and the stock servers have (a thread or one select loop for all their streams), where Bun's event loop
- * costs a JS call and, for reads, a fresh buffer per chunk (docs/PERFORMANCE.md "Many streams"). It works in SLICE_MS
- * slices, each wait at most WAIT_MS, so the Worker's messages (stop, TCP_INFO, a new stream) keep their turn; when a
- * stream of another kind arrives, every connection goes back to the event loop (`mayRun`).
+ * The connections of a Worker that holds only bulk streams (receivers, unpaced senders), served through one epoll
+ * instance and recv/send on bun:ffi, reads into one buffer: a system call per read or write, as blocking mode has for
+ * a stream alone on its Worker and the stock servers have (a thread or one select loop for all their streams), where
+ * Bun's event loop costs a JS call and, for reads, a fresh buffer per chunk (docs/PERFORMANCE.md "Many streams").
+ * epoll, not poll: a poll over 64 connections, of which one or two were ready, cost the Worker as much as copying
+ * the bytes (iperf3 -P 128, docs/PERFORMANCE.md "Wake-ups"). It works in SLICE_MS slices, each wait at most WAIT_MS,
+ * so the Worker's messages (stop, TCP_INFO, a new stream) keep their turn; when a stream of another kind arrives,
+ * every connection goes back to the event loop (`mayRun`).
  */
 export class PollGroup {
   private members: GroupMember[] = [];
-  /** struct pollfd[]: fd, then events in the low and revents in the high half of the next int (little-endian). */
-  private pollfds = new Int32Array(16 * POLLFD_INTS);
-  private polled: GroupMember[] = [];
+  private readonly byFd = new Map<number, GroupMember>();
+  /** Members in the epoll set now: those that do I/O (wants()) as of the last wait. */
+  private readonly watched = new Set<GroupMember>();
+  private epfd = -1;
+  private readyFds = new Int32Array(16);
+  private readyEvents = new Uint32Array(16);
   private buf = new Uint8Array(0);
   private running = false;
   private readonly gone = new Set<GroupMember>();
-  /** Receivers with SO_RCVLOWAT MARK → when poll last reported them. */
+  /** Receivers with SO_RCVLOWAT MARK → when epoll last reported them. */
   private readonly marked = new Map<GroupMember, number>();
   private sweptAt = 0;
 
@@ -79,8 +84,19 @@ export class PollGroup {
 
   /** Serves `m` from the next turn on; `readBytes` is the most a receiver reads at once. */
   add(m: GroupMember, readBytes = 0): void {
+    if (this.epfd < 0) {
+      const fd = this.io.epollCreate();
+      if (fd < 0) throw new Error(`epoll_create1 failed (errno ${-fd}): raise the open-files limit (ulimit -n)`);
+      this.epfd = fd;
+    }
     this.sockopt.setNonBlocking(m.fd, true);
     this.members.push(m);
+    this.byFd.set(m.fd, m);
+    const room = Math.min(MAX_READY, this.members.length);
+    if (this.readyFds.length < room) {
+      this.readyFds = new Int32Array(room * 2);
+      this.readyEvents = new Uint32Array(room * 2);
+    }
     if (this.buf.byteLength < readBytes) this.buf = new Uint8Array(readBytes);
     if (this.running) return;
     this.running = true;
@@ -89,8 +105,10 @@ export class PollGroup {
 
   /** Leaves the group without closing the fd (its stream stops and closes it). */
   drop(m: GroupMember): void {
+    this.watch(m, false);
     this.gone.add(m);
     this.marked.delete(m);
+    if (this.byFd.get(m.fd) === m) this.byFd.delete(m.fd);
     this.members = this.members.filter((x) => x !== m);
   }
 
@@ -103,16 +121,17 @@ export class PollGroup {
     const end = nowMs() + SLICE_MS;
     do {
       const count = this.fill();
+      // Out of epoll watches (fs.epoll.max_user_watches): Bun's event loop serves them instead.
+      if (count < 0) return this.disband();
       // Nobody does I/O now (their streams have not begun or are stopping): look again after a wait, not in a spin.
       if (count === 0) return void setTimeout(this.turn, WAIT_MS);
       // A marked receiver's bytes under the mark never end a wait: the wait is short enough for the sweep to find them.
-      const ready = this.io.poll(this.pollfds, count, this.marked.size > 0 ? UNMARK_MS / 2 : WAIT_MS);
+      const ready = this.io.epollWait(this.epfd, this.readyFds, this.readyEvents, this.marked.size > 0 ? UNMARK_MS / 2 : WAIT_MS);
       if (ready < 0) break;
       const now = nowMs();
-      for (let i = 0; i < count && ready > 0; i++) {
-        if (this.pollfds[i * POLLFD_INTS + 1]! >>> 16 === 0) continue;
-        const m = this.polled[i]!;
-        if (this.gone.has(m)) continue;
+      for (let i = 0; i < ready; i++) {
+        const m = this.byFd.get(this.readyFds[i]!);
+        if (!m || this.gone.has(m)) continue;
         const n = m.ready(this.buf);
         if (n < 0) this.gone.add(m);
         else if (m.events === POLLIN) {
@@ -150,27 +169,41 @@ export class PollGroup {
     }
   }
 
-  /** The pollfd array for every member that does I/O now: how many. */
+  /** Brings the epoll set to the members that do I/O now: how many do, or -1 when the kernel refused one. */
   private fill(): number {
     this.gone.clear();
-    if (this.pollfds.length < this.members.length * POLLFD_INTS) this.pollfds = new Int32Array(this.members.length * 2 * POLLFD_INTS);
     let n = 0;
     for (const m of this.members) {
-      if (!m.wants()) continue;
-      this.pollfds[n * POLLFD_INTS] = m.fd;
-      this.pollfds[n * POLLFD_INTS + 1] = m.events;
-      this.polled[n++] = m;
+      const wants = m.wants();
+      if (wants) n++;
+      if (!this.watch(m, wants)) return -1;
     }
-    this.polled.length = n;
     return n;
+  }
+
+  /** Whether `m` is in the epoll set as asked: false when the kernel refused to add it. */
+  private watch(m: GroupMember, on: boolean): boolean {
+    if (on === this.watched.has(m)) return true;
+    if (on) {
+      if (this.io.epollCtl(this.epfd, EPOLL_CTL_ADD, m.fd, m.events) < 0) return false;
+      this.watched.add(m);
+    } else {
+      this.io.epollCtl(this.epfd, EPOLL_CTL_DEL, m.fd, m.events);
+      this.watched.delete(m);
+    }
+    return true;
   }
 
   private disband(): void {
     const members = this.members;
     this.members = [];
     this.running = false;
+    this.byFd.clear();
     // The event loop must see every byte again.
     for (const m of this.marked.keys()) this.unmark(m);
-    for (const m of members) m.back();
+    for (const m of members) {
+      this.watch(m, false);
+      m.back();
+    }
   }
 }

@@ -194,6 +194,7 @@ export class TcpReceiver implements Runner {
           if (this.readsLeft() === 0) this.ctx.end("limit");
           if (n > 0 || notNow(n)) return read;
           this.grouped.delete(member);
+          group.drop(member);
           io.close(fd);
           this.peerClosed(st);
           return -1;

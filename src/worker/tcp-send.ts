@@ -225,6 +225,7 @@ export class TcpSender implements Runner {
           if (r === "limit") this.reachedLimit();
           if (r !== "broken") return 0;
           this.grouped.delete(member);
+          group.drop(member);
           io.close(fd);
           this.closedState(st, this.conns);
           return -1;

@@ -18,6 +18,14 @@ test("one direction only, or sending and receiving on one socket, the pool does 
   expect(place([load(3, 0), load(2, 0)], "send", true)).toBe(1);
 });
 
+test("a test's first stream finding every Worker busy gets a new one while the pool may grow; its further streams share", () => {
+  expect(place([load(0, 1), load(0, 1)], "recv", true, true)).toBe("grow");
+  expect(place([load(2, 0), load(1, 0)], "send", true, true)).toBe("grow");
+  expect(place([load(0, 1), load(0, 0)], "recv", true, true)).toBe(1);
+  expect(place([load(0, 2), load(0, 1)], "recv", false, true)).toBe(1);
+  expect(place([load(0, 2), load(0, 1)], "recv", true, false)).toBe(1);
+});
+
 test("request/response streams keep to Workers without bulk streams, and bulk streams keep off theirs", () => {
   // With other request/response streams, the least loaded; beside bulk streams only when the pool cannot grow.
   expect(place([load(0, 0, 0, 2), load(0, 0, 0, 1)], "rr", true)).toBe(1);

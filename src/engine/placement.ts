@@ -49,15 +49,22 @@ function mixed(loads: readonly WorkerLoad[], dir: Direction): boolean {
  * give: iperf3 -P 32 cost 0.57–0.77 s of server CPU per GB on 2 Workers, 0.85–1.8 on 4, so such a pool does not grow;
  * nor does it for streams that send and receive on one socket (iperf 2 --full-duplex), whose split is within the
  * stream: 4 Workers cost more per GB (0.80–1.0 s against 0.59–0.66) and left it as lopsided.
+ *
+ * The first stream of a test (`firstOfTest`) that finds every Worker busy gets a new one while the pool may grow:
+ * another test is another client process or thread, and the stock servers give each its own (netserver forks per
+ * test, iperf 2 a thread per connection). On 2 cores, 4 × TCP_STREAM against our netserver on 2 Workers: the server's
+ * threads had a third of the CPU samples and moved 35 Gbit/s; on 4, 38-40, as the stock netserver (whose 4 processes
+ * had two thirds). One test's further streams (iperf3 -P 32, one client thread in 3.12) share: 8 Workers there made
+ * 28 Gbit/s against 32-34 on 2 (docs/PERFORMANCE.md "Wake-ups").
  */
-export function place(loads: readonly WorkerLoad[], dir: Direction, canGrow: boolean): number | "grow" {
+export function place(loads: readonly WorkerLoad[], dir: Direction, canGrow: boolean, firstOfTest = false): number | "grow" {
   const idle = loads.findIndex((l) => streamsOf(l) === 0);
   if (idle >= 0) return idle;
   if (loads.length === 0) return "grow";
   if (dir === "rr") return placeRr(loads, canGrow);
   // Bulk streams keep off Workers that answer requests while there is another.
   const free = loads.flatMap((l, i) => (l.rr === 0 ? [i] : []));
-  if (canGrow && (mixed(loads, dir) || free.length === 0)) return "grow";
+  if (canGrow && (firstOfTest || mixed(loads, dir) || free.length === 0)) return "grow";
   return leastBy(loads, free, (a, b) => {
     const d = streamsOf(a) - streamsOf(b);
     return d < 0 || (d === 0 && against(a, dir) < against(b, dir));

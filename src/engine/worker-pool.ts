@@ -90,19 +90,20 @@ export class WorkerPool {
    * unpinned Workers, a new one when it says grow.
    */
   assign(streams: readonly Placed[]): number[] {
-    return streams.map(({ cpu, local, dir }) => {
-      const w = local ? this.localHost() : cpu === undefined ? this.unpinnedFor(dir) : this.pinnedWorker(cpu);
+    return streams.map(({ cpu, local, dir }, i) => {
+      const w = local ? this.localHost() : cpu === undefined ? this.unpinnedFor(dir, i === 0) : this.pinnedWorker(cpu);
       this.loads[w]![dir]++;
       return w;
     });
   }
 
-  private unpinnedFor(dir: Direction): number {
+  private unpinnedFor(dir: Direction, firstOfTest: boolean): number {
     const free = this.cpuOf.flatMap((c, i) => (c === undefined && i !== this.localIndex ? [i] : []));
     const at = place(
       free.map((i) => this.loads[i]!),
       dir,
       free.length < this.maxUnpinned,
+      firstOfTest,
     );
     return at === "grow" ? this.add(undefined) : free[at]!;
   }

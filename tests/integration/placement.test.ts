@@ -1,10 +1,12 @@
 import { afterAll, expect, test } from "bun:test";
 import { DataPlane } from "../../src/engine/data-plane.ts";
-import { WorkerPool } from "../../src/engine/worker-pool.ts";
+import { WorkerPool, cores } from "../../src/engine/worker-pool.ts";
+import type { StreamSpecInput } from "../../src/stream-spec.ts";
 
 /**
  * A pool of the default size grows when senders and receivers meet (src/engine/placement.ts): every stream of two
- * send/receive pairs gets a Worker of its own, the new Workers among them, and each moves its bytes.
+ * send/receive pairs gets a Worker of its own, the new Workers among them, and each moves its bytes. It grows for a
+ * test whose first stream finds every Worker busy, not for one test's many streams.
  */
 
 afterAll(() => WorkerPool.shutdown());
@@ -29,4 +31,20 @@ test("two send/receive pairs: four streams on four Workers, each counting", asyn
   for (const p of pairs) expect(p.rx.snapshot().streams[0]!.bytes).toBeGreaterThan(0);
   await Promise.all(pairs.map((p) => p.tx.stop()));
   await Promise.all(pairs.map((p) => p.rx.stop()));
+}, 30_000);
+
+const receiver = (id: number): StreamSpecInput => ({ kind: "tcp-recv", id, listen: { host: "127.0.0.1", port: 0 }, connections: 1 });
+
+test("one test of many receiving streams keeps to the pool's Workers; as many one-stream tests get one each", async () => {
+  WorkerPool.shutdown();
+  const pool = WorkerPool.shared();
+  const n = cores() + 2;
+  const one = await DataPlane.open(Array.from({ length: n }, (_, i) => receiver(i)), pool);
+  const used = new Set((one as unknown as { workers: number[] }).workers);
+  expect(used.size).toBe(cores());
+  await one.stop();
+  const tests = [];
+  for (let i = 0; i < n; i++) tests.push(await DataPlane.open([receiver(0)], pool));
+  expect(new Set(tests.map(workerOf)).size).toBe(n);
+  await Promise.all(tests.map((t) => t.stop()));
 }, 30_000);

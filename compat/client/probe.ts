@@ -2,7 +2,8 @@
  * Which server answers at HOST:PORT, bounded in time: one connection, anyperf's hello, the first answer classified
  * (detect.ts), then the connection closed. A stock iperf3 server takes the hello for a cookie and a parameter block
  * that never completes; a stock iperf 2 server takes it for a test header, acks it and logs a 60-byte test; our close
- * ends either attempt and the server serves the next client as usual. A server still silent after the hello is sent
+ * ends either attempt and the server serves the next client as usual (an iperf 2 server once it has closed its side
+ * and IPERF2_SETTLE_MS more have passed). A server still silent after the hello is sent
  * zeros up to a netperf request's size, which a netserver answers (its child for this connection then ends at our
  * close); an ntttcp receiver never answers and is not told apart.
  */
@@ -18,6 +19,14 @@ import { classifyAnswer, type Answer } from "./detect.ts";
 
 export const PROBE_CONNECT_MS = 3_000;
 export const PROBE_ANSWER_MS = 1_500;
+/** How long the probe waits for an iperf 2 server to close its side after ours. */
+export const PROBE_CLOSE_MS = 500;
+/**
+ * After an iperf 2 server's close, time for it to finish with the probe's test before the real test's connections
+ * arrive: a stock iperf 2.1.8 server aborted ("malloc(): unsorted double linked list corrupted") in 4 of 12 runs of
+ * `anyperf client HOST -P 2` when they came right after its close, in none of 12 (then 20) when they came 100 ms later.
+ */
+export const IPERF2_SETTLE_MS = 100;
 
 export type ProbeOutcome = Answer | { peer: undefined; reason: string; refused?: boolean };
 
@@ -26,6 +35,8 @@ export async function probe(host: string, port: number, signal: AbortSignal): Pr
   let got = new Uint8Array(0);
   let settle: (a: ProbeOutcome) => void = () => {};
   const answered = new Promise<ProbeOutcome>((r) => (settle = r));
+  const closed = Promise.withResolvers<void>();
+  let outcome: ProbeOutcome | undefined;
   const onData = (d: Uint8Array) => {
     const all = new Uint8Array(got.length + d.length);
     all.set(got);
@@ -36,7 +47,10 @@ export async function probe(host: string, port: number, signal: AbortSignal): Pr
   };
   const pending = connectTcp<undefined>({ net, sockopt }, { host, port }, undefined, {}, undefined, {
     data: (_s, d) => onData(d),
-    close: () => settle(classifyAnswer(got) ?? { peer: undefined, reason: got.length ? "it closed the connection mid-answer" : "it closed the connection without answering" }),
+    close: () => {
+      closed.resolve();
+      settle(classifyAnswer(got) ?? { peer: undefined, reason: got.length ? "it closed the connection mid-answer" : "it closed the connection without answering" });
+    },
     error: () => {},
   });
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -63,12 +77,17 @@ export async function probe(host: string, port: number, signal: AbortSignal): Pr
     const silent = { peer: undefined, reason: "silent" } as const;
     const first = await Promise.race([within(answered, PROBE_ANSWER_MS, silent), aborted]);
     clearTimeout(timer);
-    if (first !== silent) return first;
+    if (first !== silent) return (outcome = first);
     socket.write(new Uint8Array(MESSAGE_SIZE - hello.length));
     const reason = `no answer to a hello, nor to a netperf request, within ${(2 * PROBE_ANSWER_MS) / 1000} s`;
     return await Promise.race([within(answered, PROBE_ANSWER_MS, { peer: undefined, reason }), aborted]);
   } finally {
     clearTimeout(timer);
     socket?.end();
+    if (socket && outcome?.peer === "iperf") {
+      await within(closed.promise, PROBE_CLOSE_MS, undefined);
+      clearTimeout(timer);
+      await new Promise((r) => setTimeout(r, IPERF2_SETTLE_MS));
+    }
   }
 }

@@ -29,13 +29,13 @@ export const CALLS_IN_A_ROW = 8;
 /** Most ready connections one epoll_wait reports; the kernel gives the next ones their turn in the next wait. */
 const MAX_READY = 1024;
 /**
- * A receiver whose reads come back with MARK bytes or more gets SO_RCVLOWAT MARK: poll reports it, and the sender's
+ * A receiver whose reads come back with MARK bytes or more gets SO_RCVLOWAT MARK: epoll reports it, and the sender's
  * kernel wakes this thread for it, only once that much is queued (or the peer closed), not for every segment. A group
- * that drains its sockets and sleeps in poll otherwise makes every arriving segment a wake-up, which the sender's
+ * that drains its sockets and sleeps in its wait otherwise makes every arriving segment a wake-up, which the sender's
  * kernel pays for: stock iperf3 -P 32 into our server woke its Workers 31,000 times a second against the stock
  * server's 10,000, and the client, at 100 % of a core either way, sent 20 % less. A timed nap after a round of small
  * reads did less (it also held back reads the mark lets through): -P 32 and -P 128 gained another 15-25 % when it went
- * (docs/PERFORMANCE.md "Wake-ups"). Bytes under the mark would wait unseen, so a marked receiver that poll has not
+ * (docs/PERFORMANCE.md "Wake-ups"). Bytes under the mark would wait unseen, so a marked receiver that epoll has not
  * reported for UNMARK_MS is read as it is and loses its mark: a slowed or paced stream's intervals stay exact to
  * UNMARK_MS, and a fast one earns the mark back on its next big read.
  */
@@ -159,7 +159,7 @@ export class PollGroup {
     this.sockopt.setInt(m.fd, SOL_SOCKET, SO_RCVLOWAT, 1);
   }
 
-  /** Marked receivers poll has not reported for UNMARK_MS: what waits under the mark is read, and the mark goes. */
+  /** Marked receivers epoll has not reported for UNMARK_MS: what waits under the mark is read, and the mark goes. */
   private sweep(now: number): void {
     this.sweptAt = now;
     for (const [m, at] of this.marked) {

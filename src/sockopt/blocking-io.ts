@@ -40,11 +40,8 @@ export interface BlockingIo {
    * fd itself as what epollWait gives back: 0 or -errno.
    */
   epollCtl(epfd: number, op: number, fd: number, events: number): number;
-  /**
-   * epoll_wait for up to `fds.length` entries: how many are ready (entry i's fd in fds[i], what happened to it in
-   * events[i]), 0 when `timeoutMs` passed, or -errno.
-   */
-  epollWait(epfd: number, fds: Int32Array, events: Uint32Array, timeoutMs: number): number;
+  /** epoll_wait for up to `fds.length` entries: how many are ready (entry i's fd in fds[i]), 0 when `timeoutMs` passed, or -errno. */
+  epollWait(epfd: number, fds: Int32Array, timeoutMs: number): number;
   /**
    * Buffers for up to `count` datagrams of up to `size` bytes each, filled by recvBatch; with `stamps`, room for each
    * one's SO_TIMESTAMPNS control message too (the socket must have the option on).
@@ -213,18 +210,15 @@ async function open(libc: Libc): Promise<BlockingIo | undefined> {
         epollEventView.setBigUint64(EPOLL_DATA_AT, BigInt(fd), true);
         return c.epoll_ctl(epfd, op, fd, epollEvent) === 0 ? 0 : -errno();
       },
-      epollWait(epfd, fds, events, timeoutMs) {
-        const max = Math.min(fds.length, events.length);
+      epollWait(epfd, fds, timeoutMs) {
+        const max = fds.length;
         if (epollEvents.byteLength < max * EPOLL_EVENT_BYTES) {
           epollEvents = new Uint8Array(new ArrayBuffer(max * EPOLL_EVENT_BYTES));
           epollEventsView = new DataView(epollEvents.buffer);
         }
         const n = c.epoll_wait(epfd, epollEvents, max, timeoutMs);
         if (n < 0) return -errno();
-        for (let i = 0; i < n; i++) {
-          events[i] = epollEventsView.getUint32(i * EPOLL_EVENT_BYTES, true);
-          fds[i] = epollEventsView.getInt32(i * EPOLL_EVENT_BYTES + EPOLL_DATA_AT, true);
-        }
+        for (let i = 0; i < n; i++) fds[i] = epollEventsView.getInt32(i * EPOLL_EVENT_BYTES + EPOLL_DATA_AT, true);
         return n;
       },
       datagramBatch(count, size, stamps = false) {

@@ -59,7 +59,6 @@ export class PollGroup {
   private readonly watched = new Set<GroupMember>();
   private epfd = -1;
   private readyFds = new Int32Array(16);
-  private readyEvents = new Uint32Array(16);
   private buf = new Uint8Array(0);
   private running = false;
   private readonly gone = new Set<GroupMember>();
@@ -93,10 +92,7 @@ export class PollGroup {
     this.members.push(m);
     this.byFd.set(m.fd, m);
     const room = Math.min(MAX_READY, this.members.length);
-    if (this.readyFds.length < room) {
-      this.readyFds = new Int32Array(room * 2);
-      this.readyEvents = new Uint32Array(room * 2);
-    }
+    if (this.readyFds.length < room) this.readyFds = new Int32Array(room * 2);
     if (this.buf.byteLength < readBytes) this.buf = new Uint8Array(readBytes);
     if (this.running) return;
     this.running = true;
@@ -126,7 +122,7 @@ export class PollGroup {
       // Nobody does I/O now (their streams have not begun or are stopping): look again after a wait, not in a spin.
       if (count === 0) return void setTimeout(this.turn, WAIT_MS);
       // A marked receiver's bytes under the mark never end a wait: the wait is short enough for the sweep to find them.
-      const ready = this.io.epollWait(this.epfd, this.readyFds, this.readyEvents, this.marked.size > 0 ? UNMARK_MS / 2 : WAIT_MS);
+      const ready = this.io.epollWait(this.epfd, this.readyFds, this.marked.size > 0 ? UNMARK_MS / 2 : WAIT_MS);
       if (ready < 0) break;
       const now = nowMs();
       for (let i = 0; i < ready; i++) {

@@ -336,7 +336,7 @@ class Iperf3Client {
     // the socket: our sender can then start right at TEST_START instead of a Worker hand-off later.
     let plane: DataPlane;
     try {
-      plane = await DataPlane.open([onCpu(adoptedTcpSpec(sender ? "send" : "recv", handed, 0, p, clientSendBlocks(p, i)), plan.affinity)]);
+      plane = await DataPlane.open([onCpu(adoptedTcpSpec(sender ? "send" : "recv", handed, 0, p, clientSendBlocks(p, i)), plan.affinity)], { joinsTest: i > 0 });
     } catch (e) {
       if (keep !== undefined) this.fd.close(keep);
       throw e;
@@ -363,13 +363,13 @@ class Iperf3Client {
     if (sender) {
       let plane: DataPlane;
       try {
-        plane = await DataPlane.open([onCpu(clientUdpSendSpec(this.address, plan.port, bindPort, p, clientSendBlocks(p, i)), plan.affinity)]);
+        plane = await DataPlane.open([onCpu(clientUdpSendSpec(this.address, plan.port, bindPort, p, clientSendBlocks(p, i)), plan.affinity)], { joinsTest: i > 0 });
       } catch (e) {
         throw new Iperf3ProtocolError((e as Error).message, IErrno.IESTREAMREAD, Errno.ETIMEDOUT);
       }
       return { report: this.udpReport(i, true, plane.localPorts[0] ?? 0), plane, index: 0 };
     }
-    const plane = await DataPlane.open([onCpu(clientUdpRecvSpec(this.family, bindPort, p), plan.affinity)]);
+    const plane = await DataPlane.open([onCpu(clientUdpRecvSpec(this.family, bindPort, p), plan.affinity)], { joinsTest: i > 0 });
     // The server's reply to our hello is the first datagram on the socket: that is the handshake.
     await new Promise<void>((resolve, reject) => {
       const t = setTimeout(() => {

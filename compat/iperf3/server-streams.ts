@@ -156,7 +156,7 @@ export class ServerStreams {
   /** Opens stream `n` on its own plane; once open it is attached to the Test and listed in the report. */
   private open(n: number, spec: StreamSpecInput, infoFd: number | undefined, id: number, sender: boolean, local: Endpoint, remote: Endpoint): void {
     const closeInfo = () => infoFd !== undefined && this.t.server.fd.close(infoFd);
-    const opened = DataPlane.open([onCpu(spec, this.t.params.serverAffinity ?? this.t.server.plan.affinity)]).then(
+    const opened = DataPlane.open([onCpu(spec, this.t.params.serverAffinity ?? this.t.server.plan.affinity)], { joinsTest: n > 0 }).then(
       (plane) => {
         if (this.closed) {
           closeInfo();

@@ -47,12 +47,12 @@ export class DataPlane {
   private endedCount = 0;
   private released = false;
 
-  private constructor(readonly specs: StreamSpec[], private readonly pool: WorkerPool) {
+  private constructor(readonly specs: StreamSpec[], private readonly pool: WorkerPool, joinsTest: boolean) {
     this.localPorts = specs.map(() => undefined);
     this.fds = specs.map(() => undefined);
     this.ends = specs.map(() => undefined);
     this.buffers = allocCounters(specs.length);
-    this.workers = pool.assign(specs.map((s) => ({ cpu: s.cpu, local: isLocal(s), dir: directionOf(s) })));
+    this.workers = pool.assign(specs.map((s) => ({ cpu: s.cpu, local: isLocal(s), dir: directionOf(s) })), joinsTest);
     this.ended = new Promise((r) => (this.allEnded = r));
     this.unsubscribe.push(pool.subscribe(this.id, (m) => this.onMessage(m)));
     this.unsubscribe.push(
@@ -69,10 +69,15 @@ export class DataPlane {
   }
 
   /** Validates the specs, opens every stream, and fails with one clear error if any stream cannot be set up. */
-  static async open(inputs: StreamSpecInput[], pool = WorkerPool.shared()): Promise<DataPlane> {
+  /**
+   * `joinsTest`: these streams join a test that already has streams on other planes (iperf3 opens a plane per data
+   * connection as each arrives), so the pool places them as one test's further streams, not as a new client's.
+   */
+  static async open(inputs: StreamSpecInput[], opts: { joinsTest?: boolean; pool?: WorkerPool } = {}): Promise<DataPlane> {
+    const pool = opts.pool ?? WorkerPool.shared();
     const specs = inputs.map((s, i) => StreamSpec.parse({ ...s, id: s.id ?? i }));
     if (specs.some(isLocal)) await pool.prepareLocalHost();
-    const plane = new DataPlane(specs, pool);
+    const plane = new DataPlane(specs, pool, opts.joinsTest ?? false);
     try {
       await Promise.all(specs.map((spec, i) => plane.openStream(i, spec)));
     } catch (e) {

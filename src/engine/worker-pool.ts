@@ -89,9 +89,9 @@ export class WorkerPool {
    * first need, shared by every stream asking for that CPU); the others go where placement.ts says among the
    * unpinned Workers, a new one when it says grow.
    */
-  assign(streams: readonly Placed[]): number[] {
+  assign(streams: readonly Placed[], joinsTest = false): number[] {
     return streams.map(({ cpu, local, dir }, i) => {
-      const w = local ? this.localHost() : cpu === undefined ? this.unpinnedFor(dir, i === 0) : this.pinnedWorker(cpu);
+      const w = local ? this.localHost() : cpu === undefined ? this.unpinnedFor(dir, i === 0 && !joinsTest) : this.pinnedWorker(cpu);
       this.loads[w]![dir]++;
       return w;
     });

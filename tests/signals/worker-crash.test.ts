@@ -13,8 +13,8 @@ type Internals = { workers: Worker[] };
 const workerOf = (p: DataPlane) => (p as unknown as { workers: number[] }).workers;
 
 async function tcpPair(pool: WorkerPool) {
-  const rx = await DataPlane.open([{ kind: "tcp-recv", id: 0, listen: { host: "127.0.0.1", port: 0 }, connections: 1 }], pool);
-  const tx = await DataPlane.open([{ kind: "tcp-send", id: 0, connect: { host: "127.0.0.1", port: rx.localPorts[0]! }, writeSize: 65536, rate: { bitsPerSecond: 200e6 } }], pool);
+  const rx = await DataPlane.open([{ kind: "tcp-recv", id: 0, listen: { host: "127.0.0.1", port: 0 }, connections: 1 }], { pool });
+  const tx = await DataPlane.open([{ kind: "tcp-send", id: 0, connect: { host: "127.0.0.1", port: rx.localPorts[0]! }, writeSize: 65536, rate: { bitsPerSecond: 200e6 } }], { pool });
   tx.go();
   rx.go();
   return { rx, tx };

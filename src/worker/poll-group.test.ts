@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import type { BlockingIo } from "../sockopt/blocking-io.ts";
 import type { Sockopt } from "../sockopt/sockopt.ts";
-import { MARK, POLLIN, POLLOUT, PollGroup, UNMARK_MS, type GroupMember } from "./poll-group.ts";
+import { MARK, POLLIN, POLLOUT, PollGroup, readTurn, TURN_BYTES, UNMARK_MS, type GroupMember } from "./poll-group.ts";
 import { SO_RCVLOWAT, SOL_SOCKET } from "../sockopt/constants.ts";
-import { EPOLL_CTL_ADD, loadBlockingIo } from "../sockopt/blocking-io.ts";
+import { EAGAIN, EPOLL_CTL_ADD, loadBlockingIo } from "../sockopt/blocking-io.ts";
 import { loadSockopt } from "../sockopt/sockopt.ts";
 
 /** epoll over fds whose readiness the test sets (level-triggered); it records the set each wait covered. */
@@ -260,5 +260,46 @@ describe.skipIf(!io || !so)("PollGroup on a live loopback connection", () => {
       client.end();
       listener.stop(true);
     }
+  });
+});
+
+describe("readTurn", () => {
+  /** A socket whose reads return `results` in turn, then `rest` forever; it counts the calls. */
+  const socket = (results: number[], rest: number) => {
+    const s = { calls: 0, io: {} as BlockingIo };
+    s.io = { recv: (_fd: number, _buf: Uint8Array, len: number) => Math.min(len, results[s.calls++] ?? rest) } as Partial<BlockingIo> as BlockingIo;
+    return s;
+  };
+  const buf = new Uint8Array(128 * 1024);
+  const size = buf.byteLength;
+
+  test("a socket that never empties gives up its turn after TURN_BYTES, whatever the read size", () => {
+    for (const readSize of [size, 1000]) {
+      const s = socket([], readSize);
+      const seen: number[] = [];
+      const { read, last } = readTurn(s.io, 5, buf, readSize, () => true, (n) => seen.push(n));
+      expect(read).toBe(Math.ceil(TURN_BYTES / readSize) * readSize);
+      expect(s.calls).toBe(Math.ceil(TURN_BYTES / readSize));
+      expect(seen.reduce((a, b) => a + b, 0)).toBe(read);
+      expect(last).toBe(readSize);
+    }
+  });
+
+  test("a short read ends the turn: the socket is empty and the EAGAIN a next read would get is saved", () => {
+    const s = socket([size, size, 500], size);
+    expect(readTurn(s.io, 5, buf, size, () => true, () => {})).toEqual({ read: 2 * size + 500, last: 500 });
+    expect(s.calls).toBe(3);
+  });
+
+  test("the peer's close and an error end the turn with what was read before them", () => {
+    expect(readTurn(socket([size, 0], size).io, 5, buf, size, () => true, () => {})).toEqual({ read: size, last: 0 });
+    expect(readTurn(socket([size, -104], size).io, 5, buf, size, () => true, () => {})).toEqual({ read: size, last: -104 });
+  });
+
+  test("a stream that stops wanting reads (its limit reached) stops the turn; before the first read, nothing reads as closed", () => {
+    const s = socket([], size);
+    let left = 3;
+    expect(readTurn(s.io, 5, buf, size, () => left-- > 0, () => {}).read).toBe(3 * size);
+    expect(readTurn(socket([], size).io, 5, buf, size, () => false, () => {})).toEqual({ read: 0, last: -EAGAIN });
   });
 });

@@ -6,7 +6,7 @@ import { BurstClock } from "./burst-clock.ts";
 import { applyOptions, connectTcp, rearmQuickAck, reportBuffers, type WorkerEnv } from "./sockets.ts";
 import { BlockingAccepted } from "./blocking-socket.ts";
 import { PeerFilter } from "./peer-filter.ts";
-import { CALLS_IN_A_ROW, POLLIN, type GroupMember } from "./poll-group.ts";
+import { POLLIN, readTurn, type GroupMember } from "./poll-group.ts";
 import { notNow } from "../sockopt/blocking-io.ts";
 
 interface ConnState {
@@ -179,17 +179,7 @@ export class TcpReceiver implements Runner {
         events: POLLIN,
         wants: () => this.reads(),
         ready: (buf) => {
-          let n = 0;
-          let read = 0;
-          for (let k = 0; k < CALLS_IN_A_ROW && this.reads(); k++) {
-            n = io.recv(fd, buf, size);
-            if (n <= 0) break;
-            read += n;
-            this.counted(buf, n);
-            this.rearm(fd);
-            // A short read emptied the socket: the EAGAIN a next read would get is saved.
-            if (n < size) break;
-          }
+          const { read, last: n } = readTurn(io, fd, buf, size, () => this.reads(), (got) => (this.counted(buf, got), this.rearm(fd)));
           this.ctx.touch();
           if (this.readsLeft() === 0) this.ctx.end("limit");
           if (n > 0 || notNow(n)) return read;

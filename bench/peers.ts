@@ -1,4 +1,5 @@
 import { accessSync, constants, realpathSync } from "node:fs";
+import { homedir } from "node:os";
 import { delimiter, join } from "node:path";
 import type { Peers } from "./workloads.ts";
 
@@ -10,20 +11,25 @@ export function findTool(name: string, anyperf: string, path = process.env.PATH 
   const self = realpathSync(anyperf);
   for (const dir of path.split(delimiter)) {
     if (!dir) continue;
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      if (realpathSync(candidate) !== self) return candidate;
-    } catch {
-      // not here
-    }
+    const candidate = executable(join(dir, name));
+    if (candidate && realpathSync(candidate) !== self) return candidate;
   }
   return undefined;
 }
 
+function executable(path: string): string | undefined {
+  try {
+    accessSync(path, constants.X_OK);
+    return path;
+  } catch {
+    return undefined;
+  }
+}
+
 export function findPeers(anyperf: string): Peers {
   const find = (n: string) => findTool(n, anyperf);
-  return { iperf3: find("iperf3"), iperf: find("iperf"), netperf: find("netperf"), netserver: find("netserver"), ntttcp: find("ntttcp"), taskset: find("taskset"), neper: process.env.NEPER || find("tcp_rr"), sockperf: find("sockperf") };
+  const trixieIperf3 = join(process.env.ANYPERF_PEERS || join(homedir(), ".cache", "anyperf", "peers"), "trixie", "bin", "iperf3");
+  return { iperf3: find("iperf3"), iperf3Threads: executable(trixieIperf3), iperf: find("iperf"), netperf: find("netperf"), netserver: find("netserver"), ntttcp: find("ntttcp"), taskset: find("taskset"), neper: process.env.NEPER || find("tcp_rr"), sockperf: find("sockperf") };
 }
 
 /** First line a tool prints about its version (iperf 2 prints it on stderr), for the report. */

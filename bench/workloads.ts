@@ -15,6 +15,11 @@ import { mixedWorkloads } from "./mixed-workloads.ts";
 
 export interface Peers {
   iperf3?: string;
+  /**
+   * An iperf3 that runs a thread per stream (3.16 and later; Debian's is 3.12, one select loop): Debian trixie's 3.18,
+   * where scripts/install-trixie-peers put it.
+   */
+  iperf3Threads?: string;
   iperf?: string;
   netperf?: string;
   netserver?: string;
@@ -132,11 +137,11 @@ export function need(path: string | undefined, name: string, pkg = name): string
   return path ? undefined : `${name} not installed (./scripts/install-peers installs ${pkg})`;
 }
 
-async function iperf3Side(ctx: Ctx, clientArgs: string[], server: "stock" | "anyperf", cpu: "both" | "server"): Promise<Sample> {
-  const serverCmd = server === "stock" ? [ctx.peers.iperf3!] : [ctx.anyperf, "iperf3"];
+async function iperf3Side(ctx: Ctx, clientArgs: string[], server: "stock" | "anyperf", cpu: "both" | "server", iperf3 = ctx.peers.iperf3!): Promise<Sample> {
+  const serverCmd = server === "stock" ? [iperf3] : [ctx.anyperf, "iperf3"];
   const pair = await clientServer(ctx, {
     server: (p) => [...serverCmd, "-s", "-1", "-p", String(p)],
-    client: (p) => [ctx.peers.iperf3!, "-c", HOST, "-p", String(p), "-t", String(ctx.seconds), ...clientArgs, "-J"],
+    client: (p) => [iperf3, "-c", HOST, "-p", String(p), "-t", String(ctx.seconds), ...clientArgs, "-J"],
     serverEnds: true,
   });
   const r = iperf3Received(pair.client.stdout);
@@ -366,6 +371,19 @@ export function workloads(ctx: Ctx): Workload[] {
       run: () => iperf3Side(ctx, [...args], server, "server"),
     });
     list.push({ id, workload: `stock iperf3 -c → iperf3 -s, ${what}`, unit: "bit/s", target: { kind: "ratio-at-least", value: 1.0 }, cpuScope: "server only (the client is stock iperf3 on both sides)", statistic: "median", reference: side("stock"), anyperf: side("anyperf") });
+  }
+  // The same against the iperf3 people run now: its client, a thread per stream, and its own server as the reference.
+  for (const [id, P] of [
+    ["srv-iperf3-mt-p32", "32"],
+    ["srv-iperf3-mt-p128", "128"],
+  ] as const) {
+    const side = (server: "stock" | "anyperf"): SideSpec => ({
+      label: server === "stock" ? "iperf3 3.18 -s" : "anyperf iperf3 -s",
+      how: `iperf3 (3.18) -c 127.0.0.1 -P ${P} -t T -J against ${server === "stock" ? "iperf3 (3.18)" : "anyperf iperf3"} -s -1; end.sum_received.bits_per_second`,
+      missing: need(ctx.peers.iperf3Threads, "iperf3 3.18", "Debian trixie's iperf3 3.18"),
+      run: () => iperf3Side(ctx, ["-P", P], server, "server", ctx.peers.iperf3Threads),
+    });
+    list.push({ id, workload: `stock iperf3 3.18 -c → iperf3 -s, TCP ${P} streams (a client thread per stream)`, unit: "bit/s", target: { kind: "ratio-at-least", value: 1.0 }, cpuScope: "server only (the client is stock iperf3 3.18 on both sides)", statistic: "median", reference: side("stock"), anyperf: side("anyperf") });
   }
   for (const [id, args, what] of [
     ["srv-iperf2-p4", ["-P", "4"], "TCP 4 streams"],

@@ -24,6 +24,10 @@ describe("summarizeSide", () => {
     expect(s.extra).toEqual({ loss_percent: 3 });
     expect(s.errors).toEqual(["boom"]);
   });
+  test("a run that lasted longer than T has its CPU over its own length", () => {
+    const s = summarizeSide({ label: "", how: "", outcomes: [{ value: 1, cpuSeconds: 46, runSeconds: 23 }, { value: 1, cpuSeconds: 46, runSeconds: 23 }] }, "median", 3);
+    expect(s.cpu_percent).toBe(200);
+  });
   test("a peak figure takes the highest run", () => {
     expect(summarizeSide({ label: "", how: "", outcomes: [{ value: 5, cpuSeconds: 0 }, { value: 9, cpuSeconds: 0 }, { value: 7, cpuSeconds: 0 }] }, "max", 1).figure).toBe(9);
   });

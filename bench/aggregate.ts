@@ -1,8 +1,15 @@
 import { type Row, type Side, type Target, type Unit, targetMet } from "./report.ts";
 import { max, median, pairedRatios } from "./stats.ts";
 
-/** What one run of one side gave: a figure, its processes' CPU seconds, secondary figures; or why it failed. */
-export type Outcome = { value: number; cpuSeconds: number; extra?: Record<string, number> } | { error: string } | undefined;
+/**
+ * What one run of one side gave: a figure, its processes' CPU seconds (over `runSeconds` of run where that is not
+ * the bench's T), secondary figures; or why it failed.
+ */
+export type Outcome = { value: number; cpuSeconds: number; runSeconds?: number; extra?: Record<string, number> } | { error: string } | undefined;
+type Measured = Extract<Outcome, { value: number }>;
+
+/** A run's CPU in % of one core: its processes' CPU seconds over the seconds it ran. */
+export const cpuPercent = (o: Measured, seconds: number): number => (100 * o.cpuSeconds) / (o.runSeconds ?? seconds);
 
 export interface SideInput {
   label: string;
@@ -11,11 +18,11 @@ export interface SideInput {
   outcomes: Outcome[];
 }
 
-const ok = (o: Outcome): o is { value: number; cpuSeconds: number; extra?: Record<string, number> } => o !== undefined && "value" in o;
+const ok = (o: Outcome): o is Measured => o !== undefined && "value" in o;
 
 export function summarizeSide(s: SideInput, statistic: "median" | "max", seconds: number): Side {
   const values = s.outcomes.filter(ok).map((o) => o.value);
-  const cpu = s.outcomes.filter(ok).map((o) => (100 * o.cpuSeconds) / seconds);
+  const cpu = s.outcomes.filter(ok).map((o) => cpuPercent(o, seconds));
   const keys = new Set(s.outcomes.filter(ok).flatMap((o) => Object.keys(o.extra ?? {})));
   const extra: Record<string, number> = {};
   for (const k of keys) {

@@ -68,7 +68,7 @@ export function renderReport(r: BenchReport): string {
     "How the figures are taken:",
     `  T = ${r.seconds} s per run; each repeat runs the two sides of a row back to back, the reference first in even repeats and anyperf first in odd ones.`,
     "  Figures are medians over the repeats (peak RSS: the highest); ratio = median over repeats of anyperf ÷ reference from the same repeat, (lowest–highest) of those.",
-    "  CPU = user+system seconds of that side's processes (wait4 rusage, start-up and teardown included) ÷ T; 100 % = one core.",
+    "  CPU = user+system seconds of that side's processes (wait4 rusage, start-up and teardown included) ÷ T, or ÷ the run's own length where its row runs longer (-l T+N); 100 % = one core.",
     "  Loopback softirq work is charged to no process when the kernel accounts IRQ time separately, so CPU figures are lower bounds for both sides alike.",
     "  anyperf loopback runs sender and receiver in one process on the same cores a stock client+server pair shares: the same total work.",
     ...r.rows.filter((x) => !x.skipped).flatMap((x) => [

@@ -25,6 +25,8 @@ export interface Peers {
   netserver?: string;
   ntttcp?: string;
   taskset?: string;
+  /** util-linux's chrt: the 1,000-process row's spawner and netserver run SCHED_FIFO while the processes start. */
+  chrt?: string;
   /** neper's tcp_rr (not packaged: built from a fetched copy, found through env NEPER or PATH). */
   neper?: string;
   sockperf?: string;
@@ -42,6 +44,8 @@ export interface Ctx {
 export interface Sample {
   value: number;
   cpuSeconds: number;
+  /** Seconds the side ran, where not T (its CPU % is over these). */
+  runSeconds?: number;
   extra?: Record<string, number>;
 }
 

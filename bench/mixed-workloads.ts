@@ -1,4 +1,7 @@
-import { netperfKeyval, netperfNumber } from "./peer-output.ts";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { flentMbits, flentSummary, netperfKeyval, netperfNumber } from "./peer-output.ts";
 import { Child, failure, waitListening } from "./processes.ts";
 import { watchChildCpu } from "./child-cpu.ts";
 import { type Ctx, type Sample, type SideSpec, type Workload, HOST, deadline, need } from "./workloads.ts";
@@ -6,7 +9,8 @@ import { type Ctx, type Sample, type SideSpec, type Workload, HOST, deadline, ne
 /**
  * Issue 30's many-test netserver rows: stock netperf clients started together against one server, 4 × TCP_STREAM,
  * 4 × TCP_MAERTS, and mixed (2 + 2), whose figure is the server's sending half (the TCP_MAERTS tests), the one that
- * starved beside receivers; the extras carry its receiving half and the split.
+ * starved beside receivers; the extras carry its receiving half and the split. And flent's RRUL against the server,
+ * its download sum (the server sending beside receivers and UDP_RR) and its upload sum.
  */
 
 /** netperf tests of the mixed row, started together; TCP_MAERTS is the server sending. */
@@ -50,6 +54,38 @@ async function mixedSide(ctx: Ctx, server: "stock" | "anyperf", tests: readonly 
   }
 }
 
+/** RRUL's bandwidth loaders start this long after its pings and stop this long before them (flent's -d). */
+const RRUL_DELAY_S = 1;
+
+/**
+ * flent's RRUL against one netserver: 4 TCP_STREAM (upload), 4 TCP_MAERTS (download) and 3 UDP_RR, netperf -D
+ * interim figures. flent runs the netperf first on PATH: the stock one's folder goes first.
+ */
+async function rrulSide(ctx: Ctx, server: "stock" | "anyperf", half: "download" | "upload"): Promise<Sample> {
+  const port = ctx.ports.take();
+  const serverCmd = server === "stock" ? [ctx.peers.netserver!] : [ctx.anyperf, "netserver"];
+  const lengthS = ctx.seconds + 2 * RRUL_DELAY_S;
+  const srv = new Child([...serverCmd, "-D", "-p", String(port)], deadline(ctx) + 2 * RRUL_DELAY_S * 1000 + 20_000);
+  const dir = mkdtempSync(join(tmpdir(), "anyperf-bench-flent-"));
+  try {
+    await waitListening(port, srv);
+    const children = watchChildCpu(srv.pid);
+    const path = `${dirname(ctx.peers.netperf!)}:${process.env.PATH ?? ""}`;
+    const flent = new Child(["env", `PATH=${path}`, ctx.peers.flent!, "rrul", "-H", HOST, "--netperf-control-port", String(port), "-l", String(ctx.seconds), "-d", String(RRUL_DELAY_S), "-D", dir, "-f", "summary"], deadline(ctx) + 2 * RRUL_DELAY_S * 1000 + 15_000);
+    const done = await flent.done;
+    const childSeconds = children.stop();
+    const bad = failure(done);
+    if (bad) throw new Error(bad);
+    const s = await srv.stop();
+    const series = flentSummary(done.stdout);
+    const [figure, other] = half === "download" ? ["TCP download sum", "TCP upload sum"] : ["TCP upload sum", "TCP download sum"];
+    return { value: flentMbits(series, figure), cpuSeconds: s.cpuSeconds + childSeconds, runSeconds: lengthS, extra: { [half === "download" ? "upload_bps" : "download_bps"]: flentMbits(series, other) } };
+  } finally {
+    if (srv.running) await srv.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export function mixedWorkloads(ctx: Ctx): Workload[] {
   const { netperf, netserver } = ctx.peers;
   const missing = need(netperf, "netperf") ?? need(netserver, "netserver", "netperf");
@@ -63,9 +99,22 @@ export function mixedWorkloads(ctx: Ctx): Workload[] {
     return { id, workload, unit: "bit/s", target: { kind: "ratio-at-least", value: 1.0 }, cpuScope: "server only (netserver with its forked children; the clients are stock netperf on both sides)", statistic: "median", reference: side("stock"), anyperf: side("anyperf") };
   };
   const four = (t: string) => [t, t, t, t];
+  const noFlent = missing ?? (ctx.peers.flent ? undefined : "flent not installed (./scripts/install-peers installs Debian's flent)");
+  const rrul = (half: "download" | "upload"): Workload => {
+    const side = (server: "stock" | "anyperf"): SideSpec => ({
+      label: server === "stock" ? "netserver" : "anyperf netserver",
+      how: `flent rrul -H 127.0.0.1 --netperf-control-port PORT -l T -d ${RRUL_DELAY_S} -f summary against ${server === "stock" ? "netserver" : "anyperf netserver"} -D; "TCP ${half} sum" (its mean over the run); CPU over T + ${2 * RRUL_DELAY_S} s`,
+      missing: noFlent,
+      run: () => rrulSide(ctx, server, half),
+    });
+    const what = half === "download" ? "the server sending, beside its receivers and 3 UDP_RR" : "the server receiving, beside its senders and 3 UDP_RR";
+    return { id: `srv-flent-rrul-${half}`, workload: `flent RRUL → netserver, TCP ${half} sum (${what})`, unit: "bit/s", target: { kind: "ratio-at-least", value: 1.0 }, cpuScope: "server only (netserver with its forked children; flent and its netperf processes are the same on both sides)", statistic: "median", reference: side("stock"), anyperf: side("anyperf") };
+  };
   return [
     row("srv-netperf-mixed", MIXED_TESTS, "send", "stock netperf → netserver, 2 TCP_STREAM + 2 TCP_MAERTS at once, the server's sending half", "the MAERTS THROUGHPUTs × 10^6 (the server's sending half); extra: the STREAM sum (recv_bps) and send_to_recv"),
     row("srv-netperf-stream-4", four("TCP_STREAM"), "recv", "stock netperf → netserver, 4 TCP_STREAM at once", "the THROUGHPUTs × 10^6 added (the server receiving)"),
     row("srv-netperf-maerts-4", four("TCP_MAERTS"), "send", "stock netperf → netserver, 4 TCP_MAERTS at once", "the THROUGHPUTs × 10^6 added (the server sending)"),
+    rrul("download"),
+    rrul("upload"),
   ];
 }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { iperf2CsvTotal, iperf3Received, neperRr, netperfInterims, netperfKeyval, netperfNumber, netperfNumbers, ntttcpReceiverBps, sockperfMessageRate, sockperfPingPong } from "./peer-output.ts";
+import { flentMbits, flentSummary, iperf2CsvTotal, iperf3Received, neperRr, netperfInterims, netperfKeyval, netperfNumber, netperfNumbers, ntttcpReceiverBps, sockperfMessageRate, sockperfPingPong } from "./peer-output.ts";
 
 /** testdata files hold the exact command on their first line and the tool's verbatim output below it. */
 function fixture(name: string): string {
@@ -111,5 +111,19 @@ describe("netperfInterims", () => {
 describe("netperfNumbers", () => {
   test("one value per -k block, non-numeric values left out", () => {
     expect(netperfNumbers("THROUGHPUT=10.5\nP99_LATENCY=80\nTHROUGHPUT=4\nTHROUGHPUT=n/a\n", "THROUGHPUT")).toEqual([10.5, 4]);
+  });
+});
+
+describe("flentSummary", () => {
+  const series = flentSummary(fixture("flent-rrul-summary.txt"));
+  test("every series of RRUL's summary, its mean and data points; N/A columns skipped", () => {
+    expect(series.size).toBe(18);
+    expect(series.get("TCP download sum")).toEqual({ avg: 12476.8, points: 21 });
+    expect(series.get("Ping (ms) avg")).toEqual({ avg: 0.02, points: 21 });
+    expect(flentMbits(series, "TCP upload sum")).toBeCloseTo(8967.68e6, 0);
+  });
+  test("a series flent did not print is an error that names it", () => {
+    expect(() => flentMbits(series, "TCP totals sum")).toThrow('flent printed no "TCP totals sum" series');
+    expect(() => flentMbits(flentSummary(" TCP upload sum   :      0.00          N/A          N/A Mbits/s           0"), "TCP upload sum")).toThrow("TCP upload sum");
   });
 });

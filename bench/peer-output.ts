@@ -157,3 +157,25 @@ export function netperfInterims(text: string): InterimRate[] {
   if (seconds.length !== rates.length || ends.length !== rates.length) throw new Error("netperf interim figures without their interval or end time");
   return rates.map((rate, i) => ({ rate, seconds: seconds[i]!, endS: ends[i]! }));
 }
+
+/** One series of flent's summary (`-f summary`): its mean over the run and how many data points it had. */
+export interface FlentSeries {
+  avg: number;
+  points: number;
+}
+
+/** flent's summary: " TCP download BE  :  3050.91  3010.40  4404.28 Mbits/s  100" → series name → avg and data points. */
+export function flentSummary(text: string): Map<string, FlentSeries> {
+  const out = new Map<string, FlentSeries>();
+  for (const m of text.matchAll(/^ (.+?)\s+:\s+([\d.]+)\s+(?:[\d.]+|N\/A)\s+(?:[\d.]+|N\/A)\s+(?:ms|Mbits\/s)\s+(\d+)$/gm)) {
+    out.set(m[1]!.trim(), { avg: Number(m[2]), points: Number(m[3]) });
+  }
+  return out;
+}
+
+/** A flent series' mean in bit/s (flent prints Mbit/s), or an error naming the series flent did not print. */
+export function flentMbits(series: Map<string, FlentSeries>, name: string): number {
+  const s = series.get(name);
+  if (!s || s.points === 0) throw new Error(`flent printed no "${name}" series`);
+  return s.avg * 1e6;
+}

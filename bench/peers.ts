@@ -29,7 +29,7 @@ function executable(path: string): string | undefined {
 export function findPeers(anyperf: string): Peers {
   const find = (n: string) => findTool(n, anyperf);
   const trixieIperf3 = join(process.env.ANYPERF_PEERS || join(homedir(), ".cache", "anyperf", "peers"), "trixie", "bin", "iperf3");
-  return { iperf3: find("iperf3"), iperf3Threads: executable(trixieIperf3), iperf: find("iperf"), netperf: find("netperf"), netserver: find("netserver"), ntttcp: find("ntttcp"), taskset: find("taskset"), chrt: find("chrt"), neper: process.env.NEPER || find("tcp_rr"), sockperf: find("sockperf") };
+  return { iperf3: find("iperf3"), iperf3Threads: executable(trixieIperf3), iperf: find("iperf"), netperf: find("netperf"), netserver: find("netserver"), ntttcp: find("ntttcp"), taskset: find("taskset"), chrt: find("chrt"), flent: find("flent"), neper: process.env.NEPER || find("tcp_rr"), sockperf: find("sockperf") };
 }
 
 /** First line a tool prints about its version (iperf 2 prints it on stderr), for the report. */

@@ -25,6 +25,8 @@ export interface Peers {
   netserver?: string;
   ntttcp?: string;
   taskset?: string;
+  /** flent (Debian's), for the RRUL rows against netserver. */
+  flent?: string;
   /** util-linux's chrt: the 1,000-process row's spawner and netserver run SCHED_FIFO while the processes start. */
   chrt?: string;
   /** neper's tcp_rr (not packaged: built from a fetched copy, found through env NEPER or PATH). */

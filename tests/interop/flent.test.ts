@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePorts } from "../support/processes.ts";
 import { hasStockNetperf, netserverPair, oursServeNetserver, waitListening, type Proc } from "./netperf-harness.ts";
+import { type FlentSeries, flentSummary } from "../../bench/peer-output.ts";
 
 const hasFlent = (() => {
   try {
@@ -33,21 +34,7 @@ afterAll(async () => {
   await serve?.done;
 });
 
-interface Series {
-  avg: number;
-  points: number;
-}
-
-/** flent's summary: " TCP download BE  :  3050.91  3010.40  4404.28 Mbits/s  100" → name, avg and data points. */
-function summary(text: string): Map<string, Series> {
-  const out = new Map<string, Series>();
-  for (const m of text.matchAll(/^ (.+?)\s+:\s+([\d.]+)\s+(?:[\d.]+|N\/A)\s+(?:[\d.]+|N\/A)\s+(?:ms|Mbits\/s)\s+(\d+)$/gm)) {
-    out.set(m[1]!.trim(), { avg: Number(m[2]), points: Number(m[3]) });
-  }
-  return out;
-}
-
-async function flent(test: string, port: number): Promise<Map<string, Series>> {
+async function flent(test: string, port: number): Promise<Map<string, FlentSeries>> {
   const dir = mkdtempSync(join(tmpdir(), "anyperf-flent-"));
   const [name, ...params] = test.split(" ");
   try {
@@ -58,7 +45,7 @@ async function flent(test: string, port: number): Promise<Map<string, Series>> {
     clearTimeout(timer);
     expect(await p.exited, `${out}\n${err}`).toBe(0);
     expect(`${out}\n${err}`).not.toMatch(/ERROR|WARNING: .*(failed|no data)/i);
-    return summary(out);
+    return flentSummary(out);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -75,7 +62,7 @@ describe.skipIf(!runs)("flent against our netserver and serve, beside the stock 
     ["rrul", SERVE],
   ];
   // One stock run per test name: serve's rrul is held to the same stock series as our netserver's.
-  const stockRuns = new Map<string, Promise<Map<string, Series>>>();
+  const stockRuns = new Map<string, Promise<Map<string, FlentSeries>>>();
   for (const [name, port] of cases) {
     const server = port === SERVE ? "anyperf serve --netserver" : "anyperf netserver";
     test(`${name} against ${server}: every series the stock netserver gives, with as many points, above zero`, async () => {

@@ -58,18 +58,30 @@ export function hasTool(cmd: string[], pattern: RegExp): boolean {
   }
 }
 
-function bound(port: number, proto: "tcp" | "udp"): boolean {
+/** Sockets whose local port is `port` in `state` as /proc/net shows it (TCP: 0A LISTEN, 01 ESTABLISHED; UDP bound: 07). */
+function socketsAt(port: number, proto: "tcp" | "udp", state: string): number {
   const hex = port.toString(16).toUpperCase().padStart(4, "0");
-  // TCP must be LISTEN (0A); a bound UDP socket shows 07.
-  const re = new RegExp(`:${hex} [0-9A-F]+:[0-9A-F]{4} ${proto === "tcp" ? "0A" : "07"} `);
+  const re = new RegExp(`:${hex} [0-9A-F]+:[0-9A-F]{4} ${state} `);
+  let n = 0;
   for (const f of [`/proc/net/${proto}`, `/proc/net/${proto}6`]) {
     try {
-      if (readFileSync(f, "latin1").split("\n").some((l) => re.test(l))) return true;
+      n += readFileSync(f, "latin1").split("\n").filter((l) => re.test(l)).length;
     } catch {
       // no IPv6 on this host
     }
   }
-  return false;
+  return n;
+}
+
+const bound = (port: number, proto: "tcp" | "udp"): boolean => socketsAt(port, proto, proto === "tcp" ? "0A" : "07") > 0;
+
+/** Waits until `count` connections to the server listening on `port` are established at once, at most `ms`. */
+export async function waitConnected(port: number, count = 1, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (socketsAt(port, "tcp", "01") < count) {
+    if (Date.now() > end) throw new Error(`not ${count} connections to TCP port ${port} after ${ms} ms`);
+    await sleep(10);
+  }
 }
 
 /** Local ports of every TCP and UDP socket on this host, in any state (an ephemeral client socket holds its port too). */

@@ -60,10 +60,13 @@ export function handToWorker(handOff: HandOff, s: TcpSocket<unknown>, keepInfo: 
   };
 }
 
-/** A Worker plane on the handed-over fd; when it cannot open, the duplicate kept here for TCP_INFO is closed too. */
-export async function openOnHanded(handed: Handed, spec: StreamSpecInput): Promise<DataPlane> {
+/**
+ * A Worker plane on the handed-over fd (`go`: started as soon as it is open, DataPlane.open); when it cannot open,
+ * the duplicate kept here for TCP_INFO is closed too.
+ */
+export async function openOnHanded(handed: Handed, spec: StreamSpecInput, opts: { go?: boolean } = {}): Promise<DataPlane> {
   try {
-    return await DataPlane.open([spec]);
+    return await DataPlane.open([spec], opts);
   } catch (e) {
     handed.release();
     throw e;

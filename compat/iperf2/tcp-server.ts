@@ -336,9 +336,6 @@ export class TcpServer {
     const fd = handed.fd;
     // "(sock=N)" names the descriptor the Worker keeps: Bun's own is closed by the hand-off and soon reused.
     line(fd);
-    const threads = r?.numThreads ?? 1;
-    const seconds = r?.amount.kind === "time" ? r.amount.seconds : 0;
-    const group = this.group(peer.host, threads, peer, t.connectBack?.when === "now" ? 2 * threads : threads, seconds);
     const fullDuplex = r?.direction === "full-duplex";
     const receives = r?.direction !== "reverse";
     const send = t.sendHere;
@@ -357,7 +354,13 @@ export class TcpServer {
           // The Worker times the client's stamped bursts as it reads them, from the first byte past the header.
           bursts: r?.tripTimes ? { ...TCP_BURST_HEADER, lead: new Uint8Array(t.pending) } : undefined,
         };
-    const plane = await openOnHanded(handed, spec);
+    // The stream starts in its Worker as it opens; the report group is made meanwhile (a few ms on a cold server):
+    // a 2.2.1 client's first read of what we send waits two frame periods (-R --isochronous: 33 ms at 60 frames/s).
+    const goMs = performance.now();
+    const plane = await openOnHanded(handed, spec, { go: true });
+    const threads = r?.numThreads ?? 1;
+    const seconds = r?.amount.kind === "time" ? r.amount.seconds : 0;
+    const group = this.group(peer.host, threads, peer, t.connectBack?.when === "now" ? 2 * threads : threads, seconds);
     this.planes.add(plane);
     this.liveConnections.set(group, (this.liveConnections.get(group) ?? 0) + 1);
     void plane.ended.then(() => {
@@ -396,13 +399,12 @@ export class TcpServer {
       if (sender) group.ended(sender, sendStoppedMs);
       handed.release();
     });
-    plane.go();
     if (send?.amount.kind === "time") {
       const timer = setTimeout(() => {
         sendStoppedMs = performance.now();
         handed.tcp?.settle();
         plane.stopStream(0);
-      }, timerDelay(send.amount.seconds * 1000, 0));
+      }, timerDelay(goMs + send.amount.seconds * 1000, performance.now()));
       void plane.ended.then(() => clearTimeout(timer));
     }
     this.capDuration(plane, peer, r?.amount.kind === "time");

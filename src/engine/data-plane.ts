@@ -46,6 +46,8 @@ export class DataPlane {
   readonly ended: Promise<void>;
   private endedCount = 0;
   private released = false;
+  /** go() was posted, or every stream was opened to start by itself. */
+  private started = false;
 
   private constructor(readonly specs: StreamSpec[], private readonly pool: WorkerPool, joinsTest: boolean) {
     this.localPorts = specs.map(() => undefined);
@@ -72,12 +74,15 @@ export class DataPlane {
   /**
    * `joinsTest`: these streams join a test that already has streams on other planes (iperf3 opens a plane per data
    * connection as each arrives), so the pool places them as one test's further streams, not as a new client's.
+   * `go`: each stream starts in its Worker the moment it is open, with no round trip back here first (go() is then
+   * a no-op): for a peer that times its first read from its request, as an iperf 2.2.1 -R --isochronous client does.
    */
-  static async open(inputs: StreamSpecInput[], opts: { joinsTest?: boolean; pool?: WorkerPool } = {}): Promise<DataPlane> {
+  static async open(inputs: StreamSpecInput[], opts: { joinsTest?: boolean; pool?: WorkerPool; go?: boolean } = {}): Promise<DataPlane> {
     const pool = opts.pool ?? WorkerPool.shared();
     const specs = inputs.map((s, i) => StreamSpec.parse({ ...s, id: s.id ?? i }));
     if (specs.some(isLocal)) await pool.prepareLocalHost();
     const plane = new DataPlane(specs, pool, opts.joinsTest ?? false);
+    plane.started = opts.go === true;
     try {
       await Promise.all(specs.map((spec, i) => plane.openStream(i, spec)));
     } catch (e) {
@@ -90,7 +95,7 @@ export class DataPlane {
   private openStream(i: number, spec: StreamSpec): Promise<void> {
     return new Promise((resolve, reject) => {
       this.pendingOpen.set(i, { resolve, reject });
-      this.pool.post(this.workers[i]!, { t: "open", plane: this.id, stream: i, spec, counters: this.buffers.counters, histograms: this.buffers.histograms });
+      this.pool.post(this.workers[i]!, { t: "open", plane: this.id, stream: i, spec, counters: this.buffers.counters, histograms: this.buffers.histograms, ...(this.started ? { go: true as const } : {}) });
     });
   }
 
@@ -187,6 +192,8 @@ export class DataPlane {
   }
 
   go(): void {
+    if (this.started) return;
+    this.started = true;
     for (const w of new Set(this.workers)) this.pool.post(w, { t: "go", plane: this.id });
   }
 

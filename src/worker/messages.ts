@@ -8,7 +8,8 @@ export interface SocketBufferSizes {
 
 /** Main thread → Worker. Streams are addressed by (plane, stream) so one Worker serves many tests at once. */
 export type ToWorker =
-  | { t: "open"; plane: number; stream: number; spec: StreamSpec; counters: SharedArrayBuffer; histograms: SharedArrayBuffer }
+  /** `go`: the stream starts as soon as it is open, with no "go" of its own (DataPlane.open's `go`). */
+  | { t: "open"; plane: number; stream: number; spec: StreamSpec; counters: SharedArrayBuffer; histograms: SharedArrayBuffer; go?: true }
   | { t: "go"; plane: number }
   | { t: "stop"; plane: number; stream?: number }
   | { t: "pause"; plane: number }

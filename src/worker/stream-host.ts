@@ -119,6 +119,7 @@ export function createStreamHost(postNow: (m: FromWorker) => void, loadEnv: () =
     try {
       const { localPort, fd } = await runner.open();
       post({ t: "opened", plane: m.plane, stream: m.stream, localPort, fd });
+      if (m.go) start(entry);
     } catch (e) {
       streams.delete(m.stream);
       post({ t: "failed", plane: m.plane, stream: m.stream, error: errorOf(e) });
@@ -137,6 +138,16 @@ export function createStreamHost(postNow: (m: FromWorker) => void, loadEnv: () =
           void runner.stop();
         }
       }, Math.min(1000, idle));
+    }
+  }
+
+  function start(e: Entry): void {
+    // A first look while the connections are fresh: a stream whose peer closes first still has one at the end.
+    if (e.tcpInfo && e.runner.tcpFds) e.tcpInfo.sample(e.runner.tcpFds());
+    try {
+      e.runner.go();
+    } catch (err) {
+      e.ctx.end("error", err);
     }
   }
 
@@ -169,15 +180,7 @@ export function createStreamHost(postNow: (m: FromWorker) => void, loadEnv: () =
         void open(m);
         break;
       case "go":
-        for (const e of planes.get(m.plane)?.values() ?? []) {
-          // A first look while the connections are fresh: a stream whose peer closes first still has one at the end.
-          if (e.tcpInfo && e.runner.tcpFds) e.tcpInfo.sample(e.runner.tcpFds());
-          try {
-            e.runner.go();
-          } catch (err) {
-            e.ctx.end("error", err);
-          }
-        }
+        for (const e of planes.get(m.plane)?.values() ?? []) start(e);
         break;
       case "stop":
         void stop(m.plane, m.stream);

@@ -80,11 +80,17 @@ async function withStatus(mode: string, argv: string[], entry: Entry): Promise<n
   }
 }
 
+/** A mode's modules, loaded once zod is told not to compile: it reads that as each schema is built (src/zod-config.ts). */
+async function loaded(load: () => Promise<Entry>): Promise<Entry> {
+  (await import("./src/zod-config.ts")).parseWithoutCompiling();
+  return load();
+}
+
 async function dispatch(argv: string[]): Promise<number> {
   const self = basename(process.argv0 ?? "anyperf").replace(/\.(exe|ts)$/, "");
   // NTttcp ships role-named binaries too (ntttcps sends, ntttcpr receives); the dialect reads argv0 for the role.
   const link = /^ntttcp[sr]$/i.test(self) ? "ntttcp" : self;
-  if (dialects[link]) return withStatus(link, argv, await dialects[link]());
+  if (dialects[link]) return withStatus(link, argv, await loaded(dialects[link]));
   const [cmd, ...rest] = argv;
   if (cmd === "--version" || cmd === "-V" || cmd === "version") {
     console.log(`anyperf ${VERSION}`);
@@ -99,7 +105,7 @@ async function dispatch(argv: string[]): Promise<number> {
     console.error(`anyperf: unknown command '${cmd}'\n${USAGE}`);
     return 2;
   }
-  return withStatus(cmd, rest, await load());
+  return withStatus(cmd, rest, await loaded(load));
 }
 
 guardStdStreams();

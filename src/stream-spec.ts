@@ -153,7 +153,15 @@ export const TcpSendSpec = z.object({
    * (stampWrites, with the frame's id and size) and the others the same buffer again, as iperf 2 writes them.
    */
   frames: Frames.optional(),
-}).refine((s) => !s.stampWrites || (s.connections === 1 && s.stampWrites.seqAt + 8 <= (s.payload?.byteLength ?? s.writeSize)), "stamped writes need one connection and a payload that holds the header");
+  /**
+   * With frames: the first frame's first `bytes`, stamped at `wallUs` and written by the thread that accepted the
+   * socket before handing it over (src/engine/frame-head.ts), for a peer that times its first read from its request.
+   * They count as sent; the frame clock starts at `wallUs`, and the stream writes that frame's rest.
+   */
+  frameHead: z.object({ bytes: z.number().int().min(1), frameSize: z.number().int().min(1), wallUs: z.number().positive() }).optional(),
+})
+  .refine((s) => !s.stampWrites || (s.connections === 1 && s.stampWrites.seqAt + 8 <= (s.payload?.byteLength ?? s.writeSize)), "stamped writes need one connection and a payload that holds the header")
+  .refine((s) => !s.frameHead || (s.frames !== undefined && s.frameHead.bytes <= Math.min(s.frameHead.frameSize, s.payload?.byteLength ?? s.writeSize)), "a frame head needs frames, and lies within the first frame's first write");
 
 
 /**

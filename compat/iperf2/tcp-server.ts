@@ -24,6 +24,7 @@ import { busyMessage, checkTest, peerAllowed, policyLimits, serverPolicy, type S
 import { RefusalLog } from "../../src/access/refusal-log.ts";
 import type { ClientRequest } from "../../interop/iperf2/client-request.ts";
 import { type Endpoint, clientBanner, connectionLine, serverBanner } from "./text-report.ts";
+import { writeFrameHead } from "../../src/engine/frame-head.ts";
 import { timerDelay } from "../../src/timer-delay.ts";
 import { type BouncebackConn, serveBounceback } from "./bounceback-server.ts";
 import { applyAsked } from "./apply-asked.ts";
@@ -328,6 +329,14 @@ export class TcpServer {
     // at 60 frames/s): written here, at once, not after the hand-off to a Worker (25 ms on a cold server, more loaded).
     const bursts = t.sendHere?.bursts && t.header ? reverseBursts(t.header) : undefined;
     if (bursts && t.sendHere?.tripTimes) s.write(bursts.header);
+    const fullDuplex = r?.direction === "full-duplex";
+    const receives = r?.direction !== "reverse";
+    const send = t.sendHere;
+    // As the stock servers, TCP_QUICKACK before each read of what the client sends (forward and --full-duplex).
+    const quickAck = r?.tcpQuickAck ? { quickAck: true } : {};
+    const sending = send ? sendSpec(send, quickAck, bursts) : undefined;
+    // Without --trip-times the first frame's own bytes are what that client waits for: its head goes out here too.
+    const head = sending?.frames && sending.payload ? writeFrameHead({ payload: sending.payload, frames: sending.frames, stampWrites: sending.stampWrites }, (b) => s.write(b)) : undefined;
     // From here the socket belongs to the stream. --full-duplex runs on one stream that sends and counts what it reads:
     // two Workers reading dups of one fd would split the incoming bytes between them.
     s.data.handed = true;
@@ -336,13 +345,8 @@ export class TcpServer {
     const fd = handed.fd;
     // "(sock=N)" names the descriptor the Worker keeps: Bun's own is closed by the hand-off and soon reused.
     line(fd);
-    const fullDuplex = r?.direction === "full-duplex";
-    const receives = r?.direction !== "reverse";
-    const send = t.sendHere;
-    // As the stock servers, TCP_QUICKACK before each read of what the client sends (forward and --full-duplex).
-    const quickAck = r?.tcpQuickAck ? { quickAck: true } : {};
-    const spec: StreamSpecInput = send
-      ? { kind: "tcp-send", id: 0, adopt: { ...handed.adopt, pending: fullDuplex ? t.received : 0 }, ...sendSpec(send, quickAck, bursts), countReceived: fullDuplex, idleTimeoutMs }
+    const spec: StreamSpecInput = sending
+      ? { kind: "tcp-send", id: 0, adopt: { ...handed.adopt, pending: fullDuplex ? t.received : 0 }, ...sending, ...head, countReceived: fullDuplex, idleTimeoutMs }
       : {
           kind: "tcp-recv",
           id: 0,

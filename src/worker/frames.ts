@@ -118,9 +118,10 @@ export class FrameSchedule {
   /** The wall clock (µs) at the first frame: the start a frame's fields carry. */
   readonly startUs: number;
 
+  /** `wallUs`: the first frame's start, now or (a head written before the hand-off) a moment ago. */
   constructor(private readonly f: Frames, private readonly c: Float64Array, private readonly o: number, private readonly lastFits: "period" | "start", wallUs: number) {
     this.periodUs = Math.floor(1e6 / f.perSecond);
-    this.clock = new FrameClock(nowMs(), this.periodUs / 1000);
+    this.clock = new FrameClock(Math.min(nowMs(), wallUs / 1000 - performance.timeOrigin), this.periodUs / 1000);
     this.startUs = wallUs;
   }
 

@@ -111,7 +111,9 @@ export class TcpSender implements Runner {
     // streams, the Worker's poll group writes them.
     if (this.spec.frames) {
       const { c, o } = this.ctx;
-      this.frames = { schedule: new FrameSchedule(this.spec.frames, c, o, "start", wallUs()), frame: undefined, left: 0, chunk: 0 };
+      const head = this.spec.frameHead;
+      if (head) c[o + Slot.bytes]! += head.bytes;
+      this.frames = { schedule: new FrameSchedule(this.spec.frames, c, o, "start", head?.wallUs ?? wallUs()), frame: undefined, left: 0, chunk: 0 };
     }
     const writesOnly = !this.pacer && !this.spec.countReceived && !this.frames;
     const [only] = this.socks;
@@ -355,11 +357,18 @@ export class TcpSender implements Runner {
     if (!fr.frame) {
       const next = fr.schedule.next();
       if (!next) return;
-      fr.frame = next;
-      fr.left = next.size;
+      // The first frame's head went out before the hand-off (spec.frameHead): its size stands, its rest is ours.
+      const head = next.id === 1 ? this.spec.frameHead : undefined;
+      fr.frame = head ? { ...next, size: head.frameSize } : next;
+      fr.left = fr.frame.size;
       fr.chunk = 0;
       st.off = 0;
       st.stamped = false;
+      if (head) {
+        fr.chunk = Math.min(fr.left, this.buf.byteLength);
+        st.off = head.bytes;
+        fr.left -= head.bytes;
+      }
     }
     const frame = fr.frame;
     if (!st.stamped) {

@@ -1,7 +1,7 @@
 import { afterAll, expect, test } from "bun:test";
-import { DataPlane } from "../../src/engine/data-plane.ts";
 import { WorkerPool } from "../../src/engine/worker-pool.ts";
 import { loadSockopt } from "../../src/sockopt/sockopt.ts";
+import { adoptingListener } from "../support/adopting-listener.ts";
 
 /**
  * DataPlane.open's `go`: an accepted socket handed to a Worker sends from its open, with no go() (a server whose peer
@@ -16,19 +16,11 @@ if (!sockopt) throw new Error("these tests need Linux glibc under Bun (socket fd
 const LIMIT = 1 << 20;
 
 test("a plane opened with go sends its bytes without go(); a later go() starts nothing twice", async () => {
-  let accepted!: (p: Promise<DataPlane>) => void;
-  const opened = new Promise<Promise<DataPlane>>((r) => (accepted = r));
-  const listener = Bun.listen({
-    hostname: "127.0.0.1",
-    port: 0,
-    socket: {
-      open: (s) => {
-        const [fd] = sockopt.handOff(s);
-        accepted(DataPlane.open([{ kind: "tcp-send", id: 0, adopt: { fd: fd!, pending: 0 }, writeSize: 64 * 1024, limitBytes: LIMIT, end: "fin-wait-eof" }], { go: true }));
-      },
-      data() {},
-    },
-  });
+  const listener = adoptingListener(
+    sockopt,
+    (fd) => ({ kind: "tcp-send", id: 0, adopt: { fd, pending: 0 }, writeSize: 64 * 1024, limitBytes: LIMIT, end: "fin-wait-eof" }),
+    { go: true },
+  );
   let got = 0;
   let all!: () => void;
   const read = new Promise<void>((r) => (all = r));
@@ -47,7 +39,7 @@ test("a plane opened with go sends its bytes without go(); a later go() starts n
     },
   });
   try {
-    const plane = await (await opened);
+    const plane = await listener.plane;
     await read;
     plane.go();
     await plane.ended;

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { DataPlane } from "../../src/engine/data-plane.ts";
 import { WorkerPool } from "../../src/engine/worker-pool.ts";
 import { loadSockopt } from "../../src/sockopt/sockopt.ts";
+import { adoptingListener } from "../support/adopting-listener.ts";
 import type { StreamSpecInput } from "../../src/stream-spec.ts";
 
 /**
@@ -22,22 +23,10 @@ type SendSpec = Omit<Extract<StreamSpecInput, { kind: "tcp-send" }>, "kind" | "i
  * read before the hand-off); returns both planes once both are open.
  */
 async function pair(near: SendSpec, far: SendSpec, pending = 0): Promise<{ a: DataPlane; b: DataPlane }> {
-  let accepted!: (p: Promise<DataPlane>) => void;
-  const farPlane = new Promise<Promise<DataPlane>>((r) => (accepted = r));
-  const listener = Bun.listen({
-    hostname: "127.0.0.1",
-    port: 0,
-    socket: {
-      open: (s) => {
-        const [fd] = sockopt!.handOff(s);
-        accepted(DataPlane.open([{ kind: "tcp-send", id: 0, adopt: { fd: fd!, pending }, ...far }]));
-      },
-      data() {},
-    },
-  });
+  const listener = adoptingListener(sockopt!, (fd) => ({ kind: "tcp-send", id: 0, adopt: { fd, pending }, ...far }));
   try {
     const a = await DataPlane.open([{ kind: "tcp-send", id: 0, connect: { host: "127.0.0.1", port: listener.port }, ...near }]);
-    const b = await (await farPlane);
+    const b = await listener.plane;
     return { a, b };
   } finally {
     listener.stop(false);

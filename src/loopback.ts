@@ -21,7 +21,7 @@ export async function runLoopback(plan: Plan, hooks: { signal?: AbortSignal; onR
   hooks.onRun?.(run);
   // Workers still starting count towards the flows' memory: a few KiB per flow at 10,000 flows, most of it at one.
   const flows = new FlowWatch(plan.streams);
-  const rx = await DataPlane.open(receivers(plan, { host: plan.host, canSetOptions: (await loadSockopt()) !== undefined }));
+  const rx = await DataPlane.open(receivers(plan, { host: plan.host, canSetOptions: (await loadSockopt()) !== undefined, sendersHere: true }));
   run.attach(rx, plan.test === "stream" ? "recv" : "server");
   let tx: DataPlane;
   try {

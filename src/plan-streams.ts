@@ -11,8 +11,11 @@ import type { StreamSpecInput } from "./stream-spec.ts";
 const STAMP_BYTES = 16;
 const UDP_RECV_BUFFER = 4 << 20;
 
-/** `allow`: peers the listeners accept (the native server admits only its control connection's peer). */
-export function receivers(plan: Plan, at: { host: string; canSetOptions: boolean; allow?: Cidr[] }): StreamSpecInput[] {
+/**
+ * `allow`: peers the listeners accept (the native server admits only its control connection's peer); `sendersHere`:
+ * the senders are streams of this process (loopback).
+ */
+export function receivers(plan: Plan, at: { host: string; canSetOptions: boolean; allow?: Cidr[]; sendersHere?: boolean }): StreamSpecInput[] {
   const options = plan.socket;
   return Array.from({ length: plan.streams }, (_, id): StreamSpecInput => {
     const listen = { host: at.host, port: plan.port ? plan.port + id : 0 };
@@ -28,7 +31,7 @@ export function receivers(plan: Plan, at: { host: string; canSetOptions: boolean
       const udpOptions = at.canSetOptions ? { recvBuffer: UDP_RECV_BUFFER, ...options } : options;
       return { kind: "udp-recv", id, listen, datagramSize: Math.max(plan.datagramBytes, 1), format: plan.datagramBytes >= STAMP_BYTES ? "anyperf" : "none", options: udpOptions, allow };
     }
-    return { kind: "tcp-recv", id, listen, connections: 1, readSize: plan.bufferBytes, options, allow };
+    return { kind: "tcp-recv", id, listen, connections: 1, readSize: plan.bufferBytes, options, allow, senderHere: at.sendersHere };
   });
 }
 

@@ -190,6 +190,11 @@ export const TcpRecvSpec = z.object({
   timeCalls: z.boolean().default(false),
   /** Time each of the sender's stamped bursts into the latency figures instead (one connection). */
   bursts: StampedBursts.optional(),
+  /**
+   * Its sender is a stream of this process (anyperf loopback): a lagging Worker does not raise its share of the CPU
+   * for it, which would only take that CPU from the sender (src/worker/poll-group.ts, LAG_NICE).
+   */
+  senderHere: z.boolean().default(false),
 });
 
 /** A bound (and usually connected) UDP socket made on the main thread (Sockopt.sharedUdpSocket), and its peer; `local` as for TCP. */

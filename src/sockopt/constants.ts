@@ -69,5 +69,7 @@ export const TcpState = {
 export const MSS_MIN = 88;
 export const MSS_MAX = 32767;
 
+/** getpriority/setpriority's `which`; with `who` 0, Linux applies it to the calling thread alone. */
+export const PRIO_PROCESS = 0;
 /** Bits of a cpu_set_t passed to sched_setaffinity: glibc's CPU_SETSIZE. */
 export const CPU_SETSIZE = 1024;

@@ -18,6 +18,8 @@ export interface Libc {
   shutdown(fd: number, how: number): number;
   fcntl(fd: number, cmd: number, arg: number): number;
   sched_setaffinity(tid: number, size: number, mask: Buf): number;
+  getpriority(which: number, who: number): number;
+  setpriority(which: number, who: number, prio: number): number;
   /** ioctl with a pointer argument. */
   ioctl(fd: number, request: number, arg: Buf): number;
   /** `limit` is struct rlimit: two u64, soft then hard. */
@@ -56,6 +58,8 @@ async function open(): Promise<Libc | undefined> {
       // variadic in C; an int third argument travels in the same register as a fixed one on x86-64 and arm64 Linux
       fcntl: { args: ["i32", "i32", "i32"], returns: "i32" },
       sched_setaffinity: { args: ["i32", "u64", "ptr"], returns: "i32" },
+      getpriority: { args: ["i32", "u32"], returns: "i32" },
+      setpriority: { args: ["i32", "u32", "i32"], returns: "i32" },
       // variadic in C; its pointer argument travels as a fixed one would (x86-64 and arm64 Linux)
       ioctl: { args: ["i32", "u64", "ptr"], returns: "i32" },
       getrlimit: { args: ["i32", "ptr"], returns: "i32" },
@@ -83,6 +87,8 @@ async function open(): Promise<Libc | undefined> {
       shutdown: (fd, how) => c.shutdown(fd, how),
       fcntl: (fd, cmd, arg) => c.fcntl(fd, cmd, arg),
       sched_setaffinity: (tid, size, mask) => c.sched_setaffinity(tid, size, mask),
+      getpriority: (which, who) => c.getpriority(which, who),
+      setpriority: (which, who, prio) => c.setpriority(which, who, prio),
       ioctl: (fd, request, arg) => c.ioctl(fd, request, arg),
       getrlimit: (r, l) => c.getrlimit(r, l),
       setrlimit: (r, l) => c.setrlimit(r, l),

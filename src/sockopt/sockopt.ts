@@ -18,6 +18,7 @@ import {
   MSS_MAX,
   MSS_MIN,
   O_NONBLOCK,
+  PRIO_PROCESS,
   SO_DOMAIN,
   SO_ERROR,
   SO_MAX_PACING_RATE,
@@ -227,6 +228,19 @@ export class Sockopt {
   /** The kernel thread id of the calling thread (what /proc/self/task/<tid> names); undefined on old glibc. */
   threadId(): number | undefined {
     return this.c.gettid?.();
+  }
+
+  /** Whether the calling thread runs at the default nice value, 0 (getpriority's -1 error reads as "no"). */
+  threadAtDefaultNice(): boolean {
+    return this.c.getpriority(PRIO_PROCESS, 0) === 0;
+  }
+
+  /**
+   * Sets the calling thread's nice value; false where the process may not (a value below 0 needs CAP_SYS_NICE or an
+   * RLIMIT_NICE that allows it; going back up is always allowed).
+   */
+  setThreadNice(nice: number): boolean {
+    return this.c.setpriority(PRIO_PROCESS, 0, nice) === 0;
   }
 
   /** Pins the calling thread (a Worker's own thread when called inside it) to one CPU. */

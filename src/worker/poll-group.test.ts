@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import type { BlockingIo } from "../sockopt/blocking-io.ts";
 import type { Sockopt } from "../sockopt/sockopt.ts";
-import { MARK, POLLIN, POLLOUT, PollGroup, readTurn, TURN_BYTES, UNMARK_MS, type GroupMember } from "./poll-group.ts";
+import { readFileSync } from "node:fs";
+import { LAG_MS, LAG_NICE, LAG_ROUNDS, MARK, POLLIN, POLLOUT, PollGroup, readTurn, TURN_BYTES, UNMARK_MS, type GroupMember } from "./poll-group.ts";
 import { SO_RCVLOWAT, SOL_SOCKET } from "../sockopt/constants.ts";
 import { EAGAIN, EPOLL_CTL_ADD, loadBlockingIo } from "../sockopt/blocking-io.ts";
 import { loadSockopt } from "../sockopt/sockopt.ts";
@@ -15,6 +16,10 @@ class FakePoll {
   readonly asked: { fd: number; events: number }[][] = [];
   /** fd → its SO_RCVLOWAT as last set */
   readonly lowat = new Map<number, number>();
+  /** Every nice value the group asked for, and what the fake kernel says */
+  readonly nices: number[] = [];
+  niceAllowed = true;
+  atDefaultNice = true;
 
   io(): BlockingIo {
     const io: Partial<BlockingIo> = {
@@ -40,6 +45,8 @@ class FakePoll {
       setInt: (fd: number, level: number, opt: number, value: number) => {
         if (level === SOL_SOCKET && opt === SO_RCVLOWAT) this.lowat.set(fd, value);
       },
+      threadAtDefaultNice: () => this.atDefaultNice,
+      setThreadNice: (nice: number) => (this.nices.push(nice), this.niceAllowed),
     } as unknown as Sockopt;
   }
 }
@@ -51,7 +58,7 @@ interface Member extends GroupMember {
   wentBack: boolean;
 }
 
-function member(fd: number, events: typeof POLLIN | typeof POLLOUT, opts: { wants?: () => boolean; endsAfter?: number; group?: PollGroup; reads?: number | (() => number) } = {}): Member {
+function member(fd: number, events: typeof POLLIN | typeof POLLOUT, opts: { wants?: () => boolean; endsAfter?: number; group?: PollGroup; reads?: number | (() => number); takesMs?: number } = {}): Member {
   const m: Member = {
     fd,
     events,
@@ -62,6 +69,8 @@ function member(fd: number, events: typeof POLLIN | typeof POLLOUT, opts: { want
     ready(buf) {
       m.calls++;
       m.bufBytes = buf.byteLength;
+      // a call that copies a deep queue: the thread is busy, not waiting
+      for (const end = performance.now() + (opts.takesMs ?? 0); performance.now() < end; );
       const reads = typeof opts.reads === "function" ? opts.reads() : (opts.reads ?? 0);
       if (opts.endsAfter === undefined || m.calls < opts.endsAfter) return reads;
       // as a stream's member does: it leaves the group before it closes its fd
@@ -204,6 +213,95 @@ describe("PollGroup", () => {
     expect(f.lowat.get(10)).toBe(1);
     expect(a.calls).toBe(calls + 1);
     group.drop(a);
+  });
+});
+
+describe("PollGroup's share of the CPU", () => {
+  /** Long enough for LAG_ROUNDS slow rounds and a few turns more. */
+  const lagged = () => new Promise((r) => setTimeout(r, (LAG_ROUNDS + 4) * (LAG_MS + 2)));
+
+  test("receivers that take LAG_MS of LAG_ROUNDS rounds in a row raise the thread's share once; the emptied group lowers it", async () => {
+    const f = new FakePoll();
+    const group = new PollGroup(f.io(), f.sockopt(), () => true);
+    const a = member(10, POLLIN, { reads: MARK - 1, takesMs: LAG_MS + 1 });
+    group.add(a);
+    f.readyFds.add(10);
+    await lagged();
+    expect(a.calls).toBeGreaterThanOrEqual(LAG_ROUNDS);
+    expect(f.nices).toEqual([LAG_NICE]);
+    group.drop(a);
+    await turns();
+    expect(f.nices).toEqual([LAG_NICE, 0]);
+  });
+
+  test("receivers that keep up, and slow senders, leave the share as it is", async () => {
+    const f = new FakePoll();
+    const group = new PollGroup(f.io(), f.sockopt(), () => true);
+    const r = member(10, POLLIN, { reads: 1000, takesMs: LAG_MS / 4 });
+    const w = member(11, POLLOUT, { takesMs: LAG_MS + 1 });
+    group.add(r);
+    group.add(w);
+    f.readyFds.add(10).add(11);
+    await lagged();
+    expect(r.calls).toBeGreaterThanOrEqual(LAG_ROUNDS);
+    expect(f.nices).toEqual([]);
+    group.drop(r);
+    group.drop(w);
+  });
+
+  test("a group with a receiver whose sender is this process's own never raises its share", async () => {
+    const f = new FakePoll();
+    const group = new PollGroup(f.io(), f.sockopt(), () => true);
+    const a = { ...member(10, POLLIN, { reads: MARK - 1, takesMs: LAG_MS + 1 }), senderHere: true };
+    const b = member(11, POLLIN, { reads: MARK - 1, takesMs: LAG_MS + 1 });
+    group.add(a);
+    group.add(b);
+    f.readyFds.add(10).add(11);
+    await lagged();
+    expect(b.calls).toBeGreaterThanOrEqual(LAG_ROUNDS);
+    expect(f.nices).toEqual([]);
+    group.drop(a);
+    group.drop(b);
+  });
+
+  test("a share the kernel refuses is asked for once; a user's own nice and ANYPERF_NO_NICE are kept", async () => {
+    for (const setUp of [(f: FakePoll) => void (f.niceAllowed = false), (f: FakePoll) => void (f.atDefaultNice = false), () => void (process.env.ANYPERF_NO_NICE = "1")]) {
+      const f = new FakePoll();
+      setUp(f);
+      const group = new PollGroup(f.io(), f.sockopt(), () => true);
+      const a = member(10, POLLIN, { reads: MARK - 1, takesMs: LAG_MS + 1 });
+      group.add(a);
+      f.readyFds.add(10);
+      try {
+        await lagged();
+        await lagged();
+        expect(a.calls).toBeGreaterThanOrEqual(2 * LAG_ROUNDS);
+        expect(f.nices).toEqual(f.niceAllowed ? [] : [LAG_NICE]);
+      } finally {
+        delete process.env.ANYPERF_NO_NICE;
+        group.drop(a);
+      }
+      await turns();
+      expect(f.nices.filter((n) => n === 0)).toEqual([]);
+    }
+  });
+});
+
+describe.skipIf(!so)("Sockopt's thread nice", () => {
+  const niceNow = () => Number(readFileSync("/proc/thread-self/stat", "latin1").split(") ")[1]!.split(" ")[16]);
+
+  test("a raised share shows in the kernel's view of this thread, and going back to 0 is always allowed", () => {
+    expect(so!.threadAtDefaultNice()).toBe(niceNow() === 0);
+    if (niceNow() !== 0) return;
+    const raised = so!.setThreadNice(LAG_NICE);
+    try {
+      // without CAP_SYS_NICE or a fitting RLIMIT_NICE the kernel refuses, and nothing changed
+      expect(niceNow()).toBe(raised ? LAG_NICE : 0);
+      expect(so!.threadAtDefaultNice()).toBe(!raised);
+    } finally {
+      expect(so!.setThreadNice(0)).toBe(true);
+    }
+    expect(niceNow()).toBe(0);
   });
 });
 

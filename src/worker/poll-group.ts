@@ -14,6 +14,8 @@ export interface GroupMember {
   readonly events: typeof POLLIN | typeof POLLOUT;
   /** Whether the stream does I/O now (it runs, and has reads or bytes left). */
   wants(): boolean;
+  /** A receiver whose sender runs in this process: the group never raises its share for it (LAG_NICE). */
+  readonly senderHere?: boolean;
   /**
    * The fd is ready (or broken): a few calls' worth of reads or writes, reads into `buf` (the group's, shared by its
    * receivers). Returns the bytes read (0 for a sender), or -1 once the connection is over: the member left the
@@ -71,6 +73,22 @@ export const MARK = 64 * 1024;
 export const UNMARK_MS = 10;
 
 /**
+ * A group whose receivers take LAG_MS or more of each round, LAG_ROUNDS rounds in a row, has fallen behind its senders,
+ * and its Worker's thread asks the kernel for nice LAG_NICE (three times the CPU share of a thread at 0) until the
+ * group empties. A stock server of a thread per connection gets as many shares as it has connections. Our two Workers
+ * reading 32 connections of iperf3 3.18's thread-per-stream client got two against its 32, read every socket's queue
+ * once in 60 ms rounds (124 MiB a round), and each byte, cold by then, cost more to take: 32-35 Gbit/s at 3.5-3.7 s
+ * of server CPU, against 38-39 at 2.8 s with the share (docs/PERFORMANCE.md "Shares"). A receiver that keeps up
+ * (iperf3 3.12's one-thread client: rounds of 0.02 ms) never asks, as the share would only take CPU from its sender,
+ * and neither does one whose senders are this process's own (loopback: 4 % slower with it). Only from the default
+ * nice (a user's own `nice` stays), and only where the process may (CAP_SYS_NICE or RLIMIT_NICE); ANYPERF_NO_NICE=1
+ * turns it off, for comparison.
+ */
+export const LAG_MS = 10;
+export const LAG_ROUNDS = 3;
+export const LAG_NICE = -5;
+
+/**
  * The connections of a Worker that holds only bulk streams (receivers, unpaced senders), served through one epoll
  * instance and recv/send on bun:ffi, reads into one buffer: a system call per read or write, as blocking mode has for
  * a stream alone on its Worker and the stock servers have (a thread or one select loop for all their streams), where
@@ -93,6 +111,13 @@ export class PollGroup {
   /** Receivers with SO_RCVLOWAT MARK → when epoll last reported them. */
   private readonly marked = new Map<GroupMember, number>();
   private sweptAt = 0;
+  /** Rounds in a row whose reads took LAG_MS or more. */
+  private lagging = 0;
+  /**
+   * Whether this thread runs at LAG_NICE now; "kept" for the Worker's life once the kernel refused, the thread ran at a
+   * nice of the user's own, or ANYPERF_NO_NICE was set: none of these changes while it runs.
+   */
+  private share: "default" | "raised" | "kept" = "default";
 
   constructor(
     private readonly io: BlockingIo,
@@ -139,6 +164,7 @@ export class PollGroup {
   private readonly turn = (): void => {
     if (this.members.length === 0) {
       this.running = false;
+      this.lower();
       return;
     }
     if (!this.mayRun()) return this.disband();
@@ -153,16 +179,22 @@ export class PollGroup {
       const ready = this.io.epollWait(this.epfd, this.readyFds, this.marked.size > 0 ? UNMARK_MS / 2 : WAIT_MS);
       if (ready < 0) break;
       const now = nowMs();
+      let readsMs = 0;
       for (let i = 0; i < ready; i++) {
         const m = this.byFd.get(this.readyFds[i]!);
         if (!m || this.gone.has(m)) continue;
-        const n = m.ready(this.buf);
-        if (n < 0) this.gone.add(m);
-        else if (m.events === POLLIN) {
-          if (this.marked.has(m)) this.marked.set(m, now);
-          else if (n >= MARK) this.mark(m, now);
+        if (m.events !== POLLIN) {
+          if (m.ready(this.buf) < 0) this.gone.add(m);
+          continue;
         }
+        const before = nowMs();
+        const n = m.ready(this.buf);
+        readsMs += nowMs() - before;
+        if (n < 0) this.gone.add(m);
+        else if (this.marked.has(m)) this.marked.set(m, now);
+        else if (n >= MARK) this.mark(m, now);
       }
+      this.pace(readsMs);
       if (this.marked.size > 0 && now - this.sweptAt >= UNMARK_MS / 2) this.sweep(now);
       if (this.gone.size > 0) {
         for (const m of this.gone) this.marked.delete(m);
@@ -172,6 +204,23 @@ export class PollGroup {
     } while (nowMs() < end && this.members.length > 0);
     yieldThen(this.turn);
   };
+
+  /** Counts a round whose reads took `readsMs`; LAG_ROUNDS slow ones in a row raise the thread's share. */
+  private pace(readsMs: number): void {
+    if (this.share !== "default") return;
+    this.lagging = readsMs >= LAG_MS ? this.lagging + 1 : 0;
+    if (this.lagging < LAG_ROUNDS || this.members.some((m) => m.senderHere)) return;
+    const may = !process.env.ANYPERF_NO_NICE && this.sockopt.threadAtDefaultNice();
+    this.share = may && this.sockopt.setThreadNice(LAG_NICE) ? "raised" : "kept";
+  }
+
+  /** The group empties or disbands: the thread goes back to the default share. */
+  private lower(): void {
+    this.lagging = 0;
+    if (this.share !== "raised") return;
+    this.sockopt.setThreadNice(0);
+    this.share = "default";
+  }
 
   private mark(m: GroupMember, now: number): void {
     this.sockopt.setInt(m.fd, SOL_SOCKET, SO_RCVLOWAT, MARK);
@@ -222,6 +271,7 @@ export class PollGroup {
     const members = this.members;
     this.members = [];
     this.running = false;
+    this.lower();
     this.byFd.clear();
     // The event loop must see every byte again.
     for (const m of this.marked.keys()) this.unmark(m);

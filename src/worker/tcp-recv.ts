@@ -177,6 +177,7 @@ export class TcpReceiver implements Runner {
       const member: GroupMember = {
         fd,
         events: POLLIN,
+        senderHere: this.spec.senderHere,
         wants: () => this.reads(),
         ready: (buf) => {
           const { read, last: n } = readTurn(io, fd, buf, size, () => this.reads(), (got) => (this.counted(buf, got), this.rearm(fd)));

@@ -2,7 +2,8 @@ import { expect, test } from "bun:test";
 import { PolledPlane } from "../../src/engine/polled-plane.ts";
 import { TestRun } from "../../src/engine/test-run.ts";
 import { StreamSpec } from "../../src/stream-spec.ts";
-import { StreamSampler, type SampledStream } from "./sampler.ts";
+import { settleReceived, StreamSampler, type SampledStream } from "./sampler.ts";
+import { UNDER_MARK_READ_MS } from "../../src/worker/poll-group.ts";
 import { blankStream } from "./side.ts";
 
 /**
@@ -65,4 +66,14 @@ test("UDP receiver: packets are the rise of the highest sequence; loss and count
   expect([measured!.omitted, measured!.bytes, measured!.packets, measured!.lost, measured!.outOfOrder, measured!.jitterS]).toEqual([false, 3000, 4, 1, 1, 0.001]);
   expect([s.report.bytesReceived, s.report.packetCount, s.report.cntError, s.report.jitterS]).toEqual([3000, 14, 2, 0.001]);
   run.finish();
+});
+
+test("settleReceived waits out a marked receiver's last read: bytes that land UNDER_MARK_READ_MS after the others still count", async () => {
+  const start = performance.now();
+  // what a poll group's sweep does: the bytes under the mark are read a while after everything else stood still
+  const received = () => (performance.now() - start < UNDER_MARK_READ_MS * 0.75 ? 100 : 200);
+  const sampler = { progress: () => ({ sent: 0, received: received(), sentBlocks: 0, receivedBlocks: 0 }) } as unknown as StreamSampler;
+  await settleReceived(sampler, 1);
+  expect(received()).toBe(200);
+  expect(performance.now() - start).toBeLessThan(150);
 });

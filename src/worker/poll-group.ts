@@ -71,6 +71,11 @@ const MAX_READY = 1024;
  */
 export const MARK = 64 * 1024;
 export const UNMARK_MS = 10;
+/**
+ * The longest a marked receiver's last bytes (under MARK) wait unread once their sender stops: UNMARK_MS unreported,
+ * then up to a sweep period and a wait (UNMARK_MS / 2 each). A counter that stood still for less may still move.
+ */
+export const UNDER_MARK_READ_MS = 2 * UNMARK_MS;
 
 /**
  * A group whose receivers take LAG_MS or more of each round, LAG_ROUNDS rounds in a row, has fallen behind its senders,

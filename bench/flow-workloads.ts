@@ -24,9 +24,10 @@ const PINGPONG_BYTES = 64;
 const SET_UP_MS = 45_000;
 /**
  * The many-instance row runs each instance this much longer than T, and measures only the window in which all of them
- * ran (a common window: see `starting`).
+ * ran (a common window: see `starting`). At 20, the stock side failed 5 of 5 runs of the full run of 7 December 21:20
+ * UTC: its starts spread over 24.8-29.9 s.
  */
-const START_SPREAD_S = 20;
+const START_SPREAD_S = 40;
 
 const rrExtra = (p99: number | undefined): Record<string, number> => (p99 === undefined ? {} : { p99_us: p99 });
 
@@ -63,7 +64,7 @@ function commonRate(texts: string[]): { rate: number; seconds: number } {
   const toS = Math.min(...runs.map((r) => r[r.length - 1]!.endS));
   if (toS <= fromS) {
     const spread = fromS - Math.min(...starts);
-    throw new Error(`the ${texts.length} netperf processes never all ran at once: their starts spread over ${spread.toFixed(1)} s, longer than the ${START_SPREAD_S} s each ran beyond -l T`);
+    throw new Error(`the ${texts.length} netperf processes never all ran at once: their starts spread over ${spread.toFixed(1)} s, as long as each ran (-l T+${START_SPREAD_S}): raise START_SPREAD_S`);
   }
   const transactions = concurrentSum(runs.map((r) => countInWindow(r, fromS, toS)));
   return { rate: transactionsPerSecond(transactions, toS - fromS), seconds: toS - fromS };

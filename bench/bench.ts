@@ -140,15 +140,22 @@ async function runSide(side: SideSpec, w: Workload, r: number): Promise<Outcome>
 }
 
 async function main(): Promise<number> {
+  const only = values.only?.split(",").filter(Boolean);
+  const all = workloads(ctx);
+  const known = ["startup", ...all.map((w) => w.id)];
+  const unknown = only?.filter((id) => !known.includes(id)) ?? [];
+  if (unknown.length > 0) {
+    console.error(`bench: no row ${unknown.join(", ")} for --only: pass ids from ${known.join(",")}`);
+    return 2;
+  }
   const version = toolVersion([anyperf, "--version"]);
   log(`bench: ${version}, ${repeats} repeats × ${seconds} s, ${cores} cores, load average ${loadStart}`);
-  const only = values.only?.split(",").filter(Boolean);
   const rows: Row[] = [];
   if (!only || only.includes("startup")) {
     rows.push(startupRow());
     log(`  startup: anyperf ${rows[0]!.anyperf?.figure?.toFixed(1)} ms, iperf3 ${rows[0]!.reference?.figure?.toFixed(1) ?? "—"} ms`);
   }
-  const pending: Pending[] = workloads(ctx)
+  const pending: Pending[] = all
     .filter((w) => !only || only.includes(w.id))
     .map((w) => ({ w, skipped: w.reference?.missing ?? w.anyperf.missing, ref: [], any: [] }));
   for (const p of pending.filter((p) => p.skipped)) log(`  ${p.w.id}: skipped, ${p.skipped}`);
